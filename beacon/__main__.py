@@ -1,0 +1,68 @@
+"""Command line: ``python -m beacon {context,graph,methods}``.
+
+``context`` indexes a directory, selects context for a query with a retrieval
+method under an exact token budget, and prints the rendered context (stdout)
+and a summary line (stderr). Everything runs offline.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .graph import CodebaseGraph
+from .retrieval import assemble_context, method_names
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m beacon", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    ctx = sub.add_parser("context", help="select context for a query under a token budget")
+    ctx.add_argument("repo", type=Path)
+    ctx.add_argument("query")
+    ctx.add_argument("--method", default="bm25")
+    ctx.add_argument("--budget", type=int, default=2000)
+    ctx.add_argument("--renderer", default=None, help="override the method's renderer")
+    ctx.add_argument("--target", default=None, help="path.py[:line] for the target_file oracle")
+    ctx.add_argument("--top", type=int, default=10, help="ranked candidates to list on stderr")
+    ctx.add_argument("--cache", type=Path, default=None, help="parse cache directory")
+    graph_cmd = sub.add_parser("graph", help="index a directory and print graph statistics")
+    graph_cmd.add_argument("repo", type=Path)
+    graph_cmd.add_argument("--save", type=Path, default=None, help="write the graph (.npy + JSON) here")
+    graph_cmd.add_argument("--cache", type=Path, default=None)
+    sub.add_parser("methods", help="list registered retrieval methods")
+    args = parser.parse_args(argv)
+
+    if args.command == "methods":
+        print("\n".join(method_names()))
+        return 0
+    if not args.repo.is_dir():
+        parser.error(f"{args.repo}: not a directory")
+    graph = CodebaseGraph.from_repo(args.repo, cache_dir=args.cache)
+    if args.command == "graph":
+        for key, value in graph.stats.items():
+            print(f"{key}\t{value}")
+        for skipped in graph.skipped:
+            print(f"skipped\t{skipped.path}\t{skipped.reason}")
+        if args.save:
+            print(f"saved\t{graph.save(args.save)}")
+        return 0
+    params = {"target": args.target} if args.target else {}
+    try:
+        result = assemble_context(graph, args.query, args.method, budget=args.budget,
+                                  renderer=args.renderer, **params)
+    except (KeyError, ValueError, TypeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    sys.stdout.write(result.context.render())
+    print(f"# method={result.method} budget={args.budget} tokens={result.context.total_tokens} "
+          f"snippets={len(result.context)} candidates={len(result.ranking)}", file=sys.stderr)
+    for note in result.context.notes:
+        print(f"# note: {note}", file=sys.stderr)
+    for symbol_id, score in result.ranking[: args.top]:
+        print(f"#   {score:9.4f}  {symbol_id}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

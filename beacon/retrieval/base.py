@@ -1,0 +1,82 @@
+"""The ``Method`` contract and ``assemble_context``.
+
+A method ranks candidate symbols for a query (the ranking is kept: Acc@k and
+MRR need it) and packs them under a token budget into a ``Context``. Test
+symbols are not candidates unless a method is configured with
+``include_tests=True``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ..context.pack import pack
+from ..context.snippet import Context
+from ..graph.codebase import CodebaseGraph
+
+
+@dataclass(frozen=True)
+class RetrievalResult:
+    context: Context
+    ranking: list[tuple[str, float]]  # (symbol id, score), best first
+    method: str
+    budget: int
+
+
+class Method(Protocol):
+    name: str
+    renderer: str
+
+    def rank(self, graph: CodebaseGraph, query: str) -> list[tuple[int, float]]: ...
+
+    def select(self, graph: CodebaseGraph, query: str, budget: int) -> Context: ...
+
+
+@dataclass
+class RankThenPack:
+    """Base for methods that rank symbols, then pack them in rank order."""
+
+    name: str
+    renderer: str = "default"
+    include_tests: bool = False
+    notes: tuple[str, ...] = field(default=())
+
+    def rank(self, graph: CodebaseGraph, query: str) -> list[tuple[int, float]]:
+        raise NotImplementedError
+
+    def eligible(self, graph: CodebaseGraph, node: int) -> bool:
+        return self.include_tests or not graph.symbols[node].is_test
+
+    def order_for_packing(self, graph: CodebaseGraph, query: str,
+                          ranking: list[tuple[int, float]]) -> list[int]:
+        return [node for node, _ in ranking]
+
+    def select(self, graph: CodebaseGraph, query: str, budget: int) -> Context:
+        return self.retrieve(graph, query, budget).context
+
+    def retrieve(self, graph: CodebaseGraph, query: str, budget: int) -> RetrievalResult:
+        ranking = self.rank(graph, query) if budget >= 0 else []
+        order = self.order_for_packing(graph, query, ranking)
+        context = pack(graph, order, budget, self.renderer, notes=self.notes)
+        ids = [(graph.symbols[n].id, float(s)) for n, s in ranking]
+        return RetrievalResult(context, ids, self.name, budget)
+
+
+def assemble_context(graph: CodebaseGraph, query: str, method: str | Method, *,
+                     budget: int, renderer: str | None = None, **params: object) -> RetrievalResult:
+    """Select context for ``query`` with ``method`` (a name or an instance) under ``budget``."""
+    from .registry import get_method
+
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
+        raise ValueError(f"budget must be a non-negative integer, got {budget!r}")
+    if isinstance(method, str):
+        if renderer is not None:
+            params["renderer"] = renderer
+        method = get_method(method, **params)
+    elif renderer is not None or params:
+        raise ValueError("renderer/params apply to a method given by name; configure the instance instead")
+    if hasattr(method, "retrieve"):
+        return method.retrieve(graph, query, budget)
+    context = method.select(graph, query, budget)
+    ranking = [(graph.symbols[n].id, float(s)) for n, s in method.rank(graph, query)]
+    return RetrievalResult(context, ranking, method.name, budget)

@@ -1,0 +1,73 @@
+"""``vector`` / ``embedding``: deterministic signed token hashing into 96 dimensions.
+
+This is NOT a pretrained or learned embedding. Each term is hashed (BLAKE2b)
+to one of 96 dimensions with a sign; a document's vector is the sum of its
+terms' signed, log-scaled counts, L2-normalised; similarity is the cosine. It
+is a cheap, reproducible lexical baseline under an "embedding" interface, and
+both registered names are the same method.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..graph.codebase import CodebaseGraph
+from .base import RankThenPack
+from .lexical import ranked_nonzero
+from .registry import register_method
+from .text import term_index, terms
+
+DIMENSIONS = 96
+
+
+def _slot(term: str) -> tuple[int, float]:
+    h = int.from_bytes(hashlib.blake2b(term.encode(), digest_size=8).digest(), "little")
+    return h % DIMENSIONS, 1.0 if (h >> 32) & 1 else -1.0
+
+
+def _normalise(m: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(m, axis=-1, keepdims=True)
+    return np.divide(m, norms, out=np.zeros_like(m), where=norms > 0)
+
+
+def symbol_vectors(graph: CodebaseGraph) -> np.ndarray:
+    found = graph.cache.get("_hashed_vectors")
+    if found is None:
+        index = term_index(graph)
+        slots = [_slot(t) for t in sorted(index.vocab, key=index.vocab.get)]
+        rows = np.arange(len(slots))
+        cols = np.fromiter((s for s, _ in slots), dtype=np.int64, count=len(slots))
+        signs = np.fromiter((g for _, g in slots), dtype=np.float64, count=len(slots))
+        projection = sp.csr_matrix((signs, (rows, cols)), shape=(len(slots), DIMENSIONS))
+        logtf = index.tf.copy()
+        logtf.data = 1.0 + np.log(logtf.data)
+        found = graph.cache["_hashed_vectors"] = _normalise(np.asarray((logtf @ projection).todense()))
+    return found
+
+
+def query_vector(query: str) -> np.ndarray:
+    vec = np.zeros(DIMENSIONS)
+    counts: dict[str, int] = {}
+    for t in terms(query):
+        counts[t] = counts.get(t, 0) + 1
+    for t, c in counts.items():
+        slot, sign = _slot(t)
+        vec[slot] += sign * (1.0 + np.log(c))
+    return _normalise(vec)
+
+
+def hashed_similarity(graph: CodebaseGraph, query: str) -> np.ndarray:
+    return symbol_vectors(graph) @ query_vector(query)
+
+
+@register_method("vector")
+@register_method("embedding")
+@dataclass
+class HashedVector(RankThenPack):
+    """Cosine similarity of 96-d signed token-hash vectors (not a pretrained embedding)."""
+
+    def rank(self, graph, query):
+        return ranked_nonzero(self, graph, hashed_similarity(graph, query))
