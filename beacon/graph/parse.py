@@ -14,12 +14,19 @@ import ast
 import hashlib
 import re
 import tokenize
+import warnings
 from dataclasses import dataclass, field
 from io import BytesIO
 
-PARSER_VERSION = 3
+# 4: LOCAL bindings; outcomes independent of warning filters. 5: `@(` decorator spans.
+PARSER_VERSION = 5
 
 Chain = tuple[str, ...]
+
+# Binding of a name assigned inside a function (parameter, assignment target,
+# loop/with/except variable): it shadows module-level names and imports, so
+# resolution must not follow the same name to a module-level definition.
+LOCAL = ("local",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +55,7 @@ class FileParse:
     text_sha256: str
     line_count: int
     defs: list[Def] = field(default_factory=list)
-    # per def index: name -> local def index | ImportRef | ("alias", chain)
+    # per def index: name -> local def index | ImportRef | ("alias", chain) | LOCAL
     bindings: dict[int, dict[str, object]] = field(default_factory=dict)
     calls: list[tuple[int, Chain]] = field(default_factory=list)
     assigns: list[tuple[int, Chain]] = field(default_factory=list)
@@ -114,6 +121,14 @@ class _Extractor:
     def __init__(self, result: FileParse):
         self.r = result
         self.seen: dict[str, int] = {}
+        self._lines: list[str] | None = None
+        self.not_local: dict[int, set[str]] = {}  # per function: `global`/`nonlocal` names
+
+    def bind_local(self, owner: int, name: str) -> None:
+        # Only function scopes: a module or class body's own names are the
+        # bindings resolution must see. Imports and nested defs take precedence.
+        if self.r.defs[owner].kind in ("function", "method") and name not in self.not_local.get(owner, ()):
+            self.r.bindings[owner].setdefault(name, LOCAL)
 
     def unique(self, qualname: str) -> str:
         # Redefinitions (property setters, version branches) keep distinct ids.
@@ -121,9 +136,24 @@ class _Extractor:
         self.seen[qualname] = count
         return qualname if count == 1 else f"{qualname}#{count}"
 
+    def decorator_line(self, deco: ast.expr) -> int:
+        """Line of the decorator's ``@``.
+
+        Usually the expression's first line, but a parenthesised decorator
+        (``@(`` newline ``deco`` newline ``)``, PEP 614) starts earlier; the
+        lines in between hold only brackets, comments or blanks, so the nearest
+        line starting with ``@`` is the one.
+        """
+        if self._lines is None:
+            self._lines = self.r.text.split("\n")
+        line = deco.lineno
+        while line > 1 and not self._lines[line - 1].lstrip().startswith("@"):
+            line -= 1
+        return line
+
     def add_def(self, kind: str, qualname: str, node: ast.AST, parent: int) -> int:
         decorators = getattr(node, "decorator_list", ())
-        start = min([node.lineno] + [d.lineno for d in decorators])
+        start = min([node.lineno] + [self.decorator_line(d) for d in decorators])
         self.r.defs.append(Def(kind, qualname, start, node.end_lineno or node.lineno, parent))
         index = len(self.r.defs) - 1
         self.r.bindings[index] = {}
@@ -150,6 +180,8 @@ class _Extractor:
                     r.imports.append((owner, ref))
                     if alias.name != "*":
                         r.bindings[owner][alias.asname or alias.name] = ref
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                self.not_local.setdefault(owner, set()).update(node.names)
             else:
                 if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                     self.assignment(node, owner)
@@ -170,6 +202,8 @@ class _Extractor:
                         extra = getattr(item, "type", None) or getattr(item, "guard", None)
                         if extra is not None:
                             self.expression(extra, owner)
+                        if isinstance(getattr(item, "name", None), str):  # except E as name
+                            self.bind_local(owner, item.name)
                         self.body(item.body, owner)
                 else:
                     for item in value:
@@ -180,6 +214,7 @@ class _Extractor:
 
     def expression(self, expr: ast.AST, owner: int) -> None:
         calls = self.r.calls
+        local_scope = self.r.defs[owner].kind in ("function", "method")
         stack = [expr]
         pop, push, children = stack.pop, stack.extend, ast.iter_child_nodes
         while stack:
@@ -187,9 +222,13 @@ class _Extractor:
             if isinstance(node, _SKIP_EXPR_WALK):
                 if isinstance(node, ast.Attribute):
                     push((node.value,))
+                elif local_scope and isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    self.bind_local(owner, node.id)  # x = …, for x in …, with … as x, (x := …)
                 continue
             if isinstance(node, ast.Call):
                 calls.append((owner, chain_of(node.func)))
+            elif local_scope and isinstance(node, ast.arg):
+                self.bind_local(owner, node.arg)  # lambda parameters
             push(children(node))
 
     def assignment(self, node: ast.Assign | ast.AnnAssign, owner: int) -> None:
@@ -230,6 +269,11 @@ class _Extractor:
                 self.expression(default, owner)
         index = self.add_def(kind, qual, node, owner)
         r.bindings[owner][node.name] = index
+        if not is_class:
+            args = node.args
+            for arg in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+                if arg is not None:
+                    self.bind_local(index, arg.arg)
         for deco in node.decorator_list:
             target = deco.func if isinstance(deco, ast.Call) else deco
             chain = chain_of(target)
@@ -247,7 +291,12 @@ def parse_source(data: bytes) -> FileParse:
     """Parse file bytes; raise ``ParseFailure`` with the skip reason on failure."""
     text = decode_source(data)
     try:
-        tree = ast.parse(text)
+        # Compile-time warnings (invalid escape sequences, `is` with a literal)
+        # must not depend on the caller's filters: under `-W error` they become
+        # SyntaxErrors, and the file would be skipped and cached as broken.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
     except SyntaxError as exc:
         raise ParseFailure(f"syntax error: line {exc.lineno}: {exc.msg}") from None
     except (ValueError, RecursionError, MemoryError) as exc:

@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from .parse import Chain, FileParse, ImportRef
+from .parse import LOCAL, Chain, FileParse, ImportRef
 from .symbols import EdgeType
 
 EXTERNAL = -2  # a target outside the repository (stdlib, third party, builtins)
@@ -71,7 +71,10 @@ class Resolver:
             base = self.offset[path]
             for i, d in enumerate(parses[path].defs):
                 if i:
-                    self.by_name.setdefault(d.qualname.rsplit(".", 1)[-1], []).append(base + i)
+                    # Redefinitions (`f`, `f#2`) share the Python name, so they
+                    # make it ambiguous for the unique-name fallback.
+                    name = d.qualname.rsplit(".", 1)[-1].split("#", 1)[0]
+                    self.by_name.setdefault(name, []).append(base + i)
         self._module_attr: dict[tuple[str, str], int | None] = {}
         self._bases: dict[int, list[int]] = {}
 
@@ -84,12 +87,17 @@ class Resolver:
         path, local, parse = self._def(g)
         return parse.defs[local].kind
 
-    def _absolute(self, path: str, ref: ImportRef) -> str:
+    def _absolute(self, path: str, ref: ImportRef) -> str | None:
         if not ref.level:
             return ref.module or ""
         package = self.module_of[path].split(".")
         if not path.endswith("__init__.py"):
             package = package[:-1]
+        if ref.level - 1 > len(package):
+            # Above the repository root: an ImportError in Python. Without this,
+            # the negative slice below wrapped around to a wrong package. (Up to
+            # the root is allowed: the root may itself be a package directory.)
+            return None
         if ref.level > 1:
             package = package[: len(package) - (ref.level - 1)]
         if ref.module:
@@ -105,6 +113,8 @@ class Resolver:
             return self.offset[path] + value
         if isinstance(value, ImportRef):
             return self.resolve_import(path, value, depth + 1)
+        if value == LOCAL:
+            return None  # a function-local variable: its value is unknown
         return self.resolve_chain(path, scope, value[1], depth + 1)  # ("alias", chain)
 
     # -- lookups -----------------------------------------------------------
@@ -112,17 +122,21 @@ class Resolver:
         if depth > _MAX_DEPTH:
             return None
         module = self._absolute(path, ref)
+        if module is None:
+            return None
         if ref.name is None:
             target = self._module_symbol(module)
             return EXTERNAL if target is None and ref.level == 0 else target
         if ref.name == "*":
             return self._module_symbol(module)
         owner = self.path_of_module.get(module)
-        if owner is None:
-            return EXTERNAL if ref.level == 0 else None
-        found = self.module_attr(owner, ref.name, depth + 1)
+        found = None if owner is None else self.module_attr(owner, ref.name, depth + 1)
         if found is None:
+            # A submodule, also when the package has no module of its own (the
+            # repository root, a folder without __init__.py): `from . import x`.
             found = self._module_symbol(f"{module}.{ref.name}" if module else ref.name)
+        if found is None and owner is None and ref.level == 0:
+            return EXTERNAL
         return found
 
     def module_attr(self, path: str, name: str, depth: int = 0) -> int | None:
@@ -215,6 +229,7 @@ class Resolver:
             return None
         else:
             target = None
+            value = None
             s = scope
             first = True
             while s > 0:
@@ -228,7 +243,8 @@ class Resolver:
                 s = parse.defs[s].parent
             else:
                 target = self.module_attr(path, head, depth + 1)
-            if target is None and head in _BUILTINS:
+            # A local that happens to be called `id` or `type` is not the builtin.
+            if target is None and head in _BUILTINS and value != LOCAL:
                 return EXTERNAL
         for name in rest:
             if target is None:

@@ -45,7 +45,8 @@ class Symbol:
     def name(self) -> str:
         if self.kind == "module":
             return PurePosixPath(self.path).stem
-        return self.qualname.rsplit(".", 1)[-1]
+        # The Python name: a redefinition `Cls.x#2` (property setter) is still `x`.
+        return self.qualname.rsplit(".", 1)[-1].split("#", 1)[0]
 
     def contains(self, other: Symbol) -> bool:
         return (
