@@ -1,0 +1,264 @@
+"""Run a task's tests on a checkout with pytest, hardened, and verify the result.
+
+A run is ``python -m pytest`` with the harness interpreter, in a fresh process
+group (killed as a whole on timeout and again once pytest exits), with a
+credential-free environment (an allowlist: PATH, LANG, LC_ALL, TZ, plus a
+temporary HOME/TMPDIR and the PYTHON*/PYTEST* variables set below), plugin
+autoloading off, the checkout's ``addopts`` cleared, the cache provider off,
+``--import-mode=importlib``, no bytecode written, xfail made strict (a
+non-strict XPASS is written to JUnit as a plain pass), and only the checkout's
+own root config file (see :mod:`beacon.repair.controls`). Under bubblewrap,
+when available, the network is unshared and only the checkout is writable
+(:mod:`beacon.repair.sandbox`).
+
+Success is decided by :func:`verify_run` from the JUnit report alone, checked
+against the expected node ids (:func:`beacon.repair.junit.verify_all_passed`),
+plus the run-level facts that must also hold: no timeout, exit status 0, no
+integrity violation.
+
+Report integrity. pytest is told ``--junitxml=/dev/fd/N``, the write end of a
+pipe the harness reads: the report never exists as a file inside the checkout
+or any directory the tests can write, so neither a patch nor a background
+process started by a test can pre-place, replace or edit it after pytest
+writes it; bytes written into the pipe by anyone else corrupt the document,
+which fails the run. The harness then saves the bytes it received to
+``report_dir/junit.xml`` (outside the checkout). An empty pipe (``os._exit``,
+a kill, a crash before session end) means no report and no pass.
+
+conftest tampering. A conftest.py that forces ``report.outcome = "passed"``
+fools the JUnit report, so no verifier reading the report can catch it;
+``--noconftest`` would break tasks whose tests need conftest fixtures.
+Instead ``protected`` (hashes from the task's *pristine* tree, see
+:func:`beacon.repair.controls.snapshot_protected`) is required: the runner
+refuses to start (:class:`TamperedCheckoutError`) if any conftest.py or
+config file was added, removed or changed, bind-mounts the protected files
+read-only under bubblewrap, and re-checks them after the run, recording any
+change made *during* the run as an integrity violation that fails
+:func:`verify_run`. A ``pytest_collection_modifyitems`` hook that deselects
+tests, were it trusted, is caught by the verifier as missing ids.
+
+Out of scope: code under test that deliberately attacks the pytest process
+from inside (it runs in the same interpreter and can write a forged report
+to the pipe and ``os._exit``). The policy layer limits what a patch may edit;
+the sandbox limits what such code can reach.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Iterable, Mapping, Sequence
+
+from .controls import protected_changes, root_config_file
+from .junit import JUnitError, JUnitReport, Verdict, parse_junit, verify_all_passed
+from .process import run_captured
+from .sandbox import SANDBOX_HOME, SANDBOX_TMP, SandboxUnavailableError, bwrap_prefix, find_bwrap
+
+DEFAULT_TIMEOUT_S = 60.0
+OUTPUT_CAP = 1 << 20  # bytes kept per stream
+REPORT_CAP = 32 << 20
+ALLOWED_FLAGS = frozenset({"-q", "-qq", "-v", "-vv", "--tb=short", "--tb=long", "--tb=line", "--tb=no"})
+_PASSTHROUGH_ENV = ("PATH", "LANG", "LC_ALL", "TZ")
+_CREDENTIAL_ENV = re.compile(
+    r"TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|(^|_)KEY($|_)|^(AWS|GITHUB|GH|OPENAI|ANTHROPIC|HF|SSH|GOOGLE|AZURE)_",
+    re.IGNORECASE,
+)
+
+
+class TamperedCheckoutError(RuntimeError):
+    """The checkout's conftest/config files differ from the pristine task tree."""
+
+
+@dataclass(frozen=True)
+class PytestRun:
+    argv: tuple[str, ...]  # exactly what was executed, bwrap prefix included
+    exit_code: int  # negative: killed by that signal
+    timed_out: bool
+    timeout: float
+    duration: float
+    stdout: str
+    stderr: str
+    stdout_truncated: bool
+    stderr_truncated: bool
+    report_path: Path | None  # saved by the harness; None if pytest wrote nothing
+    report: JUnitReport | None
+    report_error: str | None
+    sandboxed: bool
+    network_isolated: bool
+    sandbox_note: str  # why not sandboxed, when not
+    integrity_violations: tuple[str, ...]
+
+
+def _check_selection(selection: Sequence[str]) -> list[str]:
+    if isinstance(selection, str) or not selection:
+        raise ValueError("selection must be a non-empty list of test paths or node ids")
+    out = []
+    for item in selection:
+        path = str(item).split("::", 1)[0]
+        parts = PurePosixPath(path).parts
+        if (not path or str(item).startswith("-") or "\x00" in str(item) or "\\" in path
+                or PurePosixPath(path).is_absolute() or ".." in parts):
+            raise ValueError(f"test selection {item!r} must be a relative path inside the checkout (optionally ::node)")
+        out.append(str(item))
+    return out
+
+
+def _check_flags(flags: Iterable[str]) -> list[str]:
+    flags = list(flags)
+    bad = [f for f in flags if f not in ALLOWED_FLAGS]
+    if bad:
+        raise ValueError(f"pytest flags {bad} are not allowed; allowed: {sorted(ALLOWED_FLAGS)}")
+    return flags
+
+
+def build_env(home: str, tmpdir: str, extra_env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The child's whole environment: an allowlist, never the harness's secrets."""
+    env = {k: os.environ[k] for k in _PASSTHROUGH_ENV if k in os.environ}
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", os.defpath)
+    env.setdefault("LANG", "C.UTF-8")
+    env.update(
+        HOME=home, TMPDIR=tmpdir,
+        PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", PYTHONNOUSERSITE="1",
+        PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
+    )
+    for key, value in (extra_env or {}).items():
+        if _CREDENTIAL_ENV.search(key) or key.startswith(("PYTHON", "PYTEST")) or key in env:
+            raise ValueError(f"extra_env may not set {key!r} (credential-like or controlled by the runner)")
+        env[key] = value
+    return env
+
+
+def _pick_sandbox(sandbox: str) -> tuple[str | None, str]:
+    if sandbox not in {"auto", "required", "off"}:
+        raise ValueError(f"sandbox must be 'auto', 'required' or 'off', got {sandbox!r}")
+    if sandbox == "off":
+        return None, "sandbox disabled by the caller"
+    path, why = find_bwrap()
+    if path is None and sandbox == "required":
+        raise SandboxUnavailableError(f"a sandbox is required but unavailable: {why}")
+    return path, why
+
+
+def _save_report(data: bytes, report_dir: Path | None) -> Path | None:
+    if report_dir is not None:
+        (report_dir / "junit.xml").unlink(missing_ok=True)  # never leave a previous run's report behind
+    if not data:
+        return None
+    if report_dir is None:
+        report_dir = Path(tempfile.mkdtemp(prefix="beacon-junit-"))
+    report_dir.mkdir(parents=True, exist_ok=True)
+    target = report_dir / "junit.xml"
+    tmp = report_dir / f".junit.xml.{os.getpid()}.tmp"
+    tmp.write_bytes(data)
+    os.replace(tmp, target)
+    return target
+
+
+def run_pytest(
+    checkout: Path,
+    selection: Sequence[str],
+    *,
+    protected: Mapping[str, str],
+    flags: Iterable[str] = ("-q",),
+    timeout: float = DEFAULT_TIMEOUT_S,
+    sandbox: str = "auto",
+    network: str = "deny",
+    report_dir: Path | None = None,
+    extra_env: Mapping[str, str] | None = None,
+    output_cap: int = OUTPUT_CAP,
+) -> PytestRun:
+    """Run ``selection`` on ``checkout``; see the module docstring for the guarantees.
+
+    ``protected`` maps checkout-relative paths to the SHA-256 they must have
+    (from ``snapshot_protected(pristine_tree, extra=test_files)``).
+    ``report_dir`` receives ``junit.xml`` (a fresh temp dir if ``None``; it
+    must lie outside the checkout). ``sandbox``: ``"auto"`` uses bubblewrap
+    when it works, ``"required"`` raises :class:`SandboxUnavailableError`
+    without it, ``"off"`` never uses it.
+    """
+    checkout = Path(os.path.realpath(checkout))
+    if not checkout.is_dir():
+        raise FileNotFoundError(f"checkout {checkout} is not a directory")
+    if report_dir is not None and Path(os.path.realpath(report_dir)).is_relative_to(checkout):
+        raise ValueError(f"report_dir {report_dir} must lie outside the checkout {checkout}")
+    tests, flags = _check_selection(selection), _check_flags(flags)
+    if network not in {"deny", "allow"}:
+        raise ValueError(f"network must be 'deny' or 'allow', got {network!r}")
+    bwrap, sandbox_note = _pick_sandbox(sandbox)
+    tampered = protected_changes(checkout, protected)
+    if tampered:
+        raise TamperedCheckoutError(
+            f"refusing to run tests on {checkout}: pytest control files differ from the pristine task: "
+            + "; ".join(tampered)
+        )
+    scratch = Path(tempfile.mkdtemp(prefix="beacon-pytest-"))
+    read_fd, write_fd = os.pipe()
+    try:
+        config = root_config_file(checkout)
+        if config is None:
+            # An explicit empty config stops pytest adopting one from an ancestor directory.
+            config = scratch / "pytest.ini"
+            config.write_text("[pytest]\n", encoding="utf-8")
+        pytest_argv = [
+            sys.executable, "-m", "pytest", "-c", str(config),
+            "--rootdir", str(checkout), "--confcutdir", str(checkout),
+            "-o", "addopts=", "-p", "no:cacheprovider", "--import-mode=importlib",
+            "-o", "junit_family=xunit1", "-o", "junit_logging=no",
+            "-o", "junit_suite_name=pytest", "-o", "xfail_strict=true",
+            f"--junitxml=/dev/fd/{write_fd}", *flags, "--", *tests,
+        ]
+        if bwrap is not None:
+            readonly = [checkout / rel for rel in protected] + [config]
+            argv = bwrap_prefix(bwrap, checkout, network=network, readonly_files=readonly) + pytest_argv
+            env = build_env(SANDBOX_HOME, SANDBOX_TMP, extra_env)
+        else:
+            argv = pytest_argv
+            (scratch / "home").mkdir()
+            (scratch / "tmp").mkdir()
+            env = build_env(str(scratch / "home"), str(scratch / "tmp"), extra_env)
+        channel, read_fd, write_fd = (read_fd, write_fd), None, None  # run_captured closes them
+        cap = run_captured(argv, cwd=str(checkout), env=env, timeout=timeout, output_cap=output_cap,
+                           channel=channel, channel_cap=REPORT_CAP)
+    finally:
+        for fd in (read_fd, write_fd):
+            if fd is not None:
+                os.close(fd)
+        # Best effort: tests may leave read-only or odd files in their temp dirs.
+        shutil.rmtree(scratch, ignore_errors=True)
+    violations = tuple(f"changed during the run: {p}" for p in protected_changes(checkout, protected))
+    report, report_error = None, None
+    if cap.channel_truncated:
+        report_error = f"the JUnit report exceeded {REPORT_CAP} bytes"
+    elif not cap.channel:
+        report_error = "pytest wrote no JUnit report (killed, timed out, or exited before the session finished)"
+    else:
+        try:
+            report = parse_junit(cap.channel)
+        except JUnitError as exc:
+            report_error = str(exc)
+    return PytestRun(
+        argv=tuple(argv), exit_code=cap.returncode, timed_out=cap.timed_out, timeout=timeout,
+        duration=cap.duration,
+        stdout=cap.stdout.decode("utf-8", "replace"), stderr=cap.stderr.decode("utf-8", "replace"),
+        stdout_truncated=cap.stdout_truncated, stderr_truncated=cap.stderr_truncated,
+        report_path=_save_report(cap.channel, report_dir), report=report, report_error=report_error,
+        sandboxed=bwrap is not None, network_isolated=bwrap is not None and network == "deny",
+        sandbox_note=sandbox_note, integrity_violations=violations,
+    )
+
+
+def verify_run(run: PytestRun, expected_ids: Iterable[str]) -> Verdict:
+    """Pass only if the report shows every expected id passed *and* the run was clean."""
+    reasons: list[str] = []
+    if run.timed_out:
+        reasons.append(f"timed out after {run.timeout:g} s")
+    reasons += [f"integrity: {v}" for v in run.integrity_violations]
+    if run.exit_code != 0:
+        reasons.append(f"pytest exit status {run.exit_code} (an all-passed report also needs status 0)")
+    verdict = verify_all_passed(run.report, expected_ids, report_error=run.report_error)
+    reasons += verdict.reasons
+    return Verdict(not reasons, tuple(reasons), verdict.outcomes)

@@ -1,0 +1,267 @@
+"""Patches that try to look like fixes must never score as a pass (real pytest runs).
+
+Every case starts from the same pristine task: ``add`` in ``pkg/calc.py`` is
+buggy, so ``tests/unit/test_add.py::test_add`` fails. A "patch" rewrites
+``pkg/calc.py`` (the one editable file) so that the bug stays but something
+tries to make the run look green.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from beacon.repair.controls import snapshot_protected
+from beacon.repair.junit import parse_junit
+from beacon.repair.pytest_runner import TamperedCheckoutError, run_pytest, verify_run
+from beacon.repair.sandbox import find_bwrap
+
+BWRAP, WHY_NO_BWRAP = find_bwrap()
+needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=f"bubblewrap unavailable: {WHY_NO_BWRAP}")
+
+BUGGY = "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n"
+FIXED = BUGGY.replace("return a - b", "return a + b", 1)
+PRISTINE = {
+    "pkg/__init__.py": "",
+    "pkg/calc.py": BUGGY,
+    # Collected first (t < u), so code imported here runs before tests/unit is collected.
+    "tests/test_calc.py": (
+        "from pkg.calc import sub\n\n"
+        "class TestCalc:\n    def test_sub(self):\n        assert sub(5, 3) == 2\n"
+    ),
+    "tests/unit/test_add.py": "from pkg.calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+}
+EXPECTED = ["tests/test_calc.py::TestCalc::test_sub", "tests/unit/test_add.py::test_add"]
+TEST_FILES = ["tests/test_calc.py", "tests/unit/test_add.py"]
+
+FORCE_PASS_CONFTEST = (
+    "import pytest\n\n"
+    "@pytest.hookimpl(wrapper=True)\n"
+    "def pytest_runtest_makereport(item, call):\n"
+    "    report = yield\n"
+    "    report.outcome = 'passed'\n"
+    "    report.longrepr = None\n"
+    "    return report\n"
+)
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory) -> Path:
+    return write(tmp_path_factory.mktemp("pristine") / "repo", PRISTINE)
+
+
+@pytest.fixture(scope="module")
+def protected(pristine) -> dict[str, str]:
+    return snapshot_protected(pristine, extra=TEST_FILES)
+
+
+@pytest.fixture
+def patched(pristine, tmp_path):
+    """``patched(calc_source, **other_files)`` → a fresh checkout with the patch applied."""
+    def make(calc: str, extra: dict[str, str] | None = None) -> Path:
+        checkout = tmp_path / f"checkout{len(list(tmp_path.iterdir()))}" / "repo"
+        shutil.copytree(pristine, checkout)
+        return write(checkout, {"pkg/calc.py": calc, **(extra or {})})
+    return make
+
+
+def score(checkout: Path, protected, sandbox: str = "off"):
+    run = run_pytest(checkout, ["tests"], protected=protected, sandbox=sandbox,
+                     report_dir=checkout.parent / "report")
+    return run, verify_run(run, EXPECTED)
+
+
+def test_pristine_fails_and_the_real_fix_passes(patched, protected):
+    run, verdict = score(patched(BUGGY), protected)
+    assert not verdict.passed and verdict.outcomes["tests/unit/test_add.py::test_add"] == "failed"
+    run, verdict = score(patched(FIXED), protected)
+    assert verdict.passed, verdict.reasons
+
+
+def test_sys_exit_at_import(patched, protected):
+    run, verdict = score(patched("import sys\nsys.exit(0)\n" + BUGGY), protected)
+    assert not verdict.passed
+    assert verdict.outcomes == {i: "missing" for i in EXPECTED}
+    assert any("pytest::internal: error" in r for r in verdict.reasons)
+
+
+def test_sys_exit_during_the_test(patched, protected):
+    calc = BUGGY.replace("    return a - b", "    import sys\n    sys.exit(0)", 1)
+    run, verdict = score(patched(calc), protected)
+    assert not verdict.passed
+    assert verdict.outcomes["tests/unit/test_add.py::test_add"] == "failed"
+    assert "SystemExit" in run.report.testcases[-1].message or "SystemExit" in run.stdout
+
+
+@pytest.mark.parametrize("where", ["at import", "during the test"])
+def test_os_exit_zero_leaves_no_report(patched, protected, where):
+    if where == "at import":
+        calc = "import os\nos._exit(0)\n" + BUGGY
+    else:
+        calc = BUGGY.replace("    return a - b", "    import os\n    os._exit(0)", 1)
+    run, verdict = score(patched(calc), protected)
+    assert run.exit_code == 0  # the exit status alone would have said "success"
+    assert run.report is None and run.report_path is None
+    assert not verdict.passed and any("no JUnit report" in r for r in verdict.reasons)
+
+
+def test_conftest_added_by_the_patch_is_refused(patched, protected):
+    checkout = patched(BUGGY, {"tests/conftest.py": FORCE_PASS_CONFTEST})
+    with pytest.raises(TamperedCheckoutError, match="tests/conftest.py was added"):
+        score(checkout, protected)
+
+
+def test_a_shipped_pytest_module_is_refused(patched, protected):
+    """``python -m pytest`` would import a root pytest.py from the checkout instead of pytest."""
+    fake_pytest = "import sys\nprint('2 passed in 0.01s')\nsys.exit(0)\n"
+    with pytest.raises(TamperedCheckoutError, match="pytest.py was added"):
+        score(patched(BUGGY, {"pytest.py": fake_pytest}), protected)
+    with pytest.raises(TamperedCheckoutError, match="_pytest/__init__.py was added"):
+        score(patched(BUGGY, {"_pytest/__init__.py": ""}), protected)
+
+
+def test_patched_test_file_is_refused(patched, protected):
+    checkout = patched(BUGGY, {"tests/unit/test_add.py": "def test_add():\n    pass\n"})
+    with pytest.raises(TamperedCheckoutError, match="tests/unit/test_add.py was modified"):
+        score(checkout, protected)
+
+
+def test_a_trusted_forcing_conftest_fools_the_report_which_is_why_conftests_are_pinned(patched):
+    """Characterises the hole the protection closes: JUnit records the forced outcome.
+
+    If the task's own pristine tree carried this conftest it would be trusted
+    (as its author's code); the JUnit report then says "passed" for a failing
+    test, so only pinning conftests to the pristine tree can stop a patch
+    from adding one.
+    """
+    checkout = patched(BUGGY, {"tests/conftest.py": FORCE_PASS_CONFTEST})
+    trusted = snapshot_protected(checkout, extra=TEST_FILES)
+    run, verdict = score(checkout, trusted)
+    assert "1 failed" not in run.stdout and verdict.passed
+
+
+def test_deselecting_conftest_is_caught_as_missing_ids(patched):
+    deselect = (
+        "def pytest_collection_modifyitems(config, items):\n"
+        "    keep = [i for i in items if i.name != 'test_add']\n"
+        "    config.hook.pytest_deselected(items=[i for i in items if i.name == 'test_add'])\n"
+        "    items[:] = keep\n"
+    )
+    checkout = patched(BUGGY, {"tests/conftest.py": deselect})
+    run, verdict = score(checkout, snapshot_protected(checkout, extra=TEST_FILES))  # even if trusted
+    assert run.exit_code == 0 and not verdict.passed
+    assert verdict.outcomes["tests/unit/test_add.py::test_add"] == "missing"
+
+
+WRITE_CONFTEST_AT_IMPORT = (
+    "from pathlib import Path\n"
+    "_target = Path(__file__).resolve().parent.parent / 'tests' / 'unit' / 'conftest.py'\n"
+    "_target.write_text({conftest!r})\n"
+).format(conftest=FORCE_PASS_CONFTEST)
+
+
+@pytest.mark.parametrize("sandbox", ["off", pytest.param("required", marks=needs_bwrap)])
+def test_conftest_written_during_the_run_is_caught(patched, protected, sandbox):
+    run, verdict = score(patched(WRITE_CONFTEST_AT_IMPORT + BUGGY), protected, sandbox)
+    # The forged conftest was loaded: the report alone would say all passed...
+    assert run.report is not None and {tc.outcome for tc in run.report.testcases} == {"passed"}
+    # ...but the runner saw a control file appear during the run.
+    assert not verdict.passed
+    assert "integrity: changed during the run: tests/unit/conftest.py was added (pytest would load it)" in verdict.reasons
+
+
+def test_fake_pass_lines_on_stdout_are_ignored(patched, protected):
+    fake = (
+        "import atexit, os\n"
+        "atexit.register(lambda: os.write(1, b'tests/unit/test_add.py::test_add PASSED\\n'"
+        " b'============================== 2 passed in 0.01s ==============================\\n'))\n"
+        "print('tests/unit/test_add.py::test_add PASSED')\n"
+    )
+    run, verdict = score(patched(fake + BUGGY), protected)
+    assert run.stdout.rstrip().endswith("2 passed in 0.01s ==============================")
+    assert not verdict.passed and verdict.outcomes["tests/unit/test_add.py::test_add"] == "failed"
+
+
+def test_skip_and_xfail_from_the_code_under_test(patched, protected):
+    calc = (
+        "import pytest\n\n"
+        "def add(a, b):\n    pytest.skip('cannot add today')\n\n\n"
+        "def sub(a, b):\n    pytest.xfail('subtraction is hard')\n"
+    )
+    run, verdict = score(patched(calc), protected)
+    assert run.exit_code == 0 and not verdict.passed
+    assert verdict.outcomes == {"tests/test_calc.py::TestCalc::test_sub": "xfailed",
+                                "tests/unit/test_add.py::test_add": "skipped"}
+
+
+FORGED = (
+    '<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests"><testsuite name="pytest" '
+    'errors="0" failures="0" skipped="0" tests="2">'
+    '<testcase classname="tests.test_calc.TestCalc" name="test_sub" file="tests/test_calc.py"/>'
+    '<testcase classname="tests.unit.test_add" name="test_add" file="tests/unit/test_add.py"/>'
+    "</testsuite></testsuites>"
+)
+REPLACE_REPORT = (
+    "import os, sys, time\n"
+    "from pathlib import Path\n"
+    "FORGED = {forged!r}\n"
+    "JUNIT_FD_PATH = next(a.split('=', 1)[1] for a in sys.argv if a.startswith('--junitxml='))\n"
+    "REPORT = Path(Path(__file__).resolve().parent.parent / 'report_dir.txt').read_text() + '/junit.xml'\n\n"
+    "def _forge():\n"
+    "    try:\n"
+    "        os.makedirs(os.path.dirname(REPORT), exist_ok=True)\n"
+    "        Path(REPORT).write_text(FORGED)\n"
+    "        Path(REPORT).with_name('forged-at-least-once').touch()\n"
+    "    except OSError:\n"
+    "        pass  # not reachable from inside the sandbox\n\n"
+    "def add(a, b):\n"
+    "    _forge()\n"
+    "    if os.fork() == 0:  # a lingering child that forges again once pytest is done\n"
+    "        time.sleep(0.5)\n"
+    "        _forge()\n"
+    "        with open(JUNIT_FD_PATH, 'w') as fh:\n"
+    "            fh.write(FORGED)\n"
+    "        os._exit(0)\n"
+    "    return a - b\n\n\n"
+    "def sub(a, b):\n    return a - b\n"
+).format(forged=FORGED)
+
+
+@pytest.mark.parametrize("sandbox", ["off", pytest.param("required", marks=needs_bwrap)])
+def test_report_replaced_by_the_code_under_test(patched, protected, sandbox):
+    checkout = patched(REPLACE_REPORT, {"report_dir.txt": ""})
+    report_dir = checkout.parent / "report"
+    (checkout / "report_dir.txt").write_text(str(report_dir))
+    assert parse_junit(FORGED.encode())  # the forgery itself is a well-formed all-pass report
+    run, verdict = score(checkout, protected, sandbox)
+    # Unsandboxed, the forgery did land in the report directory; sandboxed, it is out of reach.
+    assert (report_dir / "forged-at-least-once").exists() == (sandbox == "off")
+    assert not verdict.passed and verdict.outcomes["tests/unit/test_add.py::test_add"] == "failed"
+    # The saved report is what pytest sent through the pipe, not the forgery.
+    saved = parse_junit(run.report_path.read_bytes())
+    assert saved == run.report and any(tc.outcome == "failed" for tc in saved.testcases)
+
+
+def test_forgery_written_into_the_report_pipe_corrupts_it(patched, protected):
+    calc = (
+        "import sys\n"
+        "def add(a, b):\n"
+        "    path = next(a.split('=', 1)[1] for a in sys.argv if a.startswith('--junitxml='))\n"
+        "    with open(path, 'w') as fh:\n"
+        "        fh.write({forged!r})\n"
+        "    return a - b\n\n\n"
+        "def sub(a, b):\n    return a - b\n"
+    ).format(forged=FORGED)
+    run, verdict = score(patched(calc), protected)
+    # pytest appended its own document after the forged one: not one XML document.
+    assert run.report is None and "not well-formed" in run.report_error
+    assert not verdict.passed
