@@ -1,0 +1,160 @@
+"""The static random-walk transition matrix of a code graph, built, cached, saved and memory-mapped.
+
+``W_uv = λ_call·[u calls v] + λ_caller·[v calls u] + λ_inherit·[u, v related by
+inheritance, either way] + λ_import·[u imports v]``; self-loops are dropped (a
+recursive call says nothing about *other* code and would turn recursive
+functions into mass sinks). ``T`` is ``W`` row-normalised; a row with no weight
+is *dangling* (``d_u = 1``): the walk teleports from it (see ``diffusion``).
+
+Saved as four ``.npy`` files (``data``, ``indices``, ``indptr``, ``dangling``).
+``indices`` and ``indptr`` share one integer type, the one scipy would pick,
+so ``load_transition`` can wrap the read-only memory maps in a
+``scipy.sparse.csr_matrix`` without copying a byte; it checks that it did not.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..graph.codebase import CodebaseGraph
+from ..graph.symbols import EdgeType
+
+FILES = ("data", "indices", "indptr", "dangling")
+_INT32_MAX = np.iinfo(np.int32).max
+
+
+@dataclass(frozen=True)
+class EdgeWeights:
+    """The λ weights of ``W`` (a zero weight leaves that edge type out)."""
+
+    call: float = 1.0
+    caller: float = 0.5
+    inherit: float = 0.0
+    imports: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("call", "caller", "inherit", "imports"):
+            value = getattr(self, name)
+            if not np.isfinite(value) or value < 0:
+                raise ValueError(f"edge weight {name} must be finite and >= 0, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Transition:
+    """Row-stochastic ``matrix`` (dangling rows empty) and the dangling indicator."""
+
+    matrix: sp.csr_matrix
+    dangling: np.ndarray  # bool, one per node
+
+    @property
+    def n(self) -> int:
+        return self.matrix.shape[0]
+
+    @cached_property
+    def transposed(self) -> sp.csc_matrix:
+        """``Tᵀ`` as a CSC view of the same arrays (no copy), for ``π T = Tᵀ π``."""
+        return self.matrix.T
+
+    @cached_property
+    def dangling_nodes(self) -> np.ndarray:
+        return np.flatnonzero(self.dangling)
+
+
+def _adjacency(indptr: np.ndarray, indices: np.ndarray, n: int) -> sp.csr_matrix:
+    data = np.ones(len(indices), dtype=np.float64)
+    return sp.csr_matrix((data, np.asarray(indices), np.asarray(indptr)), shape=(n, n))
+
+
+def build_transition(n: int, calls: tuple[np.ndarray, np.ndarray], weights: EdgeWeights = EdgeWeights(), *,
+                     inherits: tuple[np.ndarray, np.ndarray] | None = None,
+                     imports: tuple[np.ndarray, np.ndarray] | None = None) -> Transition:
+    """``Transition`` from CSR ``(indptr, indices)`` edge arrays (row = source)."""
+    w = sp.csr_matrix((n, n), dtype=np.float64)
+    if weights.call or weights.caller:
+        c = _adjacency(*calls, n)
+        w = w + weights.call * c + weights.caller * c.T.tocsr()
+    if weights.inherit and inherits is not None:
+        h = _adjacency(*inherits, n)
+        w = w + weights.inherit * (h + h.T.tocsr())
+    if weights.imports and imports is not None:
+        w = w + weights.imports * _adjacency(*imports, n)
+    w = sp.csr_matrix(w)
+    w.setdiag(0.0)
+    w.eliminate_zeros()
+    w.sum_duplicates()
+    w.sort_indices()
+    rowsum = np.asarray(w.sum(axis=1)).ravel()
+    dangling = rowsum <= 0
+    scale = np.divide(1.0, rowsum, out=np.zeros(n), where=~dangling)
+    t = sp.csr_matrix(sp.diags(scale) @ w)
+    t.sort_indices()
+    return Transition(_canonical(t.data, t.indices, t.indptr, n), dangling)
+
+
+def _canonical(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, n: int) -> sp.csr_matrix:
+    # One index type for both arrays (int32 while it fits), as scipy would choose:
+    # then wrapping saved arrays later needs no conversion, hence no copy.
+    itype = np.int32 if max(n, len(indices)) <= _INT32_MAX else np.int64
+    return sp.csr_matrix(
+        (np.ascontiguousarray(data, dtype=np.float64), np.ascontiguousarray(indices, dtype=itype),
+         np.ascontiguousarray(indptr, dtype=itype)),
+        shape=(n, n), copy=False,
+    )
+
+
+def transition_for(graph: CodebaseGraph, weights: EdgeWeights = EdgeWeights()) -> Transition:
+    """The graph's transition matrix, memoised in ``graph.cache`` per weights."""
+    key = ("_perron_transition", weights)
+    found = graph.cache.get(key)
+    if found is None:
+        found = graph.cache[key] = build_transition(
+            len(graph.symbols), graph.edges[EdgeType.CALLS], weights,
+            inherits=graph.edges.get(EdgeType.INHERITS), imports=graph.edges.get(EdgeType.IMPORTS),
+        )
+    return found
+
+
+def save_transition(transition: Transition, directory: Path | str) -> Path:
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    m = transition.matrix
+    arrays = {"data": m.data, "indices": m.indices, "indptr": m.indptr,
+              "dangling": np.asarray(transition.dangling, dtype=bool)}
+    for name in FILES:
+        tmp = out / f"{name}.npy.tmp"
+        with open(tmp, "wb") as fh:
+            np.save(fh, np.ascontiguousarray(arrays[name]))
+        os.replace(tmp, out / f"{name}.npy")  # readers never see a half-written file
+    return out
+
+
+class TransitionFileError(ValueError):
+    """Saved transition arrays that are missing or do not fit together."""
+
+
+def load_transition(directory: Path | str) -> Transition:
+    """Open the four ``.npy`` files read-only with ``mmap_mode="r"``; nothing is copied."""
+    src = Path(directory)
+    arrays = {}
+    for name in FILES:
+        path = src / f"{name}.npy"
+        if not path.exists():
+            raise TransitionFileError(f"{path}: missing (expected {', '.join(f + '.npy' for f in FILES)})")
+        arrays[name] = np.load(path, mmap_mode="r")
+    data, indices, indptr, dangling = (arrays[k] for k in FILES)
+    n = len(indptr) - 1
+    if indices.dtype != indptr.dtype or len(dangling) != n or len(data) != len(indices) or data.dtype != np.float64:
+        raise TransitionFileError(
+            f"{src}: inconsistent arrays (data {data.dtype}[{len(data)}], indices {indices.dtype}[{len(indices)}], "
+            f"indptr {indptr.dtype}[{len(indptr)}], dangling [{len(dangling)}]); save them with save_transition"
+        )
+    matrix = sp.csr_matrix((data, indices, indptr), shape=(n, n), copy=False)
+    for name, part in (("data", matrix.data), ("indices", matrix.indices), ("indptr", matrix.indptr)):
+        if not np.shares_memory(part, arrays[name]):
+            raise TransitionFileError(f"{src / (name + '.npy')}: scipy copied the array (dtype {arrays[name].dtype})")
+    return Transition(matrix, dangling)
