@@ -1,0 +1,1 @@
+"""Entry points for Beacon runs: Hydra runners, plus speed and memory benchmarks."""

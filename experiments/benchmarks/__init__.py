@@ -1,0 +1,1 @@
+"""Speed and memory benchmarks: plain scripts, not part of the test suite."""
