@@ -34,6 +34,7 @@ from .replay import (  # noqa: I001  (importing the adapters registers them)
 )
 from .openai import OpenAIProvider
 from .ollama import OllamaProvider
+from .oracle import OracleProvider, render_repair
 
 __all__ = [
     "PROVIDERS",
@@ -41,6 +42,7 @@ __all__ = [
     "Completion",
     "OllamaProvider",
     "OpenAIProvider",
+    "OracleProvider",
     "PartialRecordingWarning",
     "PromptTooLong",
     "Provider",
@@ -58,6 +60,7 @@ __all__ = [
     "UnknownProviderError",
     "canonical_json",
     "load_recordings",
+    "render_repair",
     "make_provider",
     "prompt_sha256",
     "register_provider",
