@@ -224,6 +224,15 @@ class RunWriter:
         phases = self._meta["timings"].setdefault("phases", {})
         phases[name] = phases.get(name, 0.0) + float(seconds)
 
+    def set_environment(self, name: str, value: Any) -> None:
+        """Record a fact about how this session ran (e.g. whether tests were sandboxed) in run.json.
+
+        Stored per session, so a resumed run keeps what each session had.
+        """
+        self._check_writable("annotate")
+        check_json_value(value, f"environment.{name}")
+        self._meta["sessions"][-1].setdefault("environment", {})[name] = value
+
     # -- ending ----------------------------------------------------------------
     def seal(self) -> Path:
         """Freeze the run: status complete, ``MANIFEST.sha256``, files read-only. Idempotent."""

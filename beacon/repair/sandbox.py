@@ -91,7 +91,10 @@ def bwrap_prefix(
     argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for m in masks:
         argv += ["--tmpfs", m]
-    rebinds = [p for p in _interpreter_paths() if any(_under(p, m) for m in masks)]
+    # Bind back what the interpreter needs from masked trees, but never a whole
+    # masked root (e.g. a script run from /tmp puts "/tmp" on sys.path): that
+    # would expose the tree and make it read-only for the sandbox's own /tmp.
+    rebinds = [p for p in _interpreter_paths() if any(_under(p, m) and p != m for m in masks)]
     for p in _outermost(rebinds):
         argv += ["--ro-bind", p, p]
     # After the read-only binds, so the checkout is writable even if it lies

@@ -1,0 +1,196 @@
+"""One scored repair attempt: retrieve -> prompt -> model -> edit -> policy -> tests -> outcome.
+
+Outcomes (never collapsed into a pass): ``pass``, ``abstain``, ``no_patch``,
+``invalid_patch``, ``unauthorized_path``, ``syntax_error``, ``timeout``,
+``test_fail``, ``harness_error``. A ``pass`` comes only from
+:func:`verify_run` on a fresh JUnit report. A dry run assembles context and
+prompt without calling a model or executing code; its scores are null.
+
+The returned row is deterministic for identical inputs: no timestamps, no
+absolute paths (durations are returned separately, for ``timings.jsonl``).
+"""
+from __future__ import annotations
+
+import hashlib
+import shutil
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from ..providers.base import Provider, ProviderError
+from ..retrieval import assemble_context
+from ..tasks.queries import build_query
+from .edits import Abstain, apply_edit, check_python_syntax, parse_edit
+from .errors import EditApplyError, EditParseError, EditSyntaxError
+from .policy import PolicyViolation, check_edit
+from .prepare import PreparedTask, RunSettings
+from .prompt import FORMAT_RENDERER, build_prompt
+from .pytest_runner import TamperedCheckoutError, run_pytest, verify_run
+from .task_policy import edit_policy, extended_header_problem
+
+OUTCOMES = ("pass", "abstain", "no_patch", "invalid_patch", "unauthorized_path", "syntax_error",
+            "timeout", "test_fail", "harness_error")
+_EDIT_MARKERS = ("```", "{", "@@", "--- ", "+++ ")
+
+
+@dataclass(frozen=True)
+class AttemptSpec:
+    method: str
+    budget: int
+    query_type: str
+    edit_format: str
+    provider: str
+    method_params: tuple[tuple[str, object], ...] = ()
+    max_tokens: int = 512
+
+    def key(self, task_id: str) -> str:
+        params = ",".join(f"{k}={v}" for k, v in self.method_params)
+        return f"{task_id}|{self.method}({params})|{self.budget}|{self.query_type}|{self.edit_format}|{self.provider}"
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _clean(message: str, prepared: PreparedTask) -> str:
+    """Error text without the run's temporary paths (records must be reproducible)."""
+    return message.replace(str(prepared.work), "<work>")
+
+
+def run_attempt(prepared: PreparedTask, spec: AttemptSpec, provider_for: Callable[[PreparedTask, AttemptSpec], Provider],
+                settings: RunSettings, *, dry_run: bool, slot: str) -> tuple[dict, dict]:
+    """Score one attempt; returns (record, timings)."""
+    task = prepared.task
+    timings: dict[str, float] = {}
+    clock = time.perf_counter()
+    query = build_query(task, spec.query_type)
+    params = dict(spec.method_params)
+    if spec.method == "target_file":
+        params.setdefault("target", task.bug_location)
+    renderer = FORMAT_RENDERER.get(spec.edit_format)
+    result = assemble_context(prepared.graph, query.text, spec.method, budget=spec.budget, renderer=renderer, **params)
+    context = result.context
+    prompt = build_prompt(query.text, context.render(), spec.edit_format)
+    timings["retrieve_s"] = time.perf_counter() - clock
+    covers = any(s.path == task.path and s.start_line <= task.line <= s.end_line for s in context.snippets)
+    record: dict = {
+        "task_id": task.task_id, "task_sha256": _sha(repr(sorted(task.to_json().items()))),
+        "repo": task.repo, "commit": task.commit, "bug_location": task.bug_location,
+        "mutation_type": task.mutation_type, "method": spec.method, "method_params": dict(spec.method_params),
+        "budget": spec.budget, "query_type": spec.query_type, "query_oracle": query.oracle,
+        "query_fallback": query.fallback, "edit_format": spec.edit_format, "provider": spec.provider,
+        "control": spec.method == "target_file" or query.oracle or spec.provider == "oracle",
+        "context_tokens": context.total_tokens, "context_renderer": context.renderer,
+        "context_snippets": context.symbol_ids, "context_notes": list(context.notes),
+        "covers_bug_line": covers, "ranking_top": [i for i, _ in result.ranking[:20]],
+        "prompt_version": prompt.version, "prompt_template_sha256": prompt.template_sha256,
+        "prompt_sha256": prompt.sha256, "prompt_tokens": None, "prompt": prompt.text,
+        "dry_run": dry_run, "task_valid": prepared.valid, "task_invalid_reason": prepared.invalid_reason,
+        "baseline": prepared.baseline, "mutant": prepared.mutant, "sandboxed": prepared.sandboxed,
+        "model": None, "response": None, "repair": None, "outcome": None, "outcome_detail": None,
+        "tests": None,
+    }
+    from ..tokens import count_tokens
+
+    record["prompt_tokens"] = count_tokens(prompt.text)
+    if not dry_run and not settings.allow_local_execution:
+        raise PermissionError("scoring executes repository code: set allow_local_execution=true (or use dry_run)")
+    if dry_run or not prepared.valid:
+        return record, timings
+    try:
+        outcome, detail = _score(prepared, spec, provider_for, settings, prompt.text, record, timings, slot)
+    except (OSError, ValueError, RuntimeError) as exc:  # the harness failed, not the model
+        outcome, detail = "harness_error", _clean(f"{type(exc).__name__}: {exc}", prepared)
+    record["outcome"], record["outcome_detail"] = outcome, detail
+    return record, timings
+
+
+def _score(prepared, spec, provider_for, settings, prompt, record, timings, slot) -> tuple[str, str | None]:
+    task = prepared.task
+    provider = provider_for(prepared, spec)
+    clock = time.perf_counter()
+    try:
+        completion = provider.complete(prompt, max_tokens=spec.max_tokens)
+    except ProviderError as exc:
+        timed_out = "timed out" in str(exc).lower() or "timeout" in str(exc).lower()
+        return ("timeout" if timed_out else "harness_error"), _clean(f"provider: {exc}", prepared)
+    finally:
+        timings["model_s"] = time.perf_counter() - clock
+    record["model"] = completion.model
+    record["response"] = {
+        "text": completion.text, "sha256": completion.response_sha256, "request_sha256": completion.request_sha256,
+        "stop_reason": completion.stop_reason, "input_tokens": completion.input_tokens,
+        "output_tokens": completion.output_tokens, "usable": completion.usable,
+        "unusable_reason": completion.unusable_reason, "model_digest": completion.model_digest,
+    }
+    if not completion.usable:
+        return "invalid_patch", f"unusable completion: {completion.unusable_reason or completion.stop_reason}"
+    try:
+        edit = parse_edit(completion.text, spec.edit_format)
+    except EditParseError as exc:
+        has_edit = any(m in completion.text for m in _EDIT_MARKERS)
+        return ("invalid_patch" if has_edit else "no_patch"), str(exc)
+    if isinstance(edit, Abstain):
+        return "abstain", edit.reason or None
+    if spec.edit_format == "diff":
+        problem = extended_header_problem(completion.text)
+        if problem:
+            return "unauthorized_path", problem
+    current = {task.path: prepared.mutated_text}
+    try:
+        check_edit(edit, edit_policy(task), current, protected=prepared.protected)
+    except PolicyViolation as exc:
+        return "unauthorized_path", str(exc)
+    try:
+        new_files = apply_edit(edit, current, spans=list(record_spans(prepared, record)))
+    except EditApplyError as exc:
+        return "invalid_patch", str(exc)
+    try:
+        check_python_syntax(new_files)
+    except EditSyntaxError as exc:
+        return "syntax_error", str(exc)
+    record["repair"] = {path: {"sha256": _sha(text), "diff_lines_changed": _changed(prepared.mutated_text, text)}
+                        for path, text in sorted(new_files.items())}
+    checkout = prepared.fresh_mutant(f"attempt-{slot}")
+    try:
+        (checkout / task.path).write_text(new_files[task.path], encoding="utf-8")
+        clock = time.perf_counter()
+        try:
+            run = run_pytest(checkout, task.tests.selection, protected=prepared.protected,
+                             flags=task.tests.flags or ("-q",), timeout=settings.timeout_s,
+                             sandbox=settings.sandbox, network=settings.network,
+                             report_dir=prepared.work / "reports" / f"attempt-{slot}")
+        except TamperedCheckoutError as exc:
+            return "unauthorized_path", _clean(str(exc), prepared)
+        timings["tests_s"] = time.perf_counter() - clock
+    finally:
+        shutil.rmtree(checkout, ignore_errors=True)
+    verdict = verify_run(run, prepared.original_ids)
+    record["tests"] = {"outcomes": dict(sorted(run.report.outcome_counts().items())) if run.report else {},
+                       "exit_code": run.exit_code, "timed_out": run.timed_out, "sandboxed": run.sandboxed}
+    if run.timed_out:
+        return "timeout", f"tests timed out after {settings.timeout_s:g} s"
+    if verdict.passed:
+        return "pass", None
+    return "test_fail", _clean("; ".join(verdict.reasons[:5]), prepared)
+
+
+def record_spans(prepared: PreparedTask, record: dict):
+    """The spans the model was shown (for line-span edits), from the context's snippet ids."""
+    graph = prepared.graph
+    for symbol_id in record["context_snippets"]:
+        sym = graph.symbol(symbol_id)
+        yield _Span(sym.path, sym.start_line, sym.end_line, graph.files[sym.path].text_sha256)
+
+
+@dataclass(frozen=True)
+class _Span:
+    path: str
+    start_line: int
+    end_line: int
+    file_sha256: str
+
+
+def _changed(old: str, new: str) -> int:
+    a, b = old.split("\n"), new.split("\n")
+    return sum(1 for x, y in zip(a, b) if x != y) + abs(len(a) - len(b))

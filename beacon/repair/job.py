@@ -1,0 +1,121 @@
+"""A repair job: tasks x attempt specs -> rows in a run folder, resumable.
+
+Finished rows (by key) are never recomputed: re-running the same config
+resumes. A task that cannot be prepared, or an attempt that fails inside the
+harness, becomes a recorded ``harness_error`` row, never an exception that
+kills the sweep. Per-row durations go to ``timings.jsonl`` (keyed by row), and
+stage totals to run.json, so ``records.jsonl`` stays byte-identical between
+identical runs.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..providers.base import Provider
+from ..providers.oracle import OracleProvider
+from ..repo.git import GitSource
+from ..tasks.manifest import Task
+from .attempt import AttemptSpec, run_attempt
+from .prepare import PreparedTask, RunSettings, prepare_task
+
+
+@dataclass
+class JobSummary:
+    rows_written: int = 0
+    rows_resumed: int = 0
+    outcomes: dict[str, int] = field(default_factory=dict)
+    invalid_tasks: dict[str, str] = field(default_factory=dict)
+    sandboxed: bool | None = None
+
+
+def oracle_for(prepared: PreparedTask, spec: AttemptSpec) -> Provider:
+    task = prepared.task
+    return OracleProvider.for_repair(task.path, prepared.mutated_text, task.line, task.repair_line, spec.edit_format)
+
+
+def _progress(total: int, enabled: bool | None):
+    if enabled is None:  # a bar on a terminal, quiet in CI and in pipes
+        enabled = sys.stderr.isatty() and not os.environ.get("CI")
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dependency
+        return None
+    return tqdm(total=total, disable=not enabled, unit="attempt", leave=False)
+
+
+def run_repair_job(
+    tasks: list[Task],
+    resolve_repo: Callable[[str], GitSource],
+    specs: list[AttemptSpec],
+    *,
+    writer,
+    work_dir: Path,
+    settings: RunSettings,
+    provider_for: Callable[[PreparedTask, AttemptSpec], Provider] = oracle_for,
+    dry_run: bool = False,
+    progress: bool | None = None,
+) -> JobSummary:
+    if not dry_run and not settings.allow_local_execution:
+        raise PermissionError("scoring executes the tasks' repository code: set allow_local_execution=true "
+                              "explicitly (or dry_run=true to assemble prompts only)")
+    summary = JobSummary()
+    finished = writer.finished_keys()
+    bar = _progress(len(tasks) * len(specs), progress)
+    timings_path = Path(writer.run_dir) / "timings.jsonl"
+    for index, task in enumerate(tasks):
+        keys = [spec.key(task.task_id) for spec in specs]
+        todo = [(spec, key) for spec, key in zip(specs, keys) if key not in finished]
+        summary.rows_resumed += len(keys) - len(todo)
+        if bar is not None:
+            bar.update(len(keys) - len(todo))
+        if not todo:
+            continue
+        work = Path(work_dir) / f"task-{index:04d}"
+        shutil.rmtree(work, ignore_errors=True)
+        try:
+            prepared = prepare_task(task, resolve_repo(task.repo), work, settings)
+        except Exception as exc:  # recorded per row below; the sweep goes on
+            prepared, failure = None, f"{type(exc).__name__}: {exc}".replace(str(work), "<work>")
+        else:
+            failure = None
+            if prepared.invalid_reason:
+                summary.invalid_tasks[task.task_id] = prepared.invalid_reason
+            if prepared.sandboxed is not None:
+                summary.sandboxed = prepared.sandboxed
+        for slot, (spec, key) in enumerate(todo):
+            if prepared is None:
+                record, timing = _prepare_failure(task, spec, failure, dry_run), {}
+            else:
+                record, timing = run_attempt(prepared, spec, provider_for, settings, dry_run=dry_run, slot=str(slot))
+            record = {"key": key, **record}
+            writer.append(record)
+            with open(timings_path, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps({"key": key, **{k: round(v, 6) for k, v in timing.items()}}) + "\n")
+            for name, seconds in timing.items():
+                writer.add_timing(name, seconds)
+            outcome = record["outcome"] or ("dry_run" if dry_run else "invalid_task")
+            summary.outcomes[outcome] = summary.outcomes.get(outcome, 0) + 1
+            summary.rows_written += 1
+            if bar is not None:
+                bar.update(1)
+        shutil.rmtree(work, ignore_errors=True)
+    if bar is not None:
+        bar.close()
+    return summary
+
+
+def _prepare_failure(task: Task, spec: AttemptSpec, failure: str | None, dry_run: bool) -> dict:
+    return {
+        "task_id": task.task_id, "repo": task.repo, "commit": task.commit, "bug_location": task.bug_location,
+        "mutation_type": task.mutation_type, "method": spec.method, "method_params": dict(spec.method_params),
+        "budget": spec.budget, "query_type": spec.query_type, "edit_format": spec.edit_format,
+        "provider": spec.provider, "control": spec.method == "target_file" or spec.provider == "oracle",
+        "dry_run": dry_run, "task_valid": False, "task_invalid_reason": failure,
+        "outcome": None if dry_run else "harness_error", "outcome_detail": failure,
+    }

@@ -1,0 +1,128 @@
+"""Per-task preparation and preconditions, run once per task before any attempt.
+
+A task is valid only if (1) its declared source file passes the task policy,
+(2) the original suite is non-empty and passes, every test id recorded from
+the JUnit report, and (3) the mutant completes (a report, no timeout) with
+at least one recorded id not passing. Otherwise the task is *invalid*, with
+the reason, and no attempt on it is scored.
+
+Every run uses its own fresh snapshot; the snapshot retrieval indexes (the
+mutated tree) is never executed.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..graph.codebase import CodebaseGraph
+from ..repo.git import GitSource
+from ..repo.snapshot import materialize, replace_line
+from ..tasks.manifest import Task
+from .controls import snapshot_protected
+from .pytest_runner import PytestRun, run_pytest, verify_run
+from .task_policy import source_file_problems
+
+
+@dataclass
+class RunSettings:
+    """How tests are executed; ``allow_local_execution`` must be given explicitly."""
+
+    allow_local_execution: bool = False
+    timeout_s: float = 60.0
+    sandbox: str = "auto"  # auto | required | off
+    network: str = "deny"
+
+
+@dataclass
+class PreparedTask:
+    task: Task
+    source: GitSource
+    work: Path
+    mutated_text: str
+    graph: CodebaseGraph
+    protected: dict[str, str] = field(default_factory=dict)
+    original_ids: tuple[str, ...] = ()
+    baseline: dict = field(default_factory=dict)
+    mutant: dict = field(default_factory=dict)
+    sandboxed: bool | None = None
+    invalid_reason: str | None = None
+
+    @property
+    def valid(self) -> bool:
+        return self.invalid_reason is None and bool(self.original_ids)
+
+    def fresh_mutant(self, name: str) -> Path:
+        tree = materialize(self.source, self.task.commit, self.work / name)
+        replace_line(tree, self.task.path, self.task.line, self.task.original_line, self.task.mutated_line)
+        return tree
+
+
+def _selected_files(tree: Path, selection: tuple[str, ...]) -> list[str]:
+    files: set[str] = set()
+    for item in selection:
+        target = tree / item.split("::", 1)[0]
+        if target.is_file():
+            files.add(target.relative_to(tree).as_posix())
+        elif target.is_dir():
+            files.update(p.relative_to(tree).as_posix() for p in target.rglob("*.py"))
+    return sorted(files)
+
+
+def summarize_run(run: PytestRun) -> dict:
+    counts = run.report.outcome_counts() if run.report else {}
+    return {"exit_code": run.exit_code, "timed_out": run.timed_out, "outcomes": dict(sorted(counts.items())),
+            "report_error": run.report_error}
+
+
+def prepare_task(task: Task, source: GitSource, work: Path, settings: RunSettings) -> PreparedTask:
+    """Snapshot, index and (with local execution) check the preconditions of ``task``."""
+    work.mkdir(parents=True, exist_ok=True)
+    pristine = materialize(source, task.commit, work / "pristine")
+    indexed = materialize(source, task.commit, work / "indexed")
+    replace_line(indexed, task.path, task.line, task.original_line, task.mutated_line)
+    prepared = PreparedTask(
+        task=task, source=source, work=work,
+        mutated_text=(indexed / task.path).read_text(encoding="utf-8"),
+        graph=CodebaseGraph.from_repo(indexed),
+    )
+    problems = source_file_problems(task, pristine)
+    if problems:
+        prepared.invalid_reason = "policy: " + "; ".join(problems)
+        return prepared
+    selection = task.tests.selection
+    prepared.protected = snapshot_protected(pristine, extra=_selected_files(pristine, selection))
+    if not settings.allow_local_execution:
+        return prepared
+    run_kw = dict(protected=prepared.protected, flags=task.tests.flags or ("-q",), timeout=settings.timeout_s,
+                  sandbox=settings.sandbox, network=settings.network)
+    original = run_pytest(materialize(source, task.commit, work / "original-run"), selection,
+                          report_dir=work / "reports" / "original", **run_kw)
+    prepared.sandboxed = original.sandboxed
+    prepared.baseline = summarize_run(original)
+    cases = original.report.testcases if original.report else ()
+    ids = sorted({tc.node_id for tc in cases if tc.node_id})
+    if not ids:
+        prepared.invalid_reason = "original suite: no test ids in the JUnit report " + str(original.report_error or "")
+        return prepared
+    verdict = verify_run(original, ids)
+    if not verdict.passed:
+        prepared.invalid_reason = "original suite does not pass: " + "; ".join(verdict.reasons[:5])
+        return prepared
+    prepared.original_ids = tuple(ids)
+    prepared.baseline["ids"] = len(ids)
+    prepared.baseline["ids_sha256"] = hashlib.sha256("\n".join(ids).encode()).hexdigest()
+    mutant = run_pytest(prepared.fresh_mutant("mutant-run"), selection,
+                        report_dir=work / "reports" / "mutant", **run_kw)
+    prepared.mutant = summarize_run(mutant)
+    if mutant.timed_out or mutant.report is None:
+        prepared.invalid_reason = "mutant does not complete: " + (
+            "timed out" if mutant.timed_out else str(mutant.report_error))
+        prepared.original_ids = ()
+        return prepared
+    killed = sorted(i for i, outcome in verify_run(mutant, ids).outcomes.items() if outcome != "passed")
+    prepared.mutant["failing_ids"] = killed
+    if not killed:
+        prepared.invalid_reason = "mutant survives: every original test still passes"
+        prepared.original_ids = ()
+    return prepared

@@ -1,0 +1,40 @@
+"""``python -m experiments.repair``: repair runs and sweeps (Hydra entry point).
+
+    python -m experiments.repair -m method=bm25,bca budget=2000,4000 query=vague
+    python -m experiments.repair +experiment=control_grid
+
+The config is validated against ``experiments.schema`` before any work; the
+job writes a sealed run folder under its Hydra output directory.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
+from hydra.utils import to_absolute_path
+from omegaconf import DictConfig
+
+from experiments.runner import execute, print_table
+from experiments.schema import check_values, validate
+
+
+def run(cfg: DictConfig) -> None:
+    hc = HydraConfig.get()
+    valid = validate(cfg)
+    check_values(valid)
+    summary = execute(valid, job_dir=Path(hc.runtime.output_dir),
+                      overrides=list(hc.overrides.task), resolve_path=to_absolute_path,
+                      multirun=hc.mode == RunMode.MULTIRUN)
+    if summary is not None and valid.print_table:
+        print_table(Path(hc.runtime.output_dir) / "run")
+
+
+@hydra.main(version_base="1.3", config_path="../conf", config_name="repair")
+def main(cfg: DictConfig) -> None:
+    run(cfg)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""``python -m experiments.reproduce RUN_DIR``: re-run an archived run from its frozen config alone.
+
+1. The archive must verify (``MANIFEST.sha256``: no changed, missing or extra byte).
+2. Its ``run.json`` config is validated and the run is executed again into a
+   fresh folder: completions come from the archive's ``completions.jsonl``
+   through the ``replay`` provider (no model is called; the oracle control
+   is deterministic and re-rendered), pinned inputs are checked against the
+   hashes recorded in ``run.json``.
+3. Every scored field of every record is compared; any difference is printed
+   as a readable diff and the exit status is 1.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from omegaconf import OmegaConf
+
+from beacon.artifacts import RunWriter, verify
+from beacon.providers import ReplayProvider
+from beacon.repair.job import oracle_for, run_repair_job
+from beacon.repair.prepare import RunSettings
+from experiments.runner import attempt_specs, load_tasks, scientific_config
+from experiments.schema import check_values, validate
+
+# Facts about the machine, not results: a run without bubblewrap still reproduces.
+UNSCORED = {"sandboxed"}
+UNSCORED_NESTED = {("tests", "sandboxed")}
+
+
+def _scored(record: dict) -> dict:
+    out = {k: v for k, v in record.items() if k not in UNSCORED}
+    for outer, inner in UNSCORED_NESTED:
+        if isinstance(out.get(outer), dict):
+            out[outer] = {k: v for k, v in out[outer].items() if k != inner}
+    return out
+
+
+def _load(path: Path) -> dict[str, dict]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return {r["key"]: r for r in rows}
+
+
+def diff_records(expected: dict[str, dict], actual: dict[str, dict]) -> list[str]:
+    lines: list[str] = []
+    for key in sorted(set(expected) | set(actual)):
+        if key not in actual:
+            lines.append(f"- {key}: missing from the reproduction")
+            continue
+        if key not in expected:
+            lines.append(f"+ {key}: not in the archive")
+            continue
+        a, b = _scored(expected[key]), _scored(actual[key])
+        for field in sorted(set(a) | set(b)):
+            if a.get(field) != b.get(field):
+                old, new = json.dumps(a.get(field), sort_keys=True), json.dumps(b.get(field), sort_keys=True)
+                lines.append(f"~ {key}\n    {field}: archived {old[:300]}\n    {' ' * len(field)}  reproduced {new[:300]}")
+    return lines
+
+
+def reproduce(archive: Path, out: Path, *, progress: bool | None = None) -> list[str]:
+    problems = verify(archive)
+    if problems:
+        return ["archive does not verify:"] + [f"  {p}" for p in problems]
+    meta = json.loads((archive / "run.json").read_text(encoding="utf-8"))
+    cfg = validate(OmegaConf.create(meta["config"]))
+    check_values(cfg)
+    work = Path(tempfile.mkdtemp(prefix="beacon-reproduce-"))
+    tasks, resolve, inputs = load_tasks(cfg, work, lambda p: p)
+    changed = [f"input {name}: archived {meta['inputs'].get(name)} now {value}"
+               for name, value in inputs.items() if meta["inputs"].get(name) != value]
+    if changed:
+        return ["pinned inputs differ from the archive:"] + [f"  {c}" for c in changed]
+    if cfg.provider.name == "oracle":
+        provider_for = oracle_for
+    else:
+        replay = ReplayProvider(archive / "completions.jsonl")
+        provider_for = lambda prepared, spec: replay  # noqa: E731
+    writer = RunWriter(out, config=OmegaConf.to_container(cfg), scientific=scientific_config(cfg),
+                       overrides=meta.get("overrides", []), inputs=inputs,
+                       code={"commit": None, "dirty": None}, packages={})
+    try:
+        settings = RunSettings(allow_local_execution=cfg.allow_local_execution, timeout_s=cfg.timeout_s,
+                               sandbox=cfg.sandbox, network=cfg.network)
+        run_repair_job(tasks, resolve, attempt_specs(cfg), writer=writer, work_dir=work / "tasks",
+                       settings=settings, provider_for=provider_for, dry_run=cfg.dry_run, progress=progress)
+        writer.seal()
+    finally:
+        writer.close()
+    return diff_records(_load(archive / "records.jsonl"), _load(out / "records.jsonl"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m experiments.reproduce", description=__doc__.splitlines()[0])
+    parser.add_argument("archive", type=Path, help="an archived run folder (with run.json and MANIFEST.sha256)")
+    parser.add_argument("--out", type=Path, default=None, help="where to write the reproduction (default: temp)")
+    args = parser.parse_args(argv)
+    out = args.out or Path(tempfile.mkdtemp(prefix="beacon-reproduction-")) / "run"
+    differences = reproduce(args.archive, out)
+    if differences:
+        print(f"NOT reproduced: {args.archive}", file=sys.stderr)
+        print("\n".join(differences), file=sys.stderr)
+        return 1
+    rows = len(_load(out / "records.jsonl"))
+    print(f"reproduced: {args.archive} — {rows} records, every scored field identical (reproduction in {out})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

