@@ -21,6 +21,7 @@ from ..providers.base import Provider
 from ..providers.oracle import OracleProvider
 from ..repo.git import GitSource
 from ..tasks.manifest import Task
+from ..tasks.queries import build_query
 from .attempt import AttemptSpec, run_attempt
 from .prepare import PreparedTask, RunSettings, prepare_task
 
@@ -111,11 +112,13 @@ def run_repair_job(
 
 
 def _prepare_failure(task: Task, spec: AttemptSpec, failure: str | None, dry_run: bool) -> dict:
+    query = build_query(task, spec.query_type)
     return {
         "task_id": task.task_id, "repo": task.repo, "commit": task.commit, "bug_location": task.bug_location,
         "mutation_type": task.mutation_type, "method": spec.method, "method_params": dict(spec.method_params),
         "budget": spec.budget, "query_type": spec.query_type, "edit_format": spec.edit_format,
-        "provider": spec.provider, "control": spec.method == "target_file" or spec.provider == "oracle",
-        "dry_run": dry_run, "task_valid": False, "task_invalid_reason": failure,
+        "query_oracle": query.oracle, "query_fallback": query.fallback,
+        "provider": spec.provider, "control": spec.method == "target_file" or query.oracle or spec.provider == "oracle",
+        "covers_bug_line": None, "dry_run": dry_run, "task_valid": False, "task_invalid_reason": failure,
         "outcome": None if dry_run else "harness_error", "outcome_detail": failure,
     }

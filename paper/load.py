@@ -1,0 +1,213 @@
+"""Find, verify and read the repair runs a paper build is made from.
+
+A path given on the command line is a run when it holds ``run.json``;
+otherwise it is searched recursively for run folders (a Hydra multirun
+sweep), using the same job discovery as ``python -m beacon.artifacts
+collect``, so a job folder that never created its run is reported as a
+*missing* job. Every run is checked with :func:`beacon.artifacts.verify`;
+an unsealed or altered run, or a missing job, is refused unless the caller
+allows it, and then it stays marked (``RunInfo.problems``) in every output.
+
+Rows (one repair attempt each, shaped like ``beacon.repair.attempt``'s
+records) are validated field by field. Rows with ``dry_run`` true and rows
+whose ``outcome`` is null (invalid tasks) are excluded here and counted;
+rows with ``control`` true are kept and carry their flag, so that every
+table and figure can report them separately.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from beacon.artifacts import RUN_JSON, CorruptRecordsError, RunFileError, iter_records, load_run_json, verify
+from beacon.artifacts.verify import find_jobs
+
+# Mirrors beacon.repair.attempt.OUTCOMES (a test checks they agree); kept
+# here so the paper never imports the repair pipeline.
+OUTCOMES = ("pass", "abstain", "no_patch", "invalid_patch", "unauthorized_path", "syntax_error",
+            "timeout", "test_fail", "harness_error")
+# Two rows are the same experimental cell when these agree; the method is
+# what a paired comparison varies.
+PAIR_KEYS = ("task_id", "budget", "query_type", "edit_format", "provider")
+RECORDS_NAME = "records.jsonl"
+_FIELDS: dict[str, tuple[type, ...]] = {
+    "task_id": (str,), "method": (str,), "method_params": (dict,), "budget": (int,), "query_type": (str,),
+    "edit_format": (str,), "provider": (str,), "control": (bool,), "dry_run": (bool,),
+    "outcome": (str, type(None)),
+}
+# Absent from rows whose task could not even be prepared (no context was built): those rows
+# count in pass rates and failure modes but not in coverage.
+_OPTIONAL: dict[str, tuple[type, ...]] = {"covers_bug_line": (bool, type(None))}
+
+
+class BuildInputError(Exception):
+    """The runs given to the build cannot be used as they are; the message says what to do."""
+
+
+@dataclass
+class RunInfo:
+    name: str  # display name: the run folder's name, or <sweep name>/<job path>
+    path: Path
+    config_hash: str | None = None
+    status: str | None = None
+    problems: list[str] = field(default_factory=list)
+    rows: int = 0
+    dry_run: int = 0
+    no_outcome: int = 0
+    control: int = 0
+    method_rows: int = 0
+
+    @property
+    def verified(self) -> bool:
+        return not self.problems
+
+    @property
+    def manifest(self) -> str:
+        n = len(self.problems)
+        return "verified" if self.verified else f"UNVERIFIED ({n} problem{'' if n == 1 else 's'})"
+
+
+@dataclass
+class Dataset:
+    runs: list[RunInfo]
+    missing_jobs: list[str]
+    rows: pd.DataFrame  # scored rows (controls included, flagged), one per attempt
+    methods: dict[str, dict[str, Any]] = field(default_factory=dict)  # label -> {"method", "params"}
+
+    @property
+    def unverified(self) -> list[str]:
+        return [r.name for r in self.runs if not r.verified] + self.missing_jobs
+
+    def counts(self) -> dict[str, int]:
+        total = {name: sum(getattr(r, name) for r in self.runs)
+                 for name in ("rows", "dry_run", "no_outcome", "control", "method_rows")}
+        return {"rows_read": total["rows"], "dry_run_excluded": total["dry_run"],
+                "no_outcome_excluded": total["no_outcome"], "control_rows": total["control"],
+                "method_rows": total["method_rows"]}
+
+
+def method_label(method: str, params: dict[str, Any]) -> str:
+    """``bca(depth=3)``; :func:`load` shows the parameters only for a method scored with several parameter sets."""
+    if not params:
+        return method
+    parts = [f"{k}={v if isinstance(v, str) else json.dumps(v, sort_keys=True)}" for k, v in sorted(params.items())]
+    return f"{method}({','.join(parts)})"
+
+
+def discover(paths: list[Path]) -> tuple[list[RunInfo], list[str]]:
+    """Run folders (and missing job folders) named by, or found below, ``paths``."""
+    runs: list[RunInfo] = []
+    missing: list[str] = []
+    for arg in paths:
+        arg = Path(arg)
+        if not arg.is_dir():
+            raise BuildInputError(f"{arg}: not a folder; expected a run folder (with {RUN_JSON}) or a sweep folder")
+        real = arg.resolve()
+        base = real.name
+        if (arg / RUN_JSON).is_file():
+            # A bare Hydra job number says little on its own: keep its sweep's name, as discovery does.
+            runs.append(RunInfo(f"{real.parent.name}/{base}" if base.isdigit() else base, arg))
+            continue
+        jobs = find_jobs(arg)
+        found = [job for job in jobs if (job / RUN_JSON).is_file()]
+        if not found:
+            raise BuildInputError(f"{arg}: no run folder (a folder holding {RUN_JSON}) found in or below it")
+        runs += [RunInfo(f"{base}/{job.relative_to(arg).as_posix()}", job) for job in found]
+        missing += [f"{base}/{job.relative_to(arg).as_posix()}" for job in jobs if job not in found]
+    seen: dict[Path, str] = {}
+    names: set[str] = set()
+    for run in runs:
+        real = run.path.resolve()
+        if real in seen:
+            raise BuildInputError(f"{run.path}: given twice (also as {seen[real]}); pass each run once")
+        if run.name in names:
+            raise BuildInputError(f"{run.path}: two runs are named {run.name!r}; pass runs whose folder "
+                                  "names differ (or their parent sweep folders)")
+        seen[real] = run.name
+        names.add(run.name)
+    return runs, missing
+
+
+def _check_row(row: dict, where: str) -> None:
+    for name, types in [*_FIELDS.items(), *_OPTIONAL.items()]:
+        if name not in row:
+            if name in _OPTIONAL:
+                continue
+            raise BuildInputError(f"{where}: field '{name}' is missing; expected a repair record "
+                                  "(see beacon.repair.attempt.run_attempt)")
+        value = row[name]
+        if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
+            expected = " or ".join("null" if t is type(None) else t.__name__ for t in types)
+            raise BuildInputError(f"{where}: field '{name}': expected {expected}, got {value!r}")
+    if row["outcome"] is not None and row["outcome"] not in OUTCOMES:
+        raise BuildInputError(f"{where}: field 'outcome': {row['outcome']!r} is not one of {', '.join(OUTCOMES)}")
+
+
+def _read_run(run: RunInfo) -> list[dict]:
+    try:
+        meta = load_run_json(run.path / RUN_JSON)
+    except RunFileError as exc:
+        raise BuildInputError(f"{run.name}: cannot read {RUN_JSON}: {exc}") from None
+    run.config_hash, run.status = meta["config_hash"], meta["status"]
+    path = run.path / RECORDS_NAME
+    if not path.is_file():
+        raise BuildInputError(f"{run.name}: {path} is missing; a run folder always has {RECORDS_NAME}")
+    kept = []
+    try:
+        for lineno, row in enumerate(iter_records(path), start=1):
+            _check_row(row, f"{path}:{lineno}")
+            run.rows += 1
+            if row["dry_run"]:
+                run.dry_run += 1
+            elif row["outcome"] is None:
+                run.no_outcome += 1
+            else:
+                run.control += row["control"]
+                run.method_rows += not row["control"]
+                kept.append({"run": run.name, "key": row["key"], "task_id": row["task_id"],
+                             "method": row["method"], "params": json.dumps(row["method_params"], sort_keys=True),
+                             "budget": row["budget"], "query_type": row["query_type"],
+                             "edit_format": row["edit_format"], "provider": row["provider"],
+                             "control": row["control"], "outcome": row["outcome"],
+                             "passed": row["outcome"] == "pass", "covers": row.get("covers_bug_line")})
+    except CorruptRecordsError as exc:
+        raise BuildInputError(f"{run.name}: {exc}; the run cannot be read") from None
+    return kept
+
+
+def load(paths: list[Path], *, allow_unsealed: bool = False) -> Dataset:
+    """Discover, verify and read the runs; raise ``BuildInputError`` listing every refused run."""
+    runs, missing = discover(paths)
+    refused = []
+    for run in runs:
+        run.problems = verify(run.path)
+        refused += [f"  {run.name}: {p}" for p in run.problems]
+    refused += [f"  {job}: missing job (no {RUN_JSON}: it never started or crashed first)" for job in missing]
+    if refused and not allow_unsealed:
+        raise BuildInputError("refusing unsealed or altered runs (pass --allow-unsealed to build from them "
+                              "anyway; they are then marked in every output):\n" + "\n".join(refused))
+    rows = [row for run in runs for row in _read_run(run)]
+    variants: dict[str, set[str]] = {}
+    for row in rows:
+        variants.setdefault(row["method"], set()).add(row["params"])
+    methods: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        name, params = row["method"], json.loads(row.pop("params"))
+        row["method"] = name if len(variants[name]) == 1 else method_label(name, params)
+        methods[row["method"]] = {"method": name, "params": params}
+    frame = pd.DataFrame(rows, columns=["run", "key", "task_id", "method", "budget", "query_type", "edit_format",
+                                        "provider", "control", "outcome", "passed", "covers"])
+    cell = ["method", *PAIR_KEYS]
+    dup = frame[frame.duplicated(cell, keep=False)].sort_values([*cell, "run"])
+    if len(dup):
+        first = dup.iloc[0]
+        where = ", ".join(f"{r.run} ({r.key})" for r in dup[(dup[cell] == first[cell]).all(axis=1)].itertuples())
+        raise BuildInputError(f"method {first['method']!r} task {first['task_id']!r} budget {first['budget']} "
+                              f"query {first['query_type']!r} edit format {first['edit_format']!r} provider "
+                              f"{first['provider']!r} is scored more than once: {where}; pass each run once "
+                              "(pairing needs one row per cell)")
+    return Dataset(runs=runs, missing_jobs=missing, rows=frame, methods=dict(sorted(methods.items())))
