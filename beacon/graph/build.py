@@ -111,6 +111,10 @@ def _scan(root: Path, max_file_bytes: int) -> tuple[list[str], list[Skipped], di
                     skipped.append(Skipped(prefix + name, _symlink_reason(Path(entry.path), root, "directory")))
                     continue
                 pending.append((entry.path, prefix + name + "/"))
+            elif not name.endswith(".py") and entry.is_symlink() and not os.path.exists(entry.path):
+                # A link that cannot be resolved (a loop such as dir_a -> dir_b -> dir_a, or a
+                # dangling link) is neither a file nor a folder: record it rather than drop it.
+                skipped.append(Skipped(prefix + name, _symlink_reason(Path(entry.path), root, "unresolvable")))
             elif name.endswith(".py"):
                 rel = prefix + name
                 try:
@@ -260,10 +264,10 @@ class GraphBuilder:
             sha = hashlib.sha256(data).hexdigest()
             self._stat_hash[rel] = (sig, sha)
             if sha not in self._parses and sha not in todo:
-                self.last_reparsed.append(rel)
                 cached = self._load_cached(sha)
                 if cached is None:
                     todo[sha] = data
+                    self.last_reparsed.append(rel)  # only what is really parsed, not disk-cache hits
                 else:
                     self._parses[sha] = cached
             found.append((rel, sha))

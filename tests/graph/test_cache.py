@@ -86,9 +86,6 @@ def test_same_builder_rebuild_reparses_nothing(repo, tmp_path, same_graph):
     same_graph(first, second)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "build.GraphBuilder._parse appends to last_reparsed whenever a hash is new to the "
-    "in-memory dict, even when _load_or_parse loaded it from the on-disk cache"))
 def test_new_builder_with_same_cache_dir_reparses_nothing(repo, tmp_path, same_graph):
     cache = tmp_path / "cache"
     first = GraphBuilder(repo, cache_dir=cache).build()
@@ -98,7 +95,6 @@ def test_new_builder_with_same_cache_dir_reparses_nothing(repo, tmp_path, same_g
     assert builder.last_reparsed == []
 
 
-@pytest.mark.xfail(strict=True, reason="same last_reparsed bug as above, after a one-line edit")
 def test_new_builder_after_one_line_edit_reparses_one_file(repo, tmp_path, same_graph):
     cache = tmp_path / "cache"
     GraphBuilder(repo, cache_dir=cache).build()
