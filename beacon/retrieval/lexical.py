@@ -13,9 +13,21 @@ from .text import identifiers, term_index
 
 def ranked_nonzero(method: RankThenPack, graph: CodebaseGraph, scores: np.ndarray) -> list[tuple[int, float]]:
     """Eligible nodes with a positive score, best first; ties by node order (deterministic)."""
-    nodes = np.flatnonzero(scores > 0)
+    positive = scores > 0
+    if not method.include_tests:
+        positive &= ~is_test_mask(graph)
+    nodes = np.flatnonzero(positive)
     order = nodes[np.lexsort((nodes, -scores[nodes]))]
-    return [(int(n), float(scores[n])) for n in order if method.eligible(graph, int(n))]
+    return list(zip(order.tolist(), scores[order].tolist()))
+
+
+def is_test_mask(graph: CodebaseGraph) -> np.ndarray:
+    """Boolean array: which symbols are test code (memoised on the graph)."""
+    found = graph.cache.get("_test_mask")
+    if found is None:
+        found = graph.cache["_test_mask"] = np.fromiter((s.is_test for s in graph.symbols), dtype=bool,
+                                                        count=len(graph.symbols))
+    return found
 
 
 @register_method("no_retrieval")

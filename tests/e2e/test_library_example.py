@@ -38,7 +38,7 @@ def test_library_example(tmp_path):
     assert count_tokens(result.context.render()) == result.context.total_tokens
 
 
-def test_readme_first_command_runs_offline_on_the_project_itself():
+def test_context_command_runs_offline_on_the_project_itself():
     out = subprocess.run(
         [sys.executable, "-m", "beacon", "context", "beacon",
          "Where is the token budget enforced when packing snippets?", "--method", "bm25", "--budget", "2000"],
@@ -55,7 +55,7 @@ def test_readme_first_command_runs_offline_on_the_project_itself():
 def test_readme_starts_with_the_two_commands():
     lines = [ln for ln in (REPO_ROOT / "README.md").read_text().splitlines() if ln.strip()]
     commands = [ln for ln in lines[:12] if ln.startswith(("pip install", "python -m"))]
-    assert commands[0].startswith("pip install -e '.[dev]' && python -m beacon")
+    assert commands[0] == "pip install -e '.[dev]' && python -m experiments.control"
     assert commands[1] == "python -m pytest -q"
 
 
