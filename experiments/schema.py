@@ -41,8 +41,9 @@ class EditFormatConf:
 @dataclass
 class TasksConf:
     name: str = MISSING
-    kind: str = "manifest"  # manifest | control
-    manifest: Optional[str] = None
+    kind: str = "manifest"  # manifest | control (repair) | swebench (localization)
+    manifest: Optional[str] = None  # repair: a JSONL task manifest
+    instances: Optional[str] = None  # localization: SWE-bench-style instances (JSON or JSONL)
     repos_dir: Optional[str] = None
     limit: Optional[int] = None  # first N tasks (development)
 
@@ -83,15 +84,27 @@ class RepairConf:
     print_table: bool = True
 
 
+@dataclass
+class LocalizeConf:
+    name: str = "localize"
+    method: MethodConf = field(default_factory=MethodConf)
+    tasks: TasksConf = field(default_factory=TasksConf)
+    paper: PaperConf = field(default_factory=PaperConf)
+    budget: int = 4000
+    cache_dir: Optional[str] = ".beacon-cache"  # snapshots and graphs per commit (shared by runs)
+    progress: Optional[bool] = None
+    print_table: bool = True
+
+
 GROUP_SCHEMAS = {"method": MethodConf, "query": QueryConf, "provider": ProviderConf,
                  "edit_format": EditFormatConf, "tasks": TasksConf}
 
 
-def validate(cfg: DictConfig) -> DictConfig:
-    """The config merged into ``RepairConf`` (``hydra`` node dropped); raises on bad keys/types."""
+def validate(cfg: DictConfig, schema: type = RepairConf) -> DictConfig:
+    """The config merged into ``schema`` (``hydra`` node dropped); raises on bad keys/types."""
     plain = OmegaConf.to_container(cfg, resolve=True)
     plain.pop("hydra", None)
-    merged = OmegaConf.merge(OmegaConf.structured(RepairConf), plain)
+    merged = OmegaConf.merge(OmegaConf.structured(schema), plain)
     OmegaConf.set_readonly(merged, True)
     return merged
 
@@ -120,6 +133,6 @@ def check_values(cfg: DictConfig) -> None:
     if cfg.sandbox not in ("auto", "required", "off"):
         raise ValueError(f"sandbox {cfg.sandbox!r}: expected auto, required or off")
     if cfg.tasks.kind not in ("manifest", "control"):
-        raise ValueError(f"tasks.kind {cfg.tasks.kind!r}: expected manifest or control")
+        raise ValueError(f"tasks.kind {cfg.tasks.kind!r}: the repair runner takes manifest or control tasks")
     if cfg.tasks.kind == "manifest" and not (cfg.tasks.manifest and cfg.tasks.repos_dir):
         raise ValueError("tasks.manifest and tasks.repos_dir are required for tasks.kind=manifest")

@@ -5,9 +5,19 @@
 
 A folder holding ``run.json`` is a run; any other folder is searched for runs
 (a Hydra multirun sweep). Only ``run.json`` and ``records.jsonl`` are read.
+Runs may hold repair rows (no ``kind``, or ``kind: "repair"``), localization
+rows (``kind: "localize"``) or both: the repair outputs are built when there
+are repair rows, the localization outputs when there are localization rows.
 Runs that fail ``beacon.artifacts.verify`` (unsealed, altered) and sweep
 jobs that never created a run are refused unless ``--allow-unsealed``; then
 they are named in every caption, figure and in ``index.md``.
+
+Repair outputs: tab_runs, tab_pass_rate, tab_failure_modes, tab_coverage,
+tab_paired, tab_router_oracle_upper_bound; fig_pass_rate, fig_failure_modes,
+fig_coverage. Localization outputs: tab_localization_runs,
+tab_localization_acc, tab_localization_budget, tab_localization_paired;
+fig_localization_recall_vs_budget. ``--reference`` names the reference method
+of both paired tables.
 
 Writes, into ``--out``: ``tab_<name>.tex`` (booktabs), ``fig_<name>.pdf``,
 ``fig_<name>.png`` and ``fig_<name>.tex`` (figure environment + caption),
@@ -28,6 +38,8 @@ from beacon.artifacts import atomic_write_bytes, atomic_write_text, safe_label
 
 from .latex import Table
 from .load import OUTCOMES, BuildInputError, Dataset, load
+from .loc_tables import loc_notes, localization_tables, slice_note
+from .localization import BUDGET_METRICS, RANKING_METRICS
 from .tables import Settings, all_tables, notes
 
 if TYPE_CHECKING:
@@ -38,29 +50,38 @@ INDEX = "index.md"
 
 
 def make_figures(data: Dataset, tables: dict[str, Table]) -> list[FigureOut]:
-    from .figures import failure_figure, rate_figure  # matplotlib only once the runs are accepted
+    """The figures of the tables present: repair figures, then the localization figure."""
+    from .figures import failure_figure, rate_figure, recall_figure  # matplotlib only once the runs are accepted
 
     warning = "includes UNVERIFIED runs" if data.unverified else None
-    tail = notes(data)
-    return [
-        rate_figure(tables["tab_pass_rate"], "fig_pass_rate", "Pass rate (%)", "pass rate (%)",
-                    "Repair pass rate (%) against token budget.", tail, warning),
-        failure_figure(tables["tab_failure_modes"], OUTCOMES, tail, warning),
-        rate_figure(tables["tab_coverage"], "fig_coverage", "Coverage (%)", "attempts covering the bug line (%)",
-                    "Retrieval target coverage: share of attempts whose context contains the bug line, against "
-                    "token budget.", tail, warning),
-    ]
+    figures = []
+    if "tab_pass_rate" in tables:
+        tail = notes(data)
+        figures += [
+            rate_figure(tables["tab_pass_rate"], "fig_pass_rate", "Pass rate (%)", "pass rate (%)",
+                        "Repair pass rate (%) against token budget.", tail, warning),
+            failure_figure(tables["tab_failure_modes"], OUTCOMES, tail, warning),
+            rate_figure(tables["tab_coverage"], "fig_coverage", "Coverage (%)", "attempts covering the bug line (%)",
+                        "Retrieval target coverage: share of attempts whose context contains the bug line, against "
+                        "token budget.", tail, warning),
+        ]
+    if "tab_localization_budget" in tables:
+        budget = tables["tab_localization_budget"]
+        levels = tuple(BUDGET_METRICS.values())
+        ns = [row[f"{level} n"] for row in budget.rows() for level in levels]
+        figures.append(recall_figure(budget, levels, slice_note(ns, "point") + loc_notes(data), warning))
+    return figures
 
 
 def summary(data: Dataset, settings: Settings, tables: list[Table], figures: list[FigureOut]) -> dict:
-    return {
+    doc = {
         "schema": "beacon-paper-summary/1",
         "settings": {"reference": settings.reference, "resamples": settings.resamples, "seed": settings.seed,
-                     "confidence": 0.95, "bootstrap_unit": "task"},
-        "counts": data.counts(),
+                     "confidence": 0.95},
         "runs": [{"name": r.name, "config_hash": r.config_hash, "status": r.status, "manifest": r.manifest,
-                  "verified": r.verified, "problems": r.problems, "rows": r.rows, "dry_run": r.dry_run,
-                  "no_outcome": r.no_outcome, "control": r.control, "method_rows": r.method_rows}
+                  "verified": r.verified, "problems": r.problems, "rows": r.rows, "repair_rows": r.repair_rows,
+                  "dry_run": r.dry_run, "no_outcome": r.no_outcome, "control": r.control,
+                  "method_rows": r.method_rows, "localization_rows": r.loc_rows, "localization_errors": r.loc_errors}
                  for r in data.runs],
         "missing_jobs": data.missing_jobs,
         "methods": data.methods,
@@ -68,18 +89,33 @@ def summary(data: Dataset, settings: Settings, tables: list[Table], figures: lis
         "figures": {f.label: {"caption": f.caption, "latex_label": f.latex_label,
                               "files": [f"{f.label}.pdf", f"{f.label}.png", f"{f.label}.tex"]} for f in figures},
     }
+    if "tab_runs" in {t.label for t in tables}:
+        doc["counts"] = data.counts()  # repair rows
+        doc["settings"]["bootstrap_unit"] = "task"
+    if data.has_localization:
+        doc["localization"] = {"counts": data.loc_counts(), "bootstrap_unit": "instance",
+                               "ranking_metrics": RANKING_METRICS, "budget_metrics": BUDGET_METRICS}
+    return doc
 
 
 def index(data: Dataset, settings: Settings, tables: list[Table], figures: list[FigureOut]) -> str:
-    c = data.counts()
+    labels = {t.label for t in tables}
     lines = ["# Paper build", "",
              "Generated by `python -m paper.build` from artifact folders only (run.json + records.jsonl); "
              "do not edit by hand. Every table cell is also in `summary.json`.", "",
-             f"Reference method: `{settings.reference}`; bootstrap: {settings.resamples} resamples of tasks, "
-             f"seed {settings.seed}, 95% percentile intervals.", "",
-             f"Rows read: {c['rows_read']}; excluded: {c['dry_run_excluded']} dry-run, {c['no_outcome_excluded']} "
-             f"without an outcome (invalid tasks); scored: {c['method_rows']} method rows and {c['control_rows']} "
-             "oracle-control rows (reported separately, never in method comparisons).", ""]
+             f"Reference method: `{settings.reference}`; bootstrap: {settings.resamples} resamples of tasks "
+             f"(repair) or instances (localization), seed {settings.seed}, 95% percentile intervals.", ""]
+    if "tab_runs" in labels:
+        c = data.counts()
+        lines += [f"Repair rows read: {c['rows_read']}; excluded: {c['dry_run_excluded']} dry-run, "
+                  f"{c['no_outcome_excluded']} without an outcome (invalid tasks); scored: {c['method_rows']} method "
+                  f"rows and {c['control_rows']} oracle-control rows (reported separately, never in method "
+                  "comparisons).", ""]
+    if "tab_localization_runs" in labels:
+        c = data.loc_counts()
+        lines += [f"Localization rows read: {c['rows_read']}; excluded: {c['error_excluded']} with an error; "
+                  f"scored: {c['scored_rows']} rows, {c['instances_scored']} of {c['instances_read']} instances.",
+                  ""]
     if data.unverified:
         lines += [f"**WARNING: built with --allow-unsealed from UNVERIFIED runs: {', '.join(data.unverified)}.**", ""]
     lines += ["## Outputs", "", "| label | LaTeX label | files | caption |", "|---|---|---|---|"]
@@ -96,7 +132,7 @@ def index(data: Dataset, settings: Settings, tables: list[Table], figures: list[
     lines += ["", "## Source runs", "", "Every output above is built from all of these runs.", "",
               "| run | config hash | manifest | status | rows |", "|---|---|---|---|---|"]
     for r in data.runs:
-        lines.append(f"| {_cell(r.name)} | `{r.config_hash}` | {r.manifest} | {r.status} | {r.rows} |")
+        lines.append(f"| {_cell(r.name)} | `{r.config_hash}` | {r.manifest} | {r.status} | {r.rows} |")  # both kinds
     for job in data.missing_jobs:
         lines.append(f"| {_cell(job)} | — | MISSING (no run.json) | — | 0 |")
     problems = [(r.name, p) for r in data.runs for p in r.problems]
@@ -121,7 +157,11 @@ def build(paths: list[Path], out: Path, settings: Settings, *, allow_unsealed: b
     """Build every output into ``out``; returns the paths written."""
     data = load(paths, allow_unsealed=allow_unsealed)
     _check_out(out, data)
-    tables = all_tables(data, settings)
+    tables = []
+    if data.has_repair or not data.has_localization:  # no rows at all: all_tables says so
+        tables += all_tables(data, settings)
+    if data.has_localization:
+        tables += localization_tables(data, settings)
     figures = make_figures(data, {t.label: t for t in tables})
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -143,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m paper.build", description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="+", type=Path, metavar="RUN_OR_SWEEP_DIR")
     parser.add_argument("--out", type=Path, default=Path("paper/build"), help="output folder (default paper/build)")
-    parser.add_argument("--reference", default="bm25", help="reference method of the paired table (default bm25)")
+    parser.add_argument("--reference", default="bm25",
+                        help="reference method of the paired tables, repair and localization (default bm25)")
     parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     parser.add_argument("--allow-unsealed", action="store_true",

@@ -1,4 +1,4 @@
-"""Find, verify and read the repair runs a paper build is made from.
+"""Find, verify and read the repair and localization runs a paper build is made from.
 
 A path given on the command line is a run when it holds ``run.json``;
 otherwise it is searched recursively for run folders (a Hydra multirun
@@ -8,11 +8,20 @@ collect``, so a job folder that never created its run is reported as a
 an unsealed or altered run, or a missing job, is refused unless the caller
 allows it, and then it stays marked (``RunInfo.problems``) in every output.
 
-Rows (one repair attempt each, shaped like ``beacon.repair.attempt``'s
+A row is a localization row when its ``kind`` is ``"localize"`` (checked
+and kept by :mod:`paper.localization`) and a repair row when it has no
+``kind`` or ``kind == "repair"``; any other kind is refused. A run may hold
+either kind (or, unusually, both); a build may mix runs of both kinds.
+
+Repair rows (one repair attempt each, shaped like ``beacon.repair.attempt``'s
 records) are validated field by field. Rows with ``dry_run`` true and rows
 whose ``outcome`` is null (invalid tasks) are excluded here and counted;
 rows with ``control`` true are kept and carry their flag, so that every
-table and figure can report them separately.
+table and figure can report them separately. Localization rows with an
+``error`` are kept, flagged, and excluded from every metric.
+
+Method labels are computed over both kinds together, so one label names one
+method and parameter set everywhere in a build.
 """
 from __future__ import annotations
 
@@ -25,6 +34,9 @@ import pandas as pd
 
 from beacon.artifacts import RUN_JSON, CorruptRecordsError, RunFileError, iter_records, load_run_json, verify
 from beacon.artifacts.verify import find_jobs
+
+from . import localization
+from .errors import BuildInputError
 
 # Mirrors beacon.repair.attempt.OUTCOMES (a test checks they agree); kept
 # here so the paper never imports the repair pipeline.
@@ -44,10 +56,6 @@ _FIELDS: dict[str, tuple[type, ...]] = {
 _OPTIONAL: dict[str, tuple[type, ...]] = {"covers_bug_line": (bool, type(None))}
 
 
-class BuildInputError(Exception):
-    """The runs given to the build cannot be used as they are; the message says what to do."""
-
-
 @dataclass
 class RunInfo:
     name: str  # display name: the run folder's name, or <sweep name>/<job path>
@@ -55,11 +63,14 @@ class RunInfo:
     config_hash: str | None = None
     status: str | None = None
     problems: list[str] = field(default_factory=list)
-    rows: int = 0
+    rows: int = 0  # every row read, of either kind
+    repair_rows: int = 0  # repair rows read (dry-run and invalid ones included)
     dry_run: int = 0
     no_outcome: int = 0
     control: int = 0
     method_rows: int = 0
+    loc_rows: int = 0  # localization rows read
+    loc_errors: int = 0  # localization rows with an error (excluded from every metric)
 
     @property
     def verified(self) -> bool:
@@ -75,19 +86,37 @@ class RunInfo:
 class Dataset:
     runs: list[RunInfo]
     missing_jobs: list[str]
-    rows: pd.DataFrame  # scored rows (controls included, flagged), one per attempt
+    rows: pd.DataFrame  # scored repair rows (controls included, flagged), one per attempt
     methods: dict[str, dict[str, Any]] = field(default_factory=dict)  # label -> {"method", "params"}
+    # localization rows (error rows included, flagged by a non-null ``error``), one per method/instance/budget
+    loc_rows: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=localization.COLUMNS))
+
+    @property
+    def has_repair(self) -> bool:
+        """Repair rows were read (scored or not); the repair outputs are built."""
+        return any(r.repair_rows for r in self.runs)
+
+    @property
+    def has_localization(self) -> bool:
+        return any(r.loc_rows for r in self.runs)
 
     @property
     def unverified(self) -> list[str]:
         return [r.name for r in self.runs if not r.verified] + self.missing_jobs
 
     def counts(self) -> dict[str, int]:
+        """Repair rows only; see :meth:`loc_counts` for localization rows."""
         total = {name: sum(getattr(r, name) for r in self.runs)
-                 for name in ("rows", "dry_run", "no_outcome", "control", "method_rows")}
-        return {"rows_read": total["rows"], "dry_run_excluded": total["dry_run"],
+                 for name in ("repair_rows", "dry_run", "no_outcome", "control", "method_rows")}
+        return {"rows_read": total["repair_rows"], "dry_run_excluded": total["dry_run"],
                 "no_outcome_excluded": total["no_outcome"], "control_rows": total["control"],
                 "method_rows": total["method_rows"]}
+
+    def loc_counts(self) -> dict[str, int]:
+        scored = self.loc_rows[self.loc_rows["error"].isna()]
+        return {"rows_read": sum(r.loc_rows for r in self.runs), "error_excluded": sum(r.loc_errors for r in self.runs),
+                "scored_rows": len(scored), "instances_read": int(self.loc_rows["instance_id"].nunique()),
+                "instances_scored": int(scored["instance_id"].nunique())}
 
 
 def method_label(method: str, params: dict[str, Any]) -> str:
@@ -147,7 +176,8 @@ def _check_row(row: dict, where: str) -> None:
         raise BuildInputError(f"{where}: field 'outcome': {row['outcome']!r} is not one of {', '.join(OUTCOMES)}")
 
 
-def _read_run(run: RunInfo) -> list[dict]:
+def _read_run(run: RunInfo) -> tuple[list[dict], list[dict]]:
+    """(kept repair rows, localization rows) of one run."""
     try:
         meta = load_run_json(run.path / RUN_JSON)
     except RunFileError as exc:
@@ -156,11 +186,24 @@ def _read_run(run: RunInfo) -> list[dict]:
     path = run.path / RECORDS_NAME
     if not path.is_file():
         raise BuildInputError(f"{run.name}: {path} is missing; a run folder always has {RECORDS_NAME}")
-    kept = []
+    kept, loc = [], []
     try:
         for lineno, row in enumerate(iter_records(path), start=1):
-            _check_row(row, f"{path}:{lineno}")
+            where = f"{path}:{lineno}"
+            kind = row.get("kind", "repair")
+            if kind == localization.KIND:
+                localization.check_row(row, where)
+                run.rows += 1
+                run.loc_rows += 1
+                run.loc_errors += row["error"] is not None
+                loc.append(localization.convert(row, run.name))
+                continue
+            if kind != "repair":
+                raise BuildInputError(f"{where}: field 'kind': expected 'repair' (or no kind) or "
+                                      f"'{localization.KIND}', got {kind!r}")
+            _check_row(row, where)
             run.rows += 1
+            run.repair_rows += 1
             if row["dry_run"]:
                 run.dry_run += 1
             elif row["outcome"] is None:
@@ -176,7 +219,20 @@ def _read_run(run: RunInfo) -> list[dict]:
                              "passed": row["outcome"] == "pass", "covers": row.get("covers_bug_line")})
     except CorruptRecordsError as exc:
         raise BuildInputError(f"{run.name}: {exc}; the run cannot be read") from None
-    return kept
+    return kept, loc
+
+
+def _label_methods(rows: list[dict]) -> dict[str, dict[str, Any]]:
+    """Replace each row's method and params by its label, in place; label -> {"method", "params"}."""
+    variants: dict[str, set[str]] = {}
+    for row in rows:
+        variants.setdefault(row["method"], set()).add(row["params"])
+    methods: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        name, params = row["method"], json.loads(row.pop("params"))
+        row["method"] = name if len(variants[name]) == 1 else method_label(name, params)
+        methods[row["method"]] = {"method": name, "params": params}
+    return dict(sorted(methods.items()))
 
 
 def load(paths: list[Path], *, allow_unsealed: bool = False) -> Dataset:
@@ -190,15 +246,16 @@ def load(paths: list[Path], *, allow_unsealed: bool = False) -> Dataset:
     if refused and not allow_unsealed:
         raise BuildInputError("refusing unsealed or altered runs (pass --allow-unsealed to build from them "
                               "anyway; they are then marked in every output):\n" + "\n".join(refused))
-    rows = [row for run in runs for row in _read_run(run)]
-    variants: dict[str, set[str]] = {}
-    for row in rows:
-        variants.setdefault(row["method"], set()).add(row["params"])
-    methods: dict[str, dict[str, Any]] = {}
-    for row in rows:
-        name, params = row["method"], json.loads(row.pop("params"))
-        row["method"] = name if len(variants[name]) == 1 else method_label(name, params)
-        methods[row["method"]] = {"method": name, "params": params}
+    rows: list[dict] = []
+    loc_rows: list[dict] = []
+    for run in runs:
+        kept, loc = _read_run(run)
+        rows += kept
+        loc_rows += loc
+    methods = _label_methods(rows + loc_rows)
+    loc_frame = pd.DataFrame(loc_rows, columns=localization.COLUMNS)
+    localization.check_unique(loc_frame)
+    localization.check_rankings(loc_frame)
     frame = pd.DataFrame(rows, columns=["run", "key", "task_id", "method", "budget", "query_type", "edit_format",
                                         "provider", "control", "outcome", "passed", "covers"])
     cell = ["method", *PAIR_KEYS]
@@ -210,4 +267,4 @@ def load(paths: list[Path], *, allow_unsealed: bool = False) -> Dataset:
                               f"query {first['query_type']!r} edit format {first['edit_format']!r} provider "
                               f"{first['provider']!r} is scored more than once: {where}; pass each run once "
                               "(pairing needs one row per cell)")
-    return Dataset(runs=runs, missing_jobs=missing, rows=frame, methods=dict(sorted(methods.items())))
+    return Dataset(runs=runs, missing_jobs=missing, rows=frame, methods=methods, loc_rows=loc_frame)

@@ -1,17 +1,20 @@
-"""Paired bootstrap for differences in pass rate (numpy only).
+"""Cluster bootstrap for means and paired differences (numpy only).
 
-The resampling unit is the task: a row of a paired table can hold several
-pairs per task (pooled over budgets), and those are not independent, so
-whole tasks are drawn with replacement and the estimate of one resample is
-``sum of differences / number of pairs`` over the drawn tasks. With one pair
-per task this is the ordinary pair bootstrap.
+The resampling unit is the task (repair) or the instance (localization): a
+row of a paired table can hold several pairs per task (pooled over budgets),
+and those are not independent, so whole units are drawn with replacement and
+the estimate of one resample is ``sum of values / number of values`` over the
+drawn units. With one value per unit this is the ordinary bootstrap of a mean
+(:func:`bootstrap_ci`) or of a mean paired difference
+(:func:`paired_bootstrap_ci`, the values being differences).
 
-Exact procedure (so that anyone can recompute a published interval): tasks
+Exact procedure (so that anyone can recompute a published interval): units
 sorted by id; ``rng = numpy.random.default_rng(seed)``, fresh for every
 table row, so a row's interval does not depend on which other rows exist;
-``idx = rng.integers(0, n_tasks, size=(resamples, n_tasks))``; the interval
+``idx = rng.integers(0, n_units, size=(resamples, n_units))``; the interval
 is ``numpy.percentile(estimates, [2.5, 97.5])`` (linear interpolation) on
-the fraction scale, multiplied by 100 afterwards for percentage points.
+the fraction scale, multiplied by 100 afterwards for percentages and
+percentage points.
 """
 from __future__ import annotations
 
@@ -24,22 +27,28 @@ DEFAULT_SEED = 0
 LEVEL = 0.95
 
 
-def paired_bootstrap_ci(task_ids: Sequence[str], diffs: Sequence[float], *, resamples: int = DEFAULT_RESAMPLES,
-                        seed: int = DEFAULT_SEED, level: float = LEVEL) -> tuple[float, float]:
-    """Percentile interval of the mean paired difference, resampling tasks; fraction scale."""
-    if len(task_ids) != len(diffs) or not len(diffs):
-        raise ValueError(f"expected equally long, non-empty task ids and differences, got {len(task_ids)} "
-                         f"and {len(diffs)}")
+def bootstrap_ci(unit_ids: Sequence[str], values: Sequence[float], *, resamples: int = DEFAULT_RESAMPLES,
+                 seed: int = DEFAULT_SEED, level: float = LEVEL) -> tuple[float, float]:
+    """Percentile interval of the mean of ``values``, resampling whole units (``unit_ids``); fraction scale."""
+    if len(unit_ids) != len(values) or not len(values):
+        raise ValueError(f"expected equally long, non-empty unit ids and values, got {len(unit_ids)} "
+                         f"and {len(values)}")
     if resamples < 1:
         raise ValueError(f"resamples must be at least 1, got {resamples}")
-    tasks = sorted(set(task_ids))
-    position = {task: i for i, task in enumerate(tasks)}
-    where = np.fromiter((position[t] for t in task_ids), dtype=np.int64, count=len(task_ids))
-    sums = np.bincount(where, weights=np.asarray(diffs, dtype=float), minlength=len(tasks))
-    counts = np.bincount(where, minlength=len(tasks)).astype(float)
+    units = sorted(set(unit_ids))
+    position = {unit: i for i, unit in enumerate(units)}
+    where = np.fromiter((position[u] for u in unit_ids), dtype=np.int64, count=len(unit_ids))
+    sums = np.bincount(where, weights=np.asarray(values, dtype=float), minlength=len(units))
+    counts = np.bincount(where, minlength=len(units)).astype(float)
     rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(tasks), size=(resamples, len(tasks)))
+    idx = rng.integers(0, len(units), size=(resamples, len(units)))
     estimates = sums[idx].sum(axis=1) / counts[idx].sum(axis=1)
     tail = 100 * (1 - level) / 2
     low, high = np.percentile(estimates, [tail, 100 - tail])
     return float(low), float(high)
+
+
+def paired_bootstrap_ci(task_ids: Sequence[str], diffs: Sequence[float], *, resamples: int = DEFAULT_RESAMPLES,
+                        seed: int = DEFAULT_SEED, level: float = LEVEL) -> tuple[float, float]:
+    """Percentile interval of the mean paired difference, resampling tasks; fraction scale."""
+    return bootstrap_ci(task_ids, diffs, resamples=resamples, seed=seed, level=level)

@@ -71,12 +71,13 @@ def _rate_table(data: Dataset, label: str, flag: str, counted: str, rate: str, w
 
 
 def runs_table(data: Dataset) -> Table:
+    # Runs holding only localization rows are listed in tab_localization_runs instead.
     rows = [{"Run": r.name, "Config hash": (r.config_hash or "")[:12], "Manifest": r.manifest,
-             "Status": r.status, "Rows": r.rows, "Dry run": r.dry_run, "No outcome": r.no_outcome,
-             "Control": r.control, "Method rows": r.method_rows} for r in data.runs]
-    caption = ("Source runs: rows read from each run's records.jsonl; dry-run rows and rows without an outcome "
-               "(invalid tasks) are excluded from every other table; control rows are oracle controls, reported "
-               "separately. Manifest: checked with beacon.artifacts.verify.")
+             "Status": r.status, "Rows": r.repair_rows, "Dry run": r.dry_run, "No outcome": r.no_outcome,
+             "Control": r.control, "Method rows": r.method_rows} for r in data.runs if r.repair_rows or not r.rows]
+    caption = ("Source runs: repair rows read from each run's records.jsonl; dry-run rows and rows without an "
+               "outcome (invalid tasks) are excluded from every other table; control rows are oracle controls, "
+               "reported separately. Manifest: checked with beacon.artifacts.verify.")
     if data.missing_jobs:
         caption += f" Missing jobs (no run.json): {', '.join(data.missing_jobs)}."
     cols = [Column("Run"), Column("Config hash"), Column("Manifest"), Column("Status"), Column("Rows", "int"),

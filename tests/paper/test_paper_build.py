@@ -370,6 +370,7 @@ def test_runs_table_and_summary_hold_every_cell(built, corpus):
         meta = json.loads((d / "run.json").read_text())
         assert f"| {name} | `{meta['config_hash']}` | verified |" in index
     assert "tab_router_oracle_upper_bound" in index and "fig_pass_rate" in index
+    assert not list(built.glob("*localization*")) and "localization" not in summary  # repair rows only
 
 
 def test_figures_exist_and_rebuild_is_byte_identical(built, corpus):

@@ -1,0 +1,136 @@
+"""SWE-bench-style localization instances, their repositories, and cached snapshots + graphs.
+
+Instances come from a JSON list or a JSONL file with at least ``instance_id``,
+``repo`` (``owner/name``), ``base_commit``, ``problem_statement`` and
+``patch``; other fields are kept in ``extra``. Repositories are found in a
+folder as ``<owner>__<name>`` (a working tree or bare repository, with or
+without ``.git``) or ``<owner>__<name>.bundle``.
+
+Snapshots are materialised once per commit (``git archive``) and their graphs
+saved once per commit (``CodebaseGraph.save``), so a sweep over methods and
+budgets parses each base commit once. Methods only ever see the snapshot and
+the problem statement, never the patch.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..graph.codebase import CodebaseGraph
+from ..repo.git import FULL_HASH, GitSource, open_source
+from ..repo.snapshot import materialize
+
+REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
+
+
+class InstanceError(ValueError):
+    """An instances file is malformed; the message names the file, entry and field."""
+
+
+@dataclass(frozen=True)
+class Instance:
+    instance_id: str
+    repo: str
+    base_commit: str
+    problem_statement: str
+    patch: str
+    extra: dict = field(default_factory=dict, compare=False, repr=False)
+
+
+def load_instances(path: Path | str) -> list[Instance]:
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    stripped = text.lstrip()
+    entries: list[tuple[int, object]] = []
+    if stripped.startswith("["):
+        try:
+            entries = list(enumerate(json.loads(text), start=1))
+        except json.JSONDecodeError as exc:
+            raise InstanceError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+        where = "entry"
+    else:
+        where = "line"
+        for lineno, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                try:
+                    entries.append((lineno, json.loads(line)))
+                except json.JSONDecodeError as exc:
+                    raise InstanceError(f"{path}:{lineno}: invalid JSON: {exc.msg}") from None
+    instances, seen = [], set()
+    for number, row in entries:
+        if not isinstance(row, dict):
+            raise InstanceError(f"{path}: {where} {number}: expected a JSON object")
+        for name in REQUIRED:
+            if not isinstance(row.get(name), str) or not row[name]:
+                raise InstanceError(f"{path}: {where} {number}: field '{name}': expected a non-empty string")
+        if not FULL_HASH.fullmatch(row["base_commit"]):
+            raise InstanceError(f"{path}: {where} {number}: field 'base_commit': expected a full 40-hex hash")
+        if row["instance_id"] in seen:
+            raise InstanceError(f"{path}: {where} {number}: field 'instance_id': duplicate {row['instance_id']!r}")
+        seen.add(row["instance_id"])
+        instances.append(Instance(**{k: row[k] for k in REQUIRED},
+                                  extra={k: v for k, v in row.items() if k not in REQUIRED}))
+    return instances
+
+
+def find_repository(repos_dir: Path | str, repo: str) -> Path:
+    """``owner/name`` -> ``<repos_dir>/owner__name`` (tree, ``.git`` or ``.bundle``)."""
+    base = Path(repos_dir)
+    stem = repo.replace("/", "__")
+    for candidate in (base / stem, base / f"{stem}.git", base / f"{stem}.bundle"):
+        if candidate.exists():
+            return candidate
+    raise FileNotFoundError(f"no repository for {repo!r} in {base} (tried {stem}, {stem}.git, {stem}.bundle)")
+
+
+class SnapshotCache:
+    """Snapshots and saved graphs per commit under ``root`` (safe to share between runs)."""
+
+    def __init__(self, root: Path | str, repos_dir: Path | str):
+        self.root = Path(root)
+        self.repos_dir = Path(repos_dir)
+        self._sources: dict[str, GitSource] = {}
+        self._graphs: dict[str, CodebaseGraph] = {}
+
+    def source(self, repo: str) -> GitSource:
+        if repo not in self._sources:
+            self._sources[repo] = open_source(find_repository(self.repos_dir, repo), cache_dir=self.root / "bundles")
+        return self._sources[repo]
+
+    def snapshot(self, repo: str, commit: str) -> Path:
+        target = self.root / "snapshots" / repo.replace("/", "__") / commit
+        if not target.is_dir():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=".tmp-"))
+            materialize(self.source(repo), commit, tmp / "tree")
+            try:
+                os.replace(tmp / "tree", target)  # atomic: a half-extracted tree is never used
+            except OSError:
+                if not target.is_dir():
+                    raise
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        return target
+
+    def graph(self, repo: str, commit: str) -> CodebaseGraph:
+        key = f"{repo}@{commit}"
+        if key not in self._graphs:
+            saved = self.root / "graphs" / repo.replace("/", "__") / commit
+            if (saved / "graph.json").is_file():
+                graph = CodebaseGraph.load(saved)
+            else:
+                graph = CodebaseGraph.from_repo(self.snapshot(repo, commit), cache_dir=self.root / "parse-cache")
+                tmp = saved.with_name(f".{commit}.tmp-{os.getpid()}")
+                graph.save(tmp)
+                try:
+                    os.replace(tmp, saved)
+                except OSError:
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    if not (saved / "graph.json").is_file():
+                        raise
+            self._graphs[key] = graph
+        return self._graphs[key]

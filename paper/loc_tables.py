@@ -1,0 +1,211 @@
+"""The localization tables, computed from the localization rows of a :class:`~paper.load.Dataset`.
+
+Every metric is a mean over instances on a 0 to 100 scale (accuracy and
+recall as percentages of instances, MRR times 100) with a percentile
+bootstrap interval that resamples instances (:func:`paper.stats.bootstrap_ci`,
+fresh ``seed`` per row). Rows with an ``error`` are excluded from every
+mean and counted; a metric that is null (the instance has no gold at that
+level) leaves the instance out of that metric's ``n``. Means are
+``100 * math.fsum(values) / n``.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import pandas as pd
+
+from .errors import BuildInputError
+from .latex import Column, Table
+from .load import Dataset
+from .localization import BUDGET_METRICS, RANKING_METRICS
+from .stats import LEVEL, bootstrap_ci, paired_bootstrap_ci
+from .tables import Settings
+
+SMALL_N = 30  # below this many instances a row is a development check, not evidence
+PAIRED_RANKING = "function_acc@10"
+PAIRED_BUDGET = "budget_function_recall"
+ANY_BUDGET = "any"  # the Budget cell of a budget-independent (ranking) row
+
+
+def _scored(data: Dataset) -> pd.DataFrame:
+    return data.loc_rows[data.loc_rows["error"].isna()]
+
+
+def ranking_rows(data: Dataset) -> pd.DataFrame:
+    """One scored row per method and instance (load checked that its budgets agree on every ranking metric)."""
+    rows = _scored(data).sort_values(["method", "instance_id", "budget"])
+    return rows.drop_duplicates(["method", "instance_id"], keep="first")
+
+
+def _methods(data: Dataset) -> list[str]:
+    return sorted(set(data.loc_rows["method"]))
+
+
+def _mean_ci(rows: pd.DataFrame, metric: str, settings: Settings) -> tuple[int, float | None, float | None,
+                                                                           float | None]:
+    known = rows[rows[metric].notna()]
+    if known.empty:
+        return 0, None, None, None
+    values = [float(v) for v in known[metric]]
+    low, high = bootstrap_ci(list(known["instance_id"]), values, resamples=settings.resamples, seed=settings.seed)
+    return len(values), 100 * math.fsum(values) / len(values), 100 * low, 100 * high
+
+
+def slice_note(ns: Sequence[int], unit: str = "row") -> str:
+    """Caption sentence on small slices: a ``unit`` (table row, figure point) on fewer than SMALL_N instances."""
+    ns = [n for n in ns if n]
+    if not ns:
+        return f" No {unit} has a scored instance."
+    low, high = min(ns), max(ns)
+    if high < SMALL_N:
+        span = f"n = {high} instances" if low == high else f"n = {low} to {high} instances per {unit}"
+        return f" {span}: a development check, not evidence."
+    if low < SMALL_N:
+        return (f" {unit.capitalize()}s with n < {SMALL_N} (as few as {low} instances) decide little: a "
+                "development check, not evidence.")
+    return ""
+
+
+def loc_notes(data: Dataset) -> str:
+    """Caption tail of every localization table and figure: instances, error rows, unverified runs."""
+    c = data.loc_counts()
+    text = (f" Instances: {c['instances_scored']} scored of {c['instances_read']} read; {c['scored_rows']} scored "
+            f"rows.")
+    if c["error_excluded"]:
+        errors = data.loc_rows[data.loc_rows["error"].notna()].groupby("method").size()
+        per_method = ", ".join(f"{m}: {int(k)}" for m, k in errors.items())
+        text += (f" Excluded from every metric: {c['error_excluded']} rows with an error (the instance could not "
+                 f"be scored; {per_method}).")
+    else:
+        text += " No row has an error."
+    if data.unverified:
+        text += f" Includes UNVERIFIED runs (unsealed, altered or missing): {', '.join(data.unverified)}."
+    return text
+
+
+def _bootstrap_text(settings: Settings) -> str:
+    return (f"{LEVEL:.0%} percentile bootstrap interval ({settings.resamples} resamples of instances, seed "
+            f"{settings.seed})")
+
+
+def loc_runs_table(data: Dataset) -> Table:
+    rows = []
+    for r in data.runs:
+        if r.loc_rows or not r.rows:
+            mine = data.loc_rows[data.loc_rows["run"] == r.name]
+            rows.append({"Run": r.name, "Config hash": (r.config_hash or "")[:12], "Manifest": r.manifest,
+                         "Status": r.status, "Rows": r.loc_rows, "Errors": r.loc_errors,
+                         "Scored rows": r.loc_rows - r.loc_errors, "Instances": int(mine["instance_id"].nunique())})
+    caption = ("Source runs of the localization results: localization rows read from each run's records.jsonl; "
+               "rows with an error (the instance could not be scored) are excluded from every localization "
+               "metric. Manifest: checked with beacon.artifacts.verify.")
+    if data.missing_jobs:
+        caption += f" Missing jobs (no run.json): {', '.join(data.missing_jobs)}."
+    caption += loc_notes(data)
+    cols = [Column("Run"), Column("Config hash"), Column("Manifest"), Column("Status"), Column("Rows", "int"),
+            Column("Errors", "int"), Column("Scored rows", "int"), Column("Instances", "int")]
+    return Table("tab_localization_runs", caption, cols, key_columns=1, sections=[rows])
+
+
+def accuracy_table(data: Dataset, settings: Settings) -> Table:
+    ranked = ranking_rows(data)
+    sections = []
+    for metric, name in RANKING_METRICS.items():
+        section = []
+        for method in _methods(data):
+            n, mean, low, high = _mean_ci(ranked[ranked["method"] == method], metric, settings)
+            section.append({"Metric": name, "Method": method, "n": n, "Mean": mean, "CI low": low, "CI high": high})
+        sections.append(section)
+    ns = [row["n"] for s in sections for row in s]
+    caption = ("Localization ranking accuracy by method: the mean over instances of each ranking metric on a 0 to "
+               "100 scale (Acc@k: percentage of instances with a gold file, module or function among the first k "
+               "of the ranking; MRR: mean reciprocal rank of the first gold item, times 100), with a "
+               f"{_bootstrap_text(settings)}. Rankings do not depend on the token budget, so each method and "
+               "instance counts once (its rows at different budgets were checked to agree). n: instances scored "
+               "without error whose gold has that level (metric not null)." + slice_note(ns) + loc_notes(data))
+    cols = [Column("Metric"), Column("Method"), Column("n", "int"), Column("Mean", "pct"), Column("CI low", "pct"),
+            Column("CI high", "pct")]
+    return Table("tab_localization_acc", caption, cols, key_columns=2, sections=sections)
+
+
+def budget_table(data: Dataset, settings: Settings) -> Table:
+    scored = _scored(data)
+    rows = []
+    for (method, budget), all_rows in data.loc_rows.groupby(["method", "budget"], sort=True):
+        row: dict = {"Method": method, "Budget": int(budget), "Errors": int(all_rows["error"].notna().sum())}
+        at = scored[(scored["method"] == method) & (scored["budget"] == budget)]
+        for metric, level in BUDGET_METRICS.items():
+            n, mean, low, high = _mean_ci(at, metric, settings)
+            row.update({f"{level} n": n, f"{level} recall (%)": mean, f"{level} CI low (%)": low,
+                        f"{level} CI high (%)": high})
+        rows.append(row)
+    ns = [row[f"{level} n"] for row in rows for level in BUDGET_METRICS.values()]
+    caption = ("Localization recall within the packed context: for each method and token budget, the percentage "
+               "of an instance's gold files (File) and gold functions (Function) that the context packed at that "
+               f"budget contains, averaged over instances, with a {_bootstrap_text(settings)}. n: instances scored "
+               "without error at that budget whose gold has that level; Errors: rows with an error at that "
+               "budget." + slice_note(ns) + loc_notes(data))
+    cols = [Column("Method"), Column("Budget", "int"), Column("Errors", "int")]
+    for level in BUDGET_METRICS.values():
+        cols += [Column(f"{level} n", "int"), Column(f"{level} recall (%)", "pct"),
+                 Column(f"{level} CI low (%)", "pct"), Column(f"{level} CI high (%)", "pct")]
+    return Table("tab_localization_budget", caption, cols, key_columns=2, sections=[rows])
+
+
+def _paired_row(method: str, metric: str, budget: str, mine: pd.DataFrame, ref: pd.DataFrame, column: str,
+                ref_col: str, settings: Settings) -> dict:
+    pairs = mine[mine[column].notna()].merge(ref[ref[column].notna()], on="instance_id", suffixes=("_m", "_r"))
+    row = {"Method": method, "Metric": metric, "Budget": budget, "Pairs": len(pairs), "Method (%)": None,
+           ref_col: None, "Difference (pp)": None, "CI low (pp)": None, "CI high (pp)": None}
+    if pairs.empty:
+        return row
+    m, r = [float(v) for v in pairs[f"{column}_m"]], [float(v) for v in pairs[f"{column}_r"]]
+    diffs = [a - b for a, b in zip(m, r)]
+    low, high = paired_bootstrap_ci(list(pairs["instance_id"]), diffs, resamples=settings.resamples,
+                                    seed=settings.seed)
+    n = len(pairs)
+    row.update({"Method (%)": 100 * math.fsum(m) / n, ref_col: 100 * math.fsum(r) / n,
+                "Difference (pp)": 100 * math.fsum(diffs) / n, "CI low (pp)": 100 * low, "CI high (pp)": 100 * high})
+    return row
+
+
+def paired_table(data: Dataset, settings: Settings) -> Table:
+    ref = settings.reference
+    methods = _methods(data)
+    if ref not in methods:
+        raise BuildInputError(f"--reference {ref}: no localization rows for method {ref!r}; localization methods "
+                              f"present (pass one label exactly): {', '.join(methods)}")
+    ranked, scored = ranking_rows(data), _scored(data)
+    ref_col = f"Reference {ref} (%)"
+    ranking_section, budget_section = [], []
+    for method in methods:
+        if method == ref:
+            continue
+        ranking_section.append(_paired_row(method, RANKING_METRICS[PAIRED_RANKING], ANY_BUDGET,
+                                           ranked[ranked["method"] == method], ranked[ranked["method"] == ref],
+                                           PAIRED_RANKING, ref_col, settings))
+        for budget in sorted(set(data.loc_rows.loc[data.loc_rows["method"] == method, "budget"])):
+            at = scored[scored["budget"] == budget]
+            budget_section.append(_paired_row(method, "Budget function recall", str(budget),
+                                              at[at["method"] == method], at[at["method"] == ref], PAIRED_BUDGET,
+                                              ref_col, settings))
+    ns = [row["Pairs"] for row in ranking_section + budget_section]
+    caption = (f"Paired localization comparison with the reference method {ref} on the same instances: Function "
+               "Acc@10 (a ranking metric, the same at every budget: Budget any) and recall of the gold functions "
+               "within the packed context at each budget. An instance is a pair when both methods scored it "
+               "without error and the metric is not null for it. Difference = method minus reference, in "
+               f"percentage points, with a paired {_bootstrap_text(settings)}." + slice_note(ns) + loc_notes(data))
+    cols = [Column("Method"), Column("Metric"), Column("Budget"), Column("Pairs", "int"), Column("Method (%)", "pct"),
+            Column(ref_col, "pct"), Column("Difference (pp)", "pp"), Column("CI low (pp)", "pp"),
+            Column("CI high (pp)", "pp")]
+    return Table("tab_localization_paired", caption, cols, key_columns=3, sections=[ranking_section, budget_section])
+
+
+def localization_tables(data: Dataset, settings: Settings) -> list[Table]:
+    c = data.loc_counts()
+    if not c["scored_rows"]:
+        raise BuildInputError(f"no scored localization rows: {c['rows_read']} rows read, all {c['error_excluded']} "
+                              "with an error; nothing to report (see the error fields in records.jsonl)")
+    return [loc_runs_table(data), accuracy_table(data, settings), budget_table(data, settings),
+            paired_table(data, settings)]
