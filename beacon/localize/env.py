@@ -583,3 +583,22 @@ class LocBenchEnv:
             "submission": copy.deepcopy(self.submission), "score": self.score(),
             "trajectory": copy.deepcopy(self.trajectory),  # a copy: callers may edit the result
         }
+
+
+def score_trajectory(result: dict[str, Any], gold: Any, repo_dir: Path | str) -> dict[str, float | None]:
+    """Trajectory metrics (coverage AUC over steps, redundancy) of an episode's ``result()``.
+
+    Each step's prediction is what it *showed* (files, read/grep line spans,
+    the symbols around them), scored with ``beacon.localize.metrics``.
+    """
+    from .metrics import ContextPrediction, trajectory_scores
+
+    steps = []
+    for step in result["trajectory"]:
+        shown = step["shown"]
+        spans: dict[str, list[tuple[int, int]]] = {}
+        for path, first, last in shown["spans"]:
+            spans.setdefault(path, []).append((first, last))
+        steps.append(ContextPrediction(frozenset(shown["files"]), frozenset(shown["symbols"]),
+                                       {p: tuple(v) for p, v in spans.items()}))
+    return trajectory_scores(steps, gold, repo_dir) if steps else {}

@@ -72,7 +72,7 @@ def test_paper_acc_table_matches_records(sweep):
 
 def test_scripted_locbench_episode_on_a_real_instance(sweep):
     from beacon.localize import SnapshotCache, gold_from_patch, load_instances
-    from beacon.localize.env import LocBenchEnv, Repository
+    from beacon.localize.env import LocBenchEnv, Repository, score_trajectory
     from beacon.localize.policies import run_scripted
 
     inst = load_instances(DEV / "instances.jsonl")[0]
@@ -83,3 +83,10 @@ def test_scripted_locbench_episode_on_a_real_instance(sweep):
     result = run_scripted(env, inst.problem_statement, cache.graph(inst.repo, inst.base_commit))
     assert result["calls_used"] <= 10 and result["trajectory"]
     assert 0.0 <= result["score"]["files"]["recall"] <= 1.0
+    traj = score_trajectory(result, gold, tree)
+    assert set(traj) >= {"auc_file", "auc_line", "redundancy_file", "redundancy_line"}
+    assert all(v is None or 0.0 <= v <= 1.0 for v in traj.values())
+    # reading the gold file at some step means file coverage reaches 1 by the end
+    seen = set(result["trajectory"][-1]["seen"]["files"])
+    if set(gold.files(added=False)) <= seen:
+        assert traj["auc_file"] > 0
