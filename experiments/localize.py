@@ -11,6 +11,8 @@ recorded row with its error, never a crash of the sweep.
 from __future__ import annotations
 
 import logging
+import os
+import sys
 from pathlib import Path
 
 import hydra
@@ -18,6 +20,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from hydra.utils import to_absolute_path
 from omegaconf import DictConfig, OmegaConf
+from tqdm import tqdm
 
 from beacon.artifacts import RunWriter, code_state, package_versions, sha256_file
 from beacon.artifacts.errors import CodeStateError
@@ -58,7 +61,8 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
             return run_dir
         done = writer.finished_keys()
         param_text = ",".join(f"{k}={v}" for k, v in sorted(params.items()))
-        for inst in instances:
+        show = cfg.progress if cfg.progress is not None else (sys.stderr.isatty() and not os.environ.get("CI"))
+        for inst in tqdm(instances, disable=not show, unit="instance", leave=False):
             key = f"{inst.instance_id}|{cfg.method.name}({param_text})|{cfg.budget}"
             if key in done:
                 continue
