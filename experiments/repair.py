@@ -27,8 +27,10 @@ def run(cfg: DictConfig) -> None:
     summary = execute(valid, job_dir=Path(hc.runtime.output_dir),
                       overrides=list(hc.overrides.task), resolve_path=to_absolute_path,
                       multirun=hc.mode == RunMode.MULTIRUN)
-    if summary is not None and valid.print_table:
-        print_table(Path(hc.runtime.output_dir) / "run")
+    run_dir = Path(hc.runtime.output_dir) / "run"
+    # Also when the run was already complete (re-running a sealed config just shows it again).
+    if valid.print_table and (summary is not None or (run_dir / "MANIFEST.sha256").exists()):
+        print_table(run_dir)
 
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="repair")
