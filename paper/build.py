@@ -14,7 +14,8 @@ they are named in every caption, figure and in ``index.md``.
 
 Repair outputs: tab_runs, tab_pass_rate, tab_failure_modes, tab_coverage,
 tab_paired, tab_router_oracle_upper_bound; fig_pass_rate, fig_failure_modes,
-fig_coverage. Localization outputs: tab_localization_runs,
+fig_coverage; for a pilot of at most 10 tasks also tab_outcome_grid and fig_outcome_grid
+(every attempt's outcome, method x task x edit format). Localization outputs: tab_localization_runs,
 tab_localization_acc, tab_localization_budget, tab_localization_paired;
 fig_localization_recall_vs_budget. ``--reference`` names the reference method
 of both paired tables.
@@ -36,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from beacon.artifacts import atomic_write_bytes, atomic_write_text, safe_label
 
+from . import outcome_grid
 from .latex import Table
 from .load import OUTCOMES, BuildInputError, Dataset, load
 from .loc_tables import loc_notes, localization_tables, slice_note
@@ -65,6 +67,8 @@ def make_figures(data: Dataset, tables: dict[str, Table]) -> list[FigureOut]:
                         "Retrieval target coverage: share of attempts whose context contains the bug line, against "
                         "token budget.", tail, warning),
         ]
+    if outcome_grid.LABEL in tables:
+        figures.append(outcome_grid.outcome_grid_figure(tables[outcome_grid.LABEL], warning))
     if "tab_localization_budget" in tables:
         budget = tables["tab_localization_budget"]
         levels = tuple(BUDGET_METRICS.values())
@@ -160,6 +164,8 @@ def build(paths: list[Path], out: Path, settings: Settings, *, allow_unsealed: b
     tables = []
     if data.has_repair or not data.has_localization:  # no rows at all: all_tables says so
         tables += all_tables(data, settings)
+        if outcome_grid.wanted(data):
+            tables.append(outcome_grid.outcome_grid_table(data))
     if data.has_localization:
         tables += localization_tables(data, settings)
     figures = make_figures(data, {t.label: t for t in tables})
