@@ -1,5 +1,9 @@
 """``python -m experiments.reproduce RUN_DIR``: re-run an archived run from its frozen config alone.
 
+``RUN_DIR`` is a run folder, or a folder of run folders (a pilot archive such as
+``outputs/archive/boltons_pilot`` holds ``controls/`` and ``model/``); each run is
+reproduced on its own and any difference fails the whole command.
+
 1. The archive must verify (``MANIFEST.sha256``: no changed, missing or extra byte).
 2. Its ``run.json`` config is validated and the run is executed again into a
    fresh folder: completions come from the archive's ``completions.jsonl``
@@ -93,20 +97,40 @@ def reproduce(archive: Path, out: Path, *, progress: bool | None = None) -> list
     return diff_records(_load(archive / "records.jsonl"), _load(out / "records.jsonl"))
 
 
+def archived_runs(archive: Path) -> list[Path]:
+    """``archive`` itself when it is a run, else its run folders (a pilot: controls + model trial)."""
+    if (archive / "run.json").is_file():
+        return [archive]
+    runs = sorted(p.parent for p in archive.glob("*/run.json"))
+    if not runs:
+        raise FileNotFoundError(f"{archive}: neither a run folder (run.json) nor a folder of runs (*/run.json)")
+    return runs
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments.reproduce", description=__doc__.splitlines()[0])
-    parser.add_argument("archive", type=Path, help="an archived run folder (with run.json and MANIFEST.sha256)")
+    parser.add_argument("archive", type=Path,
+                        help="an archived run folder (with run.json and MANIFEST.sha256), or a folder of them")
     parser.add_argument("--out", type=Path, default=None, help="where to write the reproduction (default: temp)")
     args = parser.parse_args(argv)
-    out = args.out or Path(tempfile.mkdtemp(prefix="beacon-reproduction-")) / "run"
-    differences = reproduce(args.archive, out)
-    if differences:
-        print(f"NOT reproduced: {args.archive}", file=sys.stderr)
-        print("\n".join(differences), file=sys.stderr)
-        return 1
-    rows = len(_load(out / "records.jsonl"))
-    print(f"reproduced: {args.archive} — {rows} records, every scored field identical (reproduction in {out})")
-    return 0
+    try:
+        runs = archived_runs(args.archive)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    root = args.out or Path(tempfile.mkdtemp(prefix="beacon-reproduction-"))
+    failed = False
+    for run in runs:
+        out = root / (run.name if len(runs) > 1 else "run")
+        differences = reproduce(run, out)
+        if differences:
+            failed = True
+            print(f"NOT reproduced: {run}", file=sys.stderr)
+            print("\n".join(differences), file=sys.stderr)
+            continue
+        rows = len(_load(out / "records.jsonl"))
+        print(f"reproduced: {run} — {rows} records, every scored field identical (reproduction in {out})")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
