@@ -4,7 +4,9 @@ Required fields: ``repo``, ``commit`` (full 40-hex hash), ``bug_location``
 (``path.py:line``), ``mutation_type``, ``original_line``, ``mutated_line``,
 ``token_budget``, ``test_command``. Optional: ``dev_report``,
 ``known_repair`` (the line that repairs the mutant; defaults to
-``original_line``), ``task_id`` (defaults to ``repo:path:line:mutation_type``).
+``original_line``), ``task_id`` (defaults to ``repo:path:line:mutation_type``),
+``metadata`` (a JSON object carried along unchanged, e.g. how discovery found
+the mutation).
 
 Every problem is a ``ManifestError`` naming the file, the line number and the
 field. With a repository resolver, each row is also checked against the file
@@ -16,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -26,7 +28,7 @@ REQUIRED = {
     "repo": str, "commit": str, "bug_location": str, "mutation_type": str,
     "original_line": str, "mutated_line": str, "token_budget": int, "test_command": str,
 }
-OPTIONAL = {"dev_report": str, "known_repair": str, "task_id": str}
+OPTIONAL = {"dev_report": str, "known_repair": str, "task_id": str, "metadata": dict}
 ALLOWED_FLAGS = ("-q", "-v", "--tb=short")
 _LOCATION = re.compile(r"(?P<path>[^:\s]+\.py):(?P<line>[1-9][0-9]*)")
 # A test path or node id: relative path, then optional ::parts (parametrize ids allowed).
@@ -93,6 +95,7 @@ class Task:
     task_id: str
     dev_report: str | None = None
     known_repair: str | None = None
+    metadata: dict | None = field(default=None, hash=False)  # a dict cannot be hashed
 
     @property
     def path(self) -> str:
@@ -126,6 +129,8 @@ def _row_to_task(row: object, file: Path, lineno: int) -> Task:
                 raise ManifestError(file, lineno, name, "missing")
             continue
         value = row[name]
+        if kind is dict and not isinstance(value, dict):
+            raise ManifestError(file, lineno, name, f"expected a JSON object, got {type(value).__name__} {value!r}")
         if not isinstance(value, kind) or isinstance(value, bool):
             raise ManifestError(file, lineno, name, f"expected {kind.__name__}, got {type(value).__name__} {value!r}")
     if not FULL_HASH.fullmatch(row["commit"]):
