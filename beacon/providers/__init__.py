@@ -1,7 +1,7 @@
 """Model adapters behind one :class:`Provider` protocol.
 
 ``make_provider(name, **config)`` builds any registered adapter ("replay",
-"openai", "ollama", plus whatever other modules register with
+"openai", "ollama", "local_llm", plus whatever other modules register with
 ``@register_provider``). Every adapter returns a :class:`Completion` carrying
 native token counts, a normalised stop reason, the service-reported model
 identity and SHA-256 hashes of the exact request and response bodies.
@@ -34,12 +34,14 @@ from .replay import (  # noqa: I001  (importing the adapters registers them)
 )
 from .openai import OpenAIProvider
 from .ollama import OllamaProvider
+from .local_llm import LocalLLMProvider
 from .oracle import OracleProvider, render_repair
 
 __all__ = [
     "PROVIDERS",
     "STOP_REASONS",
     "Completion",
+    "LocalLLMProvider",
     "OllamaProvider",
     "OpenAIProvider",
     "OracleProvider",

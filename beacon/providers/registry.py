@@ -39,7 +39,7 @@ def register_provider(name: str) -> Callable[[F], F]:
 
 def make_provider(name: str, **config: Any) -> Provider:
     """An instance of the provider registered as ``name``, built from ``config``."""
-    from . import ollama, openai, oracle, replay  # noqa: F401  (register the built-in adapters)
+    from . import local_llm, ollama, openai, oracle, replay  # noqa: F401  (register the built-in adapters)
 
     try:
         factory = PROVIDERS[name]
