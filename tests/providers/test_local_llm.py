@@ -232,3 +232,30 @@ def test_real_smollm2_is_deterministic_with_native_counts():
     assert second.text == first.text  # greedy decoding, fixed seed
     print(f"\nstartup {p.startup_s:.2f} s; {first.output_tokens} tokens in {first.latency_s:.2f} s "
           f"({first.output_tokens / first.latency_s:.1f} tok/s); prompt {first.input_tokens} tokens")
+
+
+def test_repair_config_builds_a_recorded_local_llm(gguf, tmp_path):
+    """conf/provider/local_llm.yaml composes, validates, and runner.provider_factory wraps it in a Recorder."""
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+
+    from experiments.runner import provider_factory
+    from experiments.schema import check_values, validate
+
+    root = Path(__file__).resolve().parents[2]
+    with initialize_config_dir(config_dir=str(root / "conf"), version_base="1.3"):
+        composed = compose(config_name="repair", overrides=["provider=local_llm"])
+    plain = OmegaConf.to_container(composed, resolve=False)
+    plain.pop("hydra", None)
+    assert plain["provider"]["options"]["n_ctx"] == 8192 and plain["provider"]["max_tokens"] == 384
+    plain["provider"]["options"].update(model_path=str(gguf), server_command=command())
+    cfg = validate(OmegaConf.create(plain))
+    check_values(cfg)
+    provider = provider_factory(cfg, tmp_path, lambda p: Path(p))(None, None)
+    try:
+        c = provider.complete("fix the off by one", max_tokens=cfg.provider.max_tokens)
+    finally:
+        provider.provider.close()
+    assert c.usable and c.raw["model_label"] == "smollm2-135m-instruct"
+    line = json.loads((tmp_path / "completions.jsonl").read_text())
+    assert line["input_tokens"] == 5 + TEMPLATE_TOKENS and line["model"] == gguf.name
