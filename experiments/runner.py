@@ -35,6 +35,9 @@ _NOT_SCIENTIFIC = {"work_dir", "progress", "print_table", "paper"}
 
 def scientific_config(cfg: DictConfig) -> dict:
     plain = OmegaConf.to_container(cfg, resolve=True)
+    tasks = plain.get("tasks")
+    if isinstance(tasks, dict) and not tasks.get("pypi"):
+        tasks.pop("pypi", None)  # added later: absent when unused, so earlier configs keep their hash
     return {k: v for k, v in plain.items() if k not in _NOT_SCIENTIFIC}
 
 
@@ -58,6 +61,7 @@ def load_tasks(cfg: DictConfig, work: Path, resolve_path) -> tuple[list, object,
         repos = work / "control" / "repos"
     else:
         manifest, repos = Path(resolve_path(cfg.tasks.manifest)), Path(resolve_path(cfg.tasks.repos_dir))
+    sdists = materialize_pypi(cfg, repos, resolve_path)
     resolve = repo_resolver(repos, cache_dir=work / "bundles")
     tasks = load_manifest(manifest, resolve_repo=resolve)
     if cfg.tasks.limit is not None:
@@ -70,7 +74,22 @@ def load_tasks(cfg: DictConfig, work: Path, resolve_path) -> tuple[list, object,
     for fmt in sorted({s for s in (list(cfg.grid.edit_formats) or [cfg.edit_format.name])}):
         text = _template(f"repair-{PROMPT_VERSION}.txt") + "\0" + _template(f"format-{fmt}-{PROMPT_VERSION}.txt")
         inputs[f"prompt_{fmt}"] = hashlib.sha256(text.encode()).hexdigest()
+    inputs.update(sdists)
     return tasks, resolve, inputs
+
+
+def materialize_pypi(cfg: DictConfig, repos: Path, resolve_path) -> dict[str, str]:
+    """Import each ``tasks.pypi`` sdist into ``repos`` (cached, offline once done); their input hashes."""
+    from beacon.repo.pypi import SdistPin, materialize_pin
+
+    pins = [SdistPin(p.name, p.version, p.sha256) for p in cfg.tasks.get("pypi") or []]
+    cache = resolve_path(cfg.tasks.sdist_cache_dir) if cfg.tasks.get("sdist_cache_dir") else None
+    inputs = {}
+    for pin in pins:
+        git_dir, commit = materialize_pin(pin, repos, cache_dir=cache)
+        log.info("pinned sdist %s: %s at %s", pin, git_dir, commit)
+        inputs[f"sdist_{pin}"] = pin.sha256
+    return inputs
 
 
 def provider_factory(cfg: DictConfig, run_dir: Path, resolve_path):

@@ -39,13 +39,26 @@ class EditFormatConf:
 
 
 @dataclass
+class PypiPinConf:
+    """A PyPI sdist imported as ``<repos_dir>/<name>.git`` (tag ``<version>``) before the manifest loads."""
+
+    name: str = MISSING
+    version: str = MISSING
+    sha256: str = MISSING  # of the sdist file; checked before it is used
+
+
+@dataclass
 class TasksConf:
     name: str = MISSING
     kind: str = "manifest"  # manifest | control (repair) | swebench (localization)
     manifest: Optional[str] = None  # repair: a JSONL task manifest
     instances: Optional[str] = None  # localization: SWE-bench-style instances (JSON or JSONL)
     repos_dir: Optional[str] = None
+    repos_dirs: List[str] = field(default_factory=list)  # localization: more folders searched after repos_dir
+    split: Optional[str] = None  # localization: only instances whose "split" field is this (mined: tune/test)
     limit: Optional[int] = None  # first N tasks (development)
+    pypi: List[PypiPinConf] = field(default_factory=list)  # repair: sdists materialized into repos_dir
+    sdist_cache_dir: Optional[str] = None  # where pinned sdists are cached (null: ~/.cache/beacon/sdists)
 
 
 @dataclass
@@ -136,3 +149,21 @@ def check_values(cfg: DictConfig) -> None:
         raise ValueError(f"tasks.kind {cfg.tasks.kind!r}: the repair runner takes manifest or control tasks")
     if cfg.tasks.kind == "manifest" and not (cfg.tasks.manifest and cfg.tasks.repos_dir):
         raise ValueError("tasks.manifest and tasks.repos_dir are required for tasks.kind=manifest")
+    check_pypi_pins(cfg.tasks)
+
+
+def check_pypi_pins(tasks: DictConfig) -> None:
+    """``tasks.pypi``: well-formed pins, only for manifest tasks, one hash per name==version."""
+    from beacon.repo.pypi import SdistPin
+
+    seen: dict[str, str] = {}
+    for i, pin in enumerate(tasks.pypi):
+        try:
+            parsed = SdistPin(pin.name, pin.version, pin.sha256)
+        except ValueError as exc:
+            raise ValueError(f"tasks.pypi[{i}] ({pin.name}=={pin.version}): {exc}") from None
+        if seen.get(str(parsed), parsed.sha256) != parsed.sha256:
+            raise ValueError(f"tasks.pypi[{i}]: {parsed} is pinned twice with different sha256")
+        seen[str(parsed)] = parsed.sha256
+    if tasks.pypi and tasks.kind != "manifest":
+        raise ValueError(f"tasks.pypi: PyPI pins need tasks.kind=manifest (they fill tasks.repos_dir), got {tasks.kind!r}")
