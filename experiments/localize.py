@@ -43,9 +43,13 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
     get_method(cfg.method.name, **params)  # unknown method or bad params: fail before any work
     instances_path = Path(resolve_path(cfg.tasks.instances))
     instances = load_instances(instances_path)
+    if cfg.tasks.get("split"):  # mined tasks carry split tune/test (beacon.tasks.mine)
+        instances = [inst for inst in instances if inst.extra.get("split") == cfg.tasks.split]
     if cfg.tasks.limit is not None:
         instances = instances[: cfg.tasks.limit]
-    cache = SnapshotCache(Path(resolve_path(cfg.cache_dir)), Path(resolve_path(cfg.tasks.repos_dir)))
+    task_set = cfg.tasks.name + (f"/{cfg.tasks.split}" if cfg.tasks.get("split") else "")
+    repos_dirs = [Path(resolve_path(d)) for d in [cfg.tasks.repos_dir, *cfg.tasks.get("repos_dirs", [])]]
+    cache = SnapshotCache(Path(resolve_path(cfg.cache_dir)), repos_dirs)
     try:
         code = code_state(PROJECT_ROOT)
     except CodeStateError:
@@ -69,6 +73,9 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
             base = {"key": key, "kind": "localize", "instance_id": inst.instance_id, "repo": inst.repo,
                     "base_commit": inst.base_commit, "method": cfg.method.name, "method_params": params,
                     "budget": cfg.budget}
+            # which task set (and split) the row belongs to, so reports can group by it; optional
+            # for readers (paper.localization), since runs before it lack the field
+            base["task_set"] = task_set
             try:
                 graph = cache.graph(inst.repo, inst.base_commit)
                 gold = gold_from_patch(inst.instance_id, inst.patch, cache.snapshot(inst.repo, inst.base_commit))

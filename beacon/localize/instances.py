@@ -4,7 +4,7 @@ Instances come from a JSON list or a JSONL file with at least ``instance_id``,
 ``repo`` (``owner/name``), ``base_commit``, ``problem_statement`` and
 ``patch``; other fields are kept in ``extra``. Repositories are found in a
 folder as ``<owner>__<name>`` (a working tree or bare repository, with or
-without ``.git``) or ``<owner>__<name>.bundle``.
+without ``.git``) or ``<owner>__<name>.bundle``, in one folder or the first of several holding it.
 
 Snapshots are materialised once per commit (``git archive``) and their graphs
 saved once per commit (``CodebaseGraph.save``), so a sweep over methods and
@@ -19,6 +19,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 from ..graph.codebase import CodebaseGraph
 from ..repo.git import FULL_HASH, GitSource, open_source
@@ -77,28 +78,38 @@ def load_instances(path: Path | str) -> list[Instance]:
     return instances
 
 
-def find_repository(repos_dir: Path | str, repo: str) -> Path:
-    """``owner/name`` -> ``<repos_dir>/owner__name`` (tree, ``.git`` or ``.bundle``)."""
-    base = Path(repos_dir)
+def _dirs(repos_dir: Path | str | Sequence[Path | str]) -> list[Path]:
+    return [Path(repos_dir)] if isinstance(repos_dir, (str, os.PathLike)) else [Path(d) for d in repos_dir]
+
+
+def find_repository(repos_dir: Path | str | Sequence[Path | str], repo: str) -> Path:
+    """``owner/name`` -> ``<repos_dir>/owner__name`` (tree, ``.git`` or ``.bundle``).
+
+    ``repos_dir`` may be several folders (tasks mined from repositories kept
+    in different places); the first holding the repository wins.
+    """
     stem = repo.replace("/", "__")
-    for candidate in (base / stem, base / f"{stem}.git", base / f"{stem}.bundle"):
-        if candidate.exists():
-            return candidate
-    raise FileNotFoundError(f"no repository for {repo!r} in {base} (tried {stem}, {stem}.git, {stem}.bundle)")
+    for base in _dirs(repos_dir):
+        for candidate in (base / stem, base / f"{stem}.git", base / f"{stem}.bundle"):
+            if candidate.exists():
+                return candidate
+    where = ", ".join(str(d) for d in _dirs(repos_dir))
+    raise FileNotFoundError(f"no repository for {repo!r} in {where} (tried {stem}, {stem}.git, {stem}.bundle)")
 
 
 class SnapshotCache:
     """Snapshots and saved graphs per commit under ``root`` (safe to share between runs)."""
 
-    def __init__(self, root: Path | str, repos_dir: Path | str):
+    def __init__(self, root: Path | str, repos_dir: Path | str | Sequence[Path | str]):
         self.root = Path(root)
-        self.repos_dir = Path(repos_dir)
+        self.repos_dirs = _dirs(repos_dir)
+        self.repos_dir = self.repos_dirs[0]
         self._sources: dict[str, GitSource] = {}
         self._graphs: dict[str, CodebaseGraph] = {}
 
     def source(self, repo: str) -> GitSource:
         if repo not in self._sources:
-            self._sources[repo] = open_source(find_repository(self.repos_dir, repo), cache_dir=self.root / "bundles")
+            self._sources[repo] = open_source(find_repository(self.repos_dirs, repo), cache_dir=self.root / "bundles")
         return self._sources[repo]
 
     def snapshot(self, repo: str, commit: str) -> Path:

@@ -100,19 +100,22 @@ def strip_trailers(message: str) -> str:
     """The message without its trailer block, person trailers and cherry-pick notes; whitespace tidied.
 
     As git's trailer rules, simplified: the last paragraph (never the subject)
-    is a trailer block when every non-blank line is ``Key: value`` or an
-    indented continuation, its first line being ``Key: value``.
+    is a trailer block when every line is ``Key: value`` or an indented
+    continuation, its first line being ``Key: value``; such blocks are
+    dropped from the end until the last paragraph is not one.
     """
     lines = [ln.rstrip() for ln in message.replace("\r\n", "\n").split("\n")]
     lines = [ln for ln in lines if not (_CHERRY.match(ln.strip()) or _PERSON.match(ln.strip()))]
-    while lines and not lines[-1]:
-        lines.pop()
-    start = len(lines)
-    while start > 0 and lines[start - 1]:
-        start -= 1
-    block = lines[start:]
-    if start > 0 and block and _TRAILER.match(block[0]) and all(
-            _TRAILER.match(ln) or ln[:1] in (" ", "\t") for ln in block):
+    while True:  # trailer paragraphs at the end, one at a time (so stripping twice changes nothing)
+        while lines and not lines[-1]:
+            lines.pop()
+        start = len(lines)
+        while start > 0 and lines[start - 1]:
+            start -= 1
+        block = lines[start:]
+        if not (start > 0 and block and _TRAILER.match(block[0])
+                and all(_TRAILER.match(ln) or ln[:1] in (" ", "\t") for ln in block)):
+            break
         lines = lines[:start]
     text = "\n".join(lines).strip()
     return re.sub(r"\n{3,}", "\n\n", text)
