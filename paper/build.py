@@ -16,7 +16,8 @@ Repair outputs: tab_runs, tab_pass_rate, tab_failure_modes, tab_coverage,
 tab_paired, tab_router_oracle_upper_bound; fig_pass_rate, fig_failure_modes,
 fig_coverage; for a pilot of at most 10 tasks also tab_outcome_grid and fig_outcome_grid
 (every attempt's outcome, method x task x edit format). Localization outputs: tab_localization_runs,
-tab_localization_acc, tab_localization_budget, tab_localization_paired;
+tab_localization_acc, tab_localization_budget, tab_localization_paired,
+tab_localization_paired_metrics (every metric vs the reference, per task set);
 fig_localization_recall_vs_budget. ``--reference`` names the reference method
 of both paired tables.
 

@@ -19,12 +19,14 @@ from .errors import BuildInputError
 from .latex import Column, Table
 from .load import Dataset
 from .localization import BUDGET_METRICS, RANKING_METRICS
-from .stats import LEVEL, bootstrap_ci, paired_bootstrap_ci
+from .stats import LEVEL, bootstrap_ci, paired_bootstrap_ci, sign_test_p
 from .tables import Settings
 
 SMALL_N = 30  # below this many instances a row is a development check, not evidence
 PAIRED_RANKING = "function_acc@10"
 PAIRED_BUDGET = "budget_function_recall"
+# tab_localization_paired_metrics: every headline metric against the reference, per task set
+PAIRED_METRICS = ("file_acc@1", "file_acc@5", "function_acc@5", "function_acc@10")
 ANY_BUDGET = "any"  # the Budget cell of a budget-independent (ranking) row
 
 
@@ -202,10 +204,69 @@ def paired_table(data: Dataset, settings: Settings) -> Table:
     return Table("tab_localization_paired", caption, cols, key_columns=3, sections=[ranking_section, budget_section])
 
 
+def _metric_pairs(mine: pd.DataFrame, ref: pd.DataFrame, column: str) -> tuple[list[str], list[float], list[float]]:
+    """(instance ids, method values, reference values) of the instances both have a value for, sorted by id."""
+    pairs = mine[mine[column].notna()].merge(ref[ref[column].notna()], on="instance_id", suffixes=("_m", "_r"))
+    pairs = pairs.sort_values("instance_id")
+    return (list(pairs["instance_id"]), [float(v) for v in pairs[f"{column}_m"]],
+            [float(v) for v in pairs[f"{column}_r"]])
+
+
+def _metric_row(keys: dict, ids: list[str], m: list[float], r: list[float], settings: Settings) -> dict:
+    row = {**keys, "Pairs": len(ids), "Method (%)": None, "Reference (%)": None, "Difference (pp)": None,
+           "CI low (pp)": None, "CI high (pp)": None, "Better": 0, "Worse": 0, "Sign p": None}
+    if not ids:
+        return row
+    diffs = [a - b for a, b in zip(m, r)]
+    low, high = paired_bootstrap_ci(ids, diffs, resamples=settings.resamples, seed=settings.seed)
+    better, worse = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
+    n = len(ids)
+    row.update({"Method (%)": 100 * math.fsum(m) / n, "Reference (%)": 100 * math.fsum(r) / n,
+                "Difference (pp)": 100 * math.fsum(diffs) / n, "CI low (pp)": 100 * low, "CI high (pp)": 100 * high,
+                "Better": better, "Worse": worse, "Sign p": float(f"{sign_test_p(better, worse):.3g}")})
+    return row
+
+
+def paired_metrics_table(data: Dataset, settings: Settings) -> Table:
+    """Every headline metric of every method minus the reference's, on the same instances, per task set."""
+    ref = settings.reference
+    ranked, scored = ranking_rows(data), _scored(data)
+    sections = []
+    for task_set in sorted(set(data.loc_rows["task_set"])):
+        section = []
+        in_set = data.loc_rows[data.loc_rows["task_set"] == task_set]
+        r_set, s_set = ranked[ranked["task_set"] == task_set], scored[scored["task_set"] == task_set]
+        for method in sorted(set(in_set["method"]) - {ref}):
+            for metric in PAIRED_METRICS:
+                ids, m, r = _metric_pairs(r_set[r_set["method"] == method], r_set[r_set["method"] == ref], metric)
+                keys = {"Task set": task_set, "Method": method, "Metric": RANKING_METRICS[metric],
+                        "Budget": ANY_BUDGET}
+                section.append(_metric_row(keys, ids, m, r, settings))
+            for budget in sorted(set(in_set.loc[in_set["method"] == method, "budget"])):
+                at = s_set[s_set["budget"] == budget]
+                ids, m, r = _metric_pairs(at[at["method"] == method], at[at["method"] == ref], PAIRED_BUDGET)
+                keys = {"Task set": task_set, "Method": method, "Metric": "Function recall", "Budget": str(budget)}
+                section.append(_metric_row(keys, ids, m, r, settings))
+        sections.append(section)
+    ns = [row["Pairs"] for s in sections for row in s]
+    caption = (f"Paired comparison of every method with the reference {ref}, per task set: File Acc@1/5 and "
+               "Function Acc@5/10 (ranking metrics, the same at every budget: Budget any) and recall of the gold "
+               "functions within the packed context at each budget. Only instances both methods scored without "
+               "error, with the metric not null, are pairs. Method (%) and Reference (%) are means over the pairs; "
+               f"Difference = method minus reference, in percentage points, with a paired {_bootstrap_text(settings)}"
+               "; Better/Worse: pairs where the method scores higher/lower (ties in neither); Sign p: two-sided "
+               "exact sign test on Better vs Worse (3 significant digits; 1 when every pair ties)." + slice_note(ns) + loc_notes(data))
+    cols = [Column("Task set"), Column("Method"), Column("Metric"), Column("Budget"), Column("Pairs", "int"),
+            Column("Method (%)", "pct"), Column("Reference (%)", "pct"), Column("Difference (pp)", "pp"),
+            Column("CI low (pp)", "pp"), Column("CI high (pp)", "pp"), Column("Better", "int"),
+            Column("Worse", "int"), Column("Sign p")]
+    return Table("tab_localization_paired_metrics", caption, cols, key_columns=4, sections=sections)
+
+
 def localization_tables(data: Dataset, settings: Settings) -> list[Table]:
     c = data.loc_counts()
     if not c["scored_rows"]:
         raise BuildInputError(f"no scored localization rows: {c['rows_read']} rows read, all {c['error_excluded']} "
                               "with an error; nothing to report (see the error fields in records.jsonl)")
     return [loc_runs_table(data), accuracy_table(data, settings), budget_table(data, settings),
-            paired_table(data, settings)]
+            paired_table(data, settings), paired_metrics_table(data, settings)]

@@ -3,7 +3,9 @@
 A row is shaped like ``experiments.localize.run_localize``'s record: the
 body of ``beacon.localize.evaluate.evaluate`` plus ``key``, ``instance_id``,
 ``repo``, ``base_commit``, ``method``, ``method_params``, ``budget`` and
-``error``. A scored row has ``error: null`` and a ``metrics`` dict (every
+``error``, and optionally ``task_set`` (the tasks config name, e.g.
+``mined`` or ``swebench_lite_dev``; rows without it form the set ``all``).
+A scored row has ``error: null`` and a ``metrics`` dict (every
 value a number in [0, 1], or null when the instance has no gold at that
 level); a failed instance has ``metrics: null`` and an ``error`` string, and
 is excluded from every metric and counted.
@@ -31,7 +33,10 @@ RANKING_METRICS = {"file_acc@1": "File Acc@1", "file_acc@5": "File Acc@5", "modu
 # recall of the gold within the packed context, per budget
 BUDGET_METRICS = {"budget_file_recall": "File", "budget_function_recall": "Function"}
 BUDGET_PREFIX = "budget_"
-COLUMNS = ["run", "key", "instance_id", "method", "budget", "error", *RANKING_METRICS, *BUDGET_METRICS, "ranking"]
+COLUMNS = ["run", "key", "instance_id", "method", "budget", "error", *RANKING_METRICS, *BUDGET_METRICS, "ranking",
+           "task_set"]
+# Runs written before the runner recorded ``task_set`` (its tasks config name) form one unnamed set.
+DEFAULT_TASK_SET = "all"
 _FIELDS: dict[str, tuple[type, ...]] = {
     "key": (str,), "instance_id": (str,), "repo": (str,), "base_commit": (str,), "method": (str,),
     "method_params": (dict,), "budget": (int,), "error": (str, type(None)), "metrics": (dict, type(None)),
@@ -58,6 +63,9 @@ def check_row(row: dict, where: str) -> None:
         value = row[name]
         if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
             raise BuildInputError(f"{where}: field '{name}': expected {_type_name(types)}, got {value!r}")
+    if not isinstance(row.get("task_set", ""), str) or row.get("task_set") == "":
+        raise BuildInputError(f"{where}: field 'task_set': expected a non-empty string (the tasks config name) "
+                              f"or no field, got {row['task_set']!r}")
     if row["error"] is not None:
         if not row["error"].strip():
             raise BuildInputError(f"{where}: field 'error': an empty message; expected null (scored) or the error")
@@ -83,7 +91,8 @@ def convert(row: dict, run: str) -> dict:
     return {"run": run, "key": row["key"], "instance_id": row["instance_id"], "method": row["method"],
             "params": json.dumps(row["method_params"], sort_keys=True), "budget": row["budget"],
             "error": row["error"], **{name: metrics.get(name) for name in (*RANKING_METRICS, *BUDGET_METRICS)},
-            "ranking": json.dumps(ranking, sort_keys=True) if row["error"] is None else None}
+            "ranking": json.dumps(ranking, sort_keys=True) if row["error"] is None else None,
+            "task_set": row.get("task_set", DEFAULT_TASK_SET)}
 
 
 def check_unique(frame: pd.DataFrame) -> None:

@@ -15,9 +15,13 @@ table row, so a row's interval does not depend on which other rows exist;
 is ``numpy.percentile(estimates, [2.5, 97.5])`` (linear interpolation) on
 the fraction scale, multiplied by 100 afterwards for percentages and
 percentage points.
+
+:func:`sign_test_p` is the exact two-sided sign test on the per-unit
+differences (ties dropped), reported beside paired intervals.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -52,3 +56,18 @@ def paired_bootstrap_ci(task_ids: Sequence[str], diffs: Sequence[float], *, resa
                         seed: int = DEFAULT_SEED, level: float = LEVEL) -> tuple[float, float]:
     """Percentile interval of the mean paired difference, resampling tasks; fraction scale."""
     return bootstrap_ci(task_ids, diffs, resamples=resamples, seed=seed, level=level)
+
+
+def sign_test_p(better: int, worse: int) -> float:
+    """Two-sided exact sign test: P(a split at least as uneven as ``better``/``worse`` | no difference).
+
+    Ties are left out by the caller; ``min(1, 2 * P(X <= min(better, worse)))`` for ``X ~ Bin(n, 1/2)``,
+    ``n = better + worse``, summed exactly with integers (1.0 when there is no untied pair).
+    """
+    if better < 0 or worse < 0:
+        raise ValueError(f"expected non-negative counts, got better={better}, worse={worse}")
+    n = better + worse
+    if not n:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(better, worse) + 1))
+    return min(1.0, 2 * tail / 2 ** n)
