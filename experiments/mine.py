@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         result = mine_repository(open_source(path, cache_dir=args.cache_dir), name, filters, rev=args.rev)
         seconds = time.perf_counter() - t0
         rows += result.tasks
-        stats[name] = {**dict(sorted(result.counts.items())), "seconds": round(seconds, 1)}
+        stats[name] = dict(sorted(result.counts.items()))  # no timings: the sidecar is deterministic
         print(f"{name}: {result.counts['seen']} commits, {result.counts['candidates']} candidates, "
               f"{len(result.tasks)} tasks ({seconds:.1f} s)", file=sys.stderr)
         for key, n in sorted(result.counts.items()):
