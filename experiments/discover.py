@@ -20,6 +20,7 @@ from beacon.repo.git import GitError, open_source
 from beacon.tasks.discover import (
     DEFAULT_TOKEN_BUDGET, DiscoveryError, Limits, ValidateOptions, discover, write_manifest,
 )
+from beacon.tasks.mutate import OPERATORS
 
 _DEFAULTS = Limits()
 
@@ -29,6 +30,19 @@ def _positive(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
     return value
+
+
+_UNITS = {"": 1, "K": 1 << 10, "KI": 1 << 10, "M": 1 << 20, "MI": 1 << 20, "G": 1 << 30, "GI": 1 << 30}
+
+
+def _size(text: str) -> int:
+    """Bytes: a positive integer, optionally with K/M/G (binary units; ``KiB`` etc. accepted)."""
+    raw = text.strip().upper().removesuffix("B")
+    number = raw.rstrip("KMGI")
+    unit = raw[len(number):]
+    if unit not in _UNITS or not number.isdigit() or int(number) <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive size such as 262144, 256K or 1G, got {text!r}")
+    return int(number) * _UNITS[unit]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,12 +55,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only mutate .py files at or under these repository paths")
     p.add_argument("--tests", nargs="+", metavar="SEL",
                    help="base test selection: paths or node ids (default: the tests/ or test/ directory)")
+    p.add_argument("--operators", nargs="+", metavar="OP", choices=list(OPERATORS),
+                   help=f"only these operators (default: all of {', '.join(OPERATORS)})")
     p.add_argument("--token-budget", type=_positive, default=DEFAULT_TOKEN_BUDGET)
     lim = p.add_argument_group("limits (reaching one writes nothing and exits 2)")
-    lim.add_argument("--max-file-bytes", type=_positive, default=_DEFAULTS.max_file_bytes,
-                     help="bytes of one source file (default %(default)s)")
-    lim.add_argument("--max-check-bytes", type=_positive, default=_DEFAULTS.max_check_bytes,
-                     help="cumulative bytes of mutant files compiled (default %(default)s)")
+    lim.add_argument("--max-file-bytes", type=_size, default=_DEFAULTS.max_file_bytes,
+                     help="bytes of one source file; K/M/G suffixes allowed (default %(default)s)")
+    lim.add_argument("--max-check-bytes", type=_size, default=_DEFAULTS.max_check_bytes,
+                     help="cumulative bytes of mutant files compiled; K/M/G allowed (default %(default)s)")
     lim.add_argument("--max-checks", type=_positive, default=_DEFAULTS.max_checks,
                      help="number of syntax checks (default %(default)s)")
     lim.add_argument("--max-tasks", type=_positive, default=_DEFAULTS.max_tasks,
@@ -96,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         source = open_source(args.repo, cache_dir=args.cache_dir)
         result = discover(source, args.commit, repo=args.repo_name or _repo_name(Path(args.repo)),
                           paths=args.paths, tests=args.tests, token_budget=args.token_budget, limits=limits,
+                          operators=args.operators,
                           validate=options, progress=lambda line: print(line, file=sys.stderr, flush=True))
     except (DiscoveryError, GitError, PermissionError) as exc:
         print(f"discover: error: {exc}", file=sys.stderr)

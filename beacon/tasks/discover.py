@@ -30,7 +30,7 @@ from ..graph.symbols import is_test_path
 from ..repo.git import GitSource
 from ..repo.snapshot import materialize
 from .manifest import Task, parse_test_command
-from .mutate import Mutation, compiles, mutations
+from .mutate import OPERATORS, Mutation, compiles, mutations
 
 DISCOVERY_VERSION = 1
 DEFAULT_TOKEN_BUDGET = 2000
@@ -87,6 +87,7 @@ class Discovery:
     check_bytes: int = 0
     rejected_syntax: int = 0
     validation: dict = field(default_factory=dict)
+    operators: tuple[str, ...] = tuple(OPERATORS)  # which operators were enumerated
 
     def rows(self) -> list[dict]:
         """Manifest rows: all candidates, or after validation only the killed ones."""
@@ -98,7 +99,9 @@ class Discovery:
         for c in self.candidates:
             ops[c.mutation.operator] = ops.get(c.mutation.operator, 0) + 1
         return {"repo": self.repo, "commit": self.commit, "tests": list(self.tests), "files": len(self.files),
-                "skipped": dict(sorted(self.skipped.items())), "candidates": len(self.candidates),
+                "test_files": sum(1 for why in self.skipped.values() if why == "test file"),
+                "skipped": {p: why for p, why in sorted(self.skipped.items()) if why != "test file"},
+                "operators": list(self.operators), "candidates": len(self.candidates),
                 "by_operator": dict(sorted(ops.items())), "syntax_checks": self.checks,
                 "syntax_check_bytes": self.check_bytes, "rejected_syntax": self.rejected_syntax,
                 "limits": self.limits.as_dict(), "validation": self.validation}
@@ -185,7 +188,7 @@ def enumerate_candidates(tree: Path, d: Discovery, *, paths: Sequence[str] = (),
             d.skipped[rel] = f"does not parse: {exc}"
             continue
         d.files.append(rel)
-        for m in found:
+        for m in (m for m in found if m.operator in d.operators):
             mutant = m.apply(text)
             size = len(mutant.encode("utf-8"))
             if d.checks + 1 > limits.max_checks:
@@ -305,10 +308,14 @@ def validate_candidates(d: Discovery, chosen: list[Candidate], source: GitSource
 
 def discover(source: GitSource, commit: str, *, repo: str, paths: Sequence[str] = (),
              tests: Sequence[str] | None = None, token_budget: int = DEFAULT_TOKEN_BUDGET,
-             limits: Limits = Limits(), validate: ValidateOptions | None = None,
+             limits: Limits = Limits(), operators: Sequence[str] | None = None,
+             validate: ValidateOptions | None = None,
              work: Path | None = None, progress: Callable[[str], None] | None = None) -> Discovery:
     """Enumerate (and with ``validate``, validate) the candidates of ``repo`` at ``commit``."""
     commit = source.resolve_commit(commit)
+    unknown = sorted(set(operators or ()) - set(OPERATORS))
+    if unknown:
+        raise DiscoveryError(f"unknown operator(s) {', '.join(unknown)}; known: {', '.join(OPERATORS)}")
     own_work = work is None
     work = Path(tempfile.mkdtemp(prefix="beacon-discover-")) if own_work else Path(work)
     try:
@@ -321,9 +328,13 @@ def discover(source: GitSource, commit: str, *, repo: str, paths: Sequence[str] 
             test_command(selection)
         except ValueError as exc:
             raise DiscoveryError(f"--tests: {exc}") from None
-        d = Discovery(repo, commit, selection, limits)
+        d = Discovery(repo, commit, selection, limits,
+                      operators=tuple(o for o in OPERATORS if not operators or o in operators))
         # Without validation every candidate is a row; with it, at most the validated ones are.
         enumerate_candidates(tree, d, paths=paths, budget=token_budget, rows=validate is None)
+        if progress is not None:
+            progress(f"enumerated {len(d.candidates)} candidates in {len(d.files)} files "
+                     f"({d.checks} syntax checks, {d.check_bytes / 1e6:.1f} MB compiled)")
         if validate is not None:
             chosen = validate.choose(d.candidates)
             if len(chosen) > limits.max_tasks:

@@ -74,7 +74,8 @@ def test_complete_run_writes_a_loadable_manifest_of_every_candidate(repo, tmp_pa
     assert [(r["bug_location"], r["mutation_type"], r["mutated_line"]) for r in rows] == [
         (f"pkg/calc.py:{m.line}", m.operator, m.mutated_line) for m in expected]
     assert summary["candidates"] == summary["written"] == len(rows) == summary["syntax_checks"] > 5
-    assert summary["skipped"] == {"pkg/test_helpers.py": "test file", "tests/test_calc.py": "test file"}
+    assert summary["skipped"] == {} and summary["test_files"] == 2  # pkg/test_helpers.py, tests/test_calc.py
+    assert not any(r["bug_location"].startswith(("tests/", "pkg/test_")) for r in rows)
     assert rows[0]["task_id"] == f"calc:pkg/calc.py:7:{expected[0].operator}:0"
     assert {r["commit"] for r in rows} == {commit} and {r["test_command"] for r in rows} == {"python -m pytest -q tests"}
     tasks = load_manifest(out, resolve_repo=repo_resolver(tmp_path / "repos"))
@@ -128,6 +129,23 @@ def test_paths_and_tests_options_are_checked(repo, tmp_path, capsys):
     assert run_cli(work, tmp_path / "o.jsonl", "--tests", "tests/test_calc.py::test_even") == 0
     row = json.loads((tmp_path / "o.jsonl").read_text().splitlines()[0])
     assert row["test_command"] == "python -m pytest -q tests/test_calc.py::test_even"
+
+
+def test_operator_filter_and_size_suffixes(repo, tmp_path, capsys):
+    work, _ = repo
+    out = tmp_path / "o.jsonl"
+    assert run_cli(work, out, "--operators", "off_by_one", "return_value_swap", "--max-check-bytes", "1M") == 0
+    summary = json.loads(capsys.readouterr().out)
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {r["mutation_type"] for r in rows} == {"return_value_swap"} == set(summary["by_operator"])
+    assert summary["operators"] == ["return_value_swap", "off_by_one"]
+    assert summary["limits"]["max_check_bytes"] == 1 << 20 == rows[0]["metadata"]["limits"]["max_check_bytes"]
+    for bad in (["--operators", "nonsense"], ["--max-file-bytes", "12X"], ["--max-checks", "0"]):
+        with pytest.raises(SystemExit):
+            run_cli(work, out, *bad)
+        assert "error: argument" in capsys.readouterr().err
+    with pytest.raises(DiscoveryError, match="unknown operator"):
+        discover(open_source(work), "HEAD", repo="calc", operators=["nonsense"])
 
 
 def test_cli_refuses_validate_without_consent(repo, tmp_path, capsys):
