@@ -159,12 +159,16 @@ def enumerate_candidates(tree: Path, d: Discovery, *, paths: Sequence[str] = (),
 
     ``rows``: every candidate becomes a manifest row (no validation), so ``max_tasks`` applies here.
     """
-    from ..repair.task_policy import source_file_problems  # repair imports tasks: import late
+    from ..repair.controls import SHADOW_NAMES  # repair imports tasks: import late
+    from ..repair.task_policy import source_file_problems
 
     limits, command = d.limits, test_command(d.tests)
     for rel in _select_files(tree, paths):
         if is_test_path(rel):
             d.skipped[rel] = "test file"
+            continue
+        if rel.split("/", 1)[0] in SHADOW_NAMES:  # pinned by the runner: a mutant could never run
+            d.skipped[rel] = "shadows pytest at the repository root"
             continue
         data = (tree / rel).read_bytes()
         if len(data) > limits.max_file_bytes:

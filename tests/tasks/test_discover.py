@@ -120,6 +120,26 @@ def test_limits_are_recorded_and_runs_are_byte_identical_from_tree_and_bundle(re
     assert {r["metadata"]["limits"]["max_checks"] for r in rows} == {500}
 
 
+def test_unusable_files_are_skipped_and_uncompilable_mutants_rejected(repo, tmp_path, capsys):
+    work, _ = repo
+    # parses but does not compile (nonlocal without an enclosing binding): all 3 mutants are rejected
+    (work / "pkg" / "broken.py").write_text("def f(a):\n    nonlocal zz\n    return a + 1\n")
+    (work / "pkg" / "crlf.py").write_bytes(b"def f(a):\r\n    return a + 1\r\n")
+    (work / "pkg" / "latin.py").write_bytes(b"# \xe9\ndef f(a):\n    return a + 1\n")
+    (work / "pkg" / "old.py").write_text("def f(a):\n    print a\n")
+    (work / "pytest.py").write_text("def f(a):\n    return a + 1\n")
+    git(work, "add", ".")
+    git(work, "commit", "-qm", "odd files")
+    assert run_cli(work, tmp_path / "o.jsonl") == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["rejected_syntax"] == 3 and summary["syntax_checks"] == summary["candidates"] + 3
+    skipped = summary["skipped"]
+    assert skipped["pkg/crlf.py"] == "has CR line endings" and skipped["pkg/latin.py"] == "not UTF-8"
+    assert skipped["pkg/old.py"].startswith("does not parse") and "shadows pytest" in skipped["pytest.py"]
+    rows = [json.loads(line) for line in (tmp_path / "o.jsonl").read_text().splitlines()]
+    assert {r["bug_location"].split(":")[0] for r in rows} == {"pkg/calc.py"}
+
+
 def test_paths_and_tests_options_are_checked(repo, tmp_path, capsys):
     work, _ = repo
     assert run_cli(work, tmp_path / "o.jsonl", "--paths", "nowhere") == 2
