@@ -223,7 +223,7 @@ def _metric_row(keys: dict, ids: list[str], m: list[float], r: list[float], sett
     n = len(ids)
     row.update({"Method (%)": 100 * math.fsum(m) / n, "Reference (%)": 100 * math.fsum(r) / n,
                 "Difference (pp)": 100 * math.fsum(diffs) / n, "CI low (pp)": 100 * low, "CI high (pp)": 100 * high,
-                "Better": better, "Worse": worse, "Sign p": float(f"{sign_test_p(better, worse):.3g}")})
+                "Better": better, "Worse": worse, "Sign p": f"{sign_test_p(better, worse):.3g}"})  # text: p-values need more than .1f
     return row
 
 

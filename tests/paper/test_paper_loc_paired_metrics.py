@@ -99,7 +99,7 @@ def test_hand_computed_cells(table):
     assert row["Pairs"] == 3 and row["Better"] == 2 and row["Worse"] == 0
     assert row["Method (%)"] == pytest.approx(100) and row["Reference (%)"] == pytest.approx(100 / 3)
     assert row["Difference (pp)"] == pytest.approx(200 / 3)
-    assert row["Sign p"] == 0.5  # 2 * P(X <= 0), X ~ Bin(2, 1/2)
+    assert row["Sign p"] == "0.5"  # 2 * P(X <= 0), X ~ Bin(2, 1/2); text, 3 significant digits
     diffs = {"m1": 0.0, "m2": 1.0, "m3": 1.0}  # the documented bootstrap, recomputed
     arr = np.array([diffs[k] for k in sorted(diffs)])
     idx = np.random.default_rng(SEED).integers(0, 3, size=(RESAMPLES, 3))
@@ -111,7 +111,7 @@ def test_hand_computed_cells(table):
     assert (row["CI low (pp)"], row["CI high (pp)"]) == pytest.approx((100, 100))
     # File Acc@5: every pair ties
     row = cells(table, "mined", "File Acc@5")
-    assert (row["Better"], row["Worse"], row["Difference (pp)"], row["Sign p"]) == (0, 0, pytest.approx(0), 1.0)
+    assert (row["Better"], row["Worse"], row["Difference (pp)"], row["Sign p"]) == (0, 0, pytest.approx(0), "1")
     # budgets: recall at 2000 is 0.5,0 vs 0,0 and at 8000 1,1 vs 0.5,0.5
     row = cells(table, "mined", "Function recall", "2000")
     assert (row["Pairs"], row["Better"], row["Worse"], row["Difference (pp)"]) == (2, 1, 0, pytest.approx(25))
@@ -120,7 +120,7 @@ def test_hand_computed_cells(table):
     # the legacy set: file_acc@1 0,1 vs 1,0 -> one better, one worse, mean 0
     row = cells(table, "all", "File Acc@1")
     assert (row["Pairs"], row["Better"], row["Worse"], row["Difference (pp)"], row["Sign p"]) == \
-        (2, 1, 1, pytest.approx(0), 1.0)
+        (2, 1, 1, pytest.approx(0), "1")
     assert r"mined & perron & File Acc@1 & any & 3 & 100.0 & 33.3 & +66.7" in table["tex"]
 
 
