@@ -17,19 +17,20 @@ parent commit. Leak guard: a commit whose gold functions include a gold
 function of a held-out instance (the SWE-bench dev slice, given as
 ``exclude_functions``) is skipped, since it may be that instance's fix or
 a close relative; commits equal to a held-out base commit (as commit or
-base) are skipped too (``exclude_commits``). Cheap filters (message length, changed lines, exclusions)
-run on one ``git log --numstat`` pass; diffs and parent files are read only
-for the commits passing them, and gold is computed on the one parent file
-written to a temporary folder rather than a full snapshot.
+base) are skipped too (``exclude_commits``). Cheap filters (message
+length, changed lines, exclusions) run on one ``git log --numstat`` pass;
+diffs and parent files are read only for the commits passing them, and gold
+is computed on the one parent file written to a temporary folder rather
+than a full snapshot.
 
 Sampling is deterministic: the candidates (commits passing the log
 filters), sorted by commit hash, are shuffled by ``random.Random(seed)``
 and checked for gold in that order until ``cap`` tasks are found; that is a
 uniform sample of the eligible set, without diffing every candidate
 (candidates after the cap are counted as ``not_examined_cap_reached``).
-Tasks are then sorted by commit time so the file reads chronologically. ``split`` is
-``tune`` or ``test`` by the parity of the instance id's SHA-256 (about
-50/50, stable under re-mining with other filters).
+Tasks are then sorted by commit time so the file reads chronologically.
+``split`` is ``tune`` or ``test`` by the parity of the instance id's
+SHA-256 (about 50/50, stable under re-mining with other filters).
 """
 from __future__ import annotations
 
@@ -211,8 +212,9 @@ def _gold_check(source: GitSource, repo: str, c: _Commit, path: str, instance_id
         return "empty_diff", "", {}
     try:
         gold = file_gold(instance_id, patch, {path: old})
-    except GoldError as exc:
-        return f"gold_error:{type(exc).__name__}", patch, {}
+    except GoldError as exc:  # mostly Python 2 files, which the graph cannot parse either
+        reason = "base_file_does_not_parse" if "cannot parse" in str(exc) else f"gold_error:{type(exc).__name__}"
+        return reason, patch, {}
     if not gold.functions:
         return "no_existing_function_changed", patch, {}
     if any(f"{repo}:{f}" in exclude for f in gold.functions):
