@@ -1,3 +1,4 @@
 """Imports every built-in method module so that the registry is complete."""
 from . import bca, hashed, lexical, oracle  # noqa: F401
 from . import perron  # noqa: F401
+from . import hybrid, repomap  # noqa: F401

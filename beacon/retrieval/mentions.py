@@ -1,0 +1,151 @@
+"""Resolve what a query names (``query_features``) against a graph: per-symbol and per-file weights.
+
+* A mentioned **path** (prose or traceback) matches a graph file when one is a
+  suffix of the other on a ``/`` boundary (``click/core.py`` ~
+  ``src/click/core.py``; ``/usr/lib/.../requests/models.py`` ~
+  ``requests/models.py``); an ambiguous bare name shares its weight.
+* A **stem** (``sessions`` in prose or ``werkzeug.routing``) matches the files
+  with that stem, weakly (stems are ordinary words too).
+* A **name** matches the symbols whose simple name it is. Identifier weights
+  follow Aider's repo map: names the query marks as code (backticks, calls,
+  dotted, frames) ×10, long (≥ 8 chars) snake/camel names ×10, private names
+  ×0.1, names defined in more than 5 files ×0.1. A dotted name also matches
+  qualname suffixes (``Session.send``) at full weight.
+* A **frame**'s function in a matched file is a strong mention.
+
+Only the query and the snapshot are read. ``mention_weights`` remembers the
+last query per graph (a method asks twice per query; older queries are dropped).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..graph.codebase import CodebaseGraph
+from .query_features import QueryFeatures, query_features
+
+EXPLICIT = 10.0  # the query marks the name as code
+LONG_NAME = 10.0  # a long snake/camel name is specific
+LONG_NAME_CHARS = 8
+PRIVATE = 0.1
+COMMON = 0.1  # defined in more than COMMON_FILES files
+COMMON_FILES = 5
+PATH_WEIGHT = 100.0  # an explicit file path is the strongest mention there is
+STEM_WEIGHT = 3.0
+FRAME_FUNCTION = 100.0
+MIN_NAME_CHARS = 3
+_SNAKE_OR_CAMEL = re.compile(r"[a-z0-9]_[a-z0-9]|[a-z][A-Z]")
+_STEM_BLOCKLIST = frozenset({"__init__", "__main__", "setup", "conftest", "utils", "util", "compat"})
+
+
+@dataclass(frozen=True)
+class FileIndex:
+    """Files of a graph in sorted order, each symbol's file, and the module node of each file."""
+
+    paths: tuple[str, ...]
+    file_of: np.ndarray  # per symbol: index into paths
+    module_node: np.ndarray  # per file: node of its module symbol (-1 if none)
+    by_name: dict[str, np.ndarray]  # simple name -> nodes defining it (modules excluded)
+    by_stem: dict[str, list[int]]  # file stem -> files
+
+
+def file_index(graph: CodebaseGraph) -> FileIndex:
+    found = graph.cache.get("_file_index")
+    if found is not None:
+        return found
+    paths = tuple(sorted({s.path for s in graph.symbols}))
+    pos = {p: i for i, p in enumerate(paths)}
+    file_of = np.fromiter((pos[s.path] for s in graph.symbols), dtype=np.int64, count=len(graph.symbols))
+    module_node = np.full(len(paths), -1, dtype=np.int64)
+    names: dict[str, list[int]] = {}
+    for i, s in enumerate(graph.symbols):
+        if s.kind == "module":
+            module_node[pos[s.path]] = i
+        else:
+            names.setdefault(s.name, []).append(i)
+    by_stem: dict[str, list[int]] = {}
+    for i, p in enumerate(paths):
+        by_stem.setdefault(p.rsplit("/", 1)[-1].rsplit(".", 1)[0], []).append(i)
+    found = FileIndex(paths, file_of, module_node, {k: np.asarray(v, dtype=np.int64) for k, v in names.items()},
+                      by_stem)
+    graph.cache["_file_index"] = found
+    return found
+
+
+def match_path(index: FileIndex, mentioned: str) -> list[int]:
+    """Files equal to ``mentioned`` or a suffix/prefix-extension of it on a ``/`` boundary."""
+    m = mentioned.lstrip("/")
+    return [i for i, p in enumerate(index.paths)
+            if p == m or p.endswith("/" + m) or m.endswith("/" + p)]
+
+
+def identifier_weight(name: str, explicit: bool, defining_files: int) -> float:
+    """Aider-style weight of a mentioned identifier (see the module docstring)."""
+    w = 1.0
+    if explicit:
+        w *= EXPLICIT
+    if len(name) >= LONG_NAME_CHARS and _SNAKE_OR_CAMEL.search(name):
+        w *= LONG_NAME
+    if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
+        w *= PRIVATE
+    if defining_files > COMMON_FILES:
+        w *= COMMON
+    return w
+
+
+@dataclass(frozen=True)
+class Mentions:
+    symbol: np.ndarray  # per symbol: weight of the names that match it
+    file: np.ndarray  # per file (FileIndex order): weight of paths/stems that match it
+
+    @property
+    def empty(self) -> bool:
+        return not (self.symbol.any() or self.file.any())
+
+
+def mention_weights(graph: CodebaseGraph, query: str | QueryFeatures) -> Mentions:
+    features = query if isinstance(query, QueryFeatures) else query_features(query)
+    last = graph.cache.get("_mentions_last")  # one query at a time: no per-query growth of the cache
+    if last is not None and last[0] == features.text:
+        return last[1]
+    index = file_index(graph)
+    sym = np.zeros(len(graph.symbols))
+    files = np.zeros(len(index.paths))
+    for p in features.paths:
+        hits = match_path(index, p)
+        for f in hits:
+            files[f] += PATH_WEIGHT / len(hits)
+    words = set(features.identifiers)
+    dotted_parts = {part for d in features.dotted for part in d.split(".")}
+    for stem in (words | dotted_parts) - _STEM_BLOCKLIST:
+        for f in index.by_stem.get(stem, ()):
+            if len(stem) >= MIN_NAME_CHARS and files[f] < PATH_WEIGHT:
+                files[f] += STEM_WEIGHT
+    explicit = features.explicit_names
+    for name in words | explicit:
+        nodes = index.by_name.get(name)
+        if nodes is None or len(name) < MIN_NAME_CHARS:
+            continue
+        n_files = len(np.unique(index.file_of[nodes]))
+        sym[nodes] += identifier_weight(name, name in explicit, n_files)
+    for d in features.dotted:  # Session.send, flask.Flask.add_url_rule: qualname suffixes
+        parts = d.split(".")
+        for k in (2, 3):
+            if len(parts) >= k:
+                tail = ".".join(parts[-k:])
+                for node in index.by_name.get(parts[-1], ()):
+                    q = graph.symbols[node].qualname
+                    if q == tail or q.endswith("." + tail):
+                        sym[node] += EXPLICIT * LONG_NAME
+    for frame in features.frames:
+        if frame.function is None:
+            continue
+        hit_files = set(match_path(index, frame.path))
+        for node in index.by_name.get(frame.function, ()):
+            if int(index.file_of[node]) in hit_files:
+                sym[node] += FRAME_FUNCTION
+    found = Mentions(sym, files)
+    graph.cache["_mentions_last"] = (features.text, found)
+    return found

@@ -1,0 +1,135 @@
+"""Stemmed lexical fields for natural-language queries: symbol, file and name documents.
+
+Issue texts and commit messages are prose ("deprecate charset", "encoding of
+filenames") while code says ``deprecated``, ``encode``, ``filename``. A light,
+iterative suffix stripper (``stem``) conflates such forms; it runs on the
+terms of ``text.term_index`` (the same documents), so a stemmed matrix is the
+unstemmed one times a sparse terms -> stems map. Whole multi-part identifiers
+(``compute_retry_delay``) are kept as they are.
+
+Fields, each a docs x stems count matrix memoised on the graph:
+
+* ``symbol``: a symbol's own document (as ``bm25``);
+* ``file``: the sum of a file's symbol documents (the whole file);
+* ``name``: a symbol's path and qualified name only (what it *is* called).
+
+``bm25_field`` scores any of them with Okapi BM25 (k1 = 1.2, b = 0.75).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..graph.codebase import CodebaseGraph
+from .mentions import file_index
+from .text import term_index, terms
+
+# Longest first; a suffix is stripped only if at least MIN_STEM characters remain.
+_SUFFIXES = ("ational", "ations", "ation", "ments", "ment", "ings", "ing", "ions", "ion", "ers", "er",
+             "ies", "es", "ed", "ly", "at", "s", "e")
+MIN_STEM = 4
+FIELDS = ("symbol", "file", "name")
+
+
+@lru_cache(maxsize=1 << 18)
+def stem(term: str) -> str:
+    """Strip suffixes repeatedly: deprecation/deprecated/deprecate -> ``deprec``; handler(s) -> ``handl``;
+    cookie(s) -> ``cooki``."""
+    if "_" in term or not term.isalpha():
+        return term
+    word = term
+    changed = True
+    while changed:
+        changed = False
+        for suffix in _SUFFIXES:
+            if word.endswith(suffix) and len(word) - len(suffix) >= MIN_STEM:
+                if suffix == "s" and word.endswith(("ss", "us", "is")):
+                    continue
+                word = word[: -len(suffix)] + ("i" if suffix == "ies" else "")
+                changed = True
+                break
+    if word.endswith("y") and len(word) > MIN_STEM:  # property/properties -> properti
+        word = word[:-1] + "i"
+    return word
+
+
+def _stem_map(graph: CodebaseGraph) -> tuple[dict[str, int], sp.csr_matrix]:
+    found = graph.cache.get("_stem_map")
+    if found is None:
+        vocab = term_index(graph).vocab
+        stems: dict[str, int] = {}
+        cols = np.fromiter((stems.setdefault(stem(t), len(stems)) for t in vocab), dtype=np.int64, count=len(vocab))
+        rows = np.fromiter(vocab.values(), dtype=np.int64, count=len(vocab))
+        mapping = sp.csr_matrix((np.ones(len(vocab)), (rows, cols)), shape=(len(vocab), len(stems)))
+        found = graph.cache["_stem_map"] = (stems, mapping)
+    return found
+
+
+def field_matrix(graph: CodebaseGraph, field: str) -> sp.csr_matrix:
+    """Docs x stems raw counts of ``field`` (rows: symbols, or files in ``FileIndex`` order)."""
+    if field not in FIELDS:
+        raise ValueError(f"unknown field {field!r}; expected one of {FIELDS}")
+    key = ("_stem_field", field)
+    found = graph.cache.get(key)
+    if found is not None:
+        return found
+    stems, mapping = _stem_map(graph)
+    n = len(graph.symbols)
+    if field == "name":
+        rows, cols = [], []
+        for i, s in enumerate(graph.symbols):
+            for t in terms(f"{s.path.replace('/', ' ').replace('.py', '')} {s.qualname.replace('.', ' ')}"):
+                j = stems.get(stem(t))
+                if j is not None:
+                    rows.append(i)
+                    cols.append(j)
+        found = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, len(stems)))
+        found.sum_duplicates()
+    else:
+        found = (term_index(graph).tf @ mapping).tocsr()
+        if field == "file":
+            index = file_index(graph)
+            member = sp.csr_matrix((np.ones(n), (index.file_of, np.arange(n))), shape=(len(index.paths), n))
+            found = (member @ found).tocsr()
+    graph.cache[key] = found
+    return found
+
+
+def bm25_weights(tf: sp.csr_matrix, k1: float = 1.2, b: float = 0.75) -> sp.csc_matrix:
+    """Okapi BM25 term weights of a docs x terms count matrix (as ``lexical.bm25_scores``)."""
+    n_docs = tf.shape[0]
+    df = np.bincount(tf.indices, minlength=tf.shape[1])
+    idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
+    doc_len = np.asarray(tf.sum(axis=1)).ravel()
+    avgdl = float(doc_len.mean()) if n_docs else 1.0
+    norm = k1 * (1 - b + b * doc_len / max(avgdl, 1e-9))
+    rows = np.repeat(np.arange(n_docs), np.diff(tf.indptr))
+    w = tf.copy()
+    w.data = idf[tf.indices] * tf.data * (k1 + 1) / (tf.data + norm[rows])
+    return w.tocsc()
+
+
+def query_stems(graph: CodebaseGraph, query: str) -> tuple[np.ndarray, np.ndarray]:
+    """Stem columns and counts of the query's terms known to the graph."""
+    stems, _ = _stem_map(graph)
+    counts: dict[int, int] = {}
+    for t in terms(query):
+        j = stems.get(stem(t))
+        if j is not None:
+            counts[j] = counts.get(j, 0) + 1
+    cols = np.fromiter(sorted(counts), dtype=np.int64, count=len(counts))
+    return cols, np.fromiter((counts[c] for c in cols), dtype=np.float64, count=len(cols))
+
+
+def bm25_field(graph: CodebaseGraph, query: str, field: str, k1: float = 1.2, b: float = 0.75) -> np.ndarray:
+    """BM25 of every document of ``field`` against the stemmed query."""
+    key = ("_stem_bm25", field, k1, b)
+    weights = graph.cache.get(key)
+    if weights is None:
+        weights = graph.cache[key] = bm25_weights(field_matrix(graph, field), k1, b)
+    cols, counts = query_stems(graph, query)
+    if len(cols) == 0:
+        return np.zeros(weights.shape[0])
+    return np.asarray(weights[:, cols] @ counts).ravel()
