@@ -111,11 +111,9 @@ class ServerInfo:
 class LocalServer:
     """One server subprocess; ``start()`` blocks until ``GET /v1/models`` answers 2xx."""
 
-    def __init__(self, command: list[str], *, host: str, port: int, startup_wait_s: float,
-                 provider: str) -> None:
+    def __init__(self, command: list[str], *, host: str, startup_wait_s: float, provider: str) -> None:
         self.command = list(command)
         self.host = check_loopback_host(host, provider)
-        self.port = port
         self.startup_wait_s = startup_wait_s
         self.provider = provider
         self.proc: subprocess.Popen | None = None
@@ -137,7 +135,8 @@ class LocalServer:
             return fh.read().decode("utf-8", errors="replace")[-_STDERR_TAIL_CHARS:]
 
     def start(self, substitutions: dict[str, object]) -> ServerInfo:
-        """Start the server (``{name}`` placeholders in the command are filled in) and wait for it."""
+        """Start the server (``{name}`` placeholders in the command are filled in, ``port``
+        among them) and wait for it; a running server is returned as it is."""
         if self.running:
             assert self.info is not None
             return self.info

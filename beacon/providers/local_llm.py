@@ -34,7 +34,6 @@ import dataclasses
 import hashlib
 import importlib.metadata
 import importlib.util
-import os
 import sys
 import threading
 from pathlib import Path
@@ -154,8 +153,7 @@ class LocalLLMProvider:
         if not command or not all(isinstance(part, str) and part for part in command):
             raise ProviderConfigError(f"{name}: server_command must be a non-empty list of strings, got {command!r}")
         self.default_command = server_command is None
-        self.server = LocalServer(command, host=self.host, port=self.port,
-                                  startup_wait_s=float(startup_timeout_s), provider=name)
+        self.server = LocalServer(command, host=self.host, startup_wait_s=float(startup_timeout_s), provider=name)
         self._opener = transport.build_opener(use_env_proxies=False)  # loopback: never via a proxy
         self._lock = threading.Lock()  # one request at a time: llama.cpp serves them serially anyway
         self._chat: OpenAIProvider | None = None

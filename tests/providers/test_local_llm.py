@@ -6,9 +6,10 @@ SmolLM2 model through llama-cpp-python when both are installed.
 """
 from __future__ import annotations
 
+import gc
+import hashlib
 import importlib.util
 import json
-import os
 import sys
 import time
 import urllib.request
@@ -86,7 +87,6 @@ def test_lazy_start_readiness_and_native_counts(make, gguf):
     assert c.raw["prompt_tokens_predicted"] == c.input_tokens
     assert c.raw["template_overhead_tokens"] == TEMPLATE_TOKENS
     assert c.model == gguf.name
-    import hashlib
     assert c.model_digest == "sha256:" + hashlib.sha256(gguf.read_bytes()).hexdigest()
     assert c.raw["server"]["n_ctx"] == 4096 and c.raw["model_label"] == "smollm2-135m-instruct"
     sent = state(p)["last_chat"]
@@ -163,8 +163,6 @@ def test_close_kills_the_process_group(make):
 
 
 def test_server_is_killed_when_the_provider_is_garbage_collected(gguf):
-    import gc
-
     p = LocalLLMProvider(model_path=str(gguf), server_command=command(), startup_timeout_s=30)
     p.complete("hi", max_tokens=4)
     pid = p.server.info.pid
@@ -259,3 +257,12 @@ def test_repair_config_builds_a_recorded_local_llm(gguf, tmp_path):
     assert c.usable and c.raw["model_label"] == "smollm2-135m-instruct"
     line = json.loads((tmp_path / "completions.jsonl").read_text())
     assert line["input_tokens"] == 5 + TEMPLATE_TOKENS and line["model"] == gguf.name
+
+
+def test_a_fixed_port_is_used(make):
+    from beacon.providers.llama_server import free_port
+
+    port = free_port("127.0.0.1")
+    p = make(port=port)
+    p.complete("hi", max_tokens=4)
+    assert p.server.info.base_url == f"http://127.0.0.1:{port}"
