@@ -378,7 +378,7 @@ def test_runs_table_summary_figure_and_no_repair_outputs(built, corpus):
     assert "counts" not in summary  # no repair rows: no repair counts
     assert sorted(p.name for p in built.glob("tab_*.tex")) == [
         "tab_localization_acc.tex", "tab_localization_budget.tex", "tab_localization_paired.tex",
-        "tab_localization_runs.tex"]
+        "tab_localization_paired_metrics.tex", "tab_localization_runs.tex"]
     assert sorted(p.name for p in built.glob("fig_*")) == [f"fig_localization_recall_vs_budget.{x}"
                                                            for x in ("pdf", "png", "tex")]
     assert (built / "fig_localization_recall_vs_budget.png").read_bytes().startswith(b"\x89PNG")
