@@ -1,7 +1,6 @@
 """Score several retrieval methods in one process on localization instances (fast method development).
 
-    python -m experiments.benchmarks.localize_methods --instances /tmp/mined/instances.jsonl \
-        --repos-dir ../shared/data/git_repos --split tune --methods bm25,repomap,hybrid --budget 4000
+    python -m experiments.benchmarks.localize_methods --split tune --methods bm25,repomap,hybrid --budget 4000
 
 Each instance's graph is loaded once (``SnapshotCache``, the runner's cache
 folder by default) and every method is scored on it with the runner's own
@@ -43,8 +42,9 @@ def parse_method(spec: str) -> tuple[str, dict]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--instances", required=True)
-    ap.add_argument("--repos-dir", required=True)
+    ap.add_argument("--instances", default="experiments/data/mined_tasks.jsonl")
+    ap.add_argument("--repos-dir", action="append", default=None,
+                    help="folder of <owner>__<name> repositories; repeat for several (default: the mined tasks' two)")
     ap.add_argument("--cache-dir", default=".beacon-cache")
     ap.add_argument("--split", default=None, help="keep instances whose 'split' field equals this")
     ap.add_argument("--methods", default="bm25,repomap,hybrid",
@@ -58,7 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.split:
         instances = [i for i in instances if i.extra.get("split") == args.split]
     instances = instances[: args.limit]
-    cache = SnapshotCache(Path(args.cache_dir), Path(args.repos_dir))
+    repos = args.repos_dir or ["../shared/data/git_repos", "../shared/data/swebench_lite_dev/repos"]
+    cache = SnapshotCache(Path(args.cache_dir), [Path(d) for d in repos])
     rows: dict[str, list[dict]] = {m: [] for m in methods}
     times: dict[str, list[float]] = {m: [] for m in methods}
     out = open(args.records, "w") if args.records else None
@@ -86,12 +87,12 @@ def main(argv: list[str] | None = None) -> int:
     print(file=sys.stderr)
     n_inst = len(next(iter(rows.values()))) if rows else 0
     print(f"{n_inst} instances with gold functions, budget {args.budget}")
-    print(f"{'method':<40}" + "".join(f"{k:>15}" for k in METRICS) + f"{'median s':>10}")
+    print(f"{'method':<40}" + "".join(f"{k:>24}" for k in METRICS) + f"{'median s':>10}")
     for m in methods:
         means = []
         for k in METRICS:
             vals = [r[k] for r in rows[m] if r.get(k) is not None]
-            means.append(f"{(sum(vals) / len(vals) if vals else float('nan')):>15.3f}")
+            means.append(f"{(sum(vals) / len(vals) if vals else float('nan')):>24.3f}")
         med = statistics.median(times[m]) if times[m] else float("nan")
         print(f"{m[:40]:<40}" + "".join(means) + f"{med:>10.3f}")
     return 0

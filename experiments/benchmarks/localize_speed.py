@@ -1,7 +1,6 @@
 """Per-query select+pack time of retrieval methods on localization instances, after the graph is built.
 
-    python -m experiments.benchmarks.localize_speed --instances /tmp/mined/instances.jsonl \
-        --repos-dir ../shared/data/git_repos --methods bm25,repomap,hybrid --budget 4000 --limit 60
+    python -m experiments.benchmarks.localize_speed --split tune --methods bm25,repomap,hybrid --budget 4000 --limit 60
 
 Per instance the saved graph is loaded (``SnapshotCache``) and each method
 runs once to warm the graph's one-off indexes (term matrices, transition
@@ -26,8 +25,9 @@ from beacon.retrieval import assemble_context, get_method
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--instances", required=True)
-    ap.add_argument("--repos-dir", required=True)
+    ap.add_argument("--instances", default="experiments/data/mined_tasks.jsonl")
+    ap.add_argument("--repos-dir", action="append", default=None,
+                    help="folder of <owner>__<name> repositories; repeat for several (default: the mined tasks' two)")
     ap.add_argument("--cache-dir", default=".beacon-cache")
     ap.add_argument("--split", default=None)
     ap.add_argument("--methods", default="bm25,repomap,hybrid")
@@ -41,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.split:
         instances = [i for i in instances if i.extra.get("split") == args.split]
     instances = instances[: args.limit]
-    cache = SnapshotCache(Path(args.cache_dir), Path(args.repos_dir))
+    repos = args.repos_dir or ["../shared/data/git_repos", "../shared/data/swebench_lite_dev/repos"]
+    cache = SnapshotCache(Path(args.cache_dir), [Path(d) for d in repos])
     times: dict[str, list[float]] = {m: [] for m in names}
     warm: dict[str, list[float]] = {m: [] for m in names}
     for n, inst in enumerate(instances, 1):
