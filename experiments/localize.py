@@ -28,19 +28,26 @@ from beacon.localize.evaluate import evaluate
 from beacon.localize.gold import gold_from_patch
 from beacon.localize.instances import SnapshotCache, load_instances
 from beacon.retrieval import get_method
-from experiments.runner import PACKAGES, PROJECT_ROOT
+from experiments.runner import PACKAGES, PROJECT_ROOT, scientific_config
 from experiments.schema import LocalizeConf, validate
 
 log = logging.getLogger("beacon")
-_NOT_SCIENTIFIC = {"cache_dir", "progress", "print_table", "paper"}
 
 
 def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolve_path, multirun: bool) -> Path | None:
     if cfg.tasks.kind != "swebench" or not (cfg.tasks.instances and cfg.tasks.repos_dir):
         raise ValueError("tasks: the localization runner needs kind=swebench with instances and repos_dir "
                          "(e.g. tasks=swebench_lite_dev)")
-    params = dict(cfg.method.params)
-    get_method(cfg.method.name, **params)  # unknown method or bad params: fail before any work
+    # An in-job grid scores every method and budget on an instance while its graph (and the
+    # methods' per-graph indexes) is loaded once; each grid method takes the params of its
+    # conf/method/<name>.yaml, so its rows equal those of a `method=<name>` job.
+    methods = {name: (dict(cfg.method.params) if name == cfg.method.name else method_conf_params(name))
+               for name in (list(cfg.grid.methods) or [cfg.method.name])}
+    budgets = list(cfg.grid.budgets) or [cfg.budget]
+    for name, params in methods.items():
+        get_method(name, **params)  # unknown method or bad params: fail before any work
+    if any(b < 0 for b in budgets):
+        raise ValueError(f"budgets {budgets}: expected integers >= 0")
     instances_path = Path(resolve_path(cfg.tasks.instances))
     instances = load_instances(instances_path)
     if cfg.tasks.get("split"):  # mined tasks carry split tune/test (beacon.tasks.mine)
@@ -55,7 +62,9 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
     except CodeStateError:
         code = {"commit": None, "dirty": None}
     plain = OmegaConf.to_container(cfg, resolve=True)
-    scientific = {k: v for k, v in plain.items() if k not in _NOT_SCIENTIFIC}
+    scientific = scientific_config(cfg)
+    if not any(plain["grid"].values()):
+        scientific.pop("grid")  # no in-job grid: the config hash of runs made before grids existed
     run_dir = job_dir / "run"
     writer = RunWriter(run_dir, config=plain, scientific=scientific, overrides=overrides,
                        inputs={"instances": sha256_file(instances_path)}, code=code,
@@ -64,26 +73,34 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
         if writer.sealed:
             return run_dir
         done = writer.finished_keys()
-        param_text = ",".join(f"{k}={v}" for k, v in sorted(params.items()))
         show = cfg.progress if cfg.progress is not None else (sys.stderr.isatty() and not os.environ.get("CI"))
         for inst in tqdm(instances, disable=not show, unit="instance", leave=False):
-            key = f"{inst.instance_id}|{cfg.method.name}({param_text})|{cfg.budget}"
-            if key in done:
+            cells = [(name, params, budget, f"{inst.instance_id}|{name}({_param_text(params)})|{budget}")
+                     for name, params in methods.items() for budget in budgets]
+            cells = [c for c in cells if c[3] not in done]
+            if not cells:
                 continue
-            base = {"key": key, "kind": "localize", "instance_id": inst.instance_id, "repo": inst.repo,
-                    "base_commit": inst.base_commit, "method": cfg.method.name, "method_params": params,
-                    "budget": cfg.budget}
-            # which task set (and split) the row belongs to, so reports can group by it; optional
-            # for readers (paper.localization), since runs before it lack the field
-            base["task_set"] = task_set
             try:
                 graph = cache.graph(inst.repo, inst.base_commit)
                 gold = gold_from_patch(inst.instance_id, inst.patch, cache.snapshot(inst.repo, inst.base_commit))
-                record = {**evaluate(graph, inst.instance_id, inst.problem_statement, gold, cfg.method.name,
-                                     cfg.budget, params), **base, "error": None}
-            except Exception as exc:  # recorded; the other instances go on
-                record = {**base, "metrics": None, "error": f"{type(exc).__name__}: {exc}"}
-            writer.append(record)
+                failure = None
+            except Exception as exc:  # recorded on every cell of the instance; the others go on
+                failure = f"{type(exc).__name__}: {exc}"
+            for name, params, budget, key in cells:
+                base = {"key": key, "kind": "localize", "instance_id": inst.instance_id, "repo": inst.repo,
+                        "base_commit": inst.base_commit, "method": name, "method_params": params,
+                        "budget": budget}
+                # which task set (and split) the row belongs to, so reports can group by it; optional
+                # for readers (paper.localization), since runs before it lack the field
+                base["task_set"] = task_set
+                record = {**base, "metrics": None, "error": failure}
+                if failure is None:
+                    try:
+                        record = {**evaluate(graph, inst.instance_id, inst.problem_statement, gold, name,
+                                             budget, params), **base, "error": None}
+                    except Exception as exc:  # one method failing on one instance is a recorded row
+                        record = {**base, "metrics": None, "error": f"{type(exc).__name__}: {exc}"}
+                writer.append(record)
         writer.seal()
         return run_dir
     except Exception as exc:
@@ -96,16 +113,35 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
         writer.close()
 
 
+def method_conf_params(name: str) -> dict:
+    path = PROJECT_ROOT / "conf" / "method" / f"{name}.yaml"
+    if not path.is_file():
+        raise ValueError(f"grid.methods: {name!r} has no config {path} (every registered method has one)")
+    conf = OmegaConf.load(path)
+    return dict(OmegaConf.to_container(conf.get("params") or OmegaConf.create({}), resolve=True))
+
+
+def _param_text(params: dict) -> str:
+    return ",".join(f"{k}={v}" for k, v in sorted(params.items()))
+
+
 def print_summary(run_dir: Path) -> None:
+    """Mean of the headline metrics per method and budget, from the run's records alone."""
     import json
 
     rows = [json.loads(x) for x in (run_dir / "records.jsonl").read_text().splitlines() if x]
     names = ("file_acc@1", "file_acc@5", "function_acc@5", "function_acc@10", "budget_function_recall")
-    print(f"{len(rows)} instances, {sum(1 for r in rows if r.get('error'))} errors; run folder {run_dir}")
-    for name in names:
-        values = [r["metrics"][name] for r in rows if r.get("metrics") and r["metrics"].get(name) is not None]
-        mean = sum(values) / len(values) if values else float("nan")
-        print(f"  {name:<24} {mean:6.3f}  (n={len(values)})")
+    errors = sum(1 for r in rows if r.get("error"))
+    print(f"{len(rows)} rows, {len({r['instance_id'] for r in rows})} instances, {errors} errors; "
+          f"run folder {run_dir}")
+    print(f"  {'method':<24}{'budget':>7}" + "".join(f"{n.replace('budget_function_', 'fn_'):>19}" for n in names))
+    for method, budget in sorted({(r["method"], r["budget"]) for r in rows}):
+        cell = [r for r in rows if r["method"] == method and r["budget"] == budget and r.get("metrics")]
+        means = []
+        for name in names:
+            values = [r["metrics"][name] for r in cell if r["metrics"].get(name) is not None]
+            means.append(f"{sum(values) / len(values):11.3f} (n={len(values):>3})" if values else f"{'--':>19}")
+        print(f"  {method:<24}{budget:>7}" + "".join(means))
 
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="localize")

