@@ -54,7 +54,6 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
         instances = [inst for inst in instances if inst.extra.get("split") == cfg.tasks.split]
     if cfg.tasks.limit is not None:
         instances = instances[: cfg.tasks.limit]
-    task_set = cfg.tasks.name + (f"/{cfg.tasks.split}" if cfg.tasks.get("split") else "")
     repos_dirs = [Path(resolve_path(d)) for d in [cfg.tasks.repos_dir, *cfg.tasks.get("repos_dirs", [])]]
     cache = SnapshotCache(Path(resolve_path(cfg.cache_dir)), repos_dirs)
     try:
@@ -90,9 +89,10 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
                 base = {"key": key, "kind": "localize", "instance_id": inst.instance_id, "repo": inst.repo,
                         "base_commit": inst.base_commit, "method": name, "method_params": params,
                         "budget": budget}
-                # which task set (and split) the row belongs to, so reports can group by it; optional
+                # which task set and split (mined tasks: tune/test) the row belongs to, so reports
+                # group by it even when one job runs both splits; optional
                 # for readers (paper.localization), since runs before it lack the field
-                base["task_set"] = task_set
+                base["task_set"] = cfg.tasks.name + (f"/{inst.extra['split']}" if inst.extra.get("split") else "")
                 record = {**base, "metrics": None, "error": failure}
                 if failure is None:
                     try:

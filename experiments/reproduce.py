@@ -70,9 +70,14 @@ def reproduce(archive: Path, out: Path, *, progress: bool | None = None) -> list
     if problems:
         return ["archive does not verify:"] + [f"  {p}" for p in problems]
     meta = json.loads((archive / "run.json").read_text(encoding="utf-8"))
-    cfg = validate(OmegaConf.create(meta["config"]))
-    check_values(cfg)
+    config = meta["config"]
     work = Path(tempfile.mkdtemp(prefix="beacon-reproduce-"))
+    if config.get("tasks", {}).get("pypi"):
+        # Pinned sdists are imported afresh (from the hash-checked sdist cache): the archived
+        # repos_dir is a cache path of the machine that ran it, and the commit is reproducible.
+        config = {**config, "tasks": {**config["tasks"], "repos_dir": str(work / "repos")}}
+    cfg = validate(OmegaConf.create(config))
+    check_values(cfg)
     tasks, resolve, inputs = load_tasks(cfg, work, lambda p: p)
     changed = [f"input {name}: archived {meta['inputs'].get(name)} now {value}"
                for name, value in inputs.items() if meta["inputs"].get(name) != value]

@@ -155,12 +155,17 @@ def print_table(run_dir: Path) -> None:
     rows = [json.loads(line) for line in (run_dir / "records.jsonl").read_text().splitlines() if line]
     cells: dict[tuple, Counter] = defaultdict(Counter)
     for r in rows:
-        cells[(r["method"], r["budget"], r["edit_format"], r["query_type"])][r["outcome"] or "n/a"] += 1
-    controls = any(r.get("control") for r in rows)
-    title = "HARNESS CONTROLS (oracle/known repair): " if controls else ""
+        cells[(r["method"], r["budget"], r["edit_format"], r["query_type"], bool(r.get("control")))][
+            r["outcome"] or "n/a"] += 1
+    # Controls (oracle provider, target_file, a query revealing the line) are not method results.
+    if rows and all(r.get("control") for r in rows):
+        title = "HARNESS CONTROLS (oracle/known repair): "
+    else:
+        title = f"provider {', '.join(sorted({r['provider'] for r in rows}))}: "
     print(f"{title}{len(rows)} attempts, run folder {run_dir}")
     print(f"{'method':<24}{'budget':>7}  {'format':<11}{'query':<11}{'pass':>9}  other outcomes")
-    for (method, budget, fmt, query), counts in sorted(cells.items()):
+    for (method, budget, fmt, query, control), counts in sorted(cells.items()):
         total = sum(counts.values())
         others = ", ".join(f"{k}={v}" for k, v in sorted(counts.items()) if k != "pass")
-        print(f"{method:<24}{budget:>7}  {fmt:<11}{query:<11}{counts['pass']:>4}/{total:<4}  {others}")
+        name = method + (" (control)" if control and not title.startswith("HARNESS") else "")
+        print(f"{name:<24}{budget:>7}  {fmt:<11}{query:<11}{counts['pass']:>4}/{total:<4}  {others}")

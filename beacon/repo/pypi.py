@@ -102,6 +102,15 @@ def _cached_names(pin: SdistPin) -> list[str]:
     return [f"{stem}-{pin.version}{ext}" for stem in sorted(stems) for ext in (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")]
 
 
+def cached_sdist(pin: SdistPin, cache_dir: Path | str | None = None) -> Path | None:
+    """The sdist of ``pin`` already in the cache with the pinned hash, else ``None`` (never downloads)."""
+    cache = Path(cache_dir or DEFAULT_CACHE).expanduser()
+    for name in _cached_names(pin):
+        if (cache / name).is_file() and _sha256(cache / name) == pin.sha256:
+            return cache / name
+    return None
+
+
 def fetch_sdist(pin: SdistPin, cache_dir: Path | str | None = None, *, pip_args: Sequence[str] = (),
                 python: str | None = None) -> Path:
     """The verified sdist of ``pin`` in ``cache_dir``, downloaded with pip only when not cached.
