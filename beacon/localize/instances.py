@@ -24,6 +24,7 @@ from typing import Sequence
 from ..graph.codebase import CodebaseGraph
 from ..repo.git import FULL_HASH, GitSource, open_source
 from ..repo.snapshot import materialize
+from ..retrieval.history import HISTORY_KEY, RepoHistory, read_history
 
 REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
 
@@ -106,6 +107,7 @@ class SnapshotCache:
         self.repos_dir = self.repos_dirs[0]
         self._sources: dict[str, GitSource] = {}
         self._graphs: dict[str, CodebaseGraph] = {}
+        self._histories: dict[str, RepoHistory] = {}
 
     def source(self, repo: str) -> GitSource:
         if repo not in self._sources:
@@ -127,7 +129,15 @@ class SnapshotCache:
                 shutil.rmtree(tmp, ignore_errors=True)
         return target
 
+    def history(self, repo: str, commit: str) -> RepoHistory:
+        """The change history up to ``commit`` (never after it): see ``beacon.retrieval.history``."""
+        key = f"{repo}@{commit}"
+        if key not in self._histories:
+            self._histories[key] = read_history(self.source(repo), commit)
+        return self._histories[key]
+
     def graph(self, repo: str, commit: str) -> CodebaseGraph:
+        """The base-commit graph, with its change history attached as ``graph.cache["file_history"]``."""
         key = f"{repo}@{commit}"
         if key not in self._graphs:
             saved = self.root / "graphs" / repo.replace("/", "__") / commit
@@ -144,4 +154,7 @@ class SnapshotCache:
                     if not (saved / "graph.json").is_file():
                         raise
             self._graphs[key] = graph
-        return self._graphs[key]
+        graph = self._graphs[key]
+        # Re-attached on every call: callers may clear graph.cache between instances.
+        graph.cache.setdefault(HISTORY_KEY, self.history(repo, commit))
+        return graph

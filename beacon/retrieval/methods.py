@@ -2,3 +2,4 @@
 from . import bca, hashed, lexical, oracle  # noqa: F401
 from . import perron  # noqa: F401
 from . import hybrid, repomap  # noqa: F401
+from . import history  # noqa: F401

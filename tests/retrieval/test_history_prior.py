@@ -1,0 +1,163 @@
+"""``hybrid_history`` / ``history_only``: the change-history file prior on a real git repository."""
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from beacon.graph import CodebaseGraph
+from beacon.localize.instances import SnapshotCache
+from beacon.retrieval import assemble_context, get_method
+from beacon.retrieval.history import HISTORY_KEY, RepoHistory, history_scores, parse_log, read_history
+from beacon.retrieval.mentions import file_index
+
+# Two files with the same function text: lexically the query cannot tell them apart.
+PARSER = "def parse_header(value):\n    return value.strip().lower()\n"
+QUERY = "parse_header should lower the value"
+
+
+def _git(root: Path, *args: str, when: int = 0) -> str:
+    stamp = f"{1_700_000_000 + when * 60} +0000"
+    env = {**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp, "GIT_CONFIG_GLOBAL": os.devnull,
+           "GIT_CONFIG_NOSYSTEM": "1"}
+    out = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root, env=env,
+                         check=True, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def _commit(root: Path, files: dict[str, str], when: int) -> str:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    _git(root, "add", *files, when=when)
+    _git(root, "commit", "-q", "-m", f"change {when}", when=when)
+    return _git(root, "rev-parse", "HEAD")
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    """owner__proj: c0 adds 4 files; c1 beta; c2 gamma; c3 (base) beta + gamma; then 3 commits on alpha only."""
+    repos = tmp_path_factory.mktemp("repos")
+    root = repos / "owner__proj"
+    root.mkdir()
+    _git(root, "init", "-q")
+    c = [_commit(root, {"pkg/alpha.py": PARSER, "pkg/beta.py": PARSER, "pkg/gamma.py": "def other():\n    pass\n",
+                        "tests/test_alpha.py": "def test_a():\n    pass\n"}, 0)]
+    c.append(_commit(root, {"pkg/beta.py": PARSER + "\n# 1\n"}, 1))
+    c.append(_commit(root, {"pkg/gamma.py": "def other():\n    return 2\n"}, 2))
+    c.append(_commit(root, {"pkg/beta.py": PARSER + "\n# 3\n", "pkg/gamma.py": "def other():\n    return 3\n"}, 3))
+    after = [_commit(root, {"pkg/alpha.py": PARSER + f"\n# after {i}\n", "tests/test_alpha.py": f"# {i}\n"}, 4 + i)
+             for i in range(3)]
+    return repos, c, after
+
+
+def test_history_distances_and_scores(repo, tmp_path):
+    repos, c, after = repo
+    cache = SnapshotCache(tmp_path / "cache", repos)
+    history = cache.history("owner/proj", c[3])
+    assert history.hashes == (c[3], c[2], c[1], c[0])  # base first; nothing after the base
+    assert not set(after) & set(history.hashes)
+    assert history.commits[0] == ("pkg/beta.py", "pkg/gamma.py")
+    assert len(history.commits[3]) == 4
+    paths = ["pkg/alpha.py", "pkg/beta.py", "pkg/gamma.py", "pkg/missing.py"]
+    h = history_scores(history, paths, tau=2.0, max_files=10)
+    e = lambda d: math.exp(-d / 2.0)  # noqa: E731
+    np.testing.assert_allclose(h, [e(3), e(0) + e(2) + e(3), e(0) + e(1) + e(3), 0.0])
+    # max_files drops the 4-file commit; skip drops the nearest commits.
+    np.testing.assert_allclose(history_scores(history, paths, tau=2.0, max_files=3), [0, e(0) + e(2), e(0) + e(1), 0])
+    np.testing.assert_allclose(history_scores(history, paths, tau=2.0, max_files=10, skip=1),
+                               [e(3), e(2) + e(3), e(1) + e(3), 0])
+
+
+def test_parse_log_keeps_empty_commits_for_distance():
+    text = "\x1eaaa\n\na.py\nb.py\n\x1ebbb\n\x1eccc\n\nb.py\n"
+    assert parse_log(text) == (("aaa", "bbb", "ccc"), (("a.py", "b.py"), (), ("b.py",)))
+
+
+def test_snapshot_cache_attaches_history_and_reattaches_after_clear(repo, tmp_path):
+    repos, c, _ = repo
+    cache = SnapshotCache(tmp_path / "cache", repos)
+    graph = cache.graph("owner/proj", c[3])
+    assert isinstance(graph.cache[HISTORY_KEY], RepoHistory) and graph.cache[HISTORY_KEY].base == c[3]
+    graph.cache.clear()
+    assert cache.graph("owner/proj", c[3]).cache[HISTORY_KEY].hashes[0] == c[3]
+
+
+def test_prior_reorders_tied_files_and_ignores_later_commits(repo, tmp_path):
+    repos, c, _ = repo
+    cache = SnapshotCache(tmp_path / "cache", repos)
+    graph = cache.graph("owner/proj", c[3])
+    hybrid = get_method("hybrid")
+    hist = get_method("hybrid_history", tau=2.0)
+    base, boosted = hybrid.scores(graph, QUERY), hist.scores(graph, QUERY)
+    index = file_index(graph)
+    ids = [s.id for s in graph.symbols]
+    a, b = ids.index("pkg/alpha.py::parse_header"), ids.index("pkg/beta.py::parse_header")
+    assert base.total[a] == pytest.approx(base.total[b])  # a lexical tie ...
+    assert hist.rank(graph, QUERY)[0][0] == b  # ... broken by history: beta changed at the base, alpha only at c0
+    # Exactly hybrid + w_history * H / max H, with H from commits up to the base (the 3 later alpha commits unseen).
+    h = history_scores(graph.cache[HISTORY_KEY], index.paths, tau=2.0, max_files=10)
+    prior = hist.file_prior(graph)
+    code = [i for i, p in enumerate(index.paths) if not p.startswith("tests/")]
+    np.testing.assert_allclose(prior[code], h[code] / h[code].max())
+    for n in (a, b):
+        assert boosted.total[n] == pytest.approx(base.total[n] + prior[index.file_of[n]])
+    assert prior[index.paths.index("pkg/alpha.py")] < prior[index.paths.index("pkg/beta.py")]
+    # The test file is never boosted and never ranked.
+    assert prior[index.paths.index("tests/test_alpha.py")] == 0.0
+    assert all(not graph.symbols[n].is_test for n, _ in get_method("history_only").rank(graph, QUERY))
+
+
+def test_history_only_orders_files_by_recency(repo, tmp_path):
+    repos, c, _ = repo
+    graph = SnapshotCache(tmp_path / "cache", repos).graph("owner/proj", c[3])
+    files = []
+    for n, _ in get_method("history_only", tau=2.0).rank(graph, "anything at all"):
+        if graph.symbols[n].path not in files:
+            files.append(graph.symbols[n].path)
+    assert files == ["pkg/gamma.py", "pkg/beta.py", "pkg/alpha.py"]  # H: e0+e1+e3 > e0+e2+e3 > e3
+
+
+def test_without_history_equals_hybrid(repo):
+    repos, c, _ = repo
+    graph = CodebaseGraph.from_repo(repos / "owner__proj")  # not through SnapshotCache: no history attached
+    assert HISTORY_KEY not in graph.cache
+    for budget in (0, 40, 200, 4000):
+        h = assemble_context(graph, QUERY, "hybrid", budget=budget)
+        hh = assemble_context(graph, QUERY, "hybrid_history", budget=budget)
+        assert hh.ranking == h.ranking and hh.context.render() == h.context.render()
+    assert get_method("history_only").rank(graph, QUERY) == []
+
+
+def test_zero_weight_equals_hybrid_with_history(repo, tmp_path):
+    repos, c, _ = repo
+    graph = SnapshotCache(tmp_path / "cache", repos).graph("owner/proj", c[3])
+    h = assemble_context(graph, QUERY, "hybrid", budget=300)
+    hh = assemble_context(graph, QUERY, "hybrid_history", budget=300, w_history=0.0)
+    assert hh.ranking == h.ranking and hh.context.render() == h.context.render()
+
+
+def test_read_history_rejects_bad_n(repo, tmp_path):
+    repos, c, _ = repo
+    source = SnapshotCache(tmp_path / "cache", repos).source("owner/proj")
+    assert len(read_history(source, c[3], n=2).commits) == 2
+    with pytest.raises(ValueError, match="n must be >= 1"):
+        read_history(source, c[3], n=0)
+    with pytest.raises(ValueError, match="combine"):
+        get_method("hybrid_history", combine="max")
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(budget=st.integers(0, 400), method=st.sampled_from(["hybrid_history", "history_only"]),
+       query=st.sampled_from([QUERY, "other", "", "gamma beta"]))
+def test_budget_never_exceeded(repo, tmp_path_factory, budget, method, query):
+    repos, c, _ = repo
+    graph = SnapshotCache(tmp_path_factory.getbasetemp() / "budget-cache", repos).graph("owner/proj", c[3])
+    result = assemble_context(graph, query, method, budget=budget)
+    assert result.context.total_tokens <= budget
