@@ -142,33 +142,37 @@ def failure_figure(table: Table, outcomes: tuple[str, ...], tail: str, warning: 
 
 
 def _draw_recall(table: Table, levels: tuple[str, ...], warning: str | None) -> Figure:
-    rows = table.rows()
-    methods = sorted({r["Method"] for r in rows})
-    budgets = sorted({r["Budget"] for r in rows})
-    fig = Figure(figsize=(2.6 * len(levels) + 2.2, 2.6), layout="constrained")
-    axes = fig.subplots(1, len(levels), sharey=True, squeeze=False)[0]
+    all_rows = table.rows()
+    task_sets = sorted({r["Task set"] for r in all_rows})
+    methods = sorted({r["Method"] for r in all_rows})  # one colour per method across every panel
+    budgets = sorted({r["Budget"] for r in all_rows})
+    fig = Figure(figsize=(2.6 * len(levels) + 2.2, 2.6 * len(task_sets)), layout="constrained")
+    grid = fig.subplots(len(task_sets), len(levels), sharey=True, squeeze=False)
     handles: dict[str, object] = {}
-    for ax, level in zip(axes, levels):
-        for i, method in enumerate(methods):
-            points = sorted((r for r in rows if r["Method"] == method and r[f"{level} recall (%)"] is not None),
-                            key=lambda r: r["Budget"])
-            if not points:
-                continue
-            mean = [p[f"{level} recall (%)"] for p in points]
-            err = [[m - p[f"{level} CI low (%)"] for m, p in zip(mean, points)],
-                   [p[f"{level} CI high (%)"] - m for m, p in zip(mean, points)]]
-            dodge = 2 ** (0.06 * (i - (len(methods) - 1) / 2))  # side by side, so intervals stay readable
-            line = ax.errorbar([p["Budget"] * dodge for p in points], mean, yerr=err, color=COLORS[i % 10],
-                               marker=MARKERS[(i // 10) % len(MARKERS)], capsize=2, elinewidth=0.8)
-            handles.setdefault(method, line)
-        if len(budgets) > 1:
-            ax.set_xscale("log", base=2)
-        ax.set_xticks(budgets, [str(b) for b in budgets])
-        ax.xaxis.set_minor_locator(NullLocator())
-        ax.set_ylim(-3, 103)
-        ax.set_title(f"{level.lower()} recall in context")
-        ax.set_xlabel("token budget")
-    axes[0].set_ylabel("gold recalled (%)")
+    for axes, task_set in zip(grid, task_sets):
+        rows = [r for r in all_rows if r["Task set"] == task_set]
+        for ax, level in zip(axes, levels):
+            for i, method in enumerate(methods):
+                points = sorted((r for r in rows if r["Method"] == method and r[f"{level} recall (%)"] is not None),
+                                key=lambda r: r["Budget"])
+                if not points:
+                    continue
+                mean = [p[f"{level} recall (%)"] for p in points]
+                err = [[m - p[f"{level} CI low (%)"] for m, p in zip(mean, points)],
+                       [p[f"{level} CI high (%)"] - m for m, p in zip(mean, points)]]
+                step = min(0.06, 0.5 / len(methods))  # side by side within half an octave: intervals stay readable
+                dodge = 2 ** (step * (i - (len(methods) - 1) / 2))
+                line = ax.errorbar([p["Budget"] * dodge for p in points], mean, yerr=err, color=COLORS[i % 10],
+                                   marker=MARKERS[(i // 10) % len(MARKERS)], capsize=2, elinewidth=0.8)
+                handles.setdefault(method, line)
+            if len(budgets) > 1:
+                ax.set_xscale("log", base=2)
+            ax.set_xticks(budgets, [str(b) for b in budgets])
+            ax.xaxis.set_minor_locator(NullLocator())
+            ax.set_ylim(-3, 103)
+            ax.set_title(f"{task_set}: {level.lower()} recall in context")
+            ax.set_xlabel("token budget")
+        axes[0].set_ylabel("gold recalled (%)")
     fig.legend(list(handles.values()), list(handles), loc="outside right center", frameon=False)
     if warning:
         fig.suptitle(warning, color="#d62728", fontsize=8)
@@ -179,7 +183,8 @@ def recall_figure(table: Table, levels: tuple[str, ...], tail: str, warning: str
     """Recall of the gold within the packed context against budget: one panel per level, one line per method."""
     pdf, png = _render(_draw_recall, table, levels, warning)
     panels = " and ".join(f"gold {level.lower()}s" for level in levels)
-    caption = (f"Localization: percentage of the {panels} (one panel each) contained in the context packed at each "
+    caption = (f"Localization: percentage of the {panels} (one panel each, one row of panels per task set) "
+               "contained in the context packed at each "
                "token budget, averaged over instances, one line per method (drawn slightly apart along the budget "
                f"axis); error bars are 95% bootstrap intervals over instances.{tail} Numbers, with n per point: "
                f"table {table.label}.")

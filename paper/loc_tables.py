@@ -18,7 +18,7 @@ import pandas as pd
 from .errors import BuildInputError
 from .latex import Column, Table
 from .load import Dataset
-from .localization import BUDGET_METRICS, RANKING_METRICS
+from .localization import BUDGET_METRICS, DEFAULT_TASK_SET, RANKING_METRICS
 from .stats import LEVEL, bootstrap_ci, paired_bootstrap_ci, sign_test_p
 from .tables import Settings
 
@@ -110,49 +110,60 @@ def loc_runs_table(data: Dataset) -> Table:
     return Table("tab_localization_runs", caption, cols, key_columns=1, sections=[rows])
 
 
+def _task_sets(data: Dataset) -> list[str]:
+    return sorted(set(data.loc_rows["task_set"]))
+
+
 def accuracy_table(data: Dataset, settings: Settings) -> Table:
     ranked = ranking_rows(data)
     sections = []
     for metric, name in RANKING_METRICS.items():
         section = []
-        for method in _methods(data):
-            n, mean, low, high = _mean_ci(ranked[ranked["method"] == method], metric, settings)
-            section.append({"Metric": name, "Method": method, "n": n, "Mean": mean, "CI low": low, "CI high": high})
+        for task_set in _task_sets(data):
+            in_set = ranked[ranked["task_set"] == task_set]
+            for method in sorted(set(data.loc_rows.loc[data.loc_rows["task_set"] == task_set, "method"])):
+                n, mean, low, high = _mean_ci(in_set[in_set["method"] == method], metric, settings)
+                section.append({"Task set": task_set, "Metric": name, "Method": method, "n": n, "Mean": mean,
+                                "CI low": low, "CI high": high})
         sections.append(section)
     ns = [row["n"] for s in sections for row in s]
-    caption = ("Localization ranking accuracy by method: the mean over instances of each ranking metric on a 0 to "
-               "100 scale (Acc@k: percentage of instances with a gold file, module or function among the first k "
-               "of the ranking; MRR: mean reciprocal rank of the first gold item, times 100), with a "
-               f"{_bootstrap_text(settings)}. Rankings do not depend on the token budget, so each method and "
-               "instance counts once (its rows at different budgets were checked to agree). n: instances scored "
-               "without error whose gold has that level (metric not null)." + slice_note(ns) + loc_notes(data))
-    cols = [Column("Metric"), Column("Method"), Column("n", "int"), Column("Mean", "pct"), Column("CI low", "pct"),
-            Column("CI high", "pct")]
-    return Table("tab_localization_acc", caption, cols, key_columns=2, sections=sections)
+    caption = ("Localization ranking accuracy by task set and method: the mean over instances of each ranking "
+               "metric on a 0 to 100 scale (Acc@k: percentage of instances with a gold file, module or function "
+               "among the first k of the ranking; MRR: mean reciprocal rank of the first gold item, times 100), "
+               f"with a {_bootstrap_text(settings)}. Rankings do not depend on the token budget, so each method and "
+               "instance counts once (its rows at different budgets were checked to agree). Task set: the tasks "
+               f"config (and split) the rows came from ({DEFAULT_TASK_SET}: runs that did not record one). n: "
+               "instances scored without error whose gold has that level (metric not null)." + slice_note(ns)
+               + loc_notes(data))
+    cols = [Column("Task set"), Column("Metric"), Column("Method"), Column("n", "int"), Column("Mean", "pct"),
+            Column("CI low", "pct"), Column("CI high", "pct")]
+    return Table("tab_localization_acc", caption, cols, key_columns=3, sections=sections)
 
 
 def budget_table(data: Dataset, settings: Settings) -> Table:
     scored = _scored(data)
     rows = []
-    for (method, budget), all_rows in data.loc_rows.groupby(["method", "budget"], sort=True):
-        row: dict = {"Method": method, "Budget": int(budget), "Errors": int(all_rows["error"].notna().sum())}
-        at = scored[(scored["method"] == method) & (scored["budget"] == budget)]
+    for (task_set, method, budget), all_rows in data.loc_rows.groupby(["task_set", "method", "budget"], sort=True):
+        row: dict = {"Task set": task_set, "Method": method, "Budget": int(budget),
+                     "Errors": int(all_rows["error"].notna().sum())}
+        at = scored[(scored["task_set"] == task_set) & (scored["method"] == method) & (scored["budget"] == budget)]
         for metric, level in BUDGET_METRICS.items():
             n, mean, low, high = _mean_ci(at, metric, settings)
             row.update({f"{level} n": n, f"{level} recall (%)": mean, f"{level} CI low (%)": low,
                         f"{level} CI high (%)": high})
         rows.append(row)
     ns = [row[f"{level} n"] for row in rows for level in BUDGET_METRICS.values()]
-    caption = ("Localization recall within the packed context: for each method and token budget, the percentage "
+    caption = ("Localization recall within the packed context: for each task set, method and token budget, the "
+               "percentage "
                "of an instance's gold files (File) and gold functions (Function) that the context packed at that "
                f"budget contains, averaged over instances, with a {_bootstrap_text(settings)}. n: instances scored "
                "without error at that budget whose gold has that level; Errors: rows with an error at that "
                "budget." + slice_note(ns) + loc_notes(data))
-    cols = [Column("Method"), Column("Budget", "int"), Column("Errors", "int")]
+    cols = [Column("Task set"), Column("Method"), Column("Budget", "int"), Column("Errors", "int")]
     for level in BUDGET_METRICS.values():
         cols += [Column(f"{level} n", "int"), Column(f"{level} recall (%)", "pct"),
                  Column(f"{level} CI low (%)", "pct"), Column(f"{level} CI high (%)", "pct")]
-    return Table("tab_localization_budget", caption, cols, key_columns=2, sections=[rows])
+    return Table("tab_localization_budget", caption, cols, key_columns=3, sections=[rows])
 
 
 def _paired_row(method: str, metric: str, budget: str, mine: pd.DataFrame, ref: pd.DataFrame, column: str,

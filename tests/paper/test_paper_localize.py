@@ -206,8 +206,8 @@ def ranking_by(runs) -> dict[str, dict[str, dict]]:
 def expected_acc(runs) -> list[list[list[str]]]:
     ranked = ranking_by(runs)
     labels = sorted({label(r) for r in rows_of(runs)})
-    return [[[name, lab, *mean_ci({i: m[metric] for i, m in ranked[lab].items() if m[metric] is not None})]
-             for lab in labels] for metric, name in RANKING.items()]
+    return [[["all", name, lab, *mean_ci({i: m[metric] for i, m in ranked[lab].items() if m[metric] is not None})]
+             for lab in labels] for metric, name in RANKING.items()]  # "all": rows without a task_set
 
 
 def budget_values(runs, lab, budget, metric) -> dict[str, float]:
@@ -219,7 +219,7 @@ def expected_budget(runs) -> list[list[list[str]]]:
     rows = []
     for lab, budget in sorted({(label(r), r["budget"]) for r in rows_of(runs)}):
         errors = sum(1 for r in rows_of(runs) if label(r) == lab and r["budget"] == budget and r["error"])
-        rows.append([lab, str(budget), str(errors),
+        rows.append(["all", lab, str(budget), str(errors),
                      *mean_ci(budget_values(runs, lab, budget, "budget_file_recall")),
                      *mean_ci(budget_values(runs, lab, budget, "budget_function_recall"))])
     return [rows]
@@ -322,17 +322,18 @@ def test_rows_are_shaped_like_the_runner_and_evaluate():
     source = (ROOT / "beacon" / "localize" / "evaluate.py").read_text()
     assert '"budget_file_recall"' in source and '"budget_function_recall"' in source
     assert set(RANKING) <= set(loc_record("i01", "bm25", {}, 1000)["metrics"])
-    key = next(n for n in ast.walk(runner) if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "key")
-    assert ast.unparse(key.value) == "f'{inst.instance_id}|{cfg.method.name}({param_text})|{cfg.budget}'"
+    keys = [ast.unparse(n) for n in ast.walk(runner) if isinstance(n, ast.JoinedStr)
+            and ast.unparse(n).startswith("f'{inst.instance_id}|")]
+    assert keys == ["f'{inst.instance_id}|{name}({_param_text(params)})|{budget}'"]
 
 
 def test_accuracy_table_matches_records(built, corpus):
     _, runs, _ = corpus
     header, sections, caption, latex_label = parse_tex(built / "tab_localization_acc.tex")
     assert latex_label == "tab:localization_acc"
-    assert header == ["Metric", "Method", "n", "Mean", "CI low", "CI high"]
+    assert header == ["Task set", "Metric", "Method", "n", "Mean", "CI low", "CI high"]
     assert sections == expected_acc(runs)
-    assert {row[1] for row in sections[0]} == {"bca(depth=2)", "bca(depth=3)", "bm25", "perron"}
+    assert {row[2] for row in sections[0]} == {"bca(depth=2)", "bca(depth=3)", "bm25", "perron"}
     assert "n = 7 to 9 instances per row: a development check, not evidence." in caption
     assert "Instances: 9 scored of 10 read" in caption
     assert "13 rows with an error" in caption and "perron: 4" in caption and "bm25: 3" in caption
@@ -342,11 +343,11 @@ def test_accuracy_table_matches_records(built, corpus):
 def test_budget_table_matches_records(built, corpus):
     _, runs, _ = corpus
     header, sections, caption, _ = parse_tex(built / "tab_localization_budget.tex")
-    assert header == ["Method", "Budget", "Errors", "File n", "File recall (%)", "File CI low (%)",
+    assert header == ["Task set", "Method", "Budget", "Errors", "File n", "File recall (%)", "File CI low (%)",
                       "File CI high (%)", "Function n", "Function recall (%)", "Function CI low (%)",
                       "Function CI high (%)"]
     assert sections == expected_budget(runs)
-    assert ["perron", "4000", "2", "8"] == sections[0][-2][:4]  # the timeout row is excluded and counted
+    assert ["all", "perron", "4000", "2", "8"] == sections[0][-2][:5]  # the timeout row is excluded and counted
     assert "a development check, not evidence" in caption and "Errors: rows with an error" in caption
 
 
