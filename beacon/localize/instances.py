@@ -24,7 +24,7 @@ from typing import Sequence
 from ..graph.codebase import CodebaseGraph
 from ..repo.git import FULL_HASH, GitSource, open_source
 from ..repo.snapshot import materialize
-from ..retrieval.history import HISTORY_KEY, RepoHistory, read_history
+from ..retrieval.history import HISTORY_KEY, LINES_KEY, RepoHistory, read_history, read_line_history
 
 REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
 
@@ -108,6 +108,7 @@ class SnapshotCache:
         self._sources: dict[str, GitSource] = {}
         self._graphs: dict[str, CodebaseGraph] = {}
         self._histories: dict[str, RepoHistory] = {}
+        self._line_histories: dict[str, dict] = {}
 
     def source(self, repo: str) -> GitSource:
         if repo not in self._sources:
@@ -157,4 +158,8 @@ class SnapshotCache:
         graph = self._graphs[key]
         # Re-attached on every call: callers may clear graph.cache between instances.
         graph.cache.setdefault(HISTORY_KEY, self.history(repo, commit))
+        if key not in self._line_histories:
+            self._line_histories[key] = read_line_history(self.source(repo), self.history(repo, commit),
+                                                          sorted({s.path for s in graph.symbols if not s.is_test}))
+        graph.cache.setdefault(LINES_KEY, self._line_histories[key])
         return graph

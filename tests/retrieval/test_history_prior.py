@@ -1,4 +1,4 @@
-"""``hybrid_history`` / ``history_only``: the change-history file prior on a real git repository."""
+"""``hybrid_history`` / ``history_only``: the change-history priors (file and function) on a real git repository."""
 from __future__ import annotations
 
 import math
@@ -14,11 +14,13 @@ from hypothesis import strategies as st
 from beacon.graph import CodebaseGraph
 from beacon.localize.instances import SnapshotCache
 from beacon.retrieval import assemble_context, get_method
-from beacon.retrieval.history import HISTORY_KEY, RepoHistory, history_scores, parse_log, read_history
+from beacon.retrieval.history import (HISTORY_KEY, LINES_KEY, RepoHistory, function_history_scores, history_scores,
+                                     parse_log, read_history, read_line_history)
 from beacon.retrieval.mentions import file_index
 
 # Two files with the same function text: lexically the query cannot tell them apart.
 PARSER = "def parse_header(value):\n    return value.strip().lower()\n"
+DELTA = "def f_old():\n    return 1\n\n\ndef f_new():\n    return {}\n"
 QUERY = "parse_header should lower the value"
 
 
@@ -42,15 +44,15 @@ def _commit(root: Path, files: dict[str, str], when: int) -> str:
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
-    """owner__proj: c0 adds 4 files; c1 beta; c2 gamma; c3 (base) beta + gamma; then 3 commits on alpha only."""
+    """owner__proj: c0 adds 5 files; c1 beta; c2 gamma + delta.f_new; c3 (base) beta + gamma; then 3 on alpha."""
     repos = tmp_path_factory.mktemp("repos")
     root = repos / "owner__proj"
     root.mkdir()
     _git(root, "init", "-q")
     c = [_commit(root, {"pkg/alpha.py": PARSER, "pkg/beta.py": PARSER, "pkg/gamma.py": "def other():\n    pass\n",
-                        "tests/test_alpha.py": "def test_a():\n    pass\n"}, 0)]
+                        "tests/test_alpha.py": "def test_a():\n    pass\n", "pkg/delta.py": DELTA.format(1)}, 0)]
     c.append(_commit(root, {"pkg/beta.py": PARSER + "\n# 1\n"}, 1))
-    c.append(_commit(root, {"pkg/gamma.py": "def other():\n    return 2\n"}, 2))
+    c.append(_commit(root, {"pkg/gamma.py": "def other():\n    return 2\n", "pkg/delta.py": DELTA.format(2)}, 2))
     c.append(_commit(root, {"pkg/beta.py": PARSER + "\n# 3\n", "pkg/gamma.py": "def other():\n    return 3\n"}, 3))
     after = [_commit(root, {"pkg/alpha.py": PARSER + f"\n# after {i}\n", "tests/test_alpha.py": f"# {i}\n"}, 4 + i)
              for i in range(3)]
@@ -64,7 +66,7 @@ def test_history_distances_and_scores(repo, tmp_path):
     assert history.hashes == (c[3], c[2], c[1], c[0])  # base first; nothing after the base
     assert not set(after) & set(history.hashes)
     assert history.commits[0] == ("pkg/beta.py", "pkg/gamma.py")
-    assert len(history.commits[3]) == 4
+    assert len(history.commits[3]) == 5
     paths = ["pkg/alpha.py", "pkg/beta.py", "pkg/gamma.py", "pkg/missing.py"]
     h = history_scores(history, paths, tau=2.0, max_files=10)
     e = lambda d: math.exp(-d / 2.0)  # noqa: E731
@@ -94,7 +96,7 @@ def test_prior_reorders_tied_files_and_ignores_later_commits(repo, tmp_path):
     cache = SnapshotCache(tmp_path / "cache", repos)
     graph = cache.graph("owner/proj", c[3])
     hybrid = get_method("hybrid")
-    hist = get_method("hybrid_history", tau=2.0)
+    hist = get_method("hybrid_history", tau=2.0, w_history=1.0, w_function=0.0)
     base, boosted = hybrid.scores(graph, QUERY), hist.scores(graph, QUERY)
     index = file_index(graph)
     ids = [s.id for s in graph.symbols]
@@ -118,10 +120,40 @@ def test_history_only_orders_files_by_recency(repo, tmp_path):
     repos, c, _ = repo
     graph = SnapshotCache(tmp_path / "cache", repos).graph("owner/proj", c[3])
     files = []
-    for n, _ in get_method("history_only", tau=2.0).rank(graph, "anything at all"):
+    for n, _ in get_method("history_only", tau=2.0, w_history=1.0, w_function=0.0).rank(graph, "anything at all"):
         if graph.symbols[n].path not in files:
             files.append(graph.symbols[n].path)
-    assert files == ["pkg/gamma.py", "pkg/beta.py", "pkg/alpha.py"]  # H: e0+e1+e3 > e0+e2+e3 > e3
+    assert files == ["pkg/gamma.py", "pkg/beta.py", "pkg/delta.py", "pkg/alpha.py"]  # e0+e1+e3 > e0+e2+e3 > e1+e3 > e3
+
+
+def test_line_history_maps_base_lines_to_distances(repo, tmp_path):
+    repos, c, _ = repo
+    cache = SnapshotCache(tmp_path / "cache", repos)
+    graph = cache.graph("owner/proj", c[3])
+    lines = graph.cache[LINES_KEY]
+    assert set(lines) == {"pkg/alpha.py", "pkg/beta.py", "pkg/gamma.py", "pkg/delta.py"}  # tests/ excluded
+    assert lines["pkg/delta.py"][1:].tolist() == [3, 3, 3, 3, 3, 1]  # f_new's body changed at c2 (distance 1)
+    assert lines["pkg/alpha.py"][1:].tolist() == [3, 3]  # the 3 alpha commits after the base are unseen
+    assert lines["pkg/beta.py"][1:].tolist() == [3, 3, 2, 0]  # "# 1" added at c1 (line 3), "# 3" at c3 (line 4)
+    # k bounds the blame: lines last changed at distance >= k count as old (-1).
+    short = read_line_history(cache.source("owner/proj"), cache.history("owner/proj", c[3]), ["pkg/delta.py"], k=2)
+    assert short["pkg/delta.py"][1:].tolist() == [-1, -1, -1, -1, -1, 1]
+    e = lambda d: math.exp(-d / 2.0)  # noqa: E731
+    ids = [s.id for s in graph.symbols]
+    g = function_history_scores(graph, lines, tau=2.0)
+    assert g[ids.index("pkg/delta.py::f_new")] == pytest.approx(e(1) + e(3))
+    assert g[ids.index("pkg/delta.py::f_old")] == pytest.approx(e(3))
+    assert g[ids.index("pkg/delta.py::f_new")] > g[ids.index("pkg/delta.py::f_old")]
+    g1 = function_history_scores(graph, lines, tau=2.0, skip=2)
+    assert g1[ids.index("pkg/delta.py::f_new")] == pytest.approx(e(3))
+    # hybrid_history ranks the recently changed function of a file above its untouched sibling on a neutral query.
+    method = get_method("hybrid_history", tau=2.0, w_history=0.0, w_function=1.0)
+    ranked = [graph.symbols[n].id for n, _ in method.rank(graph, "delta function")]
+    assert ranked.index("pkg/delta.py::f_new") < ranked.index("pkg/delta.py::f_old")
+    total = method.scores(graph, "delta function").total - get_method("hybrid").scores(graph, "delta function").total
+    # Normalised by max G, which is gamma's other(): "return 3" changed at the base (d=0), its def at c0 (d=3).
+    assert g.max() == pytest.approx(g[ids.index("pkg/gamma.py::other")]) == pytest.approx(e(0) + e(3))
+    assert total[ids.index("pkg/delta.py::f_new")] == pytest.approx((e(1) + e(3)) / (e(0) + e(3)))
 
 
 def test_without_history_equals_hybrid(repo):
@@ -132,6 +164,7 @@ def test_without_history_equals_hybrid(repo):
         h = assemble_context(graph, QUERY, "hybrid", budget=budget)
         hh = assemble_context(graph, QUERY, "hybrid_history", budget=budget)
         assert hh.ranking == h.ranking and hh.context.render() == h.context.render()
+    assert HISTORY_KEY not in graph.cache and LINES_KEY not in graph.cache
     assert get_method("history_only").rank(graph, QUERY) == []
 
 
@@ -139,7 +172,7 @@ def test_zero_weight_equals_hybrid_with_history(repo, tmp_path):
     repos, c, _ = repo
     graph = SnapshotCache(tmp_path / "cache", repos).graph("owner/proj", c[3])
     h = assemble_context(graph, QUERY, "hybrid", budget=300)
-    hh = assemble_context(graph, QUERY, "hybrid_history", budget=300, w_history=0.0)
+    hh = assemble_context(graph, QUERY, "hybrid_history", budget=300, w_history=0.0, w_function=0.0)
     assert hh.ranking == h.ranking and hh.context.render() == h.context.render()
 
 
@@ -149,8 +182,8 @@ def test_read_history_rejects_bad_n(repo, tmp_path):
     assert len(read_history(source, c[3], n=2).commits) == 2
     with pytest.raises(ValueError, match="n must be >= 1"):
         read_history(source, c[3], n=0)
-    with pytest.raises(ValueError, match="combine"):
-        get_method("hybrid_history", combine="max")
+    with pytest.raises(ValueError, match="w_function"):
+        get_method("hybrid_history", w_function=-1.0)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
