@@ -44,8 +44,9 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
     methods = {name: (dict(cfg.method.params) if name == cfg.method.name else method_conf_params(name))
                for name in (list(cfg.grid.methods) or [cfg.method.name])}
     budgets = list(cfg.grid.budgets) or [cfg.budget]
-    for name, params in methods.items():
-        get_method(name, **params)  # unknown method or bad params: fail before any work
+    # unknown method or bad params: fail before any work; git history is read only if a method uses it
+    uses_history = any(getattr(get_method(name, **params), "uses_history", False)
+                       for name, params in methods.items())
     if any(b < 0 for b in budgets):
         raise ValueError(f"budgets {budgets}: expected integers >= 0")
     instances_path = Path(resolve_path(cfg.tasks.instances))
@@ -80,7 +81,7 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
             if not cells:
                 continue
             try:
-                graph = cache.graph(inst.repo, inst.base_commit)
+                graph = cache.graph(inst.repo, inst.base_commit, history=uses_history)
                 gold = gold_from_patch(inst.instance_id, inst.patch, cache.snapshot(inst.repo, inst.base_commit))
                 failure = None
             except Exception as exc:  # recorded on every cell of the instance; the others go on

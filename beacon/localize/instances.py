@@ -137,8 +137,10 @@ class SnapshotCache:
             self._histories[key] = read_history(self.source(repo), commit)
         return self._histories[key]
 
-    def graph(self, repo: str, commit: str) -> CodebaseGraph:
-        """The base-commit graph, with its change history attached as ``graph.cache["file_history"]``."""
+    def graph(self, repo: str, commit: str, *, history: bool = False) -> CodebaseGraph:
+        """The base-commit graph; with ``history``, its change history before the commit attached as
+        ``graph.cache["file_history"]`` and ``["line_history"]`` (git log + blame: only the methods
+        that declare ``uses_history`` need it, so it is not paid for otherwise)."""
         key = f"{repo}@{commit}"
         if key not in self._graphs:
             saved = self.root / "graphs" / repo.replace("/", "__") / commit
@@ -156,6 +158,8 @@ class SnapshotCache:
                         raise
             self._graphs[key] = graph
         graph = self._graphs[key]
+        if not history:
+            return graph
         # Re-attached on every call: callers may clear graph.cache between instances.
         graph.cache.setdefault(HISTORY_KEY, self.history(repo, commit))
         if key not in self._line_histories:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import ClassVar, Sequence
 
 import numpy as np
 
@@ -136,6 +136,7 @@ def history_scores(history: RepoHistory, paths: Sequence[str], *, tau: float, ma
 @register_method("hybrid_history")
 @dataclass
 class HybridHistory(Hybrid):
+    uses_history: ClassVar[bool] = True  # SnapshotCache.graph(..., history=True) attaches it
     """``hybrid`` + the change-history file and function priors; exactly ``hybrid`` when the graph has no history."""
 
     w_history: float = 0.25

@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     out = open(args.records, "w") if args.records else None
     for n, inst in enumerate(instances, 1):
         try:
-            graph = cache.graph(inst.repo, inst.base_commit)
+            graph = cache.graph(inst.repo, inst.base_commit, history=True)
             gold = gold_from_patch(inst.instance_id, inst.patch, cache.snapshot(inst.repo, inst.base_commit))
         except Exception as exc:  # a bad instance is reported, the others go on
             print(f"skip {inst.instance_id}: {type(exc).__name__}: {exc}", file=sys.stderr)

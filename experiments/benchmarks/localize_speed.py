@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     times: dict[str, list[float]] = {m: [] for m in names}
     warm: dict[str, list[float]] = {m: [] for m in names}
     for n, inst in enumerate(instances, 1):
-        graph = cache.graph(inst.repo, inst.base_commit)
+        graph = cache.graph(inst.repo, inst.base_commit, history=True)
         graph.cache.clear()
         for m in names:
             start = time.perf_counter()

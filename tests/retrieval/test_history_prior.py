@@ -85,16 +85,16 @@ def test_parse_log_keeps_empty_commits_for_distance():
 def test_snapshot_cache_attaches_history_and_reattaches_after_clear(repo, tmp_path):
     repos, c, _ = repo
     cache = SnapshotCache(tmp_path / "cache", repos)
-    graph = cache.graph("owner/proj", c[3])
+    graph = cache.graph("owner/proj", c[3], history=True)
     assert isinstance(graph.cache[HISTORY_KEY], RepoHistory) and graph.cache[HISTORY_KEY].base == c[3]
     graph.cache.clear()
-    assert cache.graph("owner/proj", c[3]).cache[HISTORY_KEY].hashes[0] == c[3]
+    assert cache.graph("owner/proj", c[3], history=True).cache[HISTORY_KEY].hashes[0] == c[3]
 
 
 def test_prior_reorders_tied_files_and_ignores_later_commits(repo, tmp_path):
     repos, c, _ = repo
     cache = SnapshotCache(tmp_path / "cache", repos)
-    graph = cache.graph("owner/proj", c[3])
+    graph = cache.graph("owner/proj", c[3], history=True)
     hybrid = get_method("hybrid")
     hist = get_method("hybrid_history", tau=2.0, w_history=1.0, w_function=0.0)
     base, boosted = hybrid.scores(graph, QUERY), hist.scores(graph, QUERY)
@@ -118,7 +118,7 @@ def test_prior_reorders_tied_files_and_ignores_later_commits(repo, tmp_path):
 
 def test_history_only_orders_files_by_recency(repo, tmp_path):
     repos, c, _ = repo
-    graph = SnapshotCache(tmp_path / "cache", repos).graph("owner/proj", c[3])
+    graph = SnapshotCache(tmp_path / "cache", repos).graph("owner/proj", c[3], history=True)
     files = []
     for n, _ in get_method("history_only", tau=2.0, w_history=1.0, w_function=0.0).rank(graph, "anything at all"):
         if graph.symbols[n].path not in files:
@@ -129,7 +129,7 @@ def test_history_only_orders_files_by_recency(repo, tmp_path):
 def test_line_history_maps_base_lines_to_distances(repo, tmp_path):
     repos, c, _ = repo
     cache = SnapshotCache(tmp_path / "cache", repos)
-    graph = cache.graph("owner/proj", c[3])
+    graph = cache.graph("owner/proj", c[3], history=True)
     lines = graph.cache[LINES_KEY]
     assert set(lines) == {"pkg/alpha.py", "pkg/beta.py", "pkg/gamma.py", "pkg/delta.py"}  # tests/ excluded
     assert lines["pkg/delta.py"][1:].tolist() == [3, 3, 3, 3, 3, 1]  # f_new's body changed at c2 (distance 1)
@@ -170,7 +170,7 @@ def test_without_history_equals_hybrid(repo):
 
 def test_zero_weight_equals_hybrid_with_history(repo, tmp_path):
     repos, c, _ = repo
-    graph = SnapshotCache(tmp_path / "cache", repos).graph("owner/proj", c[3])
+    graph = SnapshotCache(tmp_path / "cache", repos).graph("owner/proj", c[3], history=True)
     h = assemble_context(graph, QUERY, "hybrid", budget=300)
     hh = assemble_context(graph, QUERY, "hybrid_history", budget=300, w_history=0.0, w_function=0.0)
     assert hh.ranking == h.ranking and hh.context.render() == h.context.render()
@@ -191,6 +191,6 @@ def test_read_history_rejects_bad_n(repo, tmp_path):
        query=st.sampled_from([QUERY, "other", "", "gamma beta"]))
 def test_budget_never_exceeded(repo, tmp_path_factory, budget, method, query):
     repos, c, _ = repo
-    graph = SnapshotCache(tmp_path_factory.getbasetemp() / "budget-cache", repos).graph("owner/proj", c[3])
+    graph = SnapshotCache(tmp_path_factory.getbasetemp() / "budget-cache", repos).graph("owner/proj", c[3], history=True)
     result = assemble_context(graph, query, method, budget=budget)
     assert result.context.total_tokens <= budget
