@@ -58,7 +58,7 @@ class PreparedTask:
         return tree
 
 
-def _selected_files(tree: Path, selection: tuple[str, ...]) -> list[str]:
+def selected_files(tree: Path, selection: tuple[str, ...]) -> list[str]:
     files: set[str] = set()
     for item in selection:
         target = tree / item.split("::", 1)[0]
@@ -91,7 +91,7 @@ def prepare_task(task: Task, source: GitSource, work: Path, settings: RunSetting
         prepared.invalid_reason = "policy: " + "; ".join(problems)
         return prepared
     selection = task.tests.selection
-    prepared.protected = snapshot_protected(pristine, extra=_selected_files(pristine, selection))
+    prepared.protected = snapshot_protected(pristine, extra=selected_files(pristine, selection))
     if not settings.allow_local_execution:
         return prepared
     run_kw = dict(protected=prepared.protected, flags=task.tests.flags or ("-q",), timeout=settings.timeout_s,

@@ -255,7 +255,7 @@ def validate_candidates(d: Discovery, chosen: list[Candidate], source: GitSource
     from dataclasses import replace
 
     from ..repair.controls import snapshot_protected
-    from ..repair.prepare import _selected_files, prepare_task, summarize_run
+    from ..repair.prepare import selected_files, prepare_task, summarize_run
     from ..repair.pytest_runner import run_pytest, verify_run
     from ..repo.snapshot import replace_line
 
@@ -264,7 +264,7 @@ def validate_candidates(d: Discovery, chosen: list[Candidate], source: GitSource
         raise PermissionError("validation runs the repository's tests on this machine; "
                               "it needs allow_local_execution=True (--allow-local-execution)")
     pristine = materialize(source, d.commit, work / "pristine")
-    protected = snapshot_protected(pristine, extra=_selected_files(pristine, d.tests))
+    protected = snapshot_protected(pristine, extra=selected_files(pristine, d.tests))
     run_kw = dict(protected=protected, flags=("-q",), sandbox=settings.sandbox, network=settings.network)
     original = run_pytest(materialize(source, d.commit, work / "original"), d.tests, timeout=settings.timeout_s,
                           report_dir=work / "reports" / "original", **run_kw)
