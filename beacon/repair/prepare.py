@@ -59,6 +59,7 @@ class PreparedTask:
 
 
 def selected_files(tree: Path, selection: tuple[str, ...]) -> list[str]:
+    """Test files named by a selection (paths or node ids) under ``tree``: pinned like control files."""
     files: set[str] = set()
     for item in selection:
         target = tree / item.split("::", 1)[0]
