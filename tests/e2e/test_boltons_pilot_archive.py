@@ -79,3 +79,13 @@ def test_paper_outcome_grid_of_the_pilot(tmp_path):
         outcomes = expected[(row["Method"], row["Provider"], row["Control"] == "yes")]
         assert sorted(row[c] for c in cells) == sorted(outcomes)
     assert (tmp_path / "fig_outcome_grid.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_reproduce_names_a_folder_without_runs(tmp_path):
+    from experiments.reproduce import archived_runs, main
+
+    assert archived_runs(ARCHIVE) == [ARCHIVE / "local_llm", ARCHIVE / "oracle_controls"]
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="neither a run folder"):
+        archived_runs(tmp_path / "empty")
+    assert main([str(tmp_path / "empty")]) == 2
