@@ -3,3 +3,4 @@ from . import bca, hashed, lexical, oracle  # noqa: F401
 from . import perron  # noqa: F401
 from . import hybrid, repomap  # noqa: F401
 from . import history  # noqa: F401
+from . import expansion  # noqa: F401
