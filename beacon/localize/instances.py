@@ -25,6 +25,7 @@ from ..graph.codebase import CodebaseGraph
 from ..repo.git import FULL_HASH, GitSource, open_source
 from ..repo.snapshot import materialize
 from ..retrieval.history import HISTORY_KEY, LINES_KEY, RepoHistory, read_history, read_line_history
+from ..retrieval.commit_log import LOG_KEY, ChangeLog, read_change_log
 
 REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
 
@@ -109,6 +110,7 @@ class SnapshotCache:
         self._graphs: dict[str, CodebaseGraph] = {}
         self._histories: dict[str, RepoHistory] = {}
         self._line_histories: dict[str, dict] = {}
+        self._change_logs: dict[str, ChangeLog] = {}
 
     def source(self, repo: str) -> GitSource:
         if repo not in self._sources:
@@ -138,9 +140,10 @@ class SnapshotCache:
         return self._histories[key]
 
     def graph(self, repo: str, commit: str, *, history: bool = False) -> CodebaseGraph:
-        """The base-commit graph; with ``history``, its change history before the commit attached as
-        ``graph.cache["file_history"]`` and ``["line_history"]`` (git log + blame: only the methods
-        that declare ``uses_history`` need it, so it is not paid for otherwise)."""
+        """The base-commit graph; with ``history``, its change history up to the commit attached as
+        ``graph.cache["file_history"]``, ``["line_history"]`` and ``["change_log"]`` (git log, blame and
+        ``log -p``, never past the commit: only the methods that declare ``uses_history`` need it,
+        so it is not paid for otherwise)."""
         key = f"{repo}@{commit}"
         if key not in self._graphs:
             saved = self.root / "graphs" / repo.replace("/", "__") / commit
@@ -166,4 +169,7 @@ class SnapshotCache:
             self._line_histories[key] = read_line_history(self.source(repo), self.history(repo, commit),
                                                           sorted({s.path for s in graph.symbols if not s.is_test}))
         graph.cache.setdefault(LINES_KEY, self._line_histories[key])
+        if key not in self._change_logs:
+            self._change_logs[key] = read_change_log(self.source(repo), commit)
+        graph.cache.setdefault(LOG_KEY, self._change_logs[key])
         return graph

@@ -149,3 +149,51 @@ def mention_weights(graph: CodebaseGraph, query: str | QueryFeatures) -> Mention
     found = Mentions(sym, files)
     graph.cache["_mentions_last"] = (features.text, found)
     return found
+
+
+_LOOSE_SKIP = _STEM_BLOCKLIST | {"impl", "base", "core", "main", "types", "helpers", "internal", "src", "tests",
+                                 "test", "lib"}
+LOOSE_PREFIX_CHARS = 5  # a path word this long may be a prefix of a query word ("debug" ~ "debugger")
+
+
+def _path_words(path: str) -> tuple[str, list[str]]:
+    """A file's own name (its package's for ``__init__.py``) and its folders' names, lower-case, ``_`` stripped."""
+    parts = path.lower().split("/")
+    name = parts[-1].rsplit(".", 1)[0]
+    folders = parts[:-1]
+    if name == "__init__" and folders:
+        name, folders = folders[-1], folders[:-1]
+    return name.strip("_"), [f.strip("_") for f in folders]
+
+
+def loose_path_matches(graph: CodebaseGraph, query: str | QueryFeatures) -> np.ndarray:
+    """Per file: does prose name it loosely? 1 per query word matching the file's name, 0.5 per folder or name part.
+
+    A word matches a path word when their light stems agree (``completion`` ~
+    ``complete``, ``reloader`` ~ ``_reloader``) or the path word (at least
+    ``LOOSE_PREFIX_CHARS`` long) starts the query word (``debug/`` ~
+    ``debugger``); ``__init__.py`` is named by its package. Exact stems are
+    ``mention_weights``' job; this is the fuzzy complement, for commit messages
+    that say "the debugger" rather than ``werkzeug/debug/__init__.py``.
+    """
+    from .stemmed import stem  # stemmed imports this module
+
+    features = query if isinstance(query, QueryFeatures) else query_features(query)
+    words = {w.lower() for w in features.identifiers if len(w) >= MIN_NAME_CHARS}
+    word_stems = {stem(w) for w in words}
+
+    def hit(path_word: str) -> bool:
+        if len(path_word) < MIN_NAME_CHARS or path_word in _LOOSE_SKIP:
+            return False
+        if stem(path_word) in word_stems:
+            return True
+        return len(path_word) >= LOOSE_PREFIX_CHARS and any(w.startswith(path_word) for w in words)
+
+    index = file_index(graph)
+    out = np.zeros(len(index.paths))
+    for f, path in enumerate(index.paths):
+        name, folders = _path_words(path)
+        parts = [p for p in name.split("_") if p] if "_" in name else []
+        out[f] = (1.0 if hit(name) else 0.0) + 0.5 * sum(hit(p) for p in parts) + 0.5 * sum(hit(d) for d in folders)
+    return out
+

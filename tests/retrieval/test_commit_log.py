@@ -1,0 +1,176 @@
+"""``hybrid_log``: votes of past commits with similar messages, read from a real git repository."""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from beacon.localize.instances import SnapshotCache
+from beacon.retrieval import assemble_context, get_method
+from beacon.retrieval.commit_log import (LOG_KEY, ChangeLog, log_votes, parse_change_log, read_change_log,
+                                         similar_commits)
+from beacon.retrieval.hybrid import _unit
+from beacon.retrieval.mentions import file_index
+from beacon.retrieval.perron import packable
+
+COOKIES = ("def parse_cookie(header):\n    return dict(p.split('=') for p in header.split(';'))\n\n\n"
+           "def dump_cookie(key, value, expires=None):\n    return f'{key}={value}; {expires}'\n")
+URLS = "def url_quote(s):\n    return s.replace(' ', '%20')\n\n\ndef url_join(base, url):\n    return base + url\n"
+
+
+def _git(root: Path, *args: str, when: int = 0) -> str:
+    stamp = f"{1_700_000_000 + when * 60} +0000"
+    env = {**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp, "GIT_CONFIG_GLOBAL": os.devnull,
+           "GIT_CONFIG_NOSYSTEM": "1"}
+    out = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root, env=env,
+                         check=True, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def _commit(root: Path, files: dict[str, str], message: str, when: int) -> str:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    _git(root, "add", *files, when=when)
+    _git(root, "commit", "-q", "-m", message, when=when)
+    return _git(root, "rev-parse", "HEAD")
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    """c0 imports; c1 fixes dump_cookie's expiry; c2 url_join; c3 parse_cookie (+ a test); c4 (base) docs only,
+    c5 other.py; then one commit after the base that would match the query if it were (wrongly) read."""
+    repos = tmp_path_factory.mktemp("repos")
+    root = repos / "owner__web"
+    root.mkdir()
+    _git(root, "init", "-q")
+    c = [_commit(root, {"web/cookies.py": COOKIES, "web/urls.py": URLS, "web/other.py": "def helper():\n    pass\n",
+                        "tests/test_web.py": "def test_cookie():\n    pass\n"}, "Initial import", 0)]
+    c.append(_commit(root, {"web/cookies.py": COOKIES.replace("{expires}", "expires={expires}")},
+                     "Fix the expiry date of dumped cookies\n\nSigned-off-by: t <t@t>", 1))
+    c.append(_commit(root, {"web/urls.py": URLS.replace("base + url", "base.rstrip('/') + '/' + url")},
+                     "Handle a trailing slash when joining URLs", 2))
+    c.append(_commit(root, {"web/cookies.py": COOKIES.replace("split('=')", "split('=', 1)"),
+                            "tests/test_web.py": "def test_cookie():\n    assert True\n"},
+                     "Parse quoted cookie values", 3))
+    c.append(_commit(root, {"README.md": "cookies\n"}, "Document cookie expiry", 4))  # no .py file: not in the log
+    c.append(_commit(root, {"web/other.py": "def helper():\n    return 1\n"}, "Refactor a helper", 5))
+    after = _commit(root, {"web/urls.py": URLS + "\n# cookie expiry expiry\n"}, "Cookie expiry expiry expiry", 6)
+    return repos, c, after
+
+
+def test_change_log_reads_messages_files_and_functions_up_to_the_base(repo):
+    repos, c, after = repo
+    cache = SnapshotCache(repos.parent / "cache-log", repos)
+    log = read_change_log(cache.source("owner/web"), c[5])
+    assert log.base == c[5]
+    assert log.hashes == (c[5], c[3], c[2], c[1], c[0])  # nearest first; README-only c4 and the later commit unseen
+    assert after not in log.hashes
+    assert log.messages[3].startswith("Fix the expiry date of dumped cookies")
+    assert log.files[1] == ("tests/test_web.py", "web/cookies.py")
+    assert ("web/cookies.py", "dump_cookie") in log.functions[3]
+    assert ("web/cookies.py", "parse_cookie") in log.functions[1]
+    assert log.functions[2] == (("web/urls.py", "url_join"),)
+    assert len(read_change_log(cache.source("owner/web"), c[5], n=2).hashes) == 2
+    with pytest.raises(ValueError, match="n must be >= 1"):
+        read_change_log(cache.source("owner/web"), c[5], n=0)
+
+
+def test_parse_change_log_header_lines_and_deleted_files():
+    diff = ("\x1eaaa\x1fRemove old module\n\x1f\n"
+            "diff --git a/pkg/old.py b/pkg/old.py\ndeleted file mode 100644\n--- a/pkg/old.py\n+++ /dev/null\n"
+            "@@ -1,2 +0,0 @@ class Old:\n-def gone():\n--- not a header: a removed line '-- x'\n"
+            "diff --git a/pkg/new.py b/pkg/new.py\n--- /dev/null\n+++ b/pkg/new.py\n"
+            "@@ -0,0 +1 @@\n+x = 1\n"
+            "\x1ebbb\x1fEmpty\x1f\n")
+    log = parse_change_log(diff, "aaa")
+    assert log.hashes == ("aaa", "bbb")
+    assert log.messages == ("Remove old module", "Empty")
+    assert log.files == (("pkg/new.py", "pkg/old.py"), ())  # the removed '-- x' line is not a file header
+    assert log.functions == ((("pkg/old.py", "Old"),), ())
+
+
+def test_similar_commits_rank_messages_and_skip_twins_and_mass_edits():
+    log = ChangeLog("h0", ("h0", "h1", "h2", "h3"),
+                    ("Fix cookie expiry", "Cookie parsing: quoted values", "Reformat everything cookie", "Join URLs"),
+                    (("a.py",), ("a.py",), tuple(f"f{i}.py" for i in range(20)), ("b.py",)), ((), (), (), ()))
+    top = similar_commits(log, "cookie expiry is wrong", 10, max_files=10)
+    assert [i for i, _ in top] == [0, 1]  # h2 changes 20 files (> max_files); h3 shares no term
+    assert top[0][1] == 1.0 and 0 < top[1][1] < 1.0
+    # A past commit with the query's own subject (a cherry-picked twin) is never a neighbour.
+    assert [i for i, _ in similar_commits(log, "Fix cookie expiry\n\nbody", 10, max_files=10)] == [1]
+    assert similar_commits(log, "cookie", 1, max_files=10)[0][0] in (0, 1)
+    assert similar_commits(log, "", 10, max_files=10) == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.text(alphabet="ab cookie\n", max_size=30), min_size=1, max_size=6), st.text(max_size=30),
+       st.integers(1, 5))
+def test_similar_commits_properties(messages, query, k):
+    log = ChangeLog("x", tuple(f"h{i}" for i in range(len(messages))), tuple(messages),
+                    tuple(("a.py",) for _ in messages), tuple(() for _ in messages))
+    top = similar_commits(log, query, k, max_files=10)
+    assert len(top) <= k and len({i for i, _ in top}) == len(top)
+    assert all(0 < w <= 1.0 for _, w in top) and [w for _, w in top] == sorted((w for _, w in top), reverse=True)
+
+
+def test_votes_point_at_the_files_and_functions_of_similar_commits(repo, tmp_path):
+    repos, c, _ = repo
+    cache = SnapshotCache(tmp_path / "cache", repos)
+    graph = cache.graph("owner/web", c[5], history=True)
+    assert isinstance(graph.cache[LOG_KEY], ChangeLog) and graph.cache[LOG_KEY].base == c[5]
+    query = "dumped cookies get a wrong expiry"
+    file_vote, function_vote = log_votes(graph, graph.cache[LOG_KEY], query, 10, 10)
+    index = file_index(graph)
+    ids = [s.id for s in graph.symbols]
+    assert file_vote[index.paths.index("web/cookies.py")] > 0
+    assert file_vote[index.paths.index("web/urls.py")] == 0  # the later 'cookie expiry' commit is never read
+    assert file_vote[index.paths.index("tests/test_web.py")] == 0  # tests are never voted for
+    dump, parse = ids.index("web/cookies.py::dump_cookie"), ids.index("web/cookies.py::parse_cookie")
+    assert function_vote[dump] > function_vote[parse] > 0  # c1 ('expiry', 'dumped') beats c3 ('cookie' only)
+    assert function_vote[~packable(graph)].sum() == 0
+
+
+def test_hybrid_log_adds_exactly_the_weighted_votes(repo, tmp_path):
+    repos, c, _ = repo
+    graph = SnapshotCache(tmp_path / "cache", repos).graph("owner/web", c[5], history=True)
+    query = "dumped cookies get a wrong expiry"
+    plain = get_method("hybrid_log", w_log_file=0.0, w_log_function=0.0).scores(graph, query)
+    method = get_method("hybrid_log", w_log_file=0.5, w_log_function=0.25, log_k=10)
+    voted = method.scores(graph, query)
+    cand = packable(graph)
+    index = file_index(graph)
+    file_vote, function_vote = log_votes(graph, graph.cache[LOG_KEY], query, 10, method.max_files)
+    expected = plain.total + 0.5 * _unit(file_vote[index.file_of], cand) + 0.25 * _unit(function_vote, cand)
+    expected[~cand] = 0.0
+    np.testing.assert_allclose(voted.total, expected)
+    # Without the log votes it is exactly hybrid_all; without history and loose paths too, hybrid_prf.
+    np.testing.assert_allclose(plain.total, get_method("hybrid_all").scores(graph, query).total)
+    bare = get_method("hybrid_log", w_history=0.0, w_function=0.0, w_loose_path=0.0, w_log_file=0.0,
+                      w_log_function=0.0)
+    np.testing.assert_allclose(bare.scores(graph, query).total, get_method("hybrid_prf").scores(graph, query).total)
+    # No change log attached: the log terms vanish.
+    graph.cache.pop(LOG_KEY)
+    np.testing.assert_allclose(method.scores(graph, query).total, plain.total)
+
+
+def test_hybrid_log_context_respects_the_budget(repo, tmp_path):
+    repos, c, _ = repo
+    graph = SnapshotCache(tmp_path / "cache", repos).graph("owner/web", c[5], history=True)
+    for budget in (60, 200, 2000):
+        result = assemble_context(graph, "cookie expiry", "hybrid_log", budget=budget)
+        assert result.context.total_tokens <= budget
+        assert all(not graph.symbol(s.symbol_id).is_test for s in result.context.snippets
+                   if s.symbol_id in {x.id for x in graph.symbols})
+
+
+@pytest.mark.parametrize("bad", [{"w_log_file": -1.0}, {"w_log_function": float("nan")}, {"log_k": 0},
+                                 {"log_k": True}])
+def test_hybrid_log_rejects_bad_parameters(bad):
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        get_method("hybrid_log", **bad)
