@@ -3,8 +3,10 @@
 :class:`LocalServer` owns one child process (by default llama-cpp-python's
 ``python -m llama_cpp.server``) listening on 127.0.0.x. It is started in its own
 process group so :meth:`LocalServer.stop` can kill the server *and* anything it
-spawned; a ``weakref.finalize`` hook does the same at interpreter exit, so a
-crashed run leaves no orphan holding a port and two CPU cores.
+spawned; a ``weakref.finalize`` hook does the same at interpreter exit, and the
+server is started through ``parent_death.py`` so the kernel kills it even when
+this process is killed outright (SIGKILL runs no Python): a crashed run leaves
+no orphan holding a port and two CPU cores.
 
 The child's stdout and stderr go to a temporary file rather than a pipe: a
 chatty server would otherwise block once the pipe buffer filled, and the file
@@ -18,14 +20,16 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import weakref
 from dataclasses import dataclass
 
-from . import transport
+from . import parent_death, transport
 from .base import ProviderConfigError, ProviderError, ProviderRefused
 
+PARENT_DEATH = parent_death.__file__  # run by path: see beacon.providers.parent_death
 _STDERR_TAIL_CHARS = 2000
 _POLL_S = 0.1
 # llama_cpp.server reads these from the environment (pydantic settings and its
@@ -148,12 +152,18 @@ class LocalServer:
                 f"{self.provider}: server_command {self.command!r} has a bad placeholder ({exc!r}); "
                 f"known placeholders: {sorted(substitutions)}"
             ) from None
+        if not argv or shutil.which(argv[0]) is None:
+            raise LocalServerError(f"{self.provider}: cannot start server {argv[:1]!r}: no such executable "
+                                   f"(server_command {self.command!r})")
+        # Through the parent-death shim: the kernel kills the server if this process dies without
+        # running any cleanup (SIGKILL); the shim execs, so proc.pid is the server's own pid.
+        launch = [sys.executable, PARENT_DEATH, str(os.getpid()), "--", *argv]
         log_dir = tempfile.mkdtemp(prefix="beacon-llm-server-")
         self._log_path = os.path.join(log_dir, "server.log")
         clock = time.perf_counter()
         with open(self._log_path, "wb") as log:
             try:
-                proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                proc = subprocess.Popen(launch, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                         env=server_env(), start_new_session=True)
             except OSError as exc:
                 shutil.rmtree(log_dir, ignore_errors=True)

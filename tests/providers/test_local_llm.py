@@ -171,6 +171,51 @@ def test_server_is_killed_when_the_provider_is_garbage_collected(gguf):
     assert wait_dead(pid)
 
 
+PARENT_SCRIPT = """
+import os, signal, sys
+from beacon.providers.local_llm import LocalLLMProvider
+p = LocalLLMProvider(model_path=sys.argv[1], server_command=sys.argv[2:], startup_timeout_s=30)
+p.complete("hi", max_tokens=4)
+print(p.server.info.pid, flush=True)
+os.kill(os.getpid(), signal.SIGKILL)  # no finalizer, no atexit: only the kernel can clean up now
+"""
+
+
+def test_server_dies_with_a_parent_killed_by_sigkill(gguf):
+    import subprocess
+
+    run = subprocess.run([sys.executable, "-c", PARENT_SCRIPT, str(gguf), *command()], capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == -9, run.stderr
+    pid = int(run.stdout.split()[0])
+    assert wait_dead(pid), "the server outlived its SIGKILLed parent"
+
+
+def test_a_missing_server_executable_is_a_clear_error(gguf):
+    p = LocalLLMProvider(model_path=str(gguf), server_command=["/nonexistent/llama-server", "--port", "{port}"],
+                         startup_timeout_s=5)
+    with pytest.raises(LocalServerError, match="cannot start server.*no such executable"):
+        p.complete("hi", max_tokens=4)
+    p.close()
+
+
+def test_parent_death_shim_refuses_bad_usage_and_a_gone_parent():
+    import subprocess
+
+    from beacon.providers.llama_server import PARENT_DEATH
+
+    bad = subprocess.run([sys.executable, PARENT_DEATH, "x", "--", "true"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "usage" in bad.stderr
+    gone = subprocess.run([sys.executable, PARENT_DEATH, "1", "--", "true"], capture_output=True, text=True)
+    assert gone.returncode == 1 and "parent 1 is gone" in gone.stderr  # our parent is pytest, not pid 1
+    ok = subprocess.run([sys.executable, PARENT_DEATH, str(__import__("os").getpid()), "--", sys.executable, "-c",
+                         "print('ran')"], capture_output=True, text=True)
+    assert ok.returncode == 0 and ok.stdout == "ran\n"
+    missing = subprocess.run([sys.executable, PARENT_DEATH, str(__import__("os").getpid()), "--", "/nonexistent/x"],
+                             capture_output=True, text=True)
+    assert missing.returncode == 127 and "cannot exec" in missing.stderr
+
+
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.10", "localhost", "::1", "example.org"])
 def test_only_loopback_addresses(host, gguf):
     with pytest.raises(ProviderRefused, match="not an IPv4 loopback address"):
