@@ -7,7 +7,11 @@ temporary HOME/TMPDIR and the PYTHON*/PYTEST* variables set below), plugin
 autoloading off, the checkout's ``addopts`` cleared, the cache provider off,
 ``--import-mode=importlib``, no bytecode written, xfail made strict (a
 non-strict XPASS is written to JUnit as a plain pass), and only the checkout's
-own root config file (see :mod:`beacon.repair.controls`). Under bubblewrap,
+own root config file (see :mod:`beacon.repair.controls`). A src-layout
+checkout (``src/`` holding a package or module) whose config does not set
+pytest's ``pythonpath`` itself runs with ``-o pythonpath=<checkout>/src``, as
+an editable install of the package would (the harness never installs the
+code under test). Under bubblewrap,
 when available, the network is unshared and only the checkout is writable
 (:mod:`beacon.repair.sandbox`).
 
@@ -132,6 +136,25 @@ def build_env(home: str, tmpdir: str, extra_env: Mapping[str, str] | None = None
     return env
 
 
+_PYTHONPATH_SETTING = re.compile(r"^\s*pythonpath\s*=", re.MULTILINE)
+
+
+def src_layout_path(checkout: Path, config: Path | None) -> str | None:
+    """``<checkout>/src`` when the checkout has a src layout its pytest config does not already handle."""
+    src = checkout / "src"
+    if src.is_symlink() or not src.is_dir():
+        return None
+    if config is not None and _PYTHONPATH_SETTING.search(config.read_text(encoding="utf-8", errors="replace")):
+        return None  # the project's own pythonpath setting wins
+    if not any((p.is_dir() and (p / "__init__.py").is_file()) or (p.is_file() and p.suffix == ".py")
+               for p in src.iterdir() if not p.name.startswith(".")):
+        return None
+    if any(ch.isspace() for ch in str(src)):  # pytest splits the ini value on whitespace
+        raise ValueError(f"src-layout checkout {checkout}: its path contains whitespace, which pytest's "
+                         f"pythonpath setting cannot hold; use a work directory without spaces")
+    return str(src)
+
+
 def _pick_sandbox(sandbox: str) -> tuple[str | None, str]:
     if sandbox not in {"auto", "required", "off"}:
         raise ValueError(f"sandbox must be 'auto', 'required' or 'off', got {sandbox!r}")
@@ -195,6 +218,7 @@ def run_pytest(
             f"refusing to run tests on {checkout}: pytest control files differ from the pristine task: "
             + "; ".join(tampered)
         )
+    src = src_layout_path(checkout, root_config_file(checkout))
     scratch = Path(tempfile.mkdtemp(prefix="beacon-pytest-"))
     read_fd, write_fd = os.pipe()
     try:
@@ -211,6 +235,8 @@ def run_pytest(
             "-o", "junit_suite_name=pytest", "-o", "xfail_strict=true",
             f"--junitxml=/dev/fd/{write_fd}", *flags, "--", *tests,
         ]
+        if src is not None:
+            pytest_argv[5:5] = ["-o", f"pythonpath={src}"]
         if bwrap is not None:
             readonly = [checkout / rel for rel in protected] + [config]
             argv = bwrap_prefix(bwrap, checkout, network=network, readonly_files=readonly) + pytest_argv

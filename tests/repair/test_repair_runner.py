@@ -304,3 +304,36 @@ def test_network_allow_keeps_the_network_namespace(tmp_path):
     result = run(root, sandbox="required", network="allow")
     assert result.sandboxed and not result.network_isolated and "--unshare-net" not in result.argv
     assert verify_run(result, ["tests/test_a.py::test_a"]).passed
+
+
+@pytest.mark.parametrize("sandbox", MODES)
+def test_src_layout_imports_its_package_without_installing_it(tmp_path, sandbox):
+    root = write_repo(tmp_path / "repo", {
+        "src/mypkg/__init__.py": "def add(a, b):\n    return a + b\n",
+        "tests/test_add.py": "from mypkg import add\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+    })
+    result = run(root, sandbox=sandbox)
+    assert verify_run(result, ["tests/test_add.py::test_add"]).passed, (result.stdout, result.stderr)
+    assert f"pythonpath={root}/src" in result.argv
+    # Without the src/ entry on sys.path the same tests cannot even be collected.
+    flat = write_repo(tmp_path / "flat", {"lib/mypkg/__init__.py": "def add(a, b):\n    return a + b\n",
+                                          "tests/test_add.py": "from mypkg import add\n\ndef test_add():\n    pass\n"})
+    broken = run(flat, sandbox=sandbox)
+    assert not verify_run(broken, ["tests/test_add.py::test_add"]).passed
+    assert not any(a.startswith("pythonpath=") for a in broken.argv)
+
+
+def test_src_layout_detection_defers_to_the_projects_own_pythonpath(tmp_path):
+    from beacon.repair.pytest_runner import src_layout_path
+
+    root = write_repo(tmp_path / "repo", {"src/mypkg/__init__.py": "", "tests/test_a.py": "def test_a():\n    pass\n"})
+    assert src_layout_path(root, None) == f"{root}/src"
+    ini = write_repo(tmp_path / "cfg", {"pytest.ini": "[pytest]\npythonpath = src lib\n"}) / "pytest.ini"
+    assert src_layout_path(root, ini) is None  # the project's setting is used as it is
+    (root / "src" / "mypkg" / "__init__.py").unlink()
+    (root / "src" / "mypkg").rmdir()
+    (root / "src" / "notes.txt").write_text("no code here\n")
+    assert src_layout_path(root, None) is None
+    spaced = write_repo(tmp_path / "with space", {"src/m.py": ""})
+    with pytest.raises(ValueError, match="whitespace"):
+        src_layout_path(spaced, None)
