@@ -155,9 +155,12 @@ class LocalServer:
         if not argv or shutil.which(argv[0]) is None:
             raise LocalServerError(f"{self.provider}: cannot start server {argv[:1]!r}: no such executable "
                                    f"(server_command {self.command!r})")
-        # Through the parent-death shim: the kernel kills the server if this process dies without
-        # running any cleanup (SIGKILL); the shim execs, so proc.pid is the server's own pid.
-        launch = [sys.executable, PARENT_DEATH, str(os.getpid()), "--", *argv]
+        # Through the parent-death shim (isolated mode: it imports nothing of ours): the kernel kills
+        # the server if this process dies without running any cleanup (SIGKILL); the shim execs, so
+        # proc.pid is the server's own pid. Linux ties the signal to the *thread* that started the
+        # server: start providers from a thread that lives as long as they do (the runners use the
+        # main thread).
+        launch = [sys.executable, "-I", PARENT_DEATH, str(os.getpid()), "--", *argv]
         log_dir = tempfile.mkdtemp(prefix="beacon-llm-server-")
         self._log_path = os.path.join(log_dir, "server.log")
         clock = time.perf_counter()

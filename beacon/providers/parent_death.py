@@ -9,11 +9,16 @@ server would live on holding its port and CPU cores. The death signal survives
 ``exec``, so the server itself (same pid, same process group) receives SIGKILL
 when the parent goes. If the parent is already gone by the time the signal is
 armed, the server is never started. Processes the server spawns itself are not
-covered (the ordinary process-group kill is). Where ``prctl`` does not exist
-(not Linux) the file just execs.
+covered (the ordinary process-group kill is). Linux sends the signal when the
+*thread* that forked the server exits, not only the process: a provider whose
+server was started from a short-lived worker thread loses it when that thread
+ends, so start providers from a long-lived thread (the runners use the main
+thread). Where ``prctl`` does not exist (not Linux) the file just execs.
 
-Run by path, not as ``-m beacon.providers...``: the shim must not import the
-package (startup time, and the server's environment is not ours to load).
+Run by path in isolated mode (``python -I parent_death.py``), not as
+``-m beacon.providers...``: the shim must not import the package or anything
+beside it (startup time, and ``beacon/providers/openai.py`` would shadow a
+library of the same name on ``sys.path``).
 """
 from __future__ import annotations
 

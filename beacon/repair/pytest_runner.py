@@ -8,10 +8,13 @@ autoloading off, the checkout's ``addopts`` cleared, the cache provider off,
 ``--import-mode=importlib``, no bytecode written, xfail made strict (a
 non-strict XPASS is written to JUnit as a plain pass), and only the checkout's
 own root config file (see :mod:`beacon.repair.controls`). A src-layout
-checkout (``src/`` holding a package or module) whose config does not set
-pytest's ``pythonpath`` itself runs with ``-o pythonpath=<checkout>/src``, as
-an editable install of the package would (the harness never installs the
-code under test). Under bubblewrap,
+checkout (``src/`` holding a package or module and not itself a package)
+whose config does not set pytest's ``pythonpath`` itself runs with
+``-o pythonpath=<checkout>/src``, so the package imports as it would from an
+install (the harness never installs the code under test); pytest puts the
+folder *first* on ``sys.path``, where an editable install would append it.
+The decision reads the checkout, which a patch cannot reshape: edit formats
+change the declared source file only. Under bubblewrap,
 when available, the network is unshared and only the checkout is writable
 (:mod:`beacon.repair.sandbox`).
 
@@ -50,6 +53,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import sys
 import tempfile
@@ -136,22 +140,19 @@ def build_env(home: str, tmpdir: str, extra_env: Mapping[str, str] | None = None
     return env
 
 
-_PYTHONPATH_SETTING = re.compile(r"^\s*pythonpath\s*=", re.MULTILINE)
+_PYTHONPATH_SETTING = re.compile(r"^\s*pythonpath\s*[=:]", re.MULTILINE)
 
 
 def src_layout_path(checkout: Path, config: Path | None) -> str | None:
     """``<checkout>/src`` when the checkout has a src layout its pytest config does not already handle."""
     src = checkout / "src"
-    if src.is_symlink() or not src.is_dir():
-        return None
+    if src.is_symlink() or not src.is_dir() or (src / "__init__.py").exists():
+        return None  # no src/, or src/ is itself a package imported from the root
     if config is not None and _PYTHONPATH_SETTING.search(config.read_text(encoding="utf-8", errors="replace")):
         return None  # the project's own pythonpath setting wins
     if not any((p.is_dir() and (p / "__init__.py").is_file()) or (p.is_file() and p.suffix == ".py")
                for p in src.iterdir() if not p.name.startswith(".")):
         return None
-    if any(ch.isspace() for ch in str(src)):  # pytest splits the ini value on whitespace
-        raise ValueError(f"src-layout checkout {checkout}: its path contains whitespace, which pytest's "
-                         f"pythonpath setting cannot hold; use a work directory without spaces")
     return str(src)
 
 
@@ -236,7 +237,7 @@ def run_pytest(
             f"--junitxml=/dev/fd/{write_fd}", *flags, "--", *tests,
         ]
         if src is not None:
-            pytest_argv[5:5] = ["-o", f"pythonpath={src}"]
+            pytest_argv[5:5] = ["-o", f"pythonpath={shlex.quote(src)}"]  # pytest shlex-splits the value
         if bwrap is not None:
             readonly = [checkout / rel for rel in protected] + [config]
             argv = bwrap_prefix(bwrap, checkout, network=network, readonly_files=readonly) + pytest_argv

@@ -29,10 +29,11 @@ class GitError(RuntimeError):
     """A git command failed or a commit/path does not exist."""
 
 
-def run_git(args: list[str], *, git_dir: Path | None = None, input: bytes | None = None) -> bytes:
-    cmd = ["git"] + ([f"--git-dir={git_dir}"] if git_dir else []) + args
+def run_git(args: list[str], *, git_dir: Path | None = None, input: bytes | None = None,
+            cwd: Path | str | None = None) -> bytes:
+    cmd = ["git"] + ([f"--git-dir={os.path.abspath(git_dir)}"] if git_dir else []) + args
     env = {**os.environ, **_GIT_ENV}
-    proc = subprocess.run(cmd, input=input, capture_output=True, env=env)
+    proc = subprocess.run(cmd, input=input, capture_output=True, env=env, cwd=cwd)
     if proc.returncode != 0:
         raise GitError(f"{' '.join(cmd)}: {proc.stderr.decode(errors='replace').strip()}")
     return proc.stdout

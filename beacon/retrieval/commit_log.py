@@ -7,9 +7,10 @@ the new change will touch (the "similar bug reports" signal of BugLocator,
 Zhou et al., ICSE 2012, applied to commit messages). ``read_change_log`` reads
 the last ``n`` non-merge commits reachable from the base that change a
 ``.py`` file (``git log -p -U0 <base>``: nothing after the base is ever
-read) and, per commit, its message, its changed ``.py`` files and the
-functions its hunks fall in (git's built-in Python hunk headers name the
-enclosing ``def``/``class``). ``SnapshotCache.graph(..., history=True)``
+read; ``--full-history``, so side branches are not simplified away) and, per
+commit, its message, its changed ``.py`` files and the functions its hunks
+fall in (git's built-in Python hunk headers name the nearest ``def``/``class``
+above each hunk). ``SnapshotCache.graph(..., history=True)``
 attaches it as ``graph.cache["change_log"]``.
 
 Per query: BM25 (stemmed terms) of the query against every past message;
@@ -33,6 +34,7 @@ Constants: ``conf/method/hybrid_log.yaml``.
 from __future__ import annotations
 
 import re
+import secrets
 import tempfile
 from collections import Counter
 from dataclasses import dataclass
@@ -53,7 +55,7 @@ from .text import terms
 
 LOG_KEY = "change_log"
 DEFAULT_LOG_COMMITS = 1000
-_SEP, _FIELD = "\x1e", "\x1f"  # never in a commit message or a path git prints
+_HASH = re.compile(r"[0-9a-f]{40}")
 _HUNK_FUNCTION = re.compile(r"^@@ [^@]* @@ .*?\b(?:def|class)\s+([A-Za-z_]\w*)")
 
 
@@ -65,27 +67,40 @@ class ChangeLog:
     hashes: tuple[str, ...]
     messages: tuple[str, ...]
     files: tuple[tuple[str, ...], ...]
-    functions: tuple[tuple[tuple[str, str], ...], ...]  # (path, function or class name) per commit
+    functions: tuple[tuple[tuple[str, str], ...], ...]  # (path, def/class name in a hunk header) per commit
 
 
-def parse_change_log(text: str, base: str = "") -> ChangeLog:
-    """``git log -p -U0 --format=<SEP>%H<FIELD>%B<FIELD>`` output (Python hunk headers) -> ``ChangeLog``."""
+def diff_git_path(line: str) -> str | None:
+    """The path of a ``diff --git a/P b/P`` line (renames are off, so both sides agree); None when quoted."""
+    rest = line[len("diff --git "):]
+    if rest.startswith('"') or (len(rest) - 5) % 2:
+        return None  # git C-quotes names with quotes, backslashes or control characters: skipped
+    path = rest[2: 2 + (len(rest) - 5) // 2]
+    return path if rest == f"a/{path} b/{path}" else None
+
+
+def parse_change_log(text: str, base: str = "", *, sep: str = "\x1e", field: str = "\x1f") -> ChangeLog:
+    """``git log -p -U0 --format=<sep>%H<field>%B<field>`` output (Python hunk headers) -> ``ChangeLog``.
+
+    A file is known by its ``diff --git`` line (so binary and mode-only changes and names with spaces count);
+    a hunk header names the nearest ``def``/``class`` line above the hunk's start, which is usually the
+    function the hunk changes (a change to a ``def`` line itself is credited to the definition above it).
+    """
     hashes, messages, files, functions = [], [], [], []
-    for block in text.split(_SEP)[1:]:
-        head, _, rest = block.partition(_FIELD)
-        message, _, diff = rest.partition(_FIELD)
+    for block in text.split(sep)[1:]:
+        head, _, rest = block.partition(field)
+        message, _, diff = rest.partition(field)
+        if not _HASH.fullmatch(head.strip()):
+            raise ValueError(f"git log output: record starts with {head[:60]!r}, not a commit hash")
         changed: set[str] = set()
         named: set[tuple[str, str]] = set()
-        path, in_header = None, False
+        path = None
         for line in diff.split("\n"):
             if line.startswith("diff --git "):
-                path, in_header = None, True
-            elif in_header and line.startswith(("--- a/", "+++ b/")):
-                path = line[6:]
-                if path.endswith(".py"):
+                path = diff_git_path(line)
+                if path is not None and path.endswith(".py"):
                     changed.add(path)
-            elif line.startswith("@@") and path is not None:
-                in_header = False  # body lines start with ' ', '-' or '+': never '@@' or 'diff --git'
+            elif line.startswith("@@") and path is not None:  # body lines start with ' ', '-', '+' or '\\'
                 m = _HUNK_FUNCTION.match(line)
                 if m:
                     named.add((path, m.group(1)))
@@ -100,16 +115,20 @@ def read_change_log(source: GitSource, commit: str, n: int = DEFAULT_LOG_COMMITS
     """The last ``n`` non-merge commits reachable from ``commit`` (itself first) that change a ``.py`` file."""
     if n < 1:
         raise ValueError(f"read_change_log: n must be >= 1, got {n}")
+    # Separators drawn per call: a commit message cannot contain them by accident or on purpose.
+    token = secrets.token_hex(8)
+    sep, field = f"\x1e{token}\x1e", f"\x1f{token}\x1f"
     with tempfile.TemporaryDirectory() as tmp:
-        # git's built-in "python" diff driver writes the enclosing def/class into each hunk header;
-        # a private attributes file selects it without touching the repository.
+        # git's built-in "python" diff driver writes the nearest def/class into each hunk header. A private
+        # attributes file selects it without touching the repository; running in the empty temp dir keeps a
+        # .gitattributes in the caller's working directory out; explicit prefixes override diff.noprefix.
         attributes = Path(tmp) / "attributes"
         attributes.write_text("*.py diff=python\n")
-        text = run_git(["-c", "core.quotePath=false", "-c", f"core.attributesFile={attributes}", "log", "-p",
-                        "-U0", "--no-color", "--no-ext-diff", "--date-order", "--no-merges", "--no-renames",
-                        f"--format={_SEP}%H{_FIELD}%B{_FIELD}", f"-n{n}", commit, "--", "*.py"],
-                       git_dir=source.git_dir)
-    return parse_change_log(text.decode("utf-8", errors="replace"), commit)
+        text = run_git(["-c", "core.quotePath=false", "-c", f"core.attributesFile={attributes}", "log", "-p", "-U0", "--no-color", "--no-ext-diff",
+                        "--src-prefix=a/", "--dst-prefix=b/", "--full-history", "--date-order", "--no-merges",
+                        "--no-renames", f"--format={sep}%H{field}%B{field}", f"-n{n}", commit, "--", "*.py"],
+                       git_dir=source.git_dir, cwd=tmp)
+    return parse_change_log(text.decode("utf-8", errors="replace"), commit, sep=sep, field=field)
 
 
 def _stems(text: str) -> list[str]:

@@ -167,14 +167,19 @@ def _path_words(path: str) -> tuple[str, list[str]]:
 
 
 def loose_path_matches(graph: CodebaseGraph, query: str | QueryFeatures) -> np.ndarray:
-    """Per file: does prose name it loosely? 1 per query word matching the file's name, 0.5 per folder or name part.
+    """Per file: does prose name it loosely? 1 if the file's name matches, plus 0.5 per matching folder or name part.
 
-    A word matches a path word when their light stems agree (``completion`` ~
-    ``complete``, ``reloader`` ~ ``_reloader``) or the path word (at least
-    ``LOOSE_PREFIX_CHARS`` long) starts the query word (``debug/`` ~
-    ``debugger``); ``__init__.py`` is named by its package. Exact stems are
-    ``mention_weights``' job; this is the fuzzy complement, for commit messages
-    that say "the debugger" rather than ``werkzeug/debug/__init__.py``.
+    A path word matches when some query identifier has the same light stem
+    (``completion`` ~ ``complete``, ``reloader`` ~ ``_reloader``) or, for a
+    path word of at least ``LOOSE_PREFIX_CHARS`` characters, starts with it
+    (``debug/`` ~ ``debugger``); ``__init__.py`` is named by its package. The
+    name counts once however many identifiers match it; each part of a
+    snake-case name counts 0.5 on its own (``shell_completion.py`` scores 0.5
+    for "completions", 1.0 for "shell completion"), and identifiers are matched
+    whole, so a query that writes ``shell_completion`` scores 1.5 (the name,
+    plus its part ``shell`` by prefix). Exact
+    stems are ``mention_weights``' job; this is the fuzzy complement, for commit
+    messages that say "the debugger" rather than ``werkzeug/debug/__init__.py``.
     """
     from .stemmed import stem  # stemmed imports this module
 

@@ -315,6 +315,13 @@ def test_src_layout_imports_its_package_without_installing_it(tmp_path, sandbox)
     result = run(root, sandbox=sandbox)
     assert verify_run(result, ["tests/test_add.py::test_add"]).passed, (result.stdout, result.stderr)
     assert f"pythonpath={root}/src" in result.argv
+    # A path pytest would split (spaces, quotes) is quoted for its shlex-split ini value.
+    odd = write_repo(tmp_path / "it's a repo", {
+        "src/mypkg/__init__.py": "def add(a, b):\n    return a + b\n",
+        "tests/test_add.py": "from mypkg import add\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+    })
+    quoted = run(odd, sandbox=sandbox)
+    assert verify_run(quoted, ["tests/test_add.py::test_add"]).passed, (quoted.stdout, quoted.stderr)
     # Without the src/ entry on sys.path the same tests cannot even be collected.
     flat = write_repo(tmp_path / "flat", {"lib/mypkg/__init__.py": "def add(a, b):\n    return a + b\n",
                                           "tests/test_add.py": "from mypkg import add\n\ndef test_add():\n    pass\n"})
@@ -328,12 +335,15 @@ def test_src_layout_detection_defers_to_the_projects_own_pythonpath(tmp_path):
 
     root = write_repo(tmp_path / "repo", {"src/mypkg/__init__.py": "", "tests/test_a.py": "def test_a():\n    pass\n"})
     assert src_layout_path(root, None) == f"{root}/src"
-    ini = write_repo(tmp_path / "cfg", {"pytest.ini": "[pytest]\npythonpath = src lib\n"}) / "pytest.ini"
-    assert src_layout_path(root, ini) is None  # the project's setting is used as it is
+    for setting in ("pythonpath = src lib", "pythonpath: helpers"):  # the project's setting is used as it is
+        ini = write_repo(tmp_path / "cfg", {"pytest.ini": f"[pytest]\n{setting}\n"}) / "pytest.ini"
+        assert src_layout_path(root, ini) is None
+    (root / "src" / "__init__.py").write_text("")  # src/ itself a package, imported from the root
+    assert src_layout_path(root, None) is None
+    (root / "src" / "__init__.py").unlink()
     (root / "src" / "mypkg" / "__init__.py").unlink()
     (root / "src" / "mypkg").rmdir()
     (root / "src" / "notes.txt").write_text("no code here\n")
     assert src_layout_path(root, None) is None
-    spaced = write_repo(tmp_path / "with space", {"src/m.py": ""})
-    with pytest.raises(ValueError, match="whitespace"):
-        src_layout_path(spaced, None)
+    single = write_repo(tmp_path / "single", {"src/m.py": ""})  # a one-module src layout counts
+    assert src_layout_path(single, None) == f"{single}/src"

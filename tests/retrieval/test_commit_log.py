@@ -81,18 +81,50 @@ def test_change_log_reads_messages_files_and_functions_up_to_the_base(repo):
         read_change_log(cache.source("owner/web"), c[5], n=0)
 
 
-def test_parse_change_log_header_lines_and_deleted_files():
-    diff = ("\x1eaaa\x1fRemove old module\n\x1f\n"
+A, B = "a" * 40, "b" * 40
+
+
+def test_parse_change_log_reads_files_from_diff_git_lines():
+    diff = (f"\x1e{A}\x1fRemove old module\n\x1f\n"
             "diff --git a/pkg/old.py b/pkg/old.py\ndeleted file mode 100644\n--- a/pkg/old.py\n+++ /dev/null\n"
-            "@@ -1,2 +0,0 @@ class Old:\n-def gone():\n--- not a header: a removed line '-- x'\n"
-            "diff --git a/pkg/new.py b/pkg/new.py\n--- /dev/null\n+++ b/pkg/new.py\n"
-            "@@ -0,0 +1 @@\n+x = 1\n"
-            "\x1ebbb\x1fEmpty\x1f\n")
-    log = parse_change_log(diff, "aaa")
-    assert log.hashes == ("aaa", "bbb")
+            "@@ -1,2 +0,0 @@ class Old:\n-def gone():\n--- a/evil.py\n-- b/evil.py\n"
+            "diff --git a/sp ace/m y.py b/sp ace/m y.py\n--- a/sp ace/m y.py\t\n+++ b/sp ace/m y.py\t\n"
+            "@@ -3 +3 @@ def spaced():\n-x\n+y\n"
+            "diff --git a/pkg/mode.py b/pkg/mode.py\nold mode 100644\nnew mode 100755\n"
+            "diff --git a/pkg/blob.py b/pkg/blob.py\nBinary files a/pkg/blob.py and b/pkg/blob.py differ\n"
+            'diff --git "a/q\\"uote.py" "b/q\\"uote.py"\n--- "a/q\\"uote.py"\n+++ "b/q\\"uote.py"\n'
+            "@@ -1 +1 @@ def quoted():\n--- a/evil2.py\n"
+            "diff --git a/pkg/new.py b/pkg/new.py\n--- /dev/null\n+++ b/pkg/new.py\n@@ -0,0 +1 @@\n+x = 1\n"
+            f"\x1e{B}\x1fEmpty\x1f\n")
+    log = parse_change_log(diff, A)
+    assert log.hashes == (A, B)
     assert log.messages == ("Remove old module", "Empty")
-    assert log.files == (("pkg/new.py", "pkg/old.py"), ())  # the removed '-- x' line is not a file header
-    assert log.functions == ((("pkg/old.py", "Old"),), ())
+    # Removed lines that look like headers name no file; a C-quoted name is skipped, never misread.
+    assert log.files == (("pkg/blob.py", "pkg/mode.py", "pkg/new.py", "pkg/old.py", "sp ace/m y.py"), ())
+    assert log.functions == ((("pkg/old.py", "Old"), ("sp ace/m y.py", "spaced")), ())
+
+
+def test_parse_change_log_refuses_a_record_that_is_not_a_commit():
+    with pytest.raises(ValueError, match="not a commit hash"):
+        parse_change_log("\x1enot-a-hash\x1fmsg\x1f\n")
+
+
+def test_change_log_is_immune_to_separators_in_messages_and_the_callers_gitattributes(tmp_path, monkeypatch):
+    root = tmp_path / "owner__odd"
+    root.mkdir()
+    _git(root, "init", "-q")
+    _commit(root, {"m.py": "def f():\n    return 1\n"}, "start", 0)
+    odd = _commit(root, {"m.py": "def f():\n    return 2\n"}, "tricky \x1e record \x1f field\n\ndiff --git a/x.py b/x.py",
+                  1)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / ".gitattributes").write_text("*.py -diff\n")  # read from the cwd, it would hide every hunk
+    monkeypatch.chdir(elsewhere)
+    cache = SnapshotCache(tmp_path / "cache", tmp_path)
+    log = read_change_log(cache.source("owner/odd"), odd)
+    assert log.hashes[0] == odd and len(log.hashes) == 2
+    assert log.files[0] == ("m.py",) and log.functions[0] == (("m.py", "f"),)
+    assert "\x1e record \x1f field" in log.messages[0]
 
 
 def test_similar_commits_rank_messages_and_skip_twins_and_mass_edits():
