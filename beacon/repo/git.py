@@ -32,6 +32,10 @@ class GitError(RuntimeError):
 def run_git(args: list[str], *, git_dir: Path | None = None, input: bytes | None = None,
             cwd: Path | str | None = None) -> bytes:
     cmd = ["git"] + ([f"--git-dir={os.path.abspath(git_dir)}"] if git_dir else []) + args
+    if cwd is None and git_dir is not None and os.path.isdir(git_dir):
+        # git reads .gitattributes from the current directory even with --git-dir: run inside the
+        # object database so a caller's working directory cannot change diffs, numstat or blame.
+        cwd = git_dir
     env = {**os.environ, **_GIT_ENV}
     proc = subprocess.run(cmd, input=input, capture_output=True, env=env, cwd=cwd)
     if proc.returncode != 0:

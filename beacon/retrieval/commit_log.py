@@ -124,8 +124,8 @@ def read_change_log(source: GitSource, commit: str, n: int = DEFAULT_LOG_COMMITS
         # .gitattributes in the caller's working directory out; explicit prefixes override diff.noprefix.
         attributes = Path(tmp) / "attributes"
         attributes.write_text("*.py diff=python\n")
-        text = run_git(["-c", "core.quotePath=false", "-c", f"core.attributesFile={attributes}", "log", "-p", "-U0", "--no-color", "--no-ext-diff",
-                        "--src-prefix=a/", "--dst-prefix=b/", "--full-history", "--date-order", "--no-merges",
+        text = run_git(["-c", "core.quotePath=false", "-c", f"core.attributesFile={attributes}", "log", "-p",
+                        "-U0", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/", "--full-history", "--date-order", "--no-merges",
                         "--no-renames", f"--format={sep}%H{field}%B{field}", f"-n{n}", commit, "--", "*.py"],
                        git_dir=source.git_dir, cwd=tmp)
     return parse_change_log(text.decode("utf-8", errors="replace"), commit, sep=sep, field=field)

@@ -112,3 +112,17 @@ def test_real_bundle_from_shared_data(tmp_path):
     tree = materialize(source, commit)
     assert (tree / "requests" / "sessions.py").is_file()
     assert b"builtin_str(method)" in source.read_file(commit, "requests/sessions.py")
+
+
+def test_git_output_ignores_the_callers_gitattributes(repo, tmp_path, monkeypatch):
+    from beacon.repo.git import run_git
+
+    work, first, second = repo
+    git_dir = work / ".git"  # a working tree's own object database (a bare clone reads no work-tree attributes)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / ".gitattributes").write_text("*.py -diff\n")  # git reads it from the cwd, even with --git-dir
+    monkeypatch.chdir(elsewhere)
+    numstat = run_git(["log", "--numstat", "--format=", "-n1", second], git_dir=git_dir).decode()
+    assert numstat.strip() == "1\t1\tpkg/mod.py"  # not "-\t-\t" (binary)
+    assert "Binary files" not in run_git(["diff", first, second], git_dir=git_dir).decode()

@@ -114,8 +114,8 @@ def test_change_log_is_immune_to_separators_in_messages_and_the_callers_gitattri
     root.mkdir()
     _git(root, "init", "-q")
     _commit(root, {"m.py": "def f():\n    return 1\n"}, "start", 0)
-    odd = _commit(root, {"m.py": "def f():\n    return 2\n"}, "tricky \x1e record \x1f field\n\ndiff --git a/x.py b/x.py",
-                  1)
+    message = "tricky \x1e record \x1f field\n\ndiff --git a/x.py b/x.py"
+    odd = _commit(root, {"m.py": "def f():\n    return 2\n"}, message, 1)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / ".gitattributes").write_text("*.py -diff\n")  # read from the cwd, it would hide every hunk
