@@ -1,7 +1,7 @@
 """Regenerate every paper table and figure from artifact run folders alone.
 
     python -m paper.build RUN_OR_SWEEP_DIR... [--out paper/build] [--reference bm25]
-                          [--resamples 10000] [--seed 0] [--allow-unsealed]
+                          [--resamples 10000] [--seed 0] [--allow-unsealed] [--methods "bm25;hybrid"]
 
 A folder holding ``run.json`` is a run; any other folder is searched for runs
 (a Hydra multirun sweep). Only ``run.json`` and ``records.jsonl`` are read.
@@ -19,7 +19,9 @@ fig_coverage; for a pilot of at most 10 tasks also tab_outcome_grid and fig_outc
 tab_localization_acc, tab_localization_budget, tab_localization_paired,
 tab_localization_paired_metrics (every metric vs the reference, per task set);
 fig_localization_recall_vs_budget. ``--reference`` names the reference method
-of both paired tables.
+of both paired tables. ``--methods`` keeps only the listed method labels in
+every table and figure (a paper figure of five methods from a 21-method sweep);
+the others are still read and verified, and every caption says so.
 
 Writes, into ``--out``: ``tab_<name>.tex`` (booktabs), ``fig_<name>.pdf``,
 ``fig_<name>.png`` and ``fig_<name>.tex`` (figure environment + caption),
@@ -40,7 +42,7 @@ from beacon.artifacts import atomic_write_bytes, atomic_write_text, safe_label
 
 from . import outcome_grid
 from .latex import Table
-from .load import OUTCOMES, BuildInputError, Dataset, load
+from .load import OUTCOMES, BuildInputError, Dataset, load, restrict
 from .loc_tables import loc_notes, localization_tables, slice_note
 from .localization import BUDGET_METRICS, RANKING_METRICS
 from .tables import Settings, all_tables, notes
@@ -82,7 +84,7 @@ def summary(data: Dataset, settings: Settings, tables: list[Table], figures: lis
     doc = {
         "schema": "beacon-paper-summary/1",
         "settings": {"reference": settings.reference, "resamples": settings.resamples, "seed": settings.seed,
-                     "confidence": 0.95},
+                     "confidence": 0.95, **({"methods_shown": list(data.shown)} if data.shown else {})},
         "runs": [{"name": r.name, "config_hash": r.config_hash, "status": r.status, "manifest": r.manifest,
                   "verified": r.verified, "problems": r.problems, "rows": r.rows, "repair_rows": r.repair_rows,
                   "dry_run": r.dry_run, "no_outcome": r.no_outcome, "control": r.control,
@@ -123,6 +125,11 @@ def index(data: Dataset, settings: Settings, tables: list[Table], figures: list[
                   ""]
     if data.unverified:
         lines += [f"**WARNING: built with --allow-unsealed from UNVERIFIED runs: {', '.join(data.unverified)}.**", ""]
+    if data.shown:
+        hidden = [m for m in data.read_methods if m not in data.shown]
+        lines += [f"Methods shown (--methods): {', '.join(data.shown)}. "
+                  + (f"The runs also hold: {', '.join(hidden)}; their rows are read and verified but appear in no "
+                     "output." if hidden else "That is every method the runs hold."), ""]
     lines += ["## Outputs", "", "| label | LaTeX label | files | caption |", "|---|---|---|---|"]
     for t in tables:
         lines.append(f"| {t.label} | `{t.latex_label}` | {t.label}.tex | {_cell(t.caption)} |")
@@ -158,9 +165,12 @@ def _check_out(out: Path, data: Dataset) -> None:
                                   "manifest — choose a folder outside every run")
 
 
-def build(paths: list[Path], out: Path, settings: Settings, *, allow_unsealed: bool = False) -> list[Path]:
-    """Build every output into ``out``; returns the paths written."""
+def build(paths: list[Path], out: Path, settings: Settings, *, allow_unsealed: bool = False,
+          methods: list[str] | None = None) -> list[Path]:
+    """Build every output into ``out`` (only ``methods``' rows, when given); returns the paths written."""
     data = load(paths, allow_unsealed=allow_unsealed)
+    if methods is not None:
+        data = restrict(data, methods)
     _check_out(out, data)
     tables = []
     if data.has_repair or not data.has_localization:  # no rows at all: all_tables says so
@@ -196,12 +206,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     parser.add_argument("--allow-unsealed", action="store_true",
                         help="build from unsealed/altered runs too, marking them in every output")
+    parser.add_argument("--methods", type=lambda text: [m.strip() for m in text.split(";") if m.strip()],
+                        help="only these method labels (';'-separated, as in index.md's Methods table; the "
+                             "reference among them) in every table and figure")
     args = parser.parse_args(argv)
     if args.resamples < 1:
         parser.error(f"--resamples must be at least 1, got {args.resamples}")
     settings = Settings(reference=args.reference, resamples=args.resamples, seed=args.seed)
     try:
-        written = build(args.runs, args.out, settings, allow_unsealed=args.allow_unsealed)
+        written = build(args.runs, args.out, settings, allow_unsealed=args.allow_unsealed, methods=args.methods)
     except BuildInputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

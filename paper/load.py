@@ -26,9 +26,9 @@ method and parameter set everywhere in a build.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import pandas as pd
 
@@ -90,6 +90,21 @@ class Dataset:
     methods: dict[str, dict[str, Any]] = field(default_factory=dict)  # label -> {"method", "params"}
     # localization rows (error rows included, flagged by a non-null ``error``), one per method/instance/budget
     loc_rows: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=localization.COLUMNS))
+    shown: tuple[str, ...] = ()  # --methods: the labels kept in every output (empty: all of them)
+    read_methods: tuple[str, ...] = ()  # every method label the runs hold, when ``shown`` restricts them
+    loc_rows_read: pd.DataFrame | None = None  # every localization row, when ``shown`` restricts ``loc_rows``
+
+    @property
+    def all_loc_rows(self) -> pd.DataFrame:
+        """The localization rows as read, whatever ``--methods`` shows (run tables, instances read)."""
+        return self.loc_rows if self.loc_rows_read is None else self.loc_rows_read
+
+    def shown_note(self) -> str:
+        """Caption sentence of a restricted build (``--methods``); empty otherwise."""
+        if not self.shown:
+            return ""
+        return (f" Methods shown (--methods): {', '.join(self.shown)}, of the {len(self.read_methods)} the runs "
+                "hold; counts of rows read and excluded are over every method.")
 
     @property
     def has_repair(self) -> bool:
@@ -115,7 +130,7 @@ class Dataset:
     def loc_counts(self) -> dict[str, int]:
         scored = self.loc_rows[self.loc_rows["error"].isna()]
         return {"rows_read": sum(r.loc_rows for r in self.runs), "error_excluded": sum(r.loc_errors for r in self.runs),
-                "scored_rows": len(scored), "instances_read": int(self.loc_rows["instance_id"].nunique()),
+                "scored_rows": len(scored), "instances_read": int(self.all_loc_rows["instance_id"].nunique()),
                 "instances_scored": int(scored["instance_id"].nunique())}
 
 
@@ -268,3 +283,17 @@ def load(paths: list[Path], *, allow_unsealed: bool = False) -> Dataset:
                               f"{first['provider']!r} is scored more than once: {where}; pass each run once "
                               "(pairing needs one row per cell)")
     return Dataset(runs=runs, missing_jobs=missing, rows=frame, methods=methods, loc_rows=loc_frame)
+
+
+def restrict(data: Dataset, labels: Sequence[str]) -> Dataset:
+    """Only the rows of the methods labelled ``labels`` (as in ``index.md``'s Methods table), in every output."""
+    keep = list(dict.fromkeys(labels))
+    unknown = [label for label in keep if label not in data.methods]
+    if not keep or unknown:
+        raise BuildInputError(f"--methods: {', '.join(unknown) or 'empty list'}: expected labels of methods in the "
+                              f"runs: {', '.join(data.methods)}")
+    return replace(data, rows=data.rows[data.rows["method"].isin(keep)].reset_index(drop=True),
+                   loc_rows=data.loc_rows[data.loc_rows["method"].isin(keep)].reset_index(drop=True),
+                   methods={k: v for k, v in data.methods.items() if k in keep}, shown=tuple(keep),
+                   read_methods=tuple(data.methods), loc_rows_read=data.loc_rows)
+

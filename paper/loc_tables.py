@@ -83,7 +83,7 @@ def loc_notes(data: Dataset) -> str:
         text += " No row has an error."
     if data.unverified:
         text += f" Includes UNVERIFIED runs (unsealed, altered or missing): {', '.join(data.unverified)}."
-    return text
+    return text + data.shown_note()
 
 
 def _bootstrap_text(settings: Settings) -> str:
@@ -95,7 +95,7 @@ def loc_runs_table(data: Dataset) -> Table:
     rows = []
     for r in data.runs:
         if r.loc_rows or not r.rows:
-            mine = data.loc_rows[data.loc_rows["run"] == r.name]
+            mine = data.all_loc_rows[data.all_loc_rows["run"] == r.name]
             rows.append({"Run": r.name, "Config hash": (r.config_hash or "")[:12], "Manifest": r.manifest,
                          "Status": r.status, "Rows": r.loc_rows, "Errors": r.loc_errors,
                          "Scored rows": r.loc_rows - r.loc_errors, "Instances": int(mine["instance_id"].nunique())})

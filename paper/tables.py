@@ -39,7 +39,7 @@ def notes(data: Dataset) -> str:
             "without an outcome (invalid tasks).")
     if data.unverified:
         text += f" Includes UNVERIFIED runs (unsealed, altered or missing): {', '.join(data.unverified)}."
-    return text
+    return text + data.shown_note()
 
 
 def _yes(flag: bool) -> str:

@@ -389,6 +389,37 @@ def test_runs_table_summary_figure_and_no_repair_outputs(built, corpus):
     assert "Localization rows read: 120; excluded: 13 with an error" in index and "Repair rows" not in index
 
 
+def test_methods_option_shows_only_those_methods_with_every_cell_unchanged(built, corpus):
+    tmp, _, _ = corpus
+    out = tmp / "out_some"
+    proc = run_build([tmp / "loc_sweep"], out, "--methods", "bm25;bca(depth=3)")
+    assert proc.returncode == 0, proc.stderr
+    full = json.loads((built / "summary.json").read_text())
+    some = json.loads((out / "summary.json").read_text())
+    assert list(some["methods"]) == ["bca(depth=3)", "bm25"] and some["settings"]["methods_shown"] == [
+        "bm25", "bca(depth=3)"]
+    for label, table in some["tables"].items():
+        rows = table["rows"]
+        methods = {row.get("Method") for row in rows.values()} - {None}
+        assert methods <= {"bm25", "bca(depth=3)"}, (label, methods)
+        if label != "tab_localization_runs":
+            assert methods, label
+        for key, row in rows.items():  # every number is the full build's: bootstraps are seeded per cell
+            assert full["tables"][label]["rows"][key] == {**row, **{k: full["tables"][label]["rows"][key][k]
+                                                                    for k in ("caption",) if k in row}}, key
+        assert "Methods shown (--methods): bm25, bca(depth=3), of the 4 the runs hold" in table["caption"]
+    index = (out / "index.md").read_text()
+    assert "The runs also hold: bca(depth=2), perron; their rows are read and verified" in index
+    assert "methods_shown" not in full["settings"]
+    # Unknown labels and a list without the reference are refused, naming what the runs hold.
+    bad = run_build([tmp / "loc_sweep"], tmp / "out_bad", "--methods", "bm25;bca")
+    assert bad.returncode == 2 and "--methods: bca: expected labels of methods in the runs: bca(depth=2), " \
+        "bca(depth=3), bm25, perron" in bad.stderr
+    noref = run_build([tmp / "loc_sweep"], tmp / "out_noref", "--methods", "perron")
+    assert noref.returncode == 2 and "--reference bm25: no localization rows" in noref.stderr
+    assert not (tmp / "out_bad").exists() and not (tmp / "out_noref").exists()
+
+
 def test_mixed_build_produces_both_sets(built, corpus):
     tmp, _, repair = corpus
     out = tmp / "out_mixed"
