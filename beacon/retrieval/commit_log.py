@@ -38,6 +38,7 @@ import secrets
 import tempfile
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -135,6 +136,13 @@ def _stems(text: str) -> list[str]:
     return [stem(t) for t in terms(text)]
 
 
+@lru_cache(maxsize=1 << 16)
+def _message_terms(message: str) -> Counter:
+    """Stem counts of a past message, memoised: bases of one repository share most of their history.
+    Callers only read the Counter."""
+    return Counter(_stems(message))
+
+
 def _subject(text: str) -> str:
     return " ".join(text.strip().split("\n", 1)[0].split()).lower()
 
@@ -144,7 +152,7 @@ def similar_commits(log: ChangeLog, query: str, k: int, *, max_files: int, k1: f
     """The ``k`` past commits whose messages best match ``query`` (BM25, stemmed): ``(index, sim / max sim)``."""
     keep = [i for i, files in enumerate(log.files)
             if 0 < len(files) <= max_files and _subject(log.messages[i]) != _subject(query)]
-    docs = [Counter(_stems(log.messages[i])) for i in keep]
+    docs = [_message_terms(log.messages[i]) for i in keep]
     q = Counter(_stems(query))
     if not docs or not q:
         return []
