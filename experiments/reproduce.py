@@ -30,13 +30,16 @@ from beacon.repair.prepare import RunSettings
 from experiments.runner import attempt_specs, load_tasks, scientific_config
 from experiments.schema import check_values, validate
 
-# Facts about the machine, not results: a run without bubblewrap still reproduces.
+# Facts about the machine, not results: a run without bubblewrap, or with its Python
+# installed elsewhere (other sandbox mounts), still reproduces.
 UNSCORED = {"sandboxed"}
-UNSCORED_NESTED = {("tests", "sandboxed")}
+UNSCORED_NESTED = {("tests", "sandboxed"), ("checks", "sandbox")}
 
 
-def _scored(record: dict) -> dict:
-    out = {k: v for k, v in record.items() if k not in UNSCORED}
+def _scored(record: dict, *, schema1: bool = False) -> dict:
+    """The fields a reproduction must match; ``schema1``: the archived row predates ``checks``
+    (records schema 1), so the reproduction's new evidence has nothing to be compared with."""
+    out = {k: v for k, v in record.items() if k not in UNSCORED and not (schema1 and k == "checks")}
     for outer, inner in UNSCORED_NESTED:
         if isinstance(out.get(outer), dict):
             out[outer] = {k: v for k, v in out[outer].items() if k != inner}
@@ -57,7 +60,8 @@ def diff_records(expected: dict[str, dict], actual: dict[str, dict]) -> list[str
         if key not in expected:
             lines.append(f"+ {key}: not in the archive")
             continue
-        a, b = _scored(expected[key]), _scored(actual[key])
+        schema1 = "checks" not in expected[key]
+        a, b = _scored(expected[key], schema1=schema1), _scored(actual[key], schema1=schema1)
         for field in sorted(set(a) | set(b)):
             if a.get(field) != b.get(field):
                 old, new = json.dumps(a.get(field), sort_keys=True), json.dumps(b.get(field), sort_keys=True)

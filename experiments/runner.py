@@ -22,6 +22,7 @@ from beacon.providers import Recorder, ReplayProvider, make_provider
 from beacon.repair.attempt import AttemptSpec
 from beacon.repair.control import make_control_repo
 from beacon.repair.job import JobSummary, oracle_for, run_repair_job
+from beacon.repair.attempt import RECORD_SCHEMA
 from beacon.repair.prepare import RunSettings
 from beacon.repair.prompt import PROMPT_VERSION, _template
 from beacon.tasks import load_manifest, repo_resolver
@@ -135,6 +136,7 @@ def execute(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolve_pat
                                  settings=settings, provider_for=provider_factory(cfg, run_dir, resolve_path),
                                  dry_run=cfg.dry_run, progress=cfg.progress)
         writer.set_environment("tests_sandboxed", summary.sandboxed)
+        writer.set_environment("records_schema", RECORD_SCHEMA)  # 2: checks evidence, suspicious_edit/tampered
         writer.set_environment("invalid_tasks", summary.invalid_tasks)
         writer.set_environment("rows", {"written": summary.rows_written, "resumed": summary.rows_resumed})
         writer.seal()

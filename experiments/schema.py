@@ -90,7 +90,7 @@ class RepairConf:
     dry_run: bool = False
     allow_local_execution: bool = False
     timeout_s: float = 60.0
-    sandbox: str = "auto"
+    sandbox: str = "required"
     network: str = "deny"
     work_dir: Optional[str] = None
     progress: Optional[bool] = None

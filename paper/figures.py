@@ -31,7 +31,8 @@ COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e3
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 OUTCOME_COLORS = {"pass": "#2ca02c", "abstain": "#bcbd22", "no_patch": "#c7c7c7", "invalid_patch": "#ff7f0e",
                   "unauthorized_path": "#9467bd", "syntax_error": "#e377c2", "timeout": "#17becf",
-                  "test_fail": "#d62728", "harness_error": "#7f7f7f"}
+                  "test_fail": "#d62728", "harness_error": "#7f7f7f", "suspicious_edit": "#8c564b",
+                  "tampered": "#000000"}
 PDF_METADATA = {"Creator": "beacon paper.build", "Producer": None, "CreationDate": None, "ModDate": None}
 PNG_METADATA = {"Software": None}
 

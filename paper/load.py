@@ -40,8 +40,9 @@ from .errors import BuildInputError
 
 # Mirrors beacon.repair.attempt.OUTCOMES (a test checks they agree); kept
 # here so the paper never imports the repair pipeline.
+# Records written before schema 2 simply never hold suspicious_edit or tampered.
 OUTCOMES = ("pass", "abstain", "no_patch", "invalid_patch", "unauthorized_path", "syntax_error",
-            "timeout", "test_fail", "harness_error")
+            "suspicious_edit", "tampered", "timeout", "test_fail", "harness_error")
 # Two rows are the same experimental cell when these agree; the method is
 # what a paired comparison varies.
 PAIR_KEYS = ("task_id", "budget", "query_type", "edit_format", "provider")
@@ -71,6 +72,7 @@ class RunInfo:
     method_rows: int = 0
     loc_rows: int = 0  # localization rows read
     loc_errors: int = 0  # localization rows with an error (excluded from every metric)
+    unsandboxed: int = 0  # scored rows whose tests ran without the sandbox (sandboxed: false)
 
     @property
     def verified(self) -> bool:
@@ -126,6 +128,11 @@ class Dataset:
         return {"rows_read": total["repair_rows"], "dry_run_excluded": total["dry_run"],
                 "no_outcome_excluded": total["no_outcome"], "control_rows": total["control"],
                 "method_rows": total["method_rows"]}
+
+    @property
+    def unsandboxed(self) -> int:
+        """Scored repair rows whose tests ran without the sandbox."""
+        return sum(r.unsandboxed for r in self.runs)
 
     def loc_counts(self) -> dict[str, int]:
         scored = self.loc_rows[self.loc_rows["error"].isna()]
@@ -226,6 +233,7 @@ def _read_run(run: RunInfo) -> tuple[list[dict], list[dict]]:
             else:
                 run.control += row["control"]
                 run.method_rows += not row["control"]
+                run.unsandboxed += row.get("sandboxed") is False
                 kept.append({"run": run.name, "key": row["key"], "task_id": row["task_id"],
                              "method": row["method"], "params": json.dumps(row["method_params"], sort_keys=True),
                              "budget": row["budget"], "query_type": row["query_type"],

@@ -39,6 +39,9 @@ def notes(data: Dataset) -> str:
             "without an outcome (invalid tasks).")
     if data.unverified:
         text += f" Includes UNVERIFIED runs (unsealed, altered or missing): {', '.join(data.unverified)}."
+    if data.unsandboxed:
+        text += (f" Includes {data.unsandboxed} rows whose tests ran WITHOUT the sandbox (sandboxed: false; "
+                 "host files and the network were reachable by the code under test).")
     return text + data.shown_note()
 
 

@@ -1,10 +1,15 @@
 """One scored repair attempt: retrieve -> prompt -> model -> edit -> policy -> tests -> outcome.
 
 Outcomes (never collapsed into a pass): ``pass``, ``abstain``, ``no_patch``,
-``invalid_patch``, ``unauthorized_path``, ``syntax_error``, ``timeout``,
-``test_fail``, ``harness_error``. A ``pass`` comes only from
-:func:`verify_run` on a fresh JUnit report. A dry run assembles context and
-prompt without calling a model or executing code; its scores are null.
+``invalid_patch``, ``unauthorized_path``, ``syntax_error``,
+``suspicious_edit`` (the static screen found a construct the edit introduced,
+:mod:`beacon.repair.screen`), ``tampered`` (the run's canary tests contradict
+its report, :mod:`beacon.repair.canary`), ``timeout``, ``test_fail``,
+``harness_error``. A ``pass`` comes only from :func:`verify_run` on a fresh
+JUnit report whose canaries behaved. ``record["checks"]`` holds each layer's
+evidence (screen, canaries, integrity, sandbox) so a reader can see why a
+pass is a pass. A dry run assembles context and prompt without calling a
+model or executing code; its scores are null.
 
 The returned row is deterministic for identical inputs: no timestamps, no
 absolute paths (durations are returned separately, for ``timings.jsonl``).
@@ -25,11 +30,15 @@ from .errors import EditApplyError, EditParseError, EditSyntaxError
 from .policy import PolicyViolation, check_edit
 from .prepare import PreparedTask, RunSettings
 from .prompt import FORMAT_RENDERER, build_prompt
-from .pytest_runner import TamperedCheckoutError, run_pytest, verify_run
+from .pytest_runner import PytestRun, TamperedCheckoutError, run_pytest, verify_run
+from .sandbox import SANDBOX_UID
+from .screen import screen_edit
 from .task_policy import edit_policy, extended_header_problem
 
 OUTCOMES = ("pass", "abstain", "no_patch", "invalid_patch", "unauthorized_path", "syntax_error",
-            "timeout", "test_fail", "harness_error")
+            "suspicious_edit", "tampered", "timeout", "test_fail", "harness_error")
+# Version of the row layout: 2 added the outcomes suspicious_edit and tampered and record["checks"].
+RECORD_SCHEMA = 2
 _EDIT_MARKERS = ("```", "{", "@@", "--- ", "+++ ")
 
 
@@ -88,7 +97,7 @@ def run_attempt(prepared: PreparedTask, spec: AttemptSpec, provider_for: Callabl
         "dry_run": dry_run, "task_valid": prepared.valid, "task_invalid_reason": prepared.invalid_reason,
         "baseline": prepared.baseline, "mutant": prepared.mutant, "sandboxed": prepared.sandboxed,
         "model": None, "response": None, "repair": None, "outcome": None, "outcome_detail": None,
-        "tests": None,
+        "tests": None, "checks": None,
     }
     from ..tokens import count_tokens
 
@@ -151,6 +160,11 @@ def _score(prepared, spec, provider_for, settings, prompt, record, timings, slot
         return "syntax_error", str(exc)
     record["repair"] = {path: {"sha256": _sha(text), "diff_lines_changed": _changed(prepared.mutated_text, text)}
                         for path, text in sorted(new_files.items())}
+    screen = screen_edit(current, new_files, task.screen_allow)
+    checks = record["checks"] = {"screen": screen.evidence(), "canaries": {"ran": False}, "integrity": {"ran": False},
+                                 "sandbox": {"ran": False}}
+    if screen.suspicious:
+        return "suspicious_edit", "; ".join(f.describe() for f in screen.findings[:5])
     checkout = prepared.fresh_mutant(f"attempt-{slot}")
     try:
         (checkout / task.path).write_text(new_files[task.path], encoding="utf-8")
@@ -161,6 +175,7 @@ def _score(prepared, spec, provider_for, settings, prompt, record, timings, slot
                              sandbox=settings.sandbox, network=settings.network,
                              report_dir=prepared.work / "reports" / f"attempt-{slot}")
         except TamperedCheckoutError as exc:
+            checks["integrity"] = {"ran": True, "before_run": _clean(str(exc), prepared)}
             return "unauthorized_path", _clean(str(exc), prepared)
         timings["tests_s"] = time.perf_counter() - clock
     finally:
@@ -168,11 +183,25 @@ def _score(prepared, spec, provider_for, settings, prompt, record, timings, slot
     verdict = verify_run(run, prepared.original_ids)
     record["tests"] = {"outcomes": dict(sorted(run.report.outcome_counts().items())) if run.report else {},
                        "exit_code": run.exit_code, "timed_out": run.timed_out, "sandboxed": run.sandboxed}
+    checks.update(_run_evidence(run, len(prepared.protected)))
+    if verdict.tampered:
+        return "tampered", _clean("; ".join(verdict.reasons[:5]), prepared)
     if run.timed_out:
         return "timeout", f"tests timed out after {settings.timeout_s:g} s"
     if verdict.passed:
         return "pass", None
     return "test_fail", _clean("; ".join(verdict.reasons[:5]), prepared)
+
+
+def _run_evidence(run: PytestRun, protected: int) -> dict:
+    """What the canary, integrity and sandbox layers saw (no paths that vary between identical runs)."""
+    return {
+        "canaries": run.canaries.evidence(),
+        "integrity": {"ran": True, "protected_files": protected, "violations": list(run.integrity_violations)},
+        "sandbox": {"ran": run.sandboxed, "uid": SANDBOX_UID if run.sandboxed else None,
+                    "network_isolated": run.network_isolated,
+                    "note": run.sandbox_note, "mounts": list(run.mounts)},
+    }
 
 
 def record_spans(prepared: PreparedTask, record: dict):

@@ -118,6 +118,7 @@ class Verdict:
     passed: bool
     reasons: tuple[str, ...]
     outcomes: Mapping[str, str] = field(default_factory=dict)
+    tampered: bool = False  # the run's canaries contradict it (set by pytest_runner.verify_run)
 
 
 def _dotted(path: str) -> str:

@@ -79,10 +79,13 @@ def run_captured(
     output_cap: int,
     channel: tuple[int, int] | None = None,
     channel_cap: int = 0,
+    inherit_fds: tuple[int, ...] = (),
 ) -> Captured:
     """Run ``argv``; ``channel`` is a ``(read_fd, write_fd)`` pipe whose write end
-    the child inherits at the same number. Both channel fds are closed here."""
+    the child inherits at the same number. Both channel fds are closed here, and
+    so are ``inherit_fds`` (more fds the child inherits at the same numbers)."""
     read_fd, write_fd = channel if channel is not None else (None, None)
+    inherited = list(inherit_fds)
     sinks: dict[int, _Sink] = {}
     sel = selectors.DefaultSelector()
     proc: subprocess.Popen[bytes] | None = None
@@ -93,12 +96,14 @@ def run_captured(
         proc = subprocess.Popen(
             list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-            pass_fds=(write_fd,) if write_fd is not None else (),
+            pass_fds=((write_fd,) if write_fd is not None else ()) + tuple(inherited),
         )
         start = time.monotonic()
         if write_fd is not None:
             os.close(write_fd)  # only the child may write; EOF once it is gone
             write_fd = None
+        while inherited:
+            os.close(inherited.pop())
         assert proc.stdout is not None and proc.stderr is not None
         streams = {proc.stdout.fileno(): output_cap, proc.stderr.fileno(): output_cap}
         if read_fd is not None:
@@ -153,7 +158,7 @@ def run_captured(
             _kill_group(proc.pid)
             proc.wait()
         sel.close()
-        for fd in (pidfd, read_fd, write_fd):
+        for fd in (pidfd, read_fd, write_fd, *inherited):
             if fd is not None:
                 os.close(fd)
         if proc is not None:

@@ -63,8 +63,10 @@ from typing import Iterable, Mapping, Sequence
 
 from .controls import protected_changes, root_config_file
 from .junit import JUnitError, JUnitReport, Verdict, parse_junit, verify_all_passed
+from .canary import CanaryCheck, CanarySecret, bootstrap_code, check_canaries, install_plugin
 from .process import run_captured
-from .sandbox import SANDBOX_HOME, SANDBOX_TMP, SandboxUnavailableError, bwrap_prefix, find_bwrap
+from .sandbox import (SANDBOX_HOME, SANDBOX_TMP, Mount, SandboxUnavailableError, bwrap_prefix, find_bwrap,
+                      write_synthetic_etc)
 
 DEFAULT_TIMEOUT_S = 60.0
 OUTPUT_CAP = 1 << 20  # bytes kept per stream
@@ -99,6 +101,8 @@ class PytestRun:
     network_isolated: bool
     sandbox_note: str  # why not sandboxed, when not
     integrity_violations: tuple[str, ...]
+    canaries: CanaryCheck
+    mounts: tuple[str, ...] = ()  # every sandbox mount (kind, host path, why); empty when not sandboxed
 
 
 def _check_selection(selection: Sequence[str]) -> list[str]:
@@ -156,6 +160,9 @@ def src_layout_path(checkout: Path, config: Path | None) -> str | None:
     return str(src)
 
 
+_warned_unsandboxed: set[str] = set()
+
+
 def _pick_sandbox(sandbox: str) -> tuple[str | None, str]:
     if sandbox not in {"auto", "required", "off"}:
         raise ValueError(f"sandbox must be 'auto', 'required' or 'off', got {sandbox!r}")
@@ -164,6 +171,10 @@ def _pick_sandbox(sandbox: str) -> tuple[str | None, str]:
     path, why = find_bwrap()
     if path is None and sandbox == "required":
         raise SandboxUnavailableError(f"a sandbox is required but unavailable: {why}")
+    if path is None and why not in _warned_unsandboxed:
+        _warned_unsandboxed.add(why)  # once per reason and process: every row also records sandboxed=false
+        print(f"warning: sandbox=auto: tests run WITHOUT a sandbox (host files and network reachable): {why}",
+              file=sys.stderr)
     return path, why
 
 
@@ -180,6 +191,16 @@ def _save_report(data: bytes, report_dir: Path | None) -> Path | None:
     tmp.write_bytes(data)
     os.replace(tmp, target)
     return target
+
+
+def _secret_pipe(secret: CanarySecret) -> int:
+    """A pipe holding the secret, write end closed: the child reads it to EOF; returns the read end."""
+    read_fd, write_fd = os.pipe()
+    try:
+        os.write(write_fd, secret.payload())  # far below the pipe buffer: never blocks
+    finally:
+        os.close(write_fd)
+    return read_fd
 
 
 def run_pytest(
@@ -201,8 +222,8 @@ def run_pytest(
     (from ``snapshot_protected(pristine_tree, extra=test_files)``).
     ``report_dir`` receives ``junit.xml`` (a fresh temp dir if ``None``; it
     must lie outside the checkout). ``sandbox``: ``"auto"`` uses bubblewrap
-    when it works, ``"required"`` raises :class:`SandboxUnavailableError`
-    without it, ``"off"`` never uses it.
+    when it works (and warns once when it does not), ``"required"`` raises
+    :class:`SandboxUnavailableError` without it, ``"off"`` never uses it.
     """
     checkout = Path(os.path.realpath(checkout))
     if not checkout.is_dir():
@@ -221,26 +242,33 @@ def run_pytest(
         )
     src = src_layout_path(checkout, root_config_file(checkout))
     scratch = Path(tempfile.mkdtemp(prefix="beacon-pytest-"))
+    secret = CanarySecret.new()
     read_fd, write_fd = os.pipe()
+    secret_fd: int | None = None
+    mounts: list[Mount] = []
     try:
         config = root_config_file(checkout)
         if config is None:
             # An explicit empty config stops pytest adopting one from an ancestor directory.
             config = scratch / "pytest.ini"
             config.write_text("[pytest]\n", encoding="utf-8")
-        pytest_argv = [
-            sys.executable, "-m", "pytest", "-c", str(config),
-            "--rootdir", str(checkout), "--confcutdir", str(checkout),
+        plugin = install_plugin(scratch / "plugin")
+        secret_fd = _secret_pipe(secret)
+        pytest_args = [
+            "-c", str(config), "--rootdir", str(checkout), "--confcutdir", str(checkout),
             "-o", "addopts=", "-p", "no:cacheprovider", "--import-mode=importlib",
             "-o", "junit_family=xunit1", "-o", "junit_logging=no",
             "-o", "junit_suite_name=pytest", "-o", "xfail_strict=true",
             f"--junitxml=/dev/fd/{write_fd}", *flags, "--", *tests,
         ]
         if src is not None:
-            pytest_argv[5:5] = ["-o", f"pythonpath={shlex.quote(src)}"]  # pytest shlex-splits the value
+            pytest_args[2:2] = ["-o", f"pythonpath={shlex.quote(src)}"]  # pytest shlex-splits the value
+        pytest_argv = [sys.executable, "-c", bootstrap_code(str(plugin.parent)), str(secret_fd), *pytest_args]
         if bwrap is not None:
-            readonly = [checkout / rel for rel in protected] + [config]
-            argv = bwrap_prefix(bwrap, checkout, network=network, readonly_files=readonly) + pytest_argv
+            readonly = [checkout / rel for rel in protected] + [config, plugin]
+            prefix, mounts = bwrap_prefix(bwrap, checkout, network=network, etc_dir=write_synthetic_etc(scratch / "etc"),
+                                          readonly_files=readonly)
+            argv = prefix + pytest_argv
             env = build_env(SANDBOX_HOME, SANDBOX_TMP, extra_env)
         else:
             argv = pytest_argv
@@ -248,25 +276,27 @@ def run_pytest(
             (scratch / "tmp").mkdir()
             env = build_env(str(scratch / "home"), str(scratch / "tmp"), extra_env)
         channel, read_fd, write_fd = (read_fd, write_fd), None, None  # run_captured closes them
+        inherit, secret_fd = (secret_fd,), None
         cap = run_captured(argv, cwd=str(checkout), env=env, timeout=timeout, output_cap=output_cap,
-                           channel=channel, channel_cap=REPORT_CAP)
+                           channel=channel, channel_cap=REPORT_CAP, inherit_fds=inherit)
     finally:
-        for fd in (read_fd, write_fd):
+        for fd in (read_fd, write_fd, secret_fd):
             if fd is not None:
                 os.close(fd)
         # Best effort: tests may leave read-only or odd files in their temp dirs.
         shutil.rmtree(scratch, ignore_errors=True)
     violations = tuple(f"changed during the run: {p}" for p in protected_changes(checkout, protected))
-    report, report_error = None, None
+    full, report_error = None, None
     if cap.channel_truncated:
         report_error = f"the JUnit report exceeded {REPORT_CAP} bytes"
     elif not cap.channel:
         report_error = "pytest wrote no JUnit report (killed, timed out, or exited before the session finished)"
     else:
         try:
-            report = parse_junit(cap.channel)
+            full = parse_junit(cap.channel)
         except JUnitError as exc:
             report_error = str(exc)
+    canaries, report = check_canaries(full, secret)
     return PytestRun(
         argv=tuple(argv), exit_code=cap.returncode, timed_out=cap.timed_out, timeout=timeout,
         duration=cap.duration,
@@ -274,18 +304,31 @@ def run_pytest(
         stdout_truncated=cap.stdout_truncated, stderr_truncated=cap.stderr_truncated,
         report_path=_save_report(cap.channel, report_dir), report=report, report_error=report_error,
         sandboxed=bwrap is not None, network_isolated=bwrap is not None and network == "deny",
-        sandbox_note=sandbox_note, integrity_violations=violations,
+        sandbox_note=sandbox_note, integrity_violations=violations, canaries=canaries,
+        mounts=tuple(m.describe().replace(str(checkout), "<checkout>").replace(str(scratch), "<runner>")
+                     for m in mounts),
     )
 
 
 def verify_run(run: PytestRun, expected_ids: Iterable[str]) -> Verdict:
-    """Pass only if the report shows every expected id passed *and* the run was clean."""
+    """Pass only if the report shows every expected id passed, the canaries behaved, and the run was clean.
+
+    ``tampered`` is set when the canaries contradict the run: they ran and
+    misbehaved (a forced outcome, a patched ``runtest``, disabled assertion
+    rewriting), or they are missing from a report whose project tests all
+    passed (a hand-written report, a re-executed pytest). Canaries missing from
+    a report that already fails (e.g. a collection error) are an honest failure.
+    """
     reasons: list[str] = []
     if run.timed_out:
         reasons.append(f"timed out after {run.timeout:g} s")
     reasons += [f"integrity: {v}" for v in run.integrity_violations]
     if run.exit_code != 0:
         reasons.append(f"pytest exit status {run.exit_code} (an all-passed report also needs status 0)")
-    verdict = verify_all_passed(run.report, expected_ids, report_error=run.report_error)
-    reasons += verdict.reasons
-    return Verdict(not reasons, tuple(reasons), verdict.outcomes)
+    project = verify_all_passed(run.report, expected_ids, report_error=run.report_error)
+    reasons += project.reasons
+    canaries = run.canaries
+    tampered = not canaries.ok and (canaries.ran or (run.report is not None and project.passed))
+    if not canaries.ok and run.report is not None:
+        reasons = [f"canary: {r}" for r in canaries.reasons] + reasons
+    return Verdict(not reasons, tuple(reasons), project.outcomes, tampered)

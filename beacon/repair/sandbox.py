@@ -1,65 +1,97 @@
-"""Bubblewrap (``bwrap``) command prefix for running tests on a checkout.
+"""Bubblewrap (``bwrap``) sandbox for running tests on a checkout: an allowlist of mounts.
 
-Inside the sandbox the host root is mounted read-only; directories that hold
-user data or sockets (``/tmp``, ``/home``, ``/root``, ``/run`` …) are replaced
-by empty tmpfs so tests cannot read the harness user's files or reach a Unix
-socket such as an SSH agent or a container daemon (Unix sockets ignore the
-network namespace). The interpreter's own directories are bound back
-read-only, the checkout is the only writable host directory, and files the
-runner protects (conftest.py, pytest config) are bound read-only over
-themselves inside it. ``--unshare-net`` leaves only a loopback interface;
-``--unshare-pid`` makes the test's processes die with it; when the harness
-runs as root all capabilities are dropped so the read-only binds cannot be
-remounted.
+The sandbox starts from an empty root and binds back only what a test run
+needs (:func:`layout`): the system's program and library trees (``/usr`` and
+the ``/bin``, ``/lib*`` links or directories), a short list of non-secret
+``/etc`` files that change library behaviour (dynamic linker cache, time
+zone, MIME types, …), the Python installation and environment that runs the
+tests (prefixes and site-packages), the fresh checkout (the only writable host
+directory) and the runner's own files (pytest config, canary plugin),
+read-only. ``/etc/passwd``, ``/etc/group`` and ``/etc/hosts`` are written by
+the runner (one unprivileged user, loopback names only). ``/tmp`` is a fresh
+tmpfs, ``/dev`` a minimal device tree, ``/proc`` the sandbox's own.
+
+Everything else on the host — home folders, ``/root``, ``/var``, other
+checkouts, the project tree, Unix sockets under ``/run`` or ``/tmp`` — does
+not exist inside. The tests run as uid/gid 1000 in a new user namespace (not
+root, all capabilities dropped), in their own pid, ipc and uts namespaces
+(every process dies with the sandbox), and by default in a network namespace
+with only a loopback interface. :class:`Mount` records each bind, so a run
+reports exactly what was visible.
 
 Availability is probed once per process by running the interpreter under
-exactly the mounts a real run uses, because a ``bwrap`` binary that exists
-can still fail (e.g. no user namespaces inside a container).
+exactly this layout, because a ``bwrap`` binary that exists can still fail
+(e.g. no user namespaces inside a container).
 """
 from __future__ import annotations
 
 import os
 import shutil
+import site
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
-# Hidden behind a fresh tmpfs; whatever a run needs from them is bound back.
-_MASKED = ("/tmp", "/var/tmp", "/run", "/home", "/root", "/mnt", "/media", "/srv")
 SANDBOX_HOME = "/tmp/home"
 SANDBOX_TMP = "/tmp"
+SANDBOX_UID = 1000
+SANDBOX_HOSTNAME = "beacon-sandbox"
+# Root-level system trees: bound read-only (or re-created as the same symlink).
+_SYSTEM_ROOTS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# Host /etc entries that configure libraries and hold no secrets. Absent ones are skipped.
+_ETC_ENTRIES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "mime.types",
+                "protocols", "services", "host.conf", "gai.conf", "nsswitch.conf", "locale.alias",
+                "os-release", "debian_version", "alternatives", "fonts")
+_SYNTHETIC_ETC = {
+    "passwd": f"root:x:0:0:root:/root:/usr/sbin/nologin\nbeacon:x:{SANDBOX_UID}:{SANDBOX_UID}:beacon:{SANDBOX_HOME}:/usr/sbin/nologin\n"
+              "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+    "group": f"root:x:0:\nbeacon:x:{SANDBOX_UID}:\nnogroup:x:65534:\n",
+    "hosts": f"127.0.0.1\tlocalhost {SANDBOX_HOSTNAME}\n::1\tlocalhost ip6-localhost ip6-loopback\n",
+}
 
 
 class SandboxUnavailableError(RuntimeError):
     """A sandbox was required but bubblewrap is missing or does not work here."""
 
 
+@dataclass(frozen=True)
+class Mount:
+    """One entry of the sandbox's file system; ``kind`` is ro, rw, symlink, tmpfs, dev or proc."""
+
+    kind: str
+    dest: str
+    source: str = ""
+    why: str = ""
+
+    def describe(self) -> str:
+        if self.kind == "symlink":
+            return f"symlink {self.dest} -> {self.source} ({self.why})"
+        if self.source and self.source != self.dest:
+            return f"{self.kind} {self.source} at {self.dest} ({self.why})"
+        return f"{self.kind} {self.dest} ({self.why})"
+
+    def argv(self) -> list[str]:
+        if self.kind == "ro":
+            return ["--ro-bind", self.source or self.dest, self.dest]
+        if self.kind == "rw":
+            return ["--bind", self.source or self.dest, self.dest]
+        if self.kind == "symlink":
+            return ["--symlink", self.source, self.dest]
+        if self.kind == "tmpfs":
+            return ["--tmpfs", self.dest]
+        if self.kind == "dev":
+            return ["--dev", self.dest]
+        if self.kind == "proc":
+            return ["--proc", self.dest]
+        raise ValueError(f"unknown mount kind {self.kind!r}")
+
+
 def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
-
-
-def _masks() -> list[str]:
-    masks = [m for m in _MASKED if os.path.isdir(m) and not os.path.islink(m)]
-    home = os.path.realpath(os.path.expanduser("~"))
-    if home != "/" and os.path.isdir(home) and not any(_under(home, m) for m in masks):
-        masks.append(home)
-    return masks
-
-
-def _interpreter_paths() -> list[str]:
-    """Directories the harness interpreter needs: prefixes and import path."""
-    candidates = [sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix,
-                  os.path.dirname(sys.executable), os.path.dirname(os.path.realpath(sys.executable))]
-    candidates += [p for p in sys.path if p]
-    out: list[str] = []
-    for raw in candidates:
-        for p in {os.path.abspath(raw), os.path.realpath(raw)}:
-            if os.path.exists(p):
-                out.append(p)
-    return out
 
 
 def _outermost(paths: Iterable[str]) -> list[str]:
@@ -71,54 +103,109 @@ def _outermost(paths: Iterable[str]) -> list[str]:
     return kept
 
 
-def bwrap_prefix(
-    bwrap: str, checkout: Path, *, network: str, readonly_files: Iterable[Path] = ()
-) -> list[str]:
-    """The ``bwrap … --`` argv prefix; ``network`` is ``"deny"`` or ``"allow"``.
+def python_paths() -> list[str]:
+    """The directories the test interpreter needs: its prefixes and site-packages.
 
-    ``readonly_files`` are bound read-only at their own path, over the
-    checkout's writable bind when inside it, onto the tmpfs when outside.
+    Not the rest of ``sys.path``: with ``python -m``, the harness's working
+    directory (e.g. the project tree) is on it, and tests have no business
+    reading it.
     """
-    if network not in {"deny", "allow"}:
-        raise ValueError(f"network must be 'deny' or 'allow', got {network!r}")
+    candidates = [sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix,
+                  os.path.dirname(sys.executable), os.path.dirname(os.path.realpath(sys.executable)),
+                  *site.getsitepackages()]
+    out: list[str] = []
+    for raw in candidates:
+        for p in {os.path.abspath(raw), os.path.realpath(raw)}:
+            if os.path.isdir(p) and p != "/":
+                out.append(p)
+    return out
+
+
+def layout(checkout: Path, *, etc_dir: Path, readonly_files: Iterable[Path] = ()) -> list[Mount]:
+    """Every mount of a sandboxed run on ``checkout``, in bwrap order.
+
+    ``etc_dir`` holds the synthesized ``passwd``/``group``/``hosts``
+    (:func:`write_synthetic_etc`). ``readonly_files`` are bound read-only at
+    their own path: over the checkout's writable bind when inside it.
+    """
     checkout_s = os.path.realpath(checkout)
-    masks = _masks()
-    argv = [bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc"]
-    if network == "deny":
-        argv.append("--unshare-net")
-    if os.geteuid() == 0:
-        argv += ["--cap-drop", "ALL"]
-    argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    for m in masks:
-        argv += ["--tmpfs", m]
-    # Bind back what the interpreter needs from masked trees, but never a whole
-    # masked root (e.g. a script run from /tmp puts "/tmp" on sys.path): that
-    # would expose the tree and make it read-only for the sandbox's own /tmp.
-    rebinds = [p for p in _interpreter_paths() if any(_under(p, m) and p != m for m in masks)]
-    for p in _outermost(rebinds):
-        argv += ["--ro-bind", p, p]
-    # After the read-only binds, so the checkout is writable even if it lies
-    # inside one of them.
-    argv += ["--bind", checkout_s, checkout_s]
+    mounts: list[Mount] = []
+    system: list[str] = []
+    for root in _SYSTEM_ROOTS:
+        if os.path.islink(root):
+            mounts.append(Mount("symlink", root, os.readlink(root), "system"))
+        elif os.path.isdir(root):
+            mounts.append(Mount("ro", root, root, "system"))
+            system.append(root)
+    for name in _ETC_ENTRIES:
+        path = f"/etc/{name}"
+        if os.path.exists(path):
+            mounts.append(Mount("ro", path, path, "system configuration"))
+    for name in sorted(_SYNTHETIC_ETC):
+        mounts.append(Mount("ro", f"/etc/{name}", str(etc_dir / name), "written by the runner"))
+    mounts += [Mount("dev", "/dev", why="minimal devices"), Mount("proc", "/proc", why="the sandbox's own processes"),
+               Mount("tmpfs", "/tmp", why="empty scratch"), Mount("tmpfs", "/var/tmp", why="empty scratch")]
+    # The interpreter: bound after /tmp so a Python living under /tmp shows through.
+    for p in _outermost([*system, *python_paths()]):
+        if p not in system:
+            mounts.append(Mount("ro", p, p, "python"))
+    # After the read-only binds, so the checkout is writable even if it lies inside one of them.
+    mounts.append(Mount("rw", checkout_s, checkout_s, "checkout"))
     for f in readonly_files:
         real = os.path.realpath(f)
         if os.path.isfile(real):
-            argv += ["--ro-bind", real, real]
-    argv += ["--dir", SANDBOX_HOME, "--chdir", checkout_s, "--"]
+            why = "pinned control file" if _under(real, checkout_s) else "runner file"
+            mounts.append(Mount("ro", real, real, why))
+    return mounts
+
+
+def write_synthetic_etc(directory: Path) -> Path:
+    """Write the sandbox's ``passwd``, ``group`` and ``hosts`` into ``directory``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, text in _SYNTHETIC_ETC.items():
+        (directory / name).write_text(text, encoding="utf-8")
+    return directory
+
+
+def bwrap_argv(bwrap: str, mounts: list[Mount], *, chdir: str, network: str) -> list[str]:
+    """The ``bwrap … --`` argv prefix; ``network`` is ``"deny"`` or ``"allow"``."""
+    if network not in {"deny", "allow"}:
+        raise ValueError(f"network must be 'deny' or 'allow', got {network!r}")
+    argv = [bwrap, "--die-with-parent", "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+            "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--hostname", SANDBOX_HOSTNAME,
+            "--cap-drop", "ALL"]
+    if network == "deny":
+        argv.append("--unshare-net")
+    for m in mounts:
+        argv += m.argv()
+    argv += ["--dir", SANDBOX_HOME, "--chdir", chdir, "--"]
     return argv
+
+
+def bwrap_prefix(bwrap: str, checkout: Path, *, network: str, etc_dir: Path,
+                 readonly_files: Iterable[Path] = ()) -> tuple[list[str], list[Mount]]:
+    """``(argv prefix, mounts)`` for running a command on ``checkout`` in the sandbox."""
+    mounts = layout(checkout, etc_dir=etc_dir, readonly_files=readonly_files)
+    return bwrap_argv(bwrap, mounts, chdir=os.path.realpath(checkout), network=network), mounts
 
 
 @lru_cache(maxsize=None)
 def _probe(bwrap: str) -> str | None:
-    """``None`` if a sandboxed interpreter starts; else the error text."""
+    """``None`` if a sandboxed interpreter starts as the sandbox user; else the error text."""
     with tempfile.TemporaryDirectory(prefix="beacon-bwrap-probe-") as tmp:
-        argv = bwrap_prefix(bwrap, Path(tmp), network="deny") + [sys.executable, "-c", "pass"]
+        checkout = Path(tmp) / "checkout"
+        checkout.mkdir()
+        argv, _ = bwrap_prefix(bwrap, checkout, network="deny", etc_dir=write_synthetic_etc(Path(tmp) / "etc"))
+        check = f"import os; assert os.getuid() == {SANDBOX_UID}, os.getuid(); open('probe', 'w').write('ok')"
         try:
-            done = subprocess.run(argv, capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
+            done = subprocess.run(argv + [sys.executable, "-c", check], capture_output=True, timeout=30,
+                                  stdin=subprocess.DEVNULL, env={"PATH": os.defpath})
         except (OSError, subprocess.TimeoutExpired) as exc:
             return f"{type(exc).__name__}: {exc}"
-    if done.returncode != 0:
-        return done.stderr.decode("utf-8", "replace").strip() or f"exit status {done.returncode}"
+        if done.returncode != 0:
+            return done.stderr.decode("utf-8", "replace").strip() or f"exit status {done.returncode}"
+        if not (checkout / "probe").is_file():
+            return "the sandboxed interpreter could not write the checkout"
     return None
 
 

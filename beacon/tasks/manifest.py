@@ -28,7 +28,11 @@ REQUIRED = {
     "repo": str, "commit": str, "bug_location": str, "mutation_type": str,
     "original_line": str, "mutated_line": str, "token_budget": int, "test_command": str,
 }
-OPTIONAL = {"dev_report": str, "known_repair": str, "task_id": str, "metadata": dict}
+OPTIONAL = {"dev_report": str, "known_repair": str, "task_id": str, "metadata": dict, "screen_allow": list}
+# Rules of the repair harness's static edit screen (beacon.repair.screen.RULES); kept here because
+# tasks sit below repair in the stack (a test checks the two agree).
+SCREEN_RULES = ("import", "dynamic_code", "interpreter", "test_framework", "introspection", "host_path",
+                "process_exit")
 ALLOWED_FLAGS = ("-q", "-v", "--tb=short")
 _LOCATION = re.compile(r"(?P<path>[^:\s]+\.py):(?P<line>[1-9][0-9]*)")
 # A test path or node id: relative path, then optional ::parts (parametrize ids allowed).
@@ -96,6 +100,8 @@ class Task:
     dev_report: str | None = None
     known_repair: str | None = None
     metadata: dict | None = field(default=None, hash=False)  # a dict cannot be hashed
+    # Constructs the edit screen lets through for this task: a rule, 'rule:key' or '*' (see beacon.repair.screen).
+    screen_allow: tuple[str, ...] = ()
 
     @property
     def path(self) -> str:
@@ -114,7 +120,9 @@ class Task:
         return parse_test_command(self.test_command)
 
     def to_json(self) -> dict:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        # An empty screen_allow is left out, so tasks written before it existed keep their hash.
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()
+                if v is not None and not (k == "screen_allow" and not v)}
 
 
 def _row_to_task(row: object, file: Path, lineno: int) -> Task:
@@ -148,8 +156,13 @@ def _row_to_task(row: object, file: Path, lineno: int) -> Task:
         parse_test_command(row["test_command"])
     except ValueError as exc:
         raise ManifestError(file, lineno, "test_command", str(exc)) from None
+    allow = row.get("screen_allow", [])
+    for i, entry in enumerate(allow):
+        if not isinstance(entry, str) or (entry != "*" and entry.partition(":")[0] not in SCREEN_RULES):
+            raise ManifestError(file, lineno, "screen_allow",
+                                f"entry {i} is {entry!r}; expected '*', a rule ({', '.join(SCREEN_RULES)}) or 'rule:key'")
     task_id = row.get("task_id") or f"{row['repo']}:{row['bug_location']}:{row['mutation_type']}"
-    return Task(**{**row, "task_id": task_id})
+    return Task(**{**row, "task_id": task_id, "screen_allow": tuple(allow)})
 
 
 def check_against_source(task: Task, source: GitSource, file: Path, lineno: int) -> None:

@@ -11,7 +11,7 @@ from beacon.artifacts import verify
 
 ROOT = Path(__file__).resolve().parents[2]
 ARCHIVE = ROOT / "outputs" / "archive" / "control_smoke"
-OUTCOMES = ["pass", "abstain", "no_patch", "invalid_patch", "unauthorized_path", "syntax_error",
+OUTCOMES = ["pass", "abstain", "no_patch", "invalid_patch", "unauthorized_path", "syntax_error", "suspicious_edit", "tampered",
             "timeout", "test_fail", "harness_error"]
 
 

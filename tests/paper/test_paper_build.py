@@ -20,7 +20,7 @@ import pytest
 from beacon.artifacts import RunWriter
 
 ROOT = Path(__file__).resolve().parents[2]
-OUTCOMES = ("pass", "abstain", "no_patch", "invalid_patch", "unauthorized_path", "syntax_error",
+OUTCOMES = ("pass", "abstain", "no_patch", "invalid_patch", "unauthorized_path", "syntax_error", "suspicious_edit", "tampered",
             "timeout", "test_fail", "harness_error")
 TASKS = [f"t{i:02d}" for i in range(1, 9)]
 FALLBACK_TASK = "t08"  # no developer report: its dev_report query reveals the line (an oracle control)
@@ -50,7 +50,7 @@ def record(task_id, method, params, budget, query_type, provider, outcome, cover
         "prompt_tokens": budget + 100, "prompt": "…", "dry_run": dry_run, "task_valid": valid,
         "task_invalid_reason": None if valid else "baseline tests fail", "baseline": {}, "mutant": {},
         "sandboxed": True, "model": None if outcome is None else "replay-model", "response": None,
-        "repair": None, "outcome": outcome, "outcome_detail": None, "tests": None,
+        "repair": None, "outcome": outcome, "outcome_detail": None, "tests": None, "checks": None,
     }
 
 

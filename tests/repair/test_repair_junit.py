@@ -89,7 +89,9 @@ def test_node_ids_are_reconstructed_where_the_report_allows(mapping_run):
 def test_report_file_round_trips(mapping_run):
     _, run = mapping_run
     assert run.report_path is not None and run.report_path.name == "junit.xml"
-    assert load_junit(run.report_path) == run.report
+    saved = load_junit(run.report_path)  # the bytes pytest sent, canaries included; run.report drops them
+    assert set(run.report.testcases) <= set(saved.testcases)
+    assert len(saved.testcases) == len(run.report.testcases) + 2
 
 
 @pytest.mark.parametrize("node_id, key", [

@@ -135,18 +135,16 @@ def test_patched_test_file_is_refused(patched, protected):
         score(checkout, protected)
 
 
-def test_a_trusted_forcing_conftest_fools_the_report_which_is_why_conftests_are_pinned(patched):
-    """Characterises the hole the protection closes: JUnit records the forced outcome.
-
-    If the task's own pristine tree carried this conftest it would be trusted
-    (as its author's code); the JUnit report then says "passed" for a failing
-    test, so only pinning conftests to the pristine tree can stop a patch
-    from adding one.
-    """
+def test_a_trusted_forcing_conftest_is_caught_by_the_canaries(patched):
+    """Even a forcing conftest the pristine tree carried (so it is trusted) cannot fake a pass:
+    JUnit records the forced outcome for the project's tests, but also for the must-fail canary."""
     checkout = patched(BUGGY, {"tests/conftest.py": FORCE_PASS_CONFTEST})
     trusted = snapshot_protected(checkout, extra=TEST_FILES)
     run, verdict = score(checkout, trusted)
-    assert "1 failed" not in run.stdout and verdict.passed
+    assert "1 failed" not in run.stdout  # the forcing worked on the report...
+    assert run.report is not None and all(tc.outcome == "passed" for tc in run.report.testcases)
+    assert not verdict.passed and verdict.tampered  # ...and the canaries saw it
+    assert run.canaries.must_fail == "passed" and not run.canaries.ok
 
 
 def test_deselecting_conftest_is_caught_as_missing_ids(patched):
@@ -187,7 +185,7 @@ def test_fake_pass_lines_on_stdout_are_ignored(patched, protected):
         "print('tests/unit/test_add.py::test_add PASSED')\n"
     )
     run, verdict = score(patched(fake + BUGGY), protected)
-    assert run.stdout.rstrip().endswith("2 passed in 0.01s ==============================")
+    assert "2 passed in 0.01s ==============================" in run.stdout
     assert not verdict.passed and verdict.outcomes["tests/unit/test_add.py::test_add"] == "failed"
 
 
@@ -248,7 +246,9 @@ def test_report_replaced_by_the_code_under_test(patched, protected, sandbox):
     assert not verdict.passed and verdict.outcomes["tests/unit/test_add.py::test_add"] == "failed"
     # The saved report is what pytest sent through the pipe, not the forgery.
     saved = parse_junit(run.report_path.read_bytes())
-    assert saved == run.report and any(tc.outcome == "failed" for tc in saved.testcases)
+    assert len(saved.testcases) == len(run.report.testcases) + 2  # the saved bytes still hold the canaries
+    assert set(run.report.testcases) <= set(saved.testcases)
+    assert any(tc.outcome == "failed" for tc in run.report.testcases)
 
 
 def test_forgery_written_into_the_report_pipe_corrupts_it(patched, protected):

@@ -1,0 +1,121 @@
+"""Per-run canary tests: the harness side (secret, launch, and the check of the JUnit report).
+
+Code under test runs inside the pytest process, so it can patch pytest, force
+report outcomes or write its own report. The canaries make such tampering
+visible: every run gets a fresh secret (random test names and two numbers),
+handed to :mod:`beacon.repair.canary_plugin` over a pipe that is closed
+before any project code is imported. A run is clean only if its JUnit report
+shows the must_pass canary passed and the must_fail canary failed with the
+rewritten assertion message ``A == B`` — each exactly once.
+
+What the canaries do not catch: code that finds the secret inside the pytest
+process (the plugin object holds it) and tampers only with the other tests.
+The static screen (:mod:`beacon.repair.screen`) refuses the constructs such
+code needs; the README's threat model states the remaining gap.
+"""
+from __future__ import annotations
+
+import json
+import secrets
+import shutil
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .junit import FAILED, PASSED, JUnitReport, SuiteCounts
+
+PLUGIN_MODULE = "beacon_canary_plugin"
+_PLUGIN_SOURCE = Path(__file__).with_name("canary_plugin.py")
+
+
+@dataclass(frozen=True)
+class CanarySecret:
+    token: str
+    must_pass: str
+    must_fail: str
+    left: int
+    right: int
+
+    @classmethod
+    def new(cls) -> "CanarySecret":
+        left = secrets.randbelow(10**9) + 10**9
+        right = left + 1 + secrets.randbelow(10**9)
+        return cls(secrets.token_hex(6), "test_" + secrets.token_hex(8), "test_" + secrets.token_hex(8), left, right)
+
+    def payload(self) -> bytes:
+        return json.dumps({"token": self.token, "must_pass": self.must_pass, "must_fail": self.must_fail,
+                           "left": self.left, "right": self.right}).encode()
+
+
+@dataclass(frozen=True)
+class CanaryCheck:
+    """What the report said about the canaries; ``ok`` only if both behaved."""
+
+    ok: bool
+    must_pass: str  # passed | failed | error | skipped | missing | duplicate | …
+    must_fail: str
+    reasons: tuple[str, ...]
+    ran: bool  # at least one canary is in the report (collection reached the run)
+
+    def evidence(self) -> dict:
+        return {"ran": True, "ok": self.ok, "must_pass": self.must_pass, "must_fail": self.must_fail,
+                "reasons": list(self.reasons)}
+
+
+def install_plugin(folder: Path) -> Path:
+    """Copy the in-process plugin into ``folder`` (outside the checkout); returns the file."""
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{PLUGIN_MODULE}.py"
+    shutil.copyfile(_PLUGIN_SOURCE, target)
+    return target
+
+
+def bootstrap_code(plugin_dir: str) -> str:
+    """The ``python -c`` program: import the plugin from ``plugin_dir`` (then drop it from sys.path), run pytest.
+
+    Arguments: the secret's fd, then pytest's own arguments. ``sys.path[0]``
+    stays the working directory, as under ``python -m pytest``.
+    """
+    return ("import sys\n"
+            f"sys.path.insert(0, {plugin_dir!r})\n"
+            f"import {PLUGIN_MODULE} as _beacon_canary\n"
+            "del sys.path[0]\n"
+            "raise SystemExit(_beacon_canary.main(int(sys.argv[1]), sys.argv[2:]))\n")
+
+
+def check_canaries(report: JUnitReport | None, secret: CanarySecret) -> tuple[CanaryCheck, JUnitReport | None]:
+    """Check the canaries in ``report``; returns the check and the report without them."""
+    if report is None:
+        return CanaryCheck(False, "no report", "no report", ("no JUnit report",), False), None
+    passes = [tc for tc in report.testcases if tc.name == secret.must_pass]
+    fails = [tc for tc in report.testcases if tc.name == secret.must_fail]
+    reasons: list[str] = []
+
+    def state(cases) -> str:
+        return "missing" if not cases else "duplicate" if len(cases) > 1 else cases[0].outcome
+
+    must_pass, must_fail = state(passes), state(fails)
+    if must_pass != PASSED:
+        reasons.append(f"the must-pass canary is {must_pass}, expected passed")
+    if must_fail != FAILED:
+        reasons.append(f"the must-fail canary is {must_fail}, expected failed")
+    elif f"{secret.left} == {secret.right}" not in fails[0].message:
+        reasons.append("the must-fail canary failed without pytest's rewritten assertion message "
+                       f"(got {fails[0].message[:80]!r})")
+    check = CanaryCheck(not reasons, must_pass, must_fail, tuple(reasons), bool(passes or fails))
+    return check, _without(report, passes + fails)
+
+
+def _without(report: JUnitReport, drop: list) -> JUnitReport:
+    """``report`` minus the canary testcases, with both count sets reduced by what they contributed."""
+    if not drop:
+        return report
+    ids = {id(tc) for tc in drop}
+    kept = tuple(tc for tc in report.testcases if id(tc) not in ids)
+    failures = sum(tc.outcome == FAILED for tc in drop)
+    errors = sum(tc.outcome == "error" for tc in drop)
+    skipped = sum(tc.outcome in {"skipped", "xfailed"} for tc in drop)
+
+    def less(c: SuiteCounts) -> SuiteCounts:
+        return SuiteCounts(c.tests - len(drop), c.failures - failures, c.errors - errors, c.skipped - skipped)
+
+    return replace(report, testcases=kept, declared=less(report.declared), counted=less(report.counted))
