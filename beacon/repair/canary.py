@@ -16,6 +16,7 @@ code needs; the README's threat model states the remaining gap.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import shutil
 from dataclasses import dataclass, replace
@@ -67,6 +68,16 @@ def install_plugin(folder: Path) -> Path:
     target = folder / f"{PLUGIN_MODULE}.py"
     shutil.copyfile(_PLUGIN_SOURCE, target)
     return target
+
+
+def secret_pipe(secret: CanarySecret) -> int:
+    """A pipe holding the secret, write end closed: the child reads it to EOF; returns the read end."""
+    read_fd, write_fd = os.pipe()
+    try:
+        os.write(write_fd, secret.payload())  # far below the pipe buffer: never blocks
+    finally:
+        os.close(write_fd)
+    return read_fd
 
 
 def bootstrap_code(plugin_dir: str) -> str:

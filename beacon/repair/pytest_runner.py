@@ -1,6 +1,6 @@
 """Run a task's tests on a checkout with pytest, hardened, and verify the result.
 
-A run is ``python -m pytest`` with the harness interpreter, in a fresh process
+A run is pytest (``python -c`` canary bootstrap, then ``pytest.main``) with the harness interpreter, in a fresh process
 group (killed as a whole on timeout and again once pytest exits), with a
 credential-free environment (an allowlist: PATH, LANG, LC_ALL, TZ, plus a
 temporary HOME/TMPDIR and the PYTHON*/PYTEST* variables set below), plugin
@@ -14,9 +14,10 @@ whose config does not set pytest's ``pythonpath`` itself runs with
 install (the harness never installs the code under test); pytest puts the
 folder *first* on ``sys.path``, where an editable install would append it.
 The decision reads the checkout, which a patch cannot reshape: edit formats
-change the declared source file only. Under bubblewrap,
-when available, the network is unshared and only the checkout is writable
-(:mod:`beacon.repair.sandbox`).
+change the declared source file only. Under bubblewrap
+the tests see only system libraries, the Python installation and the checkout
+(the only writable folder), as uid 1000 without network
+(:mod:`beacon.repair.sandbox`); ``sandbox="auto"`` without it warns once.
 
 Success is decided by :func:`verify_run` from the JUnit report alone, checked
 against the expected node ids (:func:`beacon.repair.junit.verify_all_passed`),
@@ -44,10 +45,16 @@ change made *during* the run as an integrity violation that fails
 :func:`verify_run`. A ``pytest_collection_modifyitems`` hook that deselects
 tests, were it trusted, is caught by the verifier as missing ids.
 
-Out of scope: code under test that deliberately attacks the pytest process
-from inside (it runs in the same interpreter and can write a forged report
-to the pipe and ``os._exit``). The policy layer limits what a patch may edit;
-the sandbox limits what such code can reach.
+In-process tampering. Code under test runs in the pytest process and can
+patch pytest, force outcomes, write its own report to the pipe and
+``os._exit``, or re-exec pytest with a forcing plugin. pytest is therefore
+started by the canary bootstrap (``python -c``, :mod:`beacon.repair.canary`):
+the runner's own plugin, fed a per-run secret over a pipe closed before
+collection, adds a must-pass and a must-fail test under the project's test
+modules; :func:`verify_run` passes a run only if the report shows both as
+expected, and flags ``tampered`` when they contradict it. The report returned
+in :attr:`PytestRun.report` has the canaries removed (the saved bytes keep
+them). The README's threat model lists what remains possible.
 """
 from __future__ import annotations
 
@@ -63,7 +70,7 @@ from typing import Iterable, Mapping, Sequence
 
 from .controls import protected_changes, root_config_file
 from .junit import JUnitError, JUnitReport, Verdict, parse_junit, verify_all_passed
-from .canary import CanaryCheck, CanarySecret, bootstrap_code, check_canaries, install_plugin
+from .canary import CanaryCheck, CanarySecret, bootstrap_code, check_canaries, install_plugin, secret_pipe
 from .process import run_captured
 from .sandbox import (SANDBOX_HOME, SANDBOX_TMP, Mount, SandboxUnavailableError, bwrap_prefix, find_bwrap,
                       write_synthetic_etc)
@@ -193,16 +200,6 @@ def _save_report(data: bytes, report_dir: Path | None) -> Path | None:
     return target
 
 
-def _secret_pipe(secret: CanarySecret) -> int:
-    """A pipe holding the secret, write end closed: the child reads it to EOF; returns the read end."""
-    read_fd, write_fd = os.pipe()
-    try:
-        os.write(write_fd, secret.payload())  # far below the pipe buffer: never blocks
-    finally:
-        os.close(write_fd)
-    return read_fd
-
-
 def run_pytest(
     checkout: Path,
     selection: Sequence[str],
@@ -253,7 +250,7 @@ def run_pytest(
             config = scratch / "pytest.ini"
             config.write_text("[pytest]\n", encoding="utf-8")
         plugin = install_plugin(scratch / "plugin")
-        secret_fd = _secret_pipe(secret)
+        secret_fd = secret_pipe(secret)
         pytest_args = [
             "-c", str(config), "--rootdir", str(checkout), "--confcutdir", str(checkout),
             "-o", "addopts=", "-p", "no:cacheprovider", "--import-mode=importlib",

@@ -1,0 +1,121 @@
+"""The allowlist sandbox and the canaries, seen from inside a real sandboxed pytest run."""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from beacon.repair.canary import CanarySecret, check_canaries
+from beacon.repair.junit import parse_junit
+from beacon.repair.pytest_runner import run_pytest, verify_run
+from beacon.repair.sandbox import SANDBOX_UID, find_bwrap
+
+BWRAP, WHY_NO_BWRAP = find_bwrap()
+needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=f"needs a working bubblewrap: {WHY_NO_BWRAP}")
+
+PROBE = '''
+import json, os, socket
+
+
+def test_probe():
+    seen = {"uid": os.getuid(), "cmdline": open("/proc/self/cmdline", "rb").read().decode(errors="replace"),
+            "environ": dict(os.environ), "fds": [],
+            "root": sorted(os.listdir("/")), "exists": {}, "socket": None}
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            seen["fds"].append(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:
+            pass
+    for path in ("/etc/shadow", "/etc/ssl/private", HOST_FILE, HOST_SOCKET, "/var/lib", "/home"):
+        seen["exists"][path] = os.path.exists(path)
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(HOST_SOCKET)
+        seen["socket"] = "connected"
+    except OSError as exc:
+        seen["socket"] = type(exc).__name__
+    with open("seen.json", "w") as fh:
+        json.dump(seen, fh)
+'''
+
+
+def checkout_with_probe(tmp_path: Path, host_file: Path, host_socket: Path) -> Path:
+    root = tmp_path / "checkout"
+    (root / "tests").mkdir(parents=True)
+    (root / "tests" / "test_probe.py").write_text(
+        f"HOST_FILE = {str(host_file)!r}\nHOST_SOCKET = {str(host_socket)!r}\n" + PROBE)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+@needs_bwrap
+def test_sandboxed_tests_run_unprivileged_and_see_no_host_files_sockets_or_secret(tmp_path):
+    host_file = tmp_path / "host-secret.txt"
+    host_file.write_text("top secret")
+    server = socket.socket(socket.AF_UNIX)
+    host_socket = tmp_path / "agent.sock"
+    server.bind(str(host_socket))
+    server.listen(1)
+    try:
+        root = checkout_with_probe(tmp_path, host_file, host_socket)
+        run = run_pytest(root, ["tests"], protected={}, sandbox="required", report_dir=tmp_path / "report")
+    finally:
+        server.close()
+    assert verify_run(run, ["tests/test_probe.py::test_probe"]).passed, (run.stdout, run.stderr)
+    seen = json.loads((root / "seen.json").read_text())
+    assert seen["uid"] == SANDBOX_UID
+    assert not any(seen["exists"].values()), seen["exists"]  # host file, socket, /etc/shadow: not there
+    assert seen["socket"] in {"FileNotFoundError", "ConnectionRefusedError"}
+    assert "home" not in seen["root"] and "var" in seen["root"]  # /var holds only the empty /var/tmp
+    # The canary secret (test names, numbers) is in no argument, variable or open descriptor.
+    saved = parse_junit(run.report_path.read_bytes())
+    names = {tc.name for tc in saved.testcases} - {"test_probe"}
+    assert len(names) == 2
+    visible = seen["cmdline"] + json.dumps(seen["environ"])
+    assert not any(n in visible or n[5:] in visible for n in names)
+    # Pipes still open: stdout, stderr and the JUnit report's. The secret's pipe was closed before collection.
+    assert len({fd for fd in seen["fds"] if fd.startswith("pipe:")}) == 3, seen["fds"]
+    # The run records exactly what was mounted.
+    assert any(m.startswith("rw ") and "(checkout)" in m for m in run.mounts)
+    assert not any(m.startswith("ro / ") for m in run.mounts)
+
+
+def test_canary_check_reads_the_secret_names_and_strips_them():
+    secret = CanarySecret.new()
+    xml = (f'<testsuites><testsuite name="pytest" tests="3" failures="1" errors="0" skipped="0">'
+           f'<testcase classname="tests.test_a" name="test_real"/>'
+           f'<testcase classname="tests.test_a" name="{secret.must_pass}"/>'
+           f'<testcase classname="tests.test_a" name="{secret.must_fail}">'
+           f'<failure message="assert {secret.left} == {secret.right}">x</failure></testcase>'
+           f'</testsuite></testsuites>')
+    check, report = check_canaries(parse_junit(xml.encode()), secret)
+    assert check.ok and check.ran and [tc.name for tc in report.testcases] == ["test_real"]
+    assert report.declared.tests == 1 and report.declared.failures == 0 and not report.count_mismatches()
+    forced = xml.replace(f'<failure message="assert {secret.left} == {secret.right}">x</failure>', "")
+    forced = forced.replace('failures="1"', 'failures="0"')
+    check, _ = check_canaries(parse_junit(forced.encode()), secret)
+    assert not check.ok and check.must_fail == "passed"
+    unrewritten = xml.replace(f"assert {secret.left} == {secret.right}", "AssertionError")
+    check, _ = check_canaries(parse_junit(unrewritten.encode()), secret)
+    assert not check.ok and "rewritten" in check.reasons[0]
+    check, report = check_canaries(parse_junit(xml.replace(secret.must_pass, "test_other").encode()), secret)
+    assert not check.ok and check.must_pass == "missing"
+
+
+def test_auto_without_bubblewrap_warns_once_and_records_it(tmp_path, capfd, monkeypatch):
+    root = tmp_path / "repo"
+    (root / "tests").mkdir(parents=True)
+    (root / "tests" / "test_ok.py").write_text("def test_ok():\n    assert True\n")
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))  # no bwrap on PATH
+    run = run_pytest(root, ["tests"], protected={}, sandbox="auto")
+    assert not run.sandboxed and "bwrap is not on PATH" in run.sandbox_note and run.mounts == ()
+    assert verify_run(run, ["tests/test_ok.py::test_ok"]).passed
+    run_pytest(root, ["tests"], protected={}, sandbox="auto")
+    err = capfd.readouterr().err
+    assert err.count("tests run WITHOUT a sandbox") == 1

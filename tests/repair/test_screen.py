@@ -1,0 +1,98 @@
+"""The static edit screen: each rule on real edits, allowances, and a property test on arbitrary code."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from beacon.repair.screen import RULES, check_allowances, constructs, screen_edit
+from beacon.tasks.manifest import SCREEN_RULES
+
+BASE = (
+    "import os\nimport re\nfrom . import compat\n\n\n"
+    "def clamp(value, low, high):\n"
+    "    code = 3\n"
+    "    if value < low:\n"
+    "        return high\n"
+    "    return os.path.join(str(value), 'x')\n"
+)
+
+
+def screened(replacement: str, allow=()) -> list[tuple[str, str]]:
+    after = BASE.replace("return high", replacement)
+    return [(f.rule, f.key) for f in screen_edit({"m.py": BASE}, {"m.py": after}, allow).findings]
+
+
+def test_rules_mirror_the_manifest_list():
+    assert tuple(RULES) == SCREEN_RULES
+
+
+@pytest.mark.parametrize("replacement", [
+    "return low", "return low if low < high else high", "return code + low", "return re.sub('a', 'b', low)",
+    "return os.path.basename(low)", "raise ValueError('low must not exceed high')", "return [low][0]",
+    "return f'{low}'", "return getattr(low, 'real')", "return {'path': '/index'}['path']",
+])
+def test_honest_repairs_have_no_findings(replacement):
+    assert screened(replacement) == []
+
+
+@pytest.mark.parametrize("replacement, rule, key", [
+    ("import sys; return low", "import", "sys"),
+    ("from collections import abc; return low", "import", "collections.abc"),
+    ("return eval('low')", "dynamic_code", "eval"),
+    ("return globals()['low']", "dynamic_code", "globals"),
+    ("return getattr(low, 'rea' + 'l')", "dynamic_code", "getattr(<computed name>)"),
+    ("os._exit(0)", "interpreter", "os._exit"),
+    ("os.environ['PYTEST_ADDOPTS'] = '-p x'", "interpreter", "os.environ"),
+    ("os.execv(os.sys.executable, [])", "interpreter", "os.execv"),
+    ("return compat.sys.modules", "interpreter", "sys.modules"),
+    ("re.match = lambda *a: True", "interpreter", "assign:re.match"),
+    ("return 'conftest.py'", "test_framework", "string:conftest.py"),
+    ("return ().__class__.__base__.__subclasses__()", "introspection", "__subclasses__"),
+    ("return clamp.__globals__", "introspection", "__globals__"),
+    ("return getattr(clamp, '__code__')", "introspection", "string:__code__"),
+    ("return __builtins__", "introspection", "__builtins__"),
+    ("return open('/dev/fd/3', 'w')", "host_path", "/dev/fd/3"),
+    ("return open('/etc/shadow').read()", "host_path", "/etc/shadow"),
+    ("raise SystemExit(0)", "process_exit", "SystemExit"),
+    ("exit(0)", "process_exit", "exit"),
+])
+def test_each_rule_names_what_the_edit_introduced(replacement, rule, key):
+    assert (rule, key) in screened(replacement)
+
+
+def test_findings_name_the_edited_line_and_only_new_constructs_count():
+    before = BASE.replace("return high", "os._exit(1)")  # the original file already had one
+    after = before.replace("return os.path.join", "os._exit(0)\n    return os.path.join")
+    result = screen_edit({"m.py": before}, {"m.py": after})
+    assert [(f.rule, f.key, f.line) for f in result.findings] == [("interpreter", "os._exit", 10)]
+    assert screen_edit({"m.py": before}, {"m.py": before}).findings == ()
+
+
+def test_allowances_are_recorded_not_hidden():
+    after = BASE.replace("return high", "import math; return math.floor(low)")
+    result = screen_edit({"m.py": BASE}, {"m.py": after}, ("import:math",))
+    assert not result.suspicious and [f.key for f in result.allowed] == ["math"]
+    assert result.evidence()["allow"] == ["import:math"] and result.evidence()["allowed"][0]["line"] == 9
+    assert screen_edit({"m.py": BASE}, {"m.py": after}, ("import:collections",)).suspicious
+    assert not screen_edit({"m.py": BASE}, {"m.py": after.replace("math", "os")}, ("*",)).suspicious
+    with pytest.raises(ValueError, match="screen_allow entry 'imports'"):
+        check_allowances(["imports"])
+
+
+_IDENT = st.sampled_from(["os", "sys", "x", "code", "exec", "__dict__", "f_back", "pytest", "re", "low"])
+_EXPR = st.recursive(
+    st.one_of(_IDENT, st.sampled_from(["(1)", "'/dev/fd/3'", "'text'", "None"])),
+    lambda inner: st.one_of(st.builds(lambda a, b: f"{a}.{b}", inner, _IDENT),
+                            st.builds(lambda a, b: f"{a}({b})", inner, inner),
+                            st.builds(lambda a, b: f"[{a}, {b}]", inner, inner)),
+    max_leaves=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_EXPR, min_size=1, max_size=4))
+def test_screen_never_crashes_and_an_unchanged_file_has_no_findings(exprs):
+    source = "\n".join(f"v{i} = {e}" for i, e in enumerate(exprs)) + "\n"
+    constructs(source)
+    assert screen_edit({"a.py": source}, {"a.py": source}).findings == ()
+    grown = screen_edit({"a.py": ""}, {"a.py": source}).findings
+    assert all(f.rule in RULES and 1 <= f.line <= len(exprs) for f in grown)
