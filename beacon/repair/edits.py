@@ -283,8 +283,11 @@ def apply_edit(
 def check_syntax(path: str, source: str) -> None:
     """Compile ``source`` in memory; raise :class:`EditSyntaxError` with the location."""
     try:
-        compile(source, path, "exec", dont_inherit=True)
+        # The UTF-8 bytes the harness writes, so a coding declaration is honoured as the interpreter will.
+        compile(source.encode("utf-8"), path, "exec", dont_inherit=True)
     except SyntaxError as exc:
+        if exc.lineno is None:  # e.g. a NUL byte: the whole source is refused, not one line
+            raise EditSyntaxError(f"{path}: {exc.msg}") from None
         where = f"line {exc.lineno}" + (f", column {exc.offset}" if exc.offset else "")
         raise EditSyntaxError(f"{path}: {where}: {exc.msg}") from None
     except (ValueError, RecursionError, MemoryError) as exc:

@@ -62,10 +62,12 @@ def check_edit(
                         f"{policy.max_files} allowed")
     for path in paths:
         why = _forbidden(path, protected)
-        if why is None and path not in files and not policy.allow_new_files:
-            why = "creating new files is not allowed"
+        # Before the new-file rule: an existing file (a symlink, another module) that is not the
+        # declared one is refused as such, not as a "new file".
         if why is None and policy.editable is not None and path not in policy.editable:
             why = f"only {', '.join(sorted(policy.editable)) or 'no files'} may be edited"
+        if why is None and path not in files and not policy.allow_new_files:
+            why = "creating new files is not allowed"
         if why is None and policy.editable is None and not path.endswith(".py"):
             why = "only Python source files may be edited"
         if why is not None:

@@ -39,6 +39,16 @@ Rules (``RULES``):
 - ``process_exit``: ``exit``/``quit`` and the exceptions that end or escape
   a test run (``SystemExit``, ``KeyboardInterrupt``, ``GeneratorExit``,
   ``BaseException``).
+- ``unscreenable``: what cannot be screened is not let through (nesting
+  deep enough to exhaust the parser's recursion limit).
+- A changed source encoding (``# coding: utf-7``, ``unicode_escape``) is a
+  ``dynamic_code`` finding, and files are parsed from their bytes so the
+  screen sees the code the interpreter will decode.
+- ``comparison_override``: defining or assigning ``__eq__``, ``__ne__``,
+  ``__lt__``…, ``__bool__``, ``__len__``, ``__hash__``, ``__contains__``,
+  ``__instancecheck__``/``__subclasscheck__`` (also as strings, for
+  ``type(name, bases, {...})``): a return value that equals anything passes
+  ``assert f(x) == y`` without fixing anything (a known reward hack).
 
 What it is not: a proof. It reads the edit's source; an attack that needs none
 of these constructs (an infinite loop, a wrong answer) is not its business,
@@ -50,7 +60,9 @@ from __future__ import annotations
 
 import ast
 import difflib
+import io
 import re
+import tokenize
 from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
@@ -64,6 +76,9 @@ RULES = {
     "introspection": "dunder or frame introspection (__globals__, __code__, __builtins__, __subclasses__, f_back, …)",
     "host_path": "a path into the host (/dev/fd, /proc, /etc, /root, /home, /tmp, …)",
     "process_exit": "ending or escaping the test run (exit, SystemExit, KeyboardInterrupt, BaseException)",
+    "unscreenable": "a file the screen cannot analyse (nesting that exhausts the parser, undecodable source)",
+    "comparison_override": "defining how objects compare or test true (__eq__, __ne__, __lt__, __bool__, __hash__, "
+                           "__contains__, __instancecheck__, …): an always-equal return value fools assertions",
 }
 SCREEN_VERSION = 1
 
@@ -97,6 +112,8 @@ _FRAME_ATTRS = frozenset({
     "_getframe", "settrace", "setprofile",
 })
 _DANGER_NAMES = frozenset({"__builtins__", "__loader__", "__spec__"})
+_COMPARISON_DUNDERS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__len__",
+                                 "__hash__", "__contains__", "__instancecheck__", "__subclasscheck__", "__cmp__"})
 _EXIT_NAMES = frozenset({"exit", "quit", "SystemExit", "KeyboardInterrupt", "GeneratorExit", "BaseException"})
 _ATTR_FUNCS = frozenset({"getattr", "setattr", "delattr", "hasattr"})
 _HOST_PATH = re.compile(r"(^|[\s'\"=:])/(dev|proc|sys|etc|root|home|tmp|var|run|usr|bin|sbin|lib|lib32|lib64|opt|"
@@ -155,7 +172,16 @@ class _Collector(ast.NodeVisitor):
             if node.level == 0 and node.module:
                 self._module_rule(f"{node.module}.{alias.name}", node)
 
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        if node.name in _COMPARISON_DUNDERS:
+            self.add("comparison_override", f"def {node.name}", node)
+        self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
     def visit_Name(self, node: ast.Name) -> None:
+        if node.id in _COMPARISON_DUNDERS and isinstance(node.ctx, ast.Store):
+            self.add("comparison_override", f"assign {node.id}", node)
         self._name(node)
         self._module_rule(node.id, node)
 
@@ -178,6 +204,8 @@ class _Collector(ast.NodeVisitor):
         for attr in parts[1:]:
             if attr in _DANGER_DUNDERS or attr in _FRAME_ATTRS:
                 self.add("introspection", attr, node)
+        if node.attr in _COMPARISON_DUNDERS and isinstance(node.ctx, (ast.Store, ast.Del)):
+            self.add("comparison_override", f"assign {node.attr}", node)
         root = node
         while isinstance(root, ast.Attribute):
             root = root.value
@@ -209,6 +237,8 @@ class _Collector(ast.NodeVisitor):
             self.add("test_framework", f"string:{text[:40]}", node)
         if text in _DANGER_DUNDERS or text in _FRAME_ATTRS or text in _DANGER_NAMES:
             self.add("introspection", f"string:{text}", node)
+        if text in _COMPARISON_DUNDERS:
+            self.add("comparison_override", f"string:{text}", node)
 
     def _module_rule(self, chain: str, node: ast.AST) -> str:
         """Judge a name or attribute chain by the first dangerous module in it; returns it resolved."""
@@ -217,7 +247,9 @@ class _Collector(ast.NodeVisitor):
         if resolved:
             parts = self.aliases[parts[0]].split(".") + parts[1:]
         dotted = ".".join(parts)
-        for i, part in enumerate(parts):
+        for i, raw in enumerate(parts):
+            # Modules keep private aliases of what they import (`collections._sys`, `random._os`).
+            part = raw if raw in _ALL_MODULES else raw.lstrip("_")
             if part not in _ALL_MODULES:
                 continue
             # `code`, `signal`, `socket` … are also ordinary variable and attribute names: only an
@@ -263,11 +295,25 @@ def _aliases(tree: ast.AST) -> dict[str, str]:
 
 
 def constructs(source: str) -> list[tuple[str, str, int]]:
-    """Every screened construct in ``source`` as ``(rule, key, line)``; raises ``SyntaxError``."""
-    tree = ast.parse(source)
+    """Every screened construct in ``source`` as ``(rule, key, line)``; raises ``SyntaxError``.
+
+    The file is parsed from the UTF-8 bytes the harness writes, so a coding
+    declaration (``# coding: utf-7``, ``unicode_escape``) is honoured exactly
+    as the interpreter will honour it: the screen sees the code that runs.
+    """
+    data = source.encode("utf-8")
+    tree = ast.parse(data)
     collector = _Collector(_aliases(tree))
     collector.visit(tree)
     return collector.found
+
+
+def _encoding(text: str) -> str:
+    """The source encoding Python will use for ``text`` written as UTF-8 (PEP 263 cookie or BOM)."""
+    try:
+        return tokenize.detect_encoding(io.BytesIO(text.encode("utf-8")).readline)[0]
+    except SyntaxError as exc:  # an unknown codec name in the cookie
+        return f"invalid ({exc.msg})"
 
 
 def _changed_lines(before: str, after: str) -> set[int]:
@@ -308,7 +354,18 @@ def screen_edit(before: Mapping[str, str], after: Mapping[str, str], allow: Sequ
         if not path.endswith(".py"):
             continue
         old_text, new_text = before.get(path, ""), after[path]
-        old, new = Counter((r, k) for r, k, _ in constructs(old_text)), constructs(new_text)
+        encoding = _encoding(new_text)
+        if encoding != _encoding(old_text):
+            # The interpreter will decode the file differently from how it reads as UTF-8 text.
+            findings.append(Finding("dynamic_code", f"coding:{encoding}", path, 1))
+        try:
+            new = constructs(new_text)
+            old = Counter((r, k) for r, k, _ in constructs(old_text))
+        except (RecursionError, MemoryError, SyntaxError, ValueError, UnicodeDecodeError, LookupError) as exc:
+            # What cannot be screened is not let through: nesting deep enough to exhaust the parser,
+            # or a file that only decodes as UTF-8 text, not as the bytes Python will read.
+            findings.append(Finding("unscreenable", type(exc).__name__, path, getattr(exc, "lineno", None) or 1))
+            continue
         changed = _changed_lines(old_text, new_text)
         grown = Counter((r, k) for r, k, _ in new) - old
         for (rule, key), _ in sorted(grown.items()):

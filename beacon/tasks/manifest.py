@@ -32,7 +32,7 @@ OPTIONAL = {"dev_report": str, "known_repair": str, "task_id": str, "metadata": 
 # Rules of the repair harness's static edit screen (beacon.repair.screen.RULES); kept here because
 # tasks sit below repair in the stack (a test checks the two agree).
 SCREEN_RULES = ("import", "dynamic_code", "interpreter", "test_framework", "introspection", "host_path",
-                "process_exit")
+                "process_exit", "unscreenable", "comparison_override")
 ALLOWED_FLAGS = ("-q", "-v", "--tb=short")
 _LOCATION = re.compile(r"(?P<path>[^:\s]+\.py):(?P<line>[1-9][0-9]*)")
 # A test path or node id: relative path, then optional ::parts (parametrize ids allowed).
