@@ -10,7 +10,8 @@ field of the reference's own output on real trajectories):
 * Spans are *inclusive* byte intervals of whole lines of the raw file bytes
   (``line_to_byte``); a span starting past the end of a file, or in a file
   that does not exist, is dropped; one ending past it is cut at the last byte;
-  an empty file is one byte. Intervals merge when they overlap or touch.
+  an empty file is one byte, and so is the "line" after a final newline.
+  Intervals merge when they overlap or touch.
 * Line grain: the spans' own line numbers, never checked against the file
   (a span past the end of a file counts every line it names); gold lines are
   the ``init_ctx`` items only (the other grains use ``init_ctx`` + ``add_ctx``).
