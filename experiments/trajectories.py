@@ -49,12 +49,17 @@ class TrajectoryRunError(ValueError):
 def load_instances(path: Path) -> dict[str, dict]:
     """``instance_id -> record`` from a JSON list or JSONL; ``instance_id`` and ``patch`` are required."""
     text = path.read_text(encoding="utf-8")
-    if text.lstrip().startswith("["):
-        rows = list(enumerate(json.loads(text), 1))
-    else:
-        rows = [(n, json.loads(line)) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    try:
+        if text.lstrip().startswith("["):
+            rows = list(enumerate(json.loads(text), 1))
+        else:
+            rows = [(n, json.loads(line)) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    except json.JSONDecodeError as exc:
+        raise TrajectoryRunError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
     out: dict[str, dict] = {}
     for number, row in rows:
+        if not isinstance(row, dict):
+            raise TrajectoryRunError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
         for name in ("instance_id", "patch"):
             if not isinstance(row.get(name), str) or not row[name]:
                 raise TrajectoryRunError(f"{path}:{number}: field {name!r}: expected a non-empty string")
@@ -115,6 +120,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--agent", help="agent label in the method name <agent>/<profile> "
                                         "(default from the file format: swe-agent or mini-swe-agent)")
     parser.add_argument("--task-set", help="task set name of the rows (default: the instances file's stem)")
+    parser.add_argument("--glob", default="*", help="only trajectory files whose name matches (e.g. "
+                        "'*.checkpoints.jsonl' when SWE-agent's .traj files sit beside them)")
     parser.add_argument("--cache-dir", type=Path, default=Path(".beacon-cache"), help="snapshot cache (--repos)")
     args = parser.parse_args(argv)
     args.profiles = [p.strip() for p in args.profiles.split(",") if p.strip()]
@@ -127,10 +134,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def run(argv: list[str] | None = None) -> Path:
     args = parse_args(argv)
     instances = load_instances(args.instances)
-    files = find_trajectories(args.trajectories)
+    files = [f for f in find_trajectories(args.trajectories) if f.match(args.glob)]
     if not files:
         raise TrajectoryRunError(f"{args.trajectories}: no trajectory files (*.checkpoints.jsonl, *.traj, "
-                                 "*.traj.json)")
+                                 f"*.traj.json) matching --glob {args.glob!r}")
     names = [str(f.relative_to(args.trajectories)) for f in files]
     task_set = args.task_set or args.instances.name.split(".")[0]
     scientific = {"kind": "trajectories", "profiles": args.profiles, "agent": args.agent, "task_set": task_set,
@@ -156,7 +163,8 @@ def run(argv: list[str] | None = None) -> Path:
             if iid not in instances:
                 raise TrajectoryRunError(f"{file}: instance {iid!r} is not in {args.instances}")
             if iid in seen:
-                raise TrajectoryRunError(f"{file}: a second trajectory for instance {iid!r}")
+                raise TrajectoryRunError(f"{file}: a second trajectory for instance {iid!r} (choose one format "
+                                         "with --glob)")
             seen.add(iid)
             inst = instances[iid]
             base = {"instance_id": iid, "repo": inst.get("repo") or "", "base_commit": inst.get("base_commit") or "",
@@ -170,23 +178,18 @@ def run(argv: list[str] | None = None) -> Path:
                 failure = f"{type(exc).__name__}: {exc}"
             for profile in todo:
                 key = f"{iid}|{agent}/{profile}"
-                head = {"key": key, **base}
+                row, error = None, failure
                 if failure is None:
                     try:
-                        row = {**head, **score_trajectory(record, profile=profile, agent=agent, gold=gold,
-                                                          reference_gold=reference_gold(inst, gold), repo=repo)}
+                        row = score_trajectory(record, profile=profile, agent=agent, gold=gold,
+                                               reference_gold=reference_gold(inst, gold), repo=repo)
                     except Exception as exc:  # one trajectory failing is a recorded row
-                        failure_row = f"{type(exc).__name__}: {exc}"
-                        row = None
-                    else:
-                        failure_row = None
-                else:
-                    row, failure_row = None, failure
+                        error = f"{type(exc).__name__}: {exc}"
                 if row is None:
-                    row = {**head, "kind": "localize", "method": f"{agent}/{profile}",
+                    row = {"kind": "localize", "method": f"{agent}/{profile}",
                            "method_params": {"metric_profile": profile, "source": "trajectory"}, "budget": 0,
-                           "metric_profile": profile, "metrics": None, "error": failure_row}
-                writer.append(row)
+                           "metric_profile": profile, "metrics": None, "error": error}
+                writer.append({"key": key, **base, **row})
         writer.set_environment("instances_without_trajectory", sorted(set(instances) - seen))
         writer.seal()
     return args.out

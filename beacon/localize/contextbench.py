@@ -18,7 +18,9 @@ field of the reference's own output on real trajectories):
 * Symbol grain: every class or function definition whose node (from ``def``
   or ``class``, decorators excluded, to the end of its body) overlaps a span,
   enclosing classes and functions included; no module symbol. The reference
-  uses tree-sitter; :func:`definitions` reads the same nodes with ``ast``.
+  uses tree-sitter; :func:`definitions` reads the same nodes with ``ast``,
+  so only Python files have symbols here (the reference also parses 17 other
+  languages), and a file that does not parse, or is not UTF-8, may differ.
 * An empty gold or prediction gives coverage or precision 1.0 (not "no value").
 * AUC is the plain mean of per-step cumulative coverage; redundancy is
   ``1 - |union| / sum of step sizes`` (0.0 with nothing predicted).
@@ -351,7 +353,7 @@ def evaluate_instance(record: Mapping, gold: ReferenceGold, repo_dir: Path | str
         "span": _grain(total(final_spans), total(gold_spans), intersection(final_spans, gold_spans)),
         "line": _grain(total(final_lines), total(gold_lines), intersection(final_lines, gold_lines)),
     }, "trajectory": trajectory(steps, gold_files, gold_defs, gold_spans, gold_lines, tree)}
-    patch = record.get("model_patch") or "" or gold.patch
+    patch = record.get("model_patch") or gold.patch  # the reference falls back to the gold patch
     if patch:
         out["editloc"] = edit_loc(patch, gold)
     return out

@@ -197,3 +197,38 @@ def test_malformed_files_name_file_line_field(tmp_path, name, text, where):
 def test_other_files_are_refused(tmp_path):
     with pytest.raises(TrajectoryFormatError, match="not a trajectory file"):
         read_trajectory(tmp_path / "x.json")
+
+
+# -- the entry point on hand-made files ----------------------------------------------
+
+def test_trajectories_entry_point_rows_and_errors(tmp_path, capsys):
+    from beacon.artifacts.verify import verify
+    from experiments import trajectories
+
+    trees, trajs = tmp_path / "trees", tmp_path / "trajs"
+    for iid in ("o__r-1", "o__r-2"):
+        (trees / iid).mkdir(parents=True)
+        (trees / iid / "m.py").write_text(M_PY)
+    trajs.mkdir()
+    messages = [{"role": "assistant", "content": "<explore_context>\nFile: m.py\nLines: 7-8\n</explore_context>"},
+                {"role": "assistant", "content": "<PATCH_CONTEXT>\nFile: m.py\nLines: 7-8\n</PATCH_CONTEXT>"}]
+    for iid in ("o__r-1", "o__r-2"):
+        (trajs / f"{iid}.traj.json").write_text(json.dumps({"messages": messages, "info": {"submission": ""}}))
+    fix = "--- a/m.py\n+++ b/m.py\n@@ -8,1 +8,1 @@\n-        return 1\n+        return 3\n"
+    instances = tmp_path / "instances.jsonl"
+    instances.write_text(json.dumps({"instance_id": "o__r-1", "patch": fix}) + "\n"
+                         + json.dumps({"instance_id": "o__r-2", "patch": fix.replace("return 1", "return 9")}) + "\n")
+    out = tmp_path / "run"
+    argv = [str(trajs), "--instances", str(instances), "--trees", str(trees), "--out", str(out)]
+    assert trajectories.main(argv) == 0 and verify(out) == []
+    rows = {r["key"]: r for r in map(json.loads, (out / "records.jsonl").read_text().splitlines())}
+    good = rows["o__r-1|mini-swe-agent/contextbench"]
+    assert good["error"] is None and good["metrics"]["contextbench_line_coverage"] == 1.0
+    assert good["metrics"]["contextbench_symbol_precision"] == 1.0  # class A and f, both gold
+    assert good["metrics"]["file_acc@1"] == 1.0 and good["metrics"]["budget_file_recall"] is None
+    assert rows["o__r-1|mini-swe-agent/beacon"]["metrics"]["beacon_unit_coverage"] == 1.0
+    bad = rows["o__r-2|mini-swe-agent/beacon"]  # its patch does not apply at the base: a row with the reason
+    assert bad["metrics"] is None and "o__r-2" in bad["error"]
+    (trajs / "o__r-3.traj.json").write_text(json.dumps({"messages": []}))
+    assert trajectories.main([*argv[:-1], str(tmp_path / "run2")]) == 2
+    assert "'o__r-3' is not in" in capsys.readouterr().err
