@@ -32,7 +32,7 @@ from ..graph.symbols import symbol_id
 from .contextbench import PROFILE as CONTEXTBENCH, GRAINS, ReferenceGold, evaluate_instance
 from .evaluate import ranking_metrics
 from .gold import FUNCTION_KINDS, Gold, GoldError, units_of_lines
-from .importers import Trajectory, trajectory_from_record
+from .importers import ImportFormatError, Trajectory, trajectory_from_record
 from .metrics import ContextPrediction, context_scores, dedupe, edit_loc, rank_modules, trajectory_scores
 
 BEACON = "beacon"
@@ -121,12 +121,21 @@ def score_trajectory(record: Mapping, *, profile: str, agent: str, gold: Gold, r
     """The row body (everything but ``key``/``instance_id``/``repo``/``base_commit``/``task_set``)."""
     if profile not in PROFILES:
         raise ValueError(f"metric profile {profile!r}: expected one of {', '.join(PROFILES)}")
-    traj = trajectory_from_record(record, where=str(record.get("instance_id")))
     body: dict = {"kind": "localize", "method": f"{agent}/{profile}",
                   "method_params": {"metric_profile": profile, "source": "trajectory"},
-                  "budget": 0, "metric_profile": profile, "steps": len(traj.steps), "error": None}
-    ranked = retrieval_order(traj, repo)
-    metrics = {**ranking_metrics(ranked, gold), **dict.fromkeys(BUDGET_KEYS)}
+                  "budget": 0, "metric_profile": profile, "error": None}
+    try:
+        traj = trajectory_from_record(record, where=str(record.get("instance_id")))
+    except ImportFormatError:
+        if profile != CONTEXTBENCH:
+            raise
+        # Beacon refuses spans the reference accepts (a line 0, an end before the start); the reference
+        # profile still scores them, and only the ranking metrics, which need Beacon's reading, are null.
+        traj = None
+    ranked = retrieval_order(traj, repo) if traj else {"files": [], "modules": [], "functions": []}
+    metrics = {**(ranking_metrics(ranked, gold) if traj else dict.fromkeys(ranking_metrics(ranked, gold))),
+               **dict.fromkeys(BUDGET_KEYS)}
+    body["steps"] = len(traj.steps) if traj else None
     body["ranked"] = {k: v[:100] for k, v in ranked.items()}
     if profile == CONTEXTBENCH:
         result = evaluate_instance(record, reference_gold, repo)

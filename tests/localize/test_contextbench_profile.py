@@ -232,3 +232,19 @@ def test_trajectories_entry_point_rows_and_errors(tmp_path, capsys):
     (trajs / "o__r-3.traj.json").write_text(json.dumps({"messages": []}))
     assert trajectories.main([*argv[:-1], str(tmp_path / "run2")]) == 2
     assert "'o__r-3' is not in" in capsys.readouterr().err
+
+
+def test_spans_beacon_refuses_still_score_under_the_reference_profile(repo):
+    from beacon.localize.agent_scoring import score_trajectory
+    from beacon.localize.gold import gold_from_patch
+    from beacon.localize.importers import ImportFormatError
+
+    record = unified([[("m.py", 0, 8)]])  # line 0: the reference's byte grain reads line 1, its line grain nothing
+    fix = "--- a/m.py\n+++ b/m.py\n@@ -8,1 +8,1 @@\n-        return 1\n+        return 3\n"
+    gold = gold_from_patch("x", fix, repo)
+    row = score_trajectory(record, profile="contextbench", agent="a", gold=gold, reference_gold=GOLD, repo=repo)
+    assert row["error"] is None and row["metrics"]["contextbench_span_coverage"] == 1.0
+    assert row["metrics"]["contextbench_line_coverage"] == 0.0
+    assert row["metrics"]["file_acc@1"] is None and row["steps"] is None
+    with pytest.raises(ImportFormatError, match="line number >= 1"):
+        score_trajectory(record, profile="beacon", agent="a", gold=gold, reference_gold=GOLD, repo=repo)
