@@ -245,6 +245,6 @@ def test_spans_beacon_refuses_still_score_under_the_reference_profile(repo):
     row = score_trajectory(record, profile="contextbench", agent="a", gold=gold, reference_gold=GOLD, repo=repo)
     assert row["error"] is None and row["metrics"]["contextbench_span_coverage"] == 1.0
     assert row["metrics"]["contextbench_line_coverage"] == 0.0
-    assert row["metrics"]["file_acc@1"] is None and row["steps"] is None
+    assert row["metrics"]["file_acc@1"] is None and row["steps"] == 1  # the reference's step count
     with pytest.raises(ImportFormatError, match="line number >= 1"):
         score_trajectory(record, profile="beacon", agent="a", gold=gold, reference_gold=GOLD, repo=repo)
