@@ -33,7 +33,7 @@ from pathlib import Path
 from beacon.artifacts import RunWriter, code_state, package_versions, sha256_file
 from beacon.artifacts.errors import CodeStateError
 from beacon.localize.agent_scoring import PROFILES, score_trajectory
-from beacon.localize.contextbench import ReferenceGold
+from beacon.localize.contextbench import ReferenceGold, aggregate
 from beacon.localize.gold import gold_from_patch
 from beacon.localize.instances import SnapshotCache
 from beacon.localize.trajectories import find_trajectories, kind_of, read_trajectory
@@ -204,6 +204,10 @@ def main(argv: list[str] | None = None) -> int:
     rows = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines() if x]
     errors = sum(1 for r in rows if r.get("error"))
     print(f"{len(rows)} rows ({errors} with an error), run folder {out}")
+    for method in sorted({r["method"] for r in rows if r.get("metric_profile") == "contextbench"}):
+        # the reference's own summary (pooled final-context ratios), for numbers next to its leaderboard
+        summary = aggregate([r["contextbench"] for r in rows if r["method"] == method and "contextbench" in r])
+        print(f"{method}: ContextBench summary {json.dumps(summary, sort_keys=True)}")
     return 0
 
 

@@ -243,3 +243,24 @@ def trajectory(steps: Sequence[Step], gold_files: set, gold_defs: set, gold_span
     return {"steps": curve,
             "auc_coverage": {g: sum(c["coverage"][g] for c in curve) / len(curve) for g in GRAINS},
             "redundancy": {g: 1 - union[g] / sums[g] if sums[g] > 0 else 0.0 for g in GRAINS}}
+
+
+def aggregate(results: Sequence[Mapping]) -> dict:
+    """The reference's summary of ``evaluate_instance`` outputs: error rows left out, final-context ratios
+    pooled over instances (sums of intersections and sizes), trajectory AUC and redundancy averaged, EditLoc
+    pooled. The four cases pin ``evaluate_instance``, not this summary: its line grain follows the others."""
+    valid = [r for r in results if "error" not in r]
+    out: dict = {"num_valid": len(valid), "num_total": len(results)}
+    if not valid:
+        return out
+    for grain in GRAINS:
+        sizes = [sum(r["final"][grain][k] for r in valid) for k in ("pred_size", "gold_size", "intersection")]
+        coverage, precision = ratios(*sizes)
+        out[f"final_{grain}"] = {"coverage": coverage, "precision": precision}
+        out[f"traj_auc_{grain}"] = sum(r["trajectory"]["auc_coverage"][grain] for r in valid) / len(valid)
+        out[f"traj_redundancy_{grain}"] = sum(r["trajectory"]["redundancy"][grain] for r in valid) / len(valid)
+    if any("editloc" in r for r in valid):
+        sizes = [sum(r.get("editloc", {}).get(k, 0) for r in valid) for k in ("pred_size", "gold_size", "intersection")]
+        recall, precision = ratios(*sizes)
+        out["editloc"] = {"recall": recall, "precision": precision}
+    return out

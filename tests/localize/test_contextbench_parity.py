@@ -128,3 +128,17 @@ def test_symbol_grain_counts_enclosing_definitions(cases):
                    tree.defs_in_spans(spans))
     assert found == [("class_definition", "class Weighted"), ("function_definition", "def _sum_of_weights")]
     assert expected["pydata__xarray-4075"]["final"]["symbol"]["pred_size"] == 2
+
+
+def test_reference_summary_pools_final_sizes_and_skips_errors(cases):
+    from beacon.localize.contextbench import aggregate
+
+    expected, *_ = cases
+    summary = aggregate(list(expected.values()))
+    assert (summary["num_valid"], summary["num_total"]) == (3, 4)
+    # file: intersections 0 + 1 + 1 over gold sizes 1 + 2 + 1 and predicted sizes 1 + 1 + 1
+    assert summary["final_file"] == {"coverage": 2 / 4, "precision": 2 / 3}
+    assert summary["traj_auc_span"] == pytest.approx(sum(
+        e["trajectory"]["auc_coverage"]["span"] for e in expected.values() if "error" not in e) / 3)
+    # pooled EditLoc divides by the gold size, unlike each instance's ratio (the reference's own inconsistency)
+    assert summary["editloc"]["recall"] == pytest.approx(2 / (1 + 184 + 1))
