@@ -53,6 +53,7 @@ REFERENCE = "anonymousUser2026/ContextBench Context-Bench/contextbench (commit c
 GRAINS = ("file", "symbol", "span", "line")
 NO_CONTEXT = "no_context_extracted"
 
+
 # -- gold ----------------------------------------------------------------------
 
 def normalise_path(path: str) -> str:
