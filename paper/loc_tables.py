@@ -10,6 +10,7 @@ level) leaves the instance out of that metric's ``n``. Means are
 """
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 
@@ -28,6 +29,9 @@ PAIRED_BUDGET = "budget_function_recall"
 # tab_localization_paired_metrics: every headline metric against the reference, per task set
 PAIRED_METRICS = ("file_acc@1", "file_acc@5", "function_acc@5", "function_acc@10")
 ANY_BUDGET = "any"  # the Budget cell of a budget-independent (ranking) row
+# context metrics of agent-trajectory rows, named by the metric profile that computed them
+# (beacon.localize.agent_scoring): the ContextBench reference evaluator's, or Beacon's own
+CONTEXT_PREFIXES = ("contextbench_", "beacon_")
 
 
 def _scored(data: Dataset) -> pd.DataFrame:
@@ -274,10 +278,44 @@ def paired_metrics_table(data: Dataset, settings: Settings) -> Table:
     return Table("tab_localization_paired_metrics", caption, cols, key_columns=4, sections=sections)
 
 
+def context_table(data: Dataset, settings: Settings) -> Table | None:
+    """Context metrics of trajectory rows per task set, method and metric; ``None`` when no row has any."""
+    ranked = ranking_rows(data)
+    values = [json.loads(v) for v in ranked["ranking"]]
+    names = sorted({k for v in values for k in v if k.startswith(CONTEXT_PREFIXES)})
+    if not names:
+        return None
+    frame = ranked[["task_set", "method", "instance_id"]].copy()
+    for name in names:
+        frame[name] = [v.get(name) for v in values]
+    rows = []
+    for (task_set, method), at in frame.groupby(["task_set", "method"], sort=True):
+        for name in names:
+            if at[name].notna().any():
+                n, mean, low, high = _mean_ci(at, name, settings)
+                rows.append({"Task set": task_set, "Method": method, "Metric": name, "n": n, "Mean": mean,
+                             "CI low": low, "CI high": high})
+    caption = ("Context retrieved by agent trajectories, per task set, method and metric: the mean over instances "
+               f"on a 0 to 100 scale, with a {_bootstrap_text(settings)}. Each metric is named by the metric "
+               "profile that computed it, as is each method (agent/profile): contextbench_* are the public "
+               "ContextBench evaluator's definitions, reproduced exactly (coverage and precision of the final "
+               "context at file, symbol, span and line grain, AUC as the mean per-step coverage, redundancy, "
+               "EditLoc); beacon_* are Beacon's own (units instead of definition nodes, trapezoid AUC, EditLoc by "
+               "file, unit and line). Means are over instances (ContextBench's own summary pools the final-context sizes "
+               "instead; each row's contextbench field keeps them). n: instances scored without error with that "
+               "metric not null."
+               + slice_note([row["n"] for row in rows]) + loc_notes(data))
+    cols = [Column("Task set"), Column("Method"), Column("Metric"), Column("n", "int"), Column("Mean", "pct"),
+            Column("CI low", "pct"), Column("CI high", "pct")]
+    return Table("tab_localization_context", caption, cols, key_columns=3, sections=[rows])
+
+
 def localization_tables(data: Dataset, settings: Settings) -> list[Table]:
     c = data.loc_counts()
     if not c["scored_rows"]:
         raise BuildInputError(f"no scored localization rows: {c['rows_read']} rows read, all {c['error_excluded']} "
                               "with an error; nothing to report (see the error fields in records.jsonl)")
-    return [loc_runs_table(data), accuracy_table(data, settings), budget_table(data, settings),
-            paired_table(data, settings), paired_metrics_table(data, settings)]
+    tables = [loc_runs_table(data), accuracy_table(data, settings), budget_table(data, settings),
+              paired_table(data, settings), paired_metrics_table(data, settings)]
+    context = context_table(data, settings)  # only for runs with agent trajectories (experiments.trajectories)
+    return tables + ([context] if context is not None else [])

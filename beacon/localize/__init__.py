@@ -3,8 +3,11 @@
 ``instances`` (SWE-bench-style instances, repositories, cached snapshots and
 graphs), ``gold`` (gold files/units/spans from a patch), ``metrics`` (Acc@k,
 recall, MRR, budget recall, ContextBench-style coverage/precision, trajectory
-metrics, EditLoc, aggregation with bootstrap CIs), ``importers`` (LocAgent and
-ContextBench outputs), ``env`` + ``policies`` (the LocBench tool environment
+metrics, EditLoc, aggregation with bootstrap CIs; the ``beacon`` metric profile),
+``contextbench`` + ``contextbench_tree`` (the ``contextbench`` metric profile: the
+public ContextBench evaluator, reproduced), ``trajectories`` (native SWE-agent and
+mini-SWE-agent files), ``agent_scoring`` (trajectory rows under a profile),
+``importers`` (LocAgent and ContextBench outputs), ``env`` + ``policies`` (the LocBench tool environment
 and its scripted and LLM policies), ``evaluate`` (one method on one instance),
 ``diagnostics`` (Perron's Recall@budget, MRR, hub suppression index).
 """

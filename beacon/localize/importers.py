@@ -7,8 +7,12 @@ Beacon id ``path/file.py::Class.method`` (split at the last ``:``, since
 qualnames hold none); a string without ``:`` names a whole file and becomes
 its module symbol ``path::<module>``, which counts for files only.
 
-ContextBench trajectories (JSONL): ``instance_id``, ``traj_data`` and an
-optional ``model_patch``. ``traj_data`` holds ``pred_steps`` (a list of
+ContextBench trajectories (JSONL of the reference's unified records, or one
+native agent file, read by ``trajectories.py`` as the reference's extractors
+do: SWE-agent ``.checkpoints.jsonl`` / ``.traj``, mini-SWE-agent
+``.traj.json``): ``instance_id``, ``traj_data`` and an optional
+``model_patch``. ``score_contextbench`` scores them with Beacon's own metrics
+(profile ``beacon``); ``contextbench.py`` is the reference's profile. ``traj_data`` holds ``pred_steps`` (a list of
 steps) and/or the final context as flat ``pred_files`` / ``pred_spans`` /
 ``pred_symbols`` (fields also accepted on the record itself when
 ``traj_data`` is absent). A step's keys may be ``files``/``spans``/``symbols``
@@ -40,6 +44,7 @@ from typing import Callable, Iterator, Mapping, Sequence
 
 from ..graph.symbols import MODULE_QUALNAME, symbol_id
 from .gold import Gold, GoldError, units_of_lines
+from .trajectories import kind_of, read_trajectory
 from .metrics import (
     ContextPrediction, acc_at_k, context_scores, edit_loc, mrr, rank_files, rank_functions,
     rank_modules, recall_at_k, trajectory_scores,
@@ -54,7 +59,7 @@ class ImportFormatError(ValueError):
 
     def __init__(self, path: Path | str, line: int, field: str | None, message: str):
         self.path, self.line, self.field = str(path), line, field
-        where = f"{path}:{line}" + (f": field {field!r}" if field else "")
+        where = (f"{path}:{line}" if line else str(path)) + (f": field {field!r}" if field else "")
         super().__init__(f"{where}: {message}")
 
 
@@ -237,29 +242,35 @@ def _step(read: _Reader, data: object, field: str, *, prefix: str) -> ContextPre
     )
 
 
+def trajectory_from_record(record: Mapping, *, where: Path | str = "<record>", line: int = 0) -> Trajectory:
+    """A ``Trajectory`` from one unified record (``instance_id``, ``traj_data`` or flat fields, ``model_patch``)."""
+    read = _Reader(where, line)
+    traj = record.get("traj_data", record)
+    if not isinstance(traj, dict):
+        raise read.fail("traj_data", f"expected an object, got {traj!r:.80}")
+    prefix = "traj_data." if "traj_data" in record else ""
+    steps_data = traj.get("pred_steps")
+    if steps_data is not None and not isinstance(steps_data, list):
+        raise read.fail(f"{prefix}pred_steps", f"expected a list of steps, got {steps_data!r:.80}")
+    steps = tuple(_step(read, s, f"{prefix}pred_steps[{i}]", prefix="") for i, s in enumerate(steps_data or ()))
+    flat = {k: traj[k] for k in ("pred_files", "pred_spans", "pred_symbols") if k in traj}
+    final = _step(read, flat, prefix.rstrip("."), prefix="pred_") if flat else None
+    if final is None:
+        final = ContextPrediction()
+        for step in steps:
+            final = final | step
+    patch = record.get("model_patch")
+    if patch is not None and not isinstance(patch, str):
+        raise read.fail("model_patch", f"expected a string or null, got {type(patch).__name__}")
+    return Trajectory(record["instance_id"], steps or ((final,) if flat else ()), final, patch)
+
+
 def load_contextbench(path: Path | str) -> list[Trajectory]:
-    out = []
-    for number, record in _jsonl(path):
-        read = _Reader(path, number)
-        traj = record.get("traj_data", record)
-        if not isinstance(traj, dict):
-            raise read.fail("traj_data", f"expected an object, got {traj!r:.80}")
-        where = "traj_data." if "traj_data" in record else ""
-        steps_data = traj.get("pred_steps")
-        if steps_data is not None and not isinstance(steps_data, list):
-            raise read.fail(f"{where}pred_steps", f"expected a list of steps, got {steps_data!r:.80}")
-        steps = tuple(_step(read, s, f"{where}pred_steps[{i}]", prefix="") for i, s in enumerate(steps_data or ()))
-        flat = {k: traj[k] for k in ("pred_files", "pred_spans", "pred_symbols") if k in traj}
-        final = _step(read, flat, where.rstrip("."), prefix="pred_") if flat else None
-        if final is None:
-            final = ContextPrediction()
-            for step in steps:
-                final = final | step
-        patch = record.get("model_patch")
-        if patch is not None and not isinstance(patch, str):
-            raise read.fail("model_patch", f"expected a string or null, got {type(patch).__name__}")
-        out.append(Trajectory(record["instance_id"], steps or ((final,) if flat else ()), final, patch))
-    return out
+    """Trajectories of a unified-records JSONL, or of one native agent file (``trajectories.read_trajectory``:
+    SWE-agent ``.checkpoints.jsonl``/``.traj``, mini-SWE-agent ``.traj.json``)."""
+    if kind_of(path) is not None:
+        return [trajectory_from_record(read_trajectory(path), where=path)]
+    return [trajectory_from_record(record, where=path, line=number) for number, record in _jsonl(path)]
 
 
 def _with_units(pred: ContextPrediction, repo_dir: Path, cache: dict) -> ContextPrediction:

@@ -1,4 +1,4 @@
-"""Localization metrics: rankings (LocAgent), packed budgets, ContextBench-style context, aggregation.
+"""Localization metrics: rankings (LocAgent), packed budgets, context (profile ``beacon``), aggregation.
 
 Every per-instance metric returns ``None`` when the instance is not eligible
 for it (its gold set is empty, or for a precision, nothing was predicted), so
@@ -16,8 +16,10 @@ there were, instead of a silent 0 or 1 biasing the mean.
   retrieval metric (rankings as the importers use them, budget, context,
   trajectories) scores against ``gold.files(added=False)``; ``edit_loc``,
   which compares two patches, counts added files on both sides.
-* ContextBench-style: coverage (recall) and precision of a predicted context
-  at file, symbol, span (bytes) and line grain. Predicted line spans are
+* Context (the ``beacon`` metric profile; ``contextbench.py`` is ContextBench's
+  own evaluator, reproduced, and the README lists where the two differ):
+  coverage (recall) and precision of a predicted context at file, symbol
+  (gold-rule unit), span (bytes) and line grain. Predicted line spans are
   clipped to their file at the base commit (a span in a file that does not
   exist there counts as a predicted file but adds no lines or bytes); bytes
   are whole lines of the UTF-8 indexed text, as ``Gold.byte_spans``.
