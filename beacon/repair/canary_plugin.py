@@ -58,6 +58,11 @@ def {must_fail}():
 '''
 
 
+# A module-wide `pytestmark` with these would change a canary's expected outcome (skip, xfail) or its
+# signature (parametrize): such modules are not used as a canary's parent.
+_MODULE_MARKS_TO_AVOID = frozenset({"skip", "skipif", "xfail", "parametrize"})
+
+
 def _module_file_name(patterns: list[str], token: str) -> str:
     """A file name that the project's ``python_files`` patterns select (so it is assertion-rewritten)."""
     for pattern in patterns:
@@ -91,7 +96,9 @@ class CanaryPlugin:
             shutil.rmtree(folder, ignore_errors=True)
         # Each canary joins a random one of the project's own test modules, so it sits where the
         # project's tests sit: the same conftest hooks and node-id prefix apply to it.
-        modules = [m for m in (item.getparent(pytest.Module) for item in items) if m is not None] or [own]
+        modules = [m for m in (item.getparent(pytest.Module) for item in items)
+                   if m is not None and not any(mark.name in _MODULE_MARKS_TO_AVOID for mark in m.iter_markers())]
+        modules = modules or [own]
         for function in functions:
             item = pytest.Function.from_parent(rng.choice(modules), name=function.__name__, callobj=function)
             items.insert(rng.randint(0, len(items)), item)

@@ -16,7 +16,11 @@ Rules (``RULES``):
 - ``dynamic_code``: ``exec``, ``eval``, ``compile``, ``__import__``,
   ``breakpoint``, ``globals``, ``locals``, ``vars``; ``importlib``, ``runpy``,
   ``code``, ``codeop``, ``marshal``, ``types``; ``getattr``/``setattr``/
-  ``delattr``/``hasattr`` with a computed attribute name.
+  ``delattr``/``hasattr`` with a computed attribute name or used as a value
+  (``g = getattr``, ``map(getattr, …)``); ``type(name, bases, namespace)``;
+  metaclasses. Strings built by ``+`` from constants are judged by their
+  value; attribute names in keyword arguments and ``case C(attr=…)``
+  patterns count as attribute accesses.
 - ``interpreter``: ``sys`` (except read-only facts such as ``sys.version_info``),
   ``os`` (except ``os.path`` and path constants), ``builtins``, ``gc``,
   ``inspect``, ``ctypes``, ``signal``, ``atexit``, ``subprocess``,
@@ -116,6 +120,8 @@ _COMPARISON_DUNDERS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__
                                  "__hash__", "__contains__", "__instancecheck__", "__subclasscheck__", "__cmp__"})
 _EXIT_NAMES = frozenset({"exit", "quit", "SystemExit", "KeyboardInterrupt", "GeneratorExit", "BaseException"})
 _ATTR_FUNCS = frozenset({"getattr", "setattr", "delattr", "hasattr"})
+# Builtins that are screened when called directly; used as a value (aliased, passed to map) they are a finding.
+_VALUE_ONLY_NAMES = _ATTR_FUNCS
 _HOST_PATH = re.compile(r"(^|[\s'\"=:])/(dev|proc|sys|etc|root|home|tmp|var|run|usr|bin|sbin|lib|lib32|lib64|opt|"
                         r"mnt|srv|boot|media|work|nix|snap)(/|$)")
 _FRAMEWORK_TEXT = re.compile(r"pytest|junit|conftest|pluggy", re.IGNORECASE)
@@ -156,6 +162,7 @@ class _Collector(ast.NodeVisitor):
     def __init__(self, aliases: Mapping[str, str]):
         self.aliases = aliases  # local name -> dotted origin, from the file's imports
         self.found: list[tuple[str, str, int]] = []
+        self.called: set[int] = set()  # ids of getattr-family names that are judged as direct calls
 
     def add(self, rule: str, key: str, node: ast.AST) -> None:
         self.found.append((rule, key, getattr(node, "lineno", 0)))
@@ -186,6 +193,9 @@ class _Collector(ast.NodeVisitor):
         self._module_rule(node.id, node)
 
     def _name(self, node: ast.Name) -> None:
+        if node.id in _VALUE_ONLY_NAMES and id(node) not in self.called:
+            # `g = getattr`, `map(getattr, ...)`: the attribute name escapes every check of a direct call.
+            self.add("dynamic_code", f"{node.id} as a value", node)
         if node.id in _DYNAMIC_NAMES:
             self.add("dynamic_code", node.id, node)
         if node.id in _DANGER_NAMES:
@@ -215,6 +225,12 @@ class _Collector(ast.NodeVisitor):
             self.add("interpreter", f"assign:{dotted}", node)  # monkeypatching an imported module or object
 
     def visit_Call(self, node: ast.Call) -> None:
+        if isinstance(node.func, ast.Name) and node.func.id in _VALUE_ONLY_NAMES:
+            self.called.add(id(node.func))
+        if isinstance(node.func, ast.Name) and node.func.id == "type" and len(node.args) == 3:
+            self.add("dynamic_code", "type(name, bases, namespace)", node)  # a class built at run time
+        if isinstance(node.func, ast.Name) and node.func.id in _ATTR_FUNCS and len(node.args) < 2:
+            self.add("dynamic_code", f"{node.func.id}(<computed name>)", node)
         if isinstance(node.func, ast.Name) and node.func.id in _ATTR_FUNCS and len(node.args) >= 2:
             name = node.args[1]
             if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
@@ -224,13 +240,41 @@ class _Collector(ast.NodeVisitor):
                 self.add("interpreter", f"assign:{self.aliases[node.args[0].id]}.{name.value}", node)
         self.generic_visit(node)
 
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        if any(k.arg == "metaclass" for k in node.keywords) or any(
+                isinstance(b, ast.Name) and b.id == "type" for b in node.bases):
+            self.add("dynamic_code", "metaclass", node)  # controls the class namespace at creation
+        self.generic_visit(node)
+
+    def visit_MatchClass(self, node: ast.MatchClass) -> None:
+        for attr in node.kwd_attrs:  # `case object(__globals__=g)` reads an attribute by pattern
+            self._attribute_name(attr, node)
+        self.generic_visit(node)
+
+    def visit_keyword(self, node: ast.keyword) -> None:
+        if node.arg:  # `dict(__eq__=...)`, `SimpleNamespace(__globals__=...)`
+            self._attribute_name(node.arg, node)
+        self.generic_visit(node)
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        folded = _fold(node)
+        if folded is not None:  # `"__e" + "q__"`: judge the string the program will build
+            self._text(folded, node)
+        self.generic_visit(node)
+
+    def _attribute_name(self, attr: str, node: ast.AST) -> None:
+        if attr in _DANGER_DUNDERS or attr in _FRAME_ATTRS:
+            self.add("introspection", attr, node)
+        if attr in _COMPARISON_DUNDERS:
+            self.add("comparison_override", f"keyword {attr}", node)
+
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, bytes):
-            text = node.value.decode("latin-1")
+            self._text(node.value.decode("latin-1"), node)
         elif isinstance(node.value, str):
-            text = node.value
-        else:
-            return
+            self._text(node.value, node)
+
+    def _text(self, text: str, node: ast.AST) -> None:
         if _HOST_PATH.search(text) or "/dev/fd" in text or "/proc/" in text:
             self.add("host_path", text[:60], node)
         if _FRAMEWORK_TEXT.search(text):
@@ -266,6 +310,17 @@ class _Collector(ast.NodeVisitor):
             self.add(rule, ".".join(parts[i:i + 2]), node)
             return dotted
         return dotted
+
+
+def _fold(node: ast.AST) -> str | None:
+    """The value of a ``+`` chain of string constants, else ``None``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _fold(node.left), _fold(node.right)
+        if left is not None and right is not None:
+            return left + right
+    return None
 
 
 def _chain(node: ast.AST) -> str | None:

@@ -59,6 +59,11 @@ def test_honest_repairs_have_no_findings(replacement):
      "comparison_override", "def __eq__"),
     ("S = type('S', (int,), {'__eq__': lambda s, o: True}); return S(low)", "comparison_override", "string:__eq__"),
     ("int.__ne__ = None", "comparison_override", "assign __ne__"),
+    ("g = getattr; return g(low, 'real')", "dynamic_code", "getattr as a value"),
+    ("return type('S', (int,), {})(low)", "dynamic_code", "type(name, bases, namespace)"),
+    ("class M(type):\n            pass\n        return low", "dynamic_code", "metaclass"),
+    ("return {'__e' + 'q__': 1}", "comparison_override", "string:__eq__"),
+    ("return dict(__globals__=1)", "introspection", "__globals__"),
 ])
 def test_each_rule_names_what_the_edit_introduced(replacement, rule, key):
     assert (rule, key) in screened(replacement)
