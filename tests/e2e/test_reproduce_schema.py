@@ -1,0 +1,25 @@
+"""Reproduction compares every scored field: schema-2 evidence is compared, schema-1 archives stay readable."""
+from __future__ import annotations
+
+from experiments.reproduce import diff_records
+
+CHECKS = {"screen": {"ran": True, "findings": []}, "canaries": {"ran": True, "ok": True},
+          "integrity": {"ran": True, "violations": []},
+          "sandbox": {"ran": True, "mounts": ["ro /usr (system)", "ro /opt/python (python)"]}}
+
+
+def row(**extra) -> dict:
+    return {"key": "k", "outcome": "pass", "sandboxed": True, **extra}
+
+
+def test_schema1_archive_rows_ignore_the_new_evidence():
+    assert diff_records({"k": row()}, {"k": row(checks=CHECKS)}) == []
+    assert diff_records({"k": row()}, {"k": row(checks=CHECKS, outcome="tampered")})  # the outcome still counts
+
+
+def test_schema2_rows_compare_checks_except_machine_facts():
+    elsewhere = {**CHECKS, "sandbox": {"ran": True, "mounts": ["ro /usr (system)", "ro /venv (python)"]}}
+    assert diff_records({"k": row(checks=CHECKS)}, {"k": row(checks=elsewhere, sandboxed=False)}) == []
+    forced = {**CHECKS, "canaries": {"ran": True, "ok": False}}
+    lines = diff_records({"k": row(checks=CHECKS)}, {"k": row(checks=forced)})
+    assert lines and "checks" in lines[0]
