@@ -149,6 +149,9 @@ def _execute(cfg: DictConfig, run_dir: Path, work: Path, overrides: list[str], r
         if writer.sealed:
             log.info("%s is sealed, complete and verified; nothing to do", run_dir)
             return None
+        if not (cfg.allow_local_execution or cfg.dry_run):  # checked again in the core; here to name the key
+            raise UsageError("allow_local_execution=false: scoring executes the tasks' repository code; "
+                             "set allow_local_execution=true (or dry_run=true to only assemble prompts)")
         settings = RunSettings(allow_local_execution=cfg.allow_local_execution, timeout_s=cfg.timeout_s,
                                sandbox=cfg.sandbox, network=cfg.network)
         summary = run_repair_job(tasks, resolve, attempt_specs(cfg), writer=writer, work_dir=work / "tasks",
