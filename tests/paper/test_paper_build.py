@@ -6,6 +6,7 @@ the documented bootstrap procedure), never with the ``paper`` package.
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import shutil
@@ -20,8 +21,7 @@ import pytest
 from beacon.artifacts import RunWriter
 
 ROOT = Path(__file__).resolve().parents[2]
-OUTCOMES = ("pass", "abstain", "no_patch", "invalid_patch", "unauthorized_path", "syntax_error",
-            "timeout", "test_fail", "harness_error")
+from beacon.repair.attempt import OUTCOMES  # noqa: E402  (the single list paper/ follows)
 TASKS = [f"t{i:02d}" for i in range(1, 9)]
 FALLBACK_TASK = "t08"  # no developer report: its dev_report query reveals the line (an oracle control)
 INVALID_TASK = "t09"
@@ -200,8 +200,18 @@ def expected_rates(runs, field, ):
     rows = {}
     for key, rs in groups.items():
         k = sum(1 for r in rs if (r["outcome"] == "pass" if field == "pass" else r["covers_bug_line"]))
-        rows[key] = [key[0], key[1], key[2], key[3], str(key[4]), yes(key[5]), str(len(rs)), str(k), pct(k, len(rs))]
+        low, high = wilson(k, len(rs))
+        rows[key] = [key[0], key[1], key[2], key[3], str(key[4]), yes(key[5]), str(len(rs)), str(k), pct(k, len(rs)),
+                     f"{100 * low:.1f}", f"{100 * high:.1f}"]
     return sectioned(rows, 5)
+
+
+def wilson(k: int, n: int) -> tuple[float, float]:
+    """Wilson score 95% interval, written out (z = 1.959964): the paper's intervals are checked against it."""
+    z, p = 1.959963984540054, k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def bootstrap(pairs: list[tuple[str, int]]) -> tuple[float, float]:
@@ -287,7 +297,9 @@ def test_pass_rate_and_coverage_tables_match_records(built, corpus):
     for label, field, extra in (("tab_pass_rate", "pass", ["Passes", "Pass rate (%)"]),
                                 ("tab_coverage", "covers", ["Covering", "Coverage (%)"])):
         header, sections, caption, latex_label = parse_tex(built / f"{label}.tex")
-        assert header == ["Method", "Query", "Provider", "Edit format", "Budget", "Control", "Attempts", *extra]
+        assert header == ["Method", "Query", "Provider", "Edit format", "Budget", "Control", "Attempts", *extra,
+                          "CI low (%)", "CI high (%)"]
+        assert "Wilson score 95% interval" in caption
         assert sections == expected_rates(runs, field)
         assert "control" in caption.lower() and "3 dry-run rows" in caption
         assert latex_label == "tab:" + label[4:]
