@@ -115,6 +115,15 @@ def test_a_multirun_with_one_bad_cell_completes_the_others(tmp_path):
                       "allow_local_execution=True,budget=-5,tasks.limit=1": "failed"}, status
     failed = metas["allow_local_execution=True,budget=-5,tasks.limit=1"]
     assert failed["error"]["message"] == "budget=-5: a token budget must be an integer >= 0"
+    # paper.build builds from the complete job and names the failed one (index.md, every caption)
+    paper = run("-m", "paper.build", str(tmp_path / "outputs" / "sweeps" / "repair"), "--out", str(tmp_path / "p"),
+                "--resamples", "100", cwd=tmp_path)
+    assert paper.returncode == 0, paper.stderr
+    index = (tmp_path / "p" / "index.md").read_text()
+    assert "1 failed job(s) left out" in index and "budget=-5: a token budget must be an integer >= 0" in index
+    assert f"Sweeps read: `repair/{sweeps[0].name}`" in index
+    summary = json.loads((tmp_path / "p" / "summary.json").read_text())
+    assert all("failed job" in t["caption"] for t in summary["tables"].values())
     # the same command again resumes the same folder (the complete job is kept, the bad one fails again)
     again = run(*args, cwd=tmp_path)
     assert again.returncode == 1 and "1 of 2 jobs" in again.stderr
@@ -132,3 +141,14 @@ def test_a_path_override_makes_one_run_folder(tmp_path):
     assert out.returncode == 2
     (folder,) = (tmp_path / "outputs" / "runs" / "repair").iterdir()
     assert "%2F" in folder.name and "/" not in folder.name
+
+
+def test_a_damaged_sealed_run_is_refused_on_rerun(tmp_path):
+    args = ("-m", "experiments.repair", "tasks.limit=1", "allow_local_execution=true", f"hydra.run.dir={tmp_path}")
+    assert run(*args).returncode == 0
+    records = tmp_path / "run" / "records.jsonl"
+    records.chmod(0o644)
+    records.write_bytes(records.read_bytes()[:-10])
+    for extra in ((), ("print_table=false",)):
+        line = one_error_line(run(*args, *extra))
+        assert "sealed run does not verify" in line and "records.jsonl" in line, line
