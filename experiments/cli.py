@@ -47,8 +47,29 @@ def dirname(text: str) -> str:
     return name
 
 
+def config_options(group: str, rule: str = "") -> str:
+    """The options of config ``group`` one entry point uses, for its ``--help`` (``hydra.help.template``).
+
+    ``rule``: ``kind=a|b`` keeps options whose ``kind`` key is one of those (tasks), ``prefix=p`` the
+    names starting with p, ``!prefix=p`` the others (experiment presets are named after their runner).
+    """
+    from experiments.runner import PROJECT_ROOT
+
+    names = []
+    for path in sorted((PROJECT_ROOT / "conf" / group).glob("*.yaml")):
+        name, key, _, value = path.stem, *rule.partition("=")
+        if key == "kind" and str(OmegaConf.load(path).get("kind")) not in value.split("|"):
+            continue
+        if key == "prefix" and not name.startswith(value) or key == "!prefix" and name.startswith(value):
+            continue
+        names.append(name)
+    return ", ".join(names)
+
+
 if not OmegaConf.has_resolver("beacon_dirname"):
     OmegaConf.register_new_resolver("beacon_dirname", dirname)
+if not OmegaConf.has_resolver("beacon_options"):
+    OmegaConf.register_new_resolver("beacon_options", config_options)
 
 
 def resolve_input(path: str) -> str:

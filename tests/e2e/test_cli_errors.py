@@ -152,3 +152,12 @@ def test_a_damaged_sealed_run_is_refused_on_rerun(tmp_path):
     for extra in ((), ("print_table=false",)):
         line = one_error_line(run(*args, *extra))
         assert "sealed run does not verify" in line and "records.jsonl" in line, line
+
+
+def test_each_entry_point_help_lists_only_its_groups(tmp_path):
+    localize = run("-m", "experiments.localize", "--help", cwd=tmp_path).stdout
+    repair = run("-m", "experiments.repair", "--help", cwd=tmp_path).stdout
+    groups = lambda text: {line.split(":")[0] for line in text.split("== Config ==")[0].splitlines() if ":" in line}  # noqa: E731
+    assert groups(localize) == {"method", "tasks", "experiment", "hydra/launcher"}, localize[:800]
+    assert groups(repair) == {"method", "query", "provider", "edit_format", "tasks", "experiment", "hydra/launcher"}
+    assert "localize_dev" in localize and "localize_dev" not in repair and "swebench_lite_dev" not in repair
