@@ -161,3 +161,13 @@ def test_each_entry_point_help_lists_only_its_groups(tmp_path):
     assert groups(localize) == {"method", "tasks", "experiment", "hydra/launcher"}, localize[:800]
     assert groups(repair) == {"method", "query", "provider", "edit_format", "tasks", "experiment", "hydra/launcher"}
     assert "localize_dev" in localize and "localize_dev" not in repair and "swebench_lite_dev" not in repair
+
+
+def test_temp_work_folders_are_removed(tmp_path):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    out = run("-m", "experiments.repair", "tasks.limit=1", "allow_local_execution=true", "print_table=false",
+              f"hydra.run.dir={tmp_path}/r", env={"TMPDIR": str(tmp)})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert (tmp_path / "r" / "run" / "MANIFEST.sha256").exists()
+    assert not list(tmp.glob("beacon-work-*"))
