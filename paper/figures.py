@@ -121,7 +121,7 @@ def _draw_rates(table: Table, rate: str, ylabel: str, warning: str | None) -> Fi
     vary = len({(r["Provider"], r["Edit format"]) for r in rows}) > 1
     # one style per series (method, and provider/format when those vary): each gets its own colour and marker
     names = sorted({_series_name(r, vary) for r in rows})
-    fig = Figure(figsize=(min(2.6 * len(queries) + 2.2, 16.0) + (1.6 if len(names) > 12 else 0), 2.8),
+    fig = Figure(figsize=(min(3.4 * len(queries) + 2.6, 16.0) + (1.6 if len(names) > 12 else 0), 2.8),
                  layout="constrained")
     axes = fig.subplots(1, max(len(queries), 1), sharey=True, squeeze=False)[0]
     handles: dict[str, object] = {}
