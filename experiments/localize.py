@@ -56,9 +56,12 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
     check_budgets(cfg)
     instances_path = require_path("tasks.instances", cfg.tasks.instances, Path(resolve_path(cfg.tasks.instances)),
                                   hint=SHARED_HINT)
-    for i, d in enumerate([cfg.tasks.repos_dir, *cfg.tasks.get("repos_dirs", [])]):
-        require_path("tasks.repos_dir" if i == 0 else f"tasks.repos_dirs[{i - 1}]", d, Path(resolve_path(d)),
-                     kind="folder", hint=SHARED_HINT)
+    # The folders are searched in order and one may be absent (a repository found in another is
+    # fine); with none there, nothing can be found: name the key.
+    folders = [cfg.tasks.repos_dir, *cfg.tasks.get("repos_dirs", [])]
+    if not any(Path(resolve_path(d)).is_dir() for d in folders):
+        require_path("tasks.repos_dir", cfg.tasks.repos_dir, Path(resolve_path(cfg.tasks.repos_dir)), kind="folder",
+                     hint=(f" (nor is any of tasks.repos_dirs {list(folders[1:])})" if folders[1:] else "") + SHARED_HINT)
     discard_setup_failure(job_dir / "run")
     instances = load_instances(instances_path)
     if cfg.tasks.get("split"):  # mined tasks carry split tune/test (beacon.tasks.mine)
