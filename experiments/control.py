@@ -11,10 +11,12 @@ from __future__ import annotations
 import hydra
 from omegaconf import DictConfig
 
+from experiments.cli import hydra_task
 from experiments.repair import run
 
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="control")
+@hydra_task
 def main(cfg: DictConfig) -> None:
     run(cfg)
 

@@ -17,8 +17,6 @@ from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
-from hydra.types import RunMode
-from hydra.utils import to_absolute_path
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
@@ -28,16 +26,24 @@ from beacon.localize.evaluate import evaluate
 from beacon.localize.gold import gold_from_patch
 from beacon.localize.instances import SnapshotCache, load_instances
 from beacon.retrieval import get_method
+from experiments.cli import discard_setup_failure, hydra_task, resolve_input
+from experiments.errors import UsageError, is_named, one_line, require_path
 from experiments.runner import PACKAGES, PROJECT_ROOT, scientific_config
-from experiments.schema import LocalizeConf, validate
+from experiments.schema import LocalizeConf, check_budgets, check_methods, validate
 
 log = logging.getLogger("beacon")
+# ../shared/data (beside the repository) is the team's shared data folder; a clone without it must
+# know which keys to point at its own copy (README "Data").
+SHARED_HINT = (" (the default configs read ../shared/data, the shared data folder beside this repository; "
+               "set tasks.instances=PATH and tasks.repos_dir=DIR to use your own, see README 'Data')")
 
 
-def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolve_path, multirun: bool) -> Path | None:
+def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolve_path) -> Path | None:
+    """One localization job into ``job_dir/run``; a failure after the folder exists is recorded, then re-raised."""
     if cfg.tasks.kind != "swebench" or not (cfg.tasks.instances and cfg.tasks.repos_dir):
-        raise ValueError("tasks: the localization runner needs kind=swebench with instances and repos_dir "
+        raise UsageError("tasks: the localization runner needs kind=swebench with instances and repos_dir "
                          "(e.g. tasks=swebench_lite_dev)")
+    check_methods(cfg)  # an unknown name fails naming its key
     # An in-job grid scores every method and budget on an instance while its graph (and the
     # methods' per-graph indexes) is loaded once; each grid method takes the params of its
     # conf/method/<name>.yaml, so its rows equal those of a `method=<name>` job.
@@ -47,9 +53,16 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
     # unknown method or bad params: fail before any work; git history is read only if a method uses it
     uses_history = any(getattr(get_method(name, **params), "uses_history", False)
                        for name, params in methods.items())
-    if any(b < 0 for b in budgets):
-        raise ValueError(f"budgets {budgets}: expected integers >= 0")
-    instances_path = Path(resolve_path(cfg.tasks.instances))
+    check_budgets(cfg)
+    instances_path = require_path("tasks.instances", cfg.tasks.instances, Path(resolve_path(cfg.tasks.instances)),
+                                  hint=SHARED_HINT)
+    # The folders are searched in order and one may be absent (a repository found in another is
+    # fine); with none there, nothing can be found: name the key.
+    folders = [cfg.tasks.repos_dir, *cfg.tasks.get("repos_dirs", [])]
+    if not any(Path(resolve_path(d)).is_dir() for d in folders):
+        require_path("tasks.repos_dir", cfg.tasks.repos_dir, Path(resolve_path(cfg.tasks.repos_dir)), kind="folder",
+                     hint=(f" (nor is any of tasks.repos_dirs {list(folders[1:])})" if folders[1:] else "") + SHARED_HINT)
+    discard_setup_failure(job_dir / "run")
     instances = load_instances(instances_path)
     if cfg.tasks.get("split"):  # mined tasks carry split tune/test (beacon.tasks.mine)
         instances = [inst for inst in instances if inst.extra.get("split") == cfg.tasks.split]
@@ -105,11 +118,9 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
         writer.seal()
         return run_dir
     except Exception as exc:
-        writer.fail(exc)
-        log.error("job failed: %s: %s", type(exc).__name__, exc)
-        if not multirun:
-            raise
-        return None
+        writer.fail(exc, message=one_line(exc) if is_named(exc) else None)
+        log.error("job failed: %s: %s", type(exc).__name__, one_line(exc))
+        raise
     finally:
         writer.close()
 
@@ -117,7 +128,7 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
 def method_conf_params(name: str) -> dict:
     path = PROJECT_ROOT / "conf" / "method" / f"{name}.yaml"
     if not path.is_file():
-        raise ValueError(f"grid.methods: {name!r} has no config {path} (every registered method has one)")
+        raise UsageError(f"grid.methods: {name!r} has no config {path} (every registered method has one)")
     conf = OmegaConf.load(path)
     return dict(OmegaConf.to_container(conf.get("params") or OmegaConf.create({}), resolve=True))
 
@@ -146,11 +157,12 @@ def print_summary(run_dir: Path) -> None:
 
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="localize")
+@hydra_task
 def main(cfg: DictConfig) -> None:
     hc = HydraConfig.get()
     valid = validate(cfg, LocalizeConf)
     run_dir = run_localize(valid, job_dir=Path(hc.runtime.output_dir), overrides=list(hc.overrides.task),
-                           resolve_path=to_absolute_path, multirun=hc.mode == RunMode.MULTIRUN)
+                           resolve_path=resolve_input)
     if run_dir is not None and valid.print_table:
         print_summary(run_dir)
 

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
-from hydra.types import RunMode
-from hydra.utils import to_absolute_path
 from omegaconf import DictConfig
 
+from experiments.cli import hydra_task, resolve_input
 from experiments.runner import execute, print_table
 from experiments.schema import check_values, validate
 
@@ -25,8 +24,7 @@ def run(cfg: DictConfig) -> None:
     valid = validate(cfg)
     check_values(valid)
     summary = execute(valid, job_dir=Path(hc.runtime.output_dir),
-                      overrides=list(hc.overrides.task), resolve_path=to_absolute_path,
-                      multirun=hc.mode == RunMode.MULTIRUN)
+                      overrides=list(hc.overrides.task), resolve_path=resolve_input)
     run_dir = Path(hc.runtime.output_dir) / "run"
     # Also when the run was already complete (re-running a sealed config just shows it again).
     if valid.print_table and (summary is not None or (run_dir / "MANIFEST.sha256").exists()):
@@ -34,6 +32,7 @@ def run(cfg: DictConfig) -> None:
 
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="repair")
+@hydra_task
 def main(cfg: DictConfig) -> None:
     run(cfg)
 

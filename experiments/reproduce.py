@@ -27,7 +27,8 @@ from beacon.artifacts import RunWriter, verify
 from beacon.providers import ReplayProvider
 from beacon.repair.job import oracle_for, run_repair_job
 from beacon.repair.prepare import RunSettings
-from experiments.runner import attempt_specs, load_tasks, scientific_config
+from experiments.errors import full_error, is_named, one_line
+from experiments.runner import attempt_specs, load_tasks, remove_tree, scientific_config
 from experiments.schema import check_values, validate
 
 # Facts about the machine, not results: a run without bubblewrap, or with its Python
@@ -76,6 +77,13 @@ def reproduce(archive: Path, out: Path, *, progress: bool | None = None) -> list
     meta = json.loads((archive / "run.json").read_text(encoding="utf-8"))
     config = meta["config"]
     work = Path(tempfile.mkdtemp(prefix="beacon-reproduce-"))
+    try:
+        return _reproduce(archive, out, meta, config, work, progress)
+    finally:
+        remove_tree(work)  # snapshots and scratch; the reproduction itself is in ``out``
+
+
+def _reproduce(archive: Path, out: Path, meta: dict, config: dict, work: Path, progress: bool | None) -> list[str]:
     if config.get("tasks", {}).get("pypi"):
         # Pinned sdists are imported afresh (from the hash-checked sdist cache): the archived
         # repos_dir is a cache path of the machine that ran it, and the commit is reproducible.
@@ -131,7 +139,13 @@ def main(argv: list[str] | None = None) -> int:
     failed = False
     for run in runs:
         out = root / (run.name if len(runs) > 1 else "run")
-        differences = reproduce(run, out)
+        try:
+            differences = reproduce(run, out)
+        except Exception as exc:
+            if not is_named(exc) or full_error():
+                raise
+            print(f"error: {run}: {one_line(exc)}", file=sys.stderr)
+            return 2
         if differences:
             failed = True
             print(f"NOT reproduced: {run}", file=sys.stderr)

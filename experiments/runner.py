@@ -26,6 +26,8 @@ from beacon.repair.attempt import RECORD_SCHEMA
 from beacon.repair.prepare import RunSettings
 from beacon.repair.prompt import PROMPT_VERSION, _template
 from beacon.tasks import load_manifest, repo_resolver
+from experiments.cli import discard_setup_failure
+from experiments.errors import UsageError, is_named, one_line, require_path
 
 log = logging.getLogger("beacon")
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -65,7 +67,12 @@ def load_tasks(cfg: DictConfig, work: Path, resolve_path) -> tuple[list, object,
         _, manifest = make_control_repo(work / "control")
         repos = work / "control" / "repos"
     else:
-        manifest, repos = Path(resolve_path(cfg.tasks.manifest)), Path(resolve_path(cfg.tasks.repos_dir))
+        manifest = require_path("tasks.manifest", cfg.tasks.manifest, Path(resolve_path(cfg.tasks.manifest)),
+                                hint=" (a JSONL task manifest; see README 'Configs')")
+        repos = Path(resolve_path(cfg.tasks.repos_dir))
+        if not cfg.tasks.get("pypi"):  # pinned sdists create repos_dir themselves
+            require_path("tasks.repos_dir", cfg.tasks.repos_dir, repos, kind="folder",
+                         hint=" holding the manifest's repositories")
     sdists = materialize_pypi(cfg, repos, resolve_path)
     resolve = repo_resolver(repos, cache_dir=work / "bundles")
     tasks = load_manifest(manifest, resolve_repo=resolve)
@@ -103,8 +110,10 @@ def provider_factory(cfg: DictConfig, run_dir: Path, resolve_path):
         return oracle_for
     if name == "replay":
         if not cfg.provider.recordings:
-            raise ValueError("provider.recordings: a completions.jsonl is required for provider=replay")
-        shared = ReplayProvider(resolve_path(cfg.provider.recordings))
+            raise UsageError("provider.recordings: a completions.jsonl is required for provider=replay "
+                             "(e.g. provider.recordings=outputs/archive/boltons_pilot/local_llm/completions.jsonl)")
+        shared = ReplayProvider(require_path("provider.recordings", cfg.provider.recordings,
+                                             Path(resolve_path(cfg.provider.recordings))))
     else:
         options = dict(cfg.provider.options)
         for key in ("model", "base_url"):
@@ -115,10 +124,21 @@ def provider_factory(cfg: DictConfig, run_dir: Path, resolve_path):
     return lambda prepared, spec: shared
 
 
-def execute(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolve_path, multirun: bool) -> JobSummary | None:
-    """Run one job; failures are recorded in run.json (and re-raised outside a multirun)."""
+def execute(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolve_path) -> JobSummary | None:
+    """Run one job; a failure after the run folder exists is recorded in its run.json, then re-raised."""
     run_dir = job_dir / "run"
+    discard_setup_failure(run_dir)
+    # A temp work folder (snapshots, scratch) is ours to remove; a configured work_dir is the user's.
+    owned = not cfg.work_dir
     work = Path(cfg.work_dir) if cfg.work_dir else Path(tempfile.mkdtemp(prefix="beacon-work-"))
+    try:
+        return _execute(cfg, run_dir, work, overrides, resolve_path)
+    finally:
+        if owned:
+            remove_tree(work)
+
+
+def _execute(cfg: DictConfig, run_dir: Path, work: Path, overrides: list[str], resolve_path) -> JobSummary | None:
     try:
         code = code_state(PROJECT_ROOT)
     except CodeStateError:
@@ -128,8 +148,11 @@ def execute(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolve_pat
                        overrides=list(overrides), inputs=inputs, code=code, packages=package_versions(PACKAGES))
     try:
         if writer.sealed:
-            log.info("%s is sealed and complete; nothing to do", run_dir)
+            log.info("%s is sealed, complete and verified; nothing to do", run_dir)
             return None
+        if not (cfg.allow_local_execution or cfg.dry_run):  # checked again in the core; here to name the key
+            raise UsageError("allow_local_execution=false: scoring executes the tasks' repository code; "
+                             "set allow_local_execution=true (or dry_run=true to only assemble prompts)")
         settings = RunSettings(allow_local_execution=cfg.allow_local_execution, timeout_s=cfg.timeout_s,
                                sandbox=cfg.sandbox, network=cfg.network)
         summary = run_repair_job(tasks, resolve, attempt_specs(cfg), writer=writer, work_dir=work / "tasks",
@@ -142,13 +165,28 @@ def execute(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolve_pat
         writer.seal()
         return summary
     except Exception as exc:
-        writer.fail(exc)
-        log.error("job failed: %s: %s (recorded in %s)", type(exc).__name__, exc, run_dir / "run.json")
-        if not multirun:
-            raise
-        return None
+        writer.fail(exc, message=one_line(exc) if is_named(exc) else None)
+        log.error("job failed: %s: %s (recorded in %s)", type(exc).__name__, one_line(exc), run_dir / "run.json")
+        raise
     finally:
         writer.close()
+
+
+def remove_tree(path: Path) -> None:
+    """Remove ``path`` even where sealing or a test made files read-only; what cannot go is logged, not raised."""
+    import os
+    import shutil
+    import stat
+
+    def retry(func, name, _exc):
+        try:
+            os.chmod(os.path.dirname(name), stat.S_IRWXU)
+            os.chmod(name, stat.S_IRWXU)
+            func(name)
+        except OSError as exc:
+            log.warning("could not remove %s: %s", name, exc)
+
+    shutil.rmtree(path, onerror=retry)
 
 
 def print_table(run_dir: Path) -> None:

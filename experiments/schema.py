@@ -6,10 +6,13 @@ work starts; ``check_values`` then checks names against Beacon's registries.
 """
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
 from omegaconf import MISSING, DictConfig, OmegaConf
+
+from experiments.errors import UsageError
 
 
 @dataclass
@@ -124,33 +127,61 @@ def validate(cfg: DictConfig, schema: type = RepairConf) -> DictConfig:
 
 
 def check_values(cfg: DictConfig) -> None:
+    """Names and ranges against Beacon's registries; every error names the config key and what it expected."""
     from beacon.providers import PROVIDERS  # importing the package registers every adapter
     from beacon.repair.edits import FORMATS
-    from beacon.retrieval import get_method
     from beacon.tasks.queries import QUERY_TYPES
 
-    methods = list(cfg.grid.methods) or [cfg.method.name]
-    for name in methods:
-        params = dict(cfg.method.params) if name == cfg.method.name else {}
-        get_method(name, **params)  # unknown names and bad params fail here, naming the method
-    for fmt in list(cfg.grid.edit_formats) or [cfg.edit_format.name]:
+    check_methods(cfg)
+    for key, fmt in _values(cfg.grid.edit_formats, "grid.edit_formats", cfg.edit_format.name, "edit_format.name"):
         if fmt not in FORMATS:
-            raise ValueError(f"edit_format {fmt!r}: expected one of {', '.join(FORMATS)}")
-    for q in list(cfg.grid.query_types) or [cfg.query.type]:
+            raise UsageError(f"{key}={fmt!r}: unknown edit format; expected one of {', '.join(FORMATS)}")
+    for key, q in _values(cfg.grid.query_types, "grid.query_types", cfg.query.type, "query.type"):
         if q not in QUERY_TYPES:
-            raise ValueError(f"query.type {q!r}: expected one of {', '.join(QUERY_TYPES)}")
-    for b in list(cfg.grid.budgets) or [cfg.budget]:
-        if b < 0:
-            raise ValueError(f"budget {b}: expected an integer >= 0")
+            raise UsageError(f"{key}={q!r}: unknown query type; expected one of {', '.join(QUERY_TYPES)}")
+    check_budgets(cfg)
     if cfg.provider.name not in PROVIDERS:
-        raise ValueError(f"provider.name {cfg.provider.name!r}: expected one of {', '.join(sorted(PROVIDERS))}")
+        raise UsageError(f"provider.name={cfg.provider.name!r}: unknown provider; "
+                         f"expected one of {', '.join(sorted(PROVIDERS))}")
     if cfg.sandbox not in ("auto", "required", "off"):
-        raise ValueError(f"sandbox {cfg.sandbox!r}: expected auto, required or off")
+        raise UsageError(f"sandbox={cfg.sandbox!r}: expected auto, required or off")
     if cfg.tasks.kind not in ("manifest", "control"):
-        raise ValueError(f"tasks.kind {cfg.tasks.kind!r}: the repair runner takes manifest or control tasks")
+        raise UsageError(f"tasks.kind={cfg.tasks.kind!r}: the repair runner takes manifest or control tasks")
     if cfg.tasks.kind == "manifest" and not (cfg.tasks.manifest and cfg.tasks.repos_dir):
-        raise ValueError("tasks.manifest and tasks.repos_dir are required for tasks.kind=manifest")
+        raise UsageError("tasks.manifest and tasks.repos_dir: both are required for tasks.kind=manifest "
+                         "(tasks=manifest tasks.manifest=PATH.jsonl tasks.repos_dir=DIR)")
     check_pypi_pins(cfg.tasks)
+
+
+def _values(grid, grid_key: str, single, single_key: str) -> list[tuple[str, Any]]:
+    """(config key, value) pairs: the in-job grid's entries when it has any, else the single value."""
+    if len(grid):
+        return [(f"{grid_key}[{i}]", v) for i, v in enumerate(grid)]
+    return [(single_key, single)]
+
+
+def check_methods(cfg: DictConfig) -> None:
+    """Every method name is registered and takes its params (``method.params`` for ``method.name``)."""
+    from beacon.retrieval import get_method
+    from beacon.retrieval.registry import UnknownMethodError, known_methods
+
+    for key, name in _values(cfg.grid.methods, "grid.methods", cfg.method.name, "method.name"):
+        params = dict(cfg.method.params) if name == cfg.method.name else {}
+        try:
+            get_method(name, **params)
+        except UnknownMethodError:
+            close = difflib.get_close_matches(str(name), known_methods(), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise UsageError(f"{key}={name!r}: unknown retrieval method; {hint}"
+                             f"expected one of {', '.join(known_methods())}") from None
+        except TypeError as exc:
+            raise UsageError(f"method.params for {name!r}: {exc}") from None
+
+
+def check_budgets(cfg: DictConfig) -> None:
+    for key, b in _values(cfg.grid.budgets, "grid.budgets", cfg.budget, "budget"):
+        if b < 0:
+            raise UsageError(f"{key}={b}: a token budget must be an integer >= 0")
 
 
 def check_pypi_pins(tasks: DictConfig) -> None:
@@ -162,9 +193,9 @@ def check_pypi_pins(tasks: DictConfig) -> None:
         try:
             parsed = SdistPin(pin.name, pin.version, pin.sha256)
         except ValueError as exc:
-            raise ValueError(f"tasks.pypi[{i}] ({pin.name}=={pin.version}): {exc}") from None
+            raise UsageError(f"tasks.pypi[{i}] ({pin.name}=={pin.version}): {exc}") from None
         if seen.get(str(parsed), parsed.sha256) != parsed.sha256:
-            raise ValueError(f"tasks.pypi[{i}]: {parsed} is pinned twice with different sha256")
+            raise UsageError(f"tasks.pypi[{i}]: {parsed} is pinned twice with different sha256")
         seen[str(parsed)] = parsed.sha256
     if tasks.pypi and tasks.kind != "manifest":
-        raise ValueError(f"tasks.pypi: PyPI pins need tasks.kind=manifest (they fill tasks.repos_dir), got {tasks.kind!r}")
+        raise UsageError(f"tasks.pypi: PyPI pins need tasks.kind=manifest (they fill tasks.repos_dir), got {tasks.kind!r}")

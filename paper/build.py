@@ -91,6 +91,8 @@ def summary(data: Dataset, settings: Settings, tables: list[Table], figures: lis
                   "method_rows": r.method_rows, "localization_rows": r.loc_rows, "localization_errors": r.loc_errors}
                  for r in data.runs],
         "missing_jobs": data.missing_jobs,
+        "failed_jobs": [{"job": name, "reason": reason} for name, reason in data.failed_jobs],
+        "sweeps": data.sweeps,
         "methods": data.methods,
         "tables": {t.label: t.to_summary() for t in tables},
         "figures": {f.label: {"caption": f.caption, "latex_label": f.latex_label,
@@ -125,11 +127,18 @@ def index(data: Dataset, settings: Settings, tables: list[Table], figures: list[
                   ""]
     if data.unverified:
         lines += [f"**WARNING: built with --allow-unsealed from UNVERIFIED runs: {', '.join(data.unverified)}.**", ""]
+    if data.sweeps:
+        lines += ["Sweeps read: " + ", ".join(f"`{_cell(s)}`" for s in data.sweeps) + ".", ""]
+    if data.failed_jobs:
+        lines += [f"**{len(data.failed_jobs)} failed job(s) left out** (none of their rows is read; every caption "
+                  "names them):", ""] + [f"- {_cell(name)}: {_cell(reason)}" for name, reason in data.failed_jobs]
+        lines.append("")
     if data.shown:
         hidden = [m for m in data.read_methods if m not in data.shown]
         lines += [f"Methods shown (--methods): {', '.join(data.shown)}. "
                   + (f"The runs also hold: {', '.join(hidden)}; their rows are read and verified but appear in no "
                      "output." if hidden else "That is every method the runs hold."), ""]
+    lines += glance(tables)
     lines += ["## Outputs", "", "| label | LaTeX label | files | caption |", "|---|---|---|---|"]
     for t in tables:
         lines.append(f"| {t.label} | `{t.latex_label}` | {t.label}.tex | {_cell(t.caption)} |")
@@ -151,6 +160,49 @@ def index(data: Dataset, settings: Settings, tables: list[Table], figures: list[
     if problems:
         lines += ["", "## Verification problems", ""] + [f"- {_cell(name)}: {_cell(p)}" for name, p in problems]
     return "\n".join(lines) + "\n"
+
+
+def glance(tables: list[Table]) -> list[str]:
+    """index.md's first look at the results: each method's rate with its 95% interval, from the tables' own cells."""
+    by_label = {t.label: t for t in tables}
+    lines: list[str] = []
+
+    def pct(v) -> str:
+        return "--" if v is None else f"{v:.1f}"
+
+    if "tab_pass_rate" in by_label:
+        t = by_label["tab_pass_rate"]
+        key = ("Method", "Query", "Provider", "Edit format", "Budget", "Control")
+        cover = {tuple(r[k] for k in key): r for r in by_label["tab_coverage"].rows()} \
+            if "tab_coverage" in by_label else {}
+        lines += ["## Results at a glance", "", f"Pass rate and retrieval target coverage (the context shows the bug "
+                  f"line) per method, from tables `{t.label}` and `tab_coverage`, each with its 95% Wilson score "
+                  "interval over attempts; rows marked control are oracle controls, not method results.", "",
+                  "| method | query | provider | edit format | budget | passes / attempts | pass rate (%) [95% CI] "
+                  "| covering / attempts | coverage (%) [95% CI] |", "|---|---|---|---|---|---|---|---|---|"]
+        for r in t.rows():
+            name = r["Method"] + (" (control)" if r["Control"] == "yes" else "")
+            c = cover.get(tuple(r[k] for k in key))
+            coverage = (f"{c['Covering']} / {c['Attempts']} | {pct(c['Coverage (%)'])} "
+                        f"[{pct(c['CI low (%)'])}, {pct(c['CI high (%)'])}]") if c else "-- | --"
+            lines.append(f"| {_cell(name)} | {_cell(r['Query'])} | {_cell(r['Provider'])} | {_cell(r['Edit format'])} "
+                         f"| {r['Budget']} | {r['Passes']} / {r['Attempts']} | {pct(r['Pass rate (%)'])} "
+                         f"[{pct(r['CI low (%)'])}, {pct(r['CI high (%)'])}] | {coverage} |")
+        lines.append("")
+    if "tab_localization_budget" in by_label:
+        t = by_label["tab_localization_budget"]
+        level = next(c.name[: -len(" recall (%)")] for c in t.columns if c.name.endswith(" recall (%)"))
+        if not lines:
+            lines += ["## Results at a glance", ""]
+        lines += [f"{level} recall in the packed context per method and budget (table `{t.label}`; 95% bootstrap "
+                  "interval over instances).", "",
+                  f"| task set | method | budget | n | {level.lower()} recall (%) | 95% CI |", "|---|---|---|---|---|---|"]
+        for r in t.rows():
+            lines.append(f"| {_cell(r['Task set'])} | {_cell(r['Method'])} | {r['Budget']} | {r[f'{level} n']} "
+                         f"| {pct(r[f'{level} recall (%)'])} | [{pct(r[f'{level} CI low (%)'])}, "
+                         f"{pct(r[f'{level} CI high (%)'])}] |")
+        lines.append("")
+    return lines
 
 
 def _cell(text: str) -> str:

@@ -26,9 +26,16 @@ STYLE = {
     "lines.markersize": 4, "figure.dpi": 100, "savefig.dpi": 150, "pdf.fonttype": 42, "ps.fonttype": 42,
     "svg.hashsalt": "beacon-paper", "hatch.linewidth": 0.6,
 }
+# 30 distinct colours (tab10, then the darker tab20b and tab20c shades) and 22 distinct markers: with
+# the 21+ retrieval methods of a full sweep no two methods share a colour, and up to 22 none share a marker
+# either (series_style); the legend sits outside the axes.
 COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-          "#bcbd22", "#17becf")
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+          "#bcbd22", "#17becf",
+          "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#5254a3", "#8ca252", "#bd9e39", "#ad494a",
+          "#a55194", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363", "#6baed6", "#fd8d3c", "#74c476",
+          "#9e9ac8", "#969696")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "p", "h", "H", "d", "8", "1", "2", "3", "4",
+           "+", "x", "|")
 OUTCOME_COLORS = {"pass": "#2ca02c", "abstain": "#bcbd22", "no_patch": "#c7c7c7", "invalid_patch": "#ff7f0e",
                   "unauthorized_path": "#9467bd", "syntax_error": "#e377c2", "timeout": "#17becf",
                   "test_fail": "#d62728", "harness_error": "#7f7f7f", "suspicious_edit": "#8c564b",
@@ -56,6 +63,17 @@ class FigureOut:
                           r"\end{figure}", ""])
 
 
+def series_style(i: int) -> dict:
+    """Colour and marker of the i-th method (sorted order): both distinct for the first 22 methods."""
+    return {"color": COLORS[i % len(COLORS)], "marker": MARKERS[i % len(MARKERS)]}
+
+
+def _legend(fig: Figure, handles: dict[str, object]) -> None:
+    # Outside the axes, in two columns beyond 12 entries so a 20+ method legend fits the figure height.
+    fig.legend(list(handles.values()), list(handles), loc="outside right center", frameon=False,
+               ncols=2 if len(handles) > 12 else 1)
+
+
 def _render(draw, *args) -> tuple[bytes, bytes]:
     with matplotlib.style.context(["default", STYLE]):
         fig = draw(*args)
@@ -70,35 +88,68 @@ def _series_name(row: dict, vary: bool) -> str:
     return name + (" (control)" if row["Control"] == "yes" else "")
 
 
+def _draw_rate_points(rows: list[dict], rate: str, ylabel: str, warning: str | None) -> Figure:
+    """One budget: a dot plot, one labelled row per series (method, provider/format when they vary) and its interval."""
+    queries = sorted({r["Query"] for r in rows})
+    vary = len({(r["Provider"], r["Edit format"]) for r in rows}) > 1
+    names = sorted({_series_name(r, vary) for r in rows}, key=lambda n: (n.endswith("(control)"), n))
+    fig = Figure(figsize=(min(3.2 * len(queries) + 2.4, 16.0), 0.22 * len(names) + 1.1), layout="constrained")
+    axes = fig.subplots(1, max(len(queries), 1), sharey=True, squeeze=False)[0]
+    for ax, query in zip(axes, queries):
+        for r in (r for r in rows if r["Query"] == query):
+            name = _series_name(r, vary)
+            y = len(names) - 1 - names.index(name)  # first name on top
+            err = [[r[rate] - r["CI low (%)"]], [r["CI high (%)"] - r[rate]]]
+            ax.errorbar([r[rate]], [y], xerr=err, capsize=2, elinewidth=0.9,
+                        **series_style(names.index(name)), mfc="white" if r["Control"] == "yes" else None)
+        ax.set_yticks(range(len(names)), names[::-1])
+        ax.set_ylim(-0.7, len(names) - 0.3)
+        ax.set_xlim(-3, 103)
+        ax.grid(axis="y", visible=False)
+        ax.set_title(f"query: {query}, budget {rows[0]['Budget']}")
+        ax.set_xlabel(ylabel)
+    if warning:
+        fig.suptitle(warning, color="#d62728", fontsize=8)
+    return fig
+
+
 def _draw_rates(table: Table, rate: str, ylabel: str, warning: str | None) -> Figure:
     rows = [r for r in table.rows() if r[rate] is not None]
     queries = sorted({r["Query"] for r in rows})
-    methods = sorted({r["Method"] for r in rows})
     budgets = sorted({r["Budget"] for r in rows})
+    if len(budgets) == 1:
+        return _draw_rate_points(rows, rate, ylabel, warning)
     vary = len({(r["Provider"], r["Edit format"]) for r in rows}) > 1
-    fig = Figure(figsize=(min(2.6 * len(queries) + 2.2, 16.0), 2.6), layout="constrained")
+    # one style per series (method, and provider/format when those vary): each gets its own colour and marker
+    names = sorted({_series_name(r, vary) for r in rows})
+    fig = Figure(figsize=(min(3.4 * len(queries) + 2.6, 16.0) + (1.6 if len(names) > 12 else 0), 2.8),
+                 layout="constrained")
     axes = fig.subplots(1, max(len(queries), 1), sharey=True, squeeze=False)[0]
     handles: dict[str, object] = {}
     for ax, query in zip(axes, queries):
-        series: dict[tuple, list[dict]] = {}
+        series: dict[str, list[dict]] = {}
         for r in rows:
             if r["Query"] == query:
-                series.setdefault((r["Control"], r["Method"], r["Provider"], r["Edit format"]), []).append(r)
-        for key in sorted(series):
-            points = sorted(series[key], key=lambda r: r["Budget"])
-            i = methods.index(key[1])
-            (line,) = ax.plot([p["Budget"] for p in points], [p[rate] for p in points], color=COLORS[i % 10],
-                              marker=MARKERS[(i // 10) % len(MARKERS)], linestyle="--" if key[0] == "yes" else "-")
-            handles.setdefault(_series_name(points[0], vary), line)
-        if len(budgets) > 1:
-            ax.set_xscale("log", base=2)
+                series.setdefault(_series_name(r, vary), []).append(r)
+        for name in sorted(series):
+            points = sorted(series[name], key=lambda r: r["Budget"])
+            i = names.index(name)
+            mean = [p[rate] for p in points]
+            err = [[m - p["CI low (%)"] for m, p in zip(mean, points)],
+                   [p["CI high (%)"] - m for m, p in zip(mean, points)]]
+            # side by side within a fraction of an octave, so overlapping intervals stay readable
+            dodge = 2 ** (min(0.06, 0.5 / len(names)) * (i - (len(names) - 1) / 2))
+            line = ax.errorbar([p["Budget"] * dodge for p in points], mean, yerr=err, capsize=2, elinewidth=0.8, **series_style(i),
+                               linestyle="--" if points[0]["Control"] == "yes" else "-")
+            handles.setdefault(name, line)
+        ax.set_xscale("log", base=2)
         ax.set_xticks(budgets, [str(b) for b in budgets])
+        ax.set_xlabel("token budget")
         ax.xaxis.set_minor_locator(NullLocator())
         ax.set_ylim(-3, 103)
         ax.set_title(f"query: {query}")
-        ax.set_xlabel("token budget")
     axes[0].set_ylabel(ylabel)
-    fig.legend(list(handles.values()), list(handles), loc="outside right center", frameon=False)
+    _legend(fig, handles)
     if warning:
         fig.suptitle(warning, color="#d62728", fontsize=8)
     return fig
@@ -111,9 +162,9 @@ def _draw_failures(table: Table, outcomes: tuple[str, ...], warning: str | None)
     names = [r["Method"] + (" (control)" if r["Control"] == "yes" else "") for r in rows]
     positions = list(range(len(rows)))[::-1]  # first table row on top
     left = [0.0] * len(rows)
-    for outcome in outcomes:
+    for outcome in outcomes:  # an outcome without a fixed colour (a new one) still gets its own
         shares = [r[outcome] / r["Attempts"] for r in rows]
-        ax.barh(positions, shares, left=left, color=OUTCOME_COLORS.get(outcome, "#000000"), label=outcome,
+        ax.barh(positions, shares, left=left, color=OUTCOME_COLORS.get(outcome, COLORS[10 + outcomes.index(outcome) % 20]), label=outcome,
                 hatch=["//" if r["Control"] == "yes" else "" for r in rows], edgecolor="white", linewidth=0.4)
         left = [a + b for a, b in zip(left, shares)]
     ax.set_yticks(positions, names)
@@ -129,8 +180,16 @@ def _draw_failures(table: Table, outcomes: tuple[str, ...], warning: str | None)
 def rate_figure(table: Table, label: str, rate: str, ylabel: str, what: str, tail: str,
                 warning: str | None) -> FigureOut:
     pdf, png = _render(_draw_rates, table, rate, ylabel, warning)
-    caption = (f"{what} One panel per query type, one line per method. Dashed lines labelled (control) are "
-               f"{CONTROLS}, not method results.{tail} Numbers: table {table.label}.")
+    budgets = {r["Budget"] for r in table.rows() if r[rate] is not None}
+    if len(budgets) > 1:
+        layout = ("One panel per query type, one line per method (colour and marker per method, drawn slightly "
+                  "apart along the budget axis); error bars are Wilson score 95% intervals over the cell's attempts. "
+                  f"Dashed lines labelled (control) are {CONTROLS}, not method results.")
+    else:
+        layout = ("One budget: one panel per query type, one row per method (and provider and edit format when they "
+                  "vary); bars are Wilson score 95% intervals over the cell's attempts. Rows labelled (control), "
+                  f"drawn with open markers, are {CONTROLS}, not method results.")
+    caption = f"{what} {layout}{tail} Numbers: table {table.label}."
     return FigureOut(label, caption, pdf, png)
 
 
@@ -147,10 +206,11 @@ def _draw_recall(table: Table, levels: tuple[str, ...], warning: str | None) -> 
     task_sets = sorted({r["Task set"] for r in all_rows})
     methods = sorted({r["Method"] for r in all_rows})  # one colour per method across every panel
     budgets = sorted({r["Budget"] for r in all_rows})
-    fig = Figure(figsize=(2.6 * len(levels) + 2.2, 2.6 * len(task_sets)), layout="constrained")
+    fig = Figure(figsize=(2.8 * len(levels) + 2.2 + (1.6 if len(methods) > 12 else 0),
+                          max(2.6 * len(task_sets), 3.2)), layout="constrained")
     grid = fig.subplots(len(task_sets), len(levels), sharey=True, squeeze=False)
     handles: dict[str, object] = {}
-    for axes, task_set in zip(grid, task_sets):
+    for row, (axes, task_set) in enumerate(zip(grid, task_sets)):
         rows = [r for r in all_rows if r["Task set"] == task_set]
         for ax, level in zip(axes, levels):
             for i, method in enumerate(methods):
@@ -163,18 +223,20 @@ def _draw_recall(table: Table, levels: tuple[str, ...], warning: str | None) -> 
                        [p[f"{level} CI high (%)"] - m for m, p in zip(mean, points)]]
                 step = min(0.06, 0.5 / len(methods))  # side by side within half an octave: intervals stay readable
                 dodge = 2 ** (step * (i - (len(methods) - 1) / 2))
-                line = ax.errorbar([p["Budget"] * dodge for p in points], mean, yerr=err, color=COLORS[i % 10],
-                                   marker=MARKERS[(i // 10) % len(MARKERS)], capsize=2, elinewidth=0.8)
+                line = ax.errorbar([p["Budget"] * dodge for p in points], mean, yerr=err, capsize=2,
+                                   elinewidth=0.8, **series_style(i))
                 handles.setdefault(method, line)
             if len(budgets) > 1:
                 ax.set_xscale("log", base=2)
             ax.set_xticks(budgets, [str(b) for b in budgets])
             ax.xaxis.set_minor_locator(NullLocator())
             ax.set_ylim(-3, 103)
-            ax.set_title(f"{task_set}: {level.lower()} recall in context")
+            # short titles: the level on the top row only, the task set beside each row (no collisions)
+            if row == 0:
+                ax.set_title(f"{level.lower()} recall in context")
             ax.set_xlabel("token budget")
-        axes[0].set_ylabel("gold recalled (%)")
-    fig.legend(list(handles.values()), list(handles), loc="outside right center", frameon=False)
+        axes[0].set_ylabel(f"{task_set}\ngold recalled (%)")
+    _legend(fig, handles)
     if warning:
         fig.suptitle(warning, color="#d62728", fontsize=8)
     return fig
@@ -184,7 +246,7 @@ def recall_figure(table: Table, levels: tuple[str, ...], tail: str, warning: str
     """Recall of the gold within the packed context against budget: one panel per level, one line per method."""
     pdf, png = _render(_draw_recall, table, levels, warning)
     panels = " and ".join(f"gold {level.lower()}s" for level in levels)
-    caption = (f"Localization: percentage of the {panels} (one panel each, one row of panels per task set) "
+    caption = (f"Localization: percentage of the {panels} (one panel each, one row of panels per task set, named on the left) "
                "contained in the context packed at each "
                "token budget, averaged over instances, one line per method (drawn slightly apart along the budget "
                f"axis); error bars are 95% bootstrap intervals over instances.{tail} Numbers, with n per point: "

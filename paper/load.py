@@ -38,11 +38,9 @@ from beacon.artifacts.verify import find_jobs
 from . import localization
 from .errors import BuildInputError
 
-# Mirrors beacon.repair.attempt.OUTCOMES (a test checks they agree); kept
-# here so the paper never imports the repair pipeline.
-# Records written before schema 2 simply never hold suspicious_edit or tampered.
-OUTCOMES = ("pass", "abstain", "no_patch", "invalid_patch", "unauthorized_path", "syntax_error",
-            "suspicious_edit", "tampered", "timeout", "test_fail", "harness_error")
+# The one list of repair outcomes (beacon.records, below the pipeline): every per-outcome column,
+# figure bar and check follows it. Records written before schema 2 never hold suspicious_edit or tampered.
+from beacon.records import OUTCOMES  # noqa: E402
 # Two rows are the same experimental cell when these agree; the method is
 # what a paired comparison varies.
 PAIR_KEYS = ("task_id", "budget", "query_type", "edit_format", "provider")
@@ -95,6 +93,16 @@ class Dataset:
     shown: tuple[str, ...] = ()  # --methods: the labels kept in every output (empty: all of them)
     read_methods: tuple[str, ...] = ()  # every method label the runs hold, when ``shown`` restricts them
     loc_rows_read: pd.DataFrame | None = None  # every localization row, when ``shown`` restricts ``loc_rows``
+    # jobs whose run.json says failed: none of their rows is read; named, with the reason, in every output
+    failed_jobs: list[tuple[str, str]] = field(default_factory=list)
+    sweeps: list[str] = field(default_factory=list)  # the sweep folders read (display names), for index.md
+
+    def failed_note(self) -> str:
+        """Caption sentence naming the failed jobs left out (empty when none failed)."""
+        if not self.failed_jobs:
+            return ""
+        return (f" Left out: {len(self.failed_jobs)} failed job(s), none of their rows read: "
+                + "; ".join(f"{name} ({reason})" for name, reason in self.failed_jobs) + ".")
 
     @property
     def all_loc_rows(self) -> pd.DataFrame:
@@ -147,6 +155,30 @@ def method_label(method: str, params: dict[str, Any]) -> str:
         return method
     parts = [f"{k}={v if isinstance(v, str) else json.dumps(v, sort_keys=True)}" for k, v in sorted(params.items())]
     return f"{method}({','.join(parts)})"
+
+
+def sweeps_of(paths: list[Path]) -> list[str]:
+    """Display names of the sweeps below ``paths``: folders holding Hydra's multirun.yaml (else the folder given)."""
+    names: list[str] = []
+    for arg in map(Path, paths):
+        if (arg / RUN_JSON).is_file():
+            continue
+        base = arg.resolve().name
+        found = sorted({p.parent for p in arg.rglob("multirun.yaml")}, key=lambda p: p.as_posix())
+        names += [base if f == arg else f"{base}/{f.relative_to(arg).as_posix()}" for f in found] or [base]
+    return names
+
+
+def _failure(path: Path) -> str | None:
+    """The one-line reason when ``path/run.json`` says failed, else None (unreadable files are verify's to report)."""
+    try:
+        meta = json.loads((path / RUN_JSON).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(meta, dict) or meta.get("status") != "failed":
+        return None
+    error = meta.get("error") if isinstance(meta.get("error"), dict) else {}
+    return str(error.get("message") or "no reason recorded").splitlines()[0] if error else "no reason recorded"
 
 
 def discover(paths: list[Path]) -> tuple[list[RunInfo], list[str]]:
@@ -261,6 +293,13 @@ def _label_methods(rows: list[dict]) -> dict[str, dict[str, Any]]:
 def load(paths: list[Path], *, allow_unsealed: bool = False) -> Dataset:
     """Discover, verify and read the runs; raise ``BuildInputError`` listing every refused run."""
     runs, missing = discover(paths)
+    # A failed job (its run.json says so, with the reason) is left out, not refused: the sweep's other
+    # jobs are complete results, and every output names what is missing and why.
+    failed = [(run.name, reason) for run in runs if (reason := _failure(run.path)) is not None]
+    runs = [run for run in runs if run.name not in {name for name, _ in failed}]
+    if not runs:
+        raise BuildInputError("every run failed, nothing to build: "
+                              + "; ".join(f"{name}: {reason}" for name, reason in failed))
     refused = []
     for run in runs:
         run.problems = verify(run.path)
@@ -290,7 +329,8 @@ def load(paths: list[Path], *, allow_unsealed: bool = False) -> Dataset:
                               f"query {first['query_type']!r} edit format {first['edit_format']!r} provider "
                               f"{first['provider']!r} is scored more than once: {where}; pass each run once "
                               "(pairing needs one row per cell)")
-    return Dataset(runs=runs, missing_jobs=missing, rows=frame, methods=methods, loc_rows=loc_frame)
+    return Dataset(runs=runs, missing_jobs=missing, rows=frame, methods=methods, loc_rows=loc_frame,
+                   failed_jobs=failed, sweeps=sweeps_of(paths))
 
 
 def restrict(data: Dataset, labels: Sequence[str]) -> Dataset:

@@ -87,7 +87,7 @@ def loc_notes(data: Dataset) -> str:
         text += " No row has an error."
     if data.unverified:
         text += f" Includes UNVERIFIED runs (unsealed, altered or missing): {', '.join(data.unverified)}."
-    return text + data.shown_note()
+    return text + data.failed_note() + data.shown_note()
 
 
 def _bootstrap_text(settings: Settings) -> str:

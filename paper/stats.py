@@ -52,6 +52,24 @@ def bootstrap_ci(unit_ids: Sequence[str], values: Sequence[float], *, resamples:
     return float(low), float(high)
 
 
+def wilson_ci(successes: int, n: int, *, level: float = LEVEL) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion ``successes / n``; fraction scale.
+
+    Used for rates over attempts (pass rate, coverage): unlike the normal
+    approximation it stays inside [0, 1] and is not degenerate at 0 or n
+    successes, which small pilots hit often.
+    """
+    if n < 1 or not 0 <= successes <= n:
+        raise ValueError(f"expected 0 <= successes <= n and n >= 1, got {successes} of {n}")
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(1 - (1 - level) / 2)
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def paired_bootstrap_ci(task_ids: Sequence[str], diffs: Sequence[float], *, resamples: int = DEFAULT_RESAMPLES,
                         seed: int = DEFAULT_SEED, level: float = LEVEL) -> tuple[float, float]:
     """Percentile interval of the mean paired difference, resampling tasks; fraction scale."""

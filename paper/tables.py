@@ -14,11 +14,12 @@ import pandas as pd
 
 from .latex import Column, Table
 from .load import OUTCOMES, PAIR_KEYS, BuildInputError, Dataset
-from .stats import LEVEL, paired_bootstrap_ci
+from .stats import LEVEL, paired_bootstrap_ci, wilson_ci
 
 CELL = ["method", "query_type", "provider", "edit_format", "budget", "control"]
 _KEY_COLUMNS = [Column("Method"), Column("Query"), Column("Provider"), Column("Edit format"), Column("Budget", "int"),
                 Column("Control")]
+CI_COLUMNS = ("CI low (%)", "CI high (%)")  # of every rate column; the figures draw them as error bars
 CONTROLS = ("oracle controls (the target_file method, the oracle provider, or a query that reveals the bug "
             "line: exact, or dev_report falling back to it)")
 CONTROL_NOTE = (f"Rows with Control = yes are {CONTROLS}; they are listed in their own section, below the method "
@@ -42,7 +43,7 @@ def notes(data: Dataset) -> str:
     if data.unsandboxed:
         text += (f" Includes {data.unsandboxed} rows whose tests ran WITHOUT the sandbox (sandboxed: false; "
                  "host files and the network were reachable by the code under test).")
-    return text + data.shown_note()
+    return text + data.failed_note() + data.shown_note()
 
 
 def _yes(flag: bool) -> str:
@@ -63,14 +64,37 @@ def _split(rows: list[dict]) -> list[list[dict]]:
     return [[r for r in rows if r["Control"] == "no"], [r for r in rows if r["Control"] == "yes"]]
 
 
-def _rate_table(data: Dataset, label: str, flag: str, counted: str, rate: str, what: str) -> Table:
+WILSON_NOTE = ("CI low/high: Wilson score 95% interval of the rate over the cell's attempts (one attempt per "
+               "task in a cell).")
+
+
+def _wilson(k: int, n: int) -> tuple[float | None, float | None]:
+    if not n:
+        return None, None
+    low, high = wilson_ci(int(k), int(n))
+    return 100 * low, 100 * high
+
+
+# Outcomes that mean the scorer caught an attempt to fake a pass: shown in their own columns beside
+# the pass rate, so a reader sees them without opening the failure-mode table.
+TAMPER_COLUMNS = {"suspicious_edit": "Suspicious edit", "tampered": "Tampered"}
+
+
+def _rate_table(data: Dataset, label: str, flag: str, counted: str, rate: str, what: str,
+                outcome_columns: dict[str, str] | None = None) -> Table:
     known = data.rows[data.rows[flag].notna()].astype({flag: bool})
     grouped = known.groupby(CELL, sort=True)[flag].agg(["size", "sum"])
-    rows = [{**_key_cells(key), "Attempts": int(n), counted: int(k), rate: _pct(k, n)}
+    extra = outcome_columns or {}
+    outcomes = known.groupby(CELL, sort=True)["outcome"]
+    rows = [{**_key_cells(key), "Attempts": int(n), counted: int(k), rate: _pct(k, n),
+             **dict(zip(CI_COLUMNS, _wilson(k, n))),
+             **{title: int((outcomes.get_group(key) == name).sum()) for name, title in extra.items()}}
             for key, (n, k) in grouped.iterrows()]
-    caption = f"{what} {CONTROL_NOTE}{notes(data)}"
+    caption = f"{what} {WILSON_NOTE} {CONTROL_NOTE}{notes(data)}"
     return Table(label, caption, [*_KEY_COLUMNS, Column("Attempts", "int"), Column(counted, "int"),
-                                  Column(rate, "pct")], key_columns=6, sections=_split(rows))
+                                  Column(rate, "pct"), *(Column(c, "pct") for c in CI_COLUMNS),
+                                  *(Column(title, "int") for title in extra.values())],
+                 key_columns=6, sections=_split(rows))
 
 
 def runs_table(data: Dataset) -> Table:
@@ -83,6 +107,7 @@ def runs_table(data: Dataset) -> Table:
                "reported separately. Manifest: checked with beacon.artifacts.verify.")
     if data.missing_jobs:
         caption += f" Missing jobs (no run.json): {', '.join(data.missing_jobs)}."
+    caption += data.failed_note()
     cols = [Column("Run"), Column("Config hash"), Column("Manifest"), Column("Status"), Column("Rows", "int"),
             Column("Dry run", "int"), Column("No outcome", "int"), Column("Control", "int"),
             Column("Method rows", "int")]
@@ -92,7 +117,10 @@ def runs_table(data: Dataset) -> Table:
 def pass_rate_table(data: Dataset) -> Table:
     return _rate_table(data, "tab_pass_rate", "passed", "Passes", "Pass rate (%)",
                        "Repair pass rate by method, query type, provider, edit format and token budget "
-                       "(Attempts: scored rows; Passes: outcome pass).")
+                       "(Attempts: scored rows; Passes: outcome pass; Suspicious edit: the static screen found "
+                       "a construct the edit introduced; Tampered: the run's canary tests contradicted its "
+                       "report — both are caught attempts to fake a pass, never counted as passes).",
+                       TAMPER_COLUMNS)
 
 
 def coverage_table(data: Dataset) -> Table:

@@ -1,7 +1,8 @@
 """Command line: ``python -m beacon.artifacts {verify DIR, collect SWEEP_DIR}``.
 
 ``verify`` exits 0 when the run matches its manifest, 1 with one problem
-per line (``DIR/<file>: <what>``) otherwise. ``collect`` writes the sweep
+per line (``DIR/<file>: <what>``) otherwise, 2 for a sweep folder (it points
+to ``collect``, which verifies every job). ``collect`` writes the sweep
 index, prints its path and a one-line summary, and exits 0 once the index
 is written, even when jobs failed: the index is the report.
 """
@@ -12,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+from .runfile import RUN_JSON
 from .verify import collect, summary_line, verify
 
 
@@ -24,6 +26,12 @@ def main(argv: list[str] | None = None) -> int:
         "sweep_dir", type=Path)
     args = parser.parse_args(argv)
     if args.command == "verify":
+        if args.run_dir.is_dir() and not (args.run_dir / RUN_JSON).exists() and any(args.run_dir.rglob(RUN_JSON)):
+            # a sweep (runs below, none here): verify works on one run; collect checks them all
+            print(f"error: {args.run_dir}: a folder of runs (a sweep), not a run folder (no {RUN_JSON} here); "
+                  f"run `python -m beacon.artifacts collect {args.run_dir}` to verify every job and index them, "
+                  f"or verify one run folder below it", file=sys.stderr)
+            return 2
         problems = verify(args.run_dir)
         for problem in problems:
             # Problems name files relative to the run; "." is the run folder itself.

@@ -28,6 +28,10 @@ class SealedRunError(ArtifactError):
     """The run is sealed (``MANIFEST.sha256`` exists): its files are frozen."""
 
 
+class DamagedRunError(SealedRunError):
+    """A sealed run no longer verifies against its ``MANIFEST.sha256``; it is refused, never extended."""
+
+
 class RunInUseError(ArtifactError):
     """Another ``RunWriter`` (this or another process) has the run folder open."""
 

@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from .atomic import TEMP_PREFIX
-from .errors import (CanonicalJSONError, RecordError, RunClosedError, RunInUseError, RunMismatchError,
+from .errors import (CanonicalJSONError, DamagedRunError, RecordError, RunClosedError, RunInUseError, RunMismatchError,
                      SealedRunError, SealError)
 from .hashing import (canonical_json_bytes, check_json_value, config_differences, config_hash, hash_rule,
                       scientific_view, sha256_bytes)
-from .manifest import UNSAFE_NAME, walk_run, write_manifest
+from .manifest import UNSAFE_NAME, read_manifest, walk_run, write_manifest
 from .provenance import code_state, package_versions
 from .records import RECORDS_NAME, scan_records
 from .runfile import MANIFEST_NAME, RUN_JSON, SCHEMA_VERSION, dump_run_json, load_run_json
@@ -136,7 +136,9 @@ class RunWriter:
             self._meta = load_run_json(self.run_json)
             self._check_same_run(scientific, inputs)
             if self.manifest_path.exists():
-                # Already sealed: nothing to compute, nothing may be written.
+                # Already sealed: nothing to compute, nothing may be written. A sealed run is
+                # never trusted unchecked: a damaged one is refused with verify's findings.
+                self._check_sealed()
                 self.sealed = True
                 self._keys = set(scan_records(self.records_path).keys)
                 return
@@ -158,6 +160,21 @@ class RunWriter:
                 f"{self.run_json}: field 'inputs' differs for {', '.join(names)}; the input files changed "
                 "since this run started — use a new run_dir (runs are never mixed)")
 
+    def _check_sealed(self) -> None:
+        from .verify import verify  # verify reads runs the writer made; imported here to keep the layering flat
+
+        problems = verify(self.run_dir)
+        if problems:
+            shown = "; ".join(problems[:5]) + (f"; … {len(problems) - 5} more" if len(problems) > 5 else "")
+            raise DamagedRunError(f"{self.run_dir}: sealed run does not verify ({len(problems)} finding(s): "
+                                  f"{shown}); restore it from a copy, or remove the folder to compute it again")
+        # A kill between seal()'s chmods leaves some files writable: finish what sealing began.
+        for rel in [*read_manifest(self.run_dir)[0], MANIFEST_NAME]:
+            path = self.run_dir / rel
+            mode = path.stat().st_mode
+            if mode & 0o222:
+                path.chmod(mode & ~0o222)
+
     def _resume(self, session: dict) -> None:
         if not self.records_path.exists():  # crashed between writing run.json and creating records
             self.records_path.touch()
@@ -173,9 +190,18 @@ class RunWriter:
                 "dropped_bytes": len(scan.torn_tail), "dropped_sha256": sha256_bytes(scan.torn_tail)})
         self._keys = set(scan.keys)
         sessions = self._meta.setdefault("sessions", [])
-        for previous in sessions:
-            if previous.get("outcome") is None:
-                previous["outcome"] = "interrupted"  # the process died without closing
+        for i, previous in enumerate(sessions):
+            # outcome None: the process died without closing. "complete" without a manifest: it died
+            # inside seal(), after run.json said complete; that session did not seal, this one will.
+            if previous.get("outcome") in (None, "complete"):
+                previous["outcome"] = "interrupted"
+                # rows are counted in memory and written at close, so a killed session's count is
+                # stale; what it appended is what the file holds beyond its start (or the next's)
+                end = sessions[i + 1].get("rows_at_start", 0) if i + 1 < len(sessions) else len(self._keys)
+                previous["rows_appended"] = max(0, end - previous.get("rows_at_start", 0))
+        if self._meta.get("status") == "complete":  # see above: a seal that never finished
+            self._meta.update(record_count=None)
+            self._meta["timings"]["completed_at"] = None
         session["rows_at_start"] = len(self._keys)
         sessions.append(session)
         self._meta.update(status="running", error=None)
@@ -267,14 +293,17 @@ class RunWriter:
                 raise SealError(f"{self.run_dir / rel}: file name has a control character or backslash; rename it")
         return files
 
-    def fail(self, error: BaseException | str) -> None:
-        """Mark the run failed with ``error`` and close it; it can be resumed later."""
+    def fail(self, error: BaseException | str, *, message: str | None = None) -> None:
+        """Mark the run failed with ``error`` and close it; it can be resumed later.
+
+        ``message`` replaces ``str(error)`` as the recorded reason (callers pass the one-line form).
+        """
         self._check_writable("fail")
         if isinstance(error, BaseException):
-            detail = {"type": type(error).__name__, "message": str(error),
+            detail = {"type": type(error).__name__, "message": message or str(error),
                       "traceback": "".join(traceback.format_exception(error))}
         else:
-            detail = {"type": None, "message": str(error), "traceback": None}
+            detail = {"type": None, "message": message or str(error), "traceback": None}
         self._meta.update(status="failed", error=detail)
         self._meta["sessions"][-1]["error"] = detail  # kept when a resume clears the top-level error
         self._end_session("failed")

@@ -53,7 +53,7 @@ def load_instances(path: Path | str) -> list[Instance]:
         try:
             entries = list(enumerate(json.loads(text), start=1))
         except json.JSONDecodeError as exc:
-            raise InstanceError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+            raise InstanceError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
         where = "entry"
     else:
         where = "line"
@@ -62,7 +62,7 @@ def load_instances(path: Path | str) -> list[Instance]:
                 try:
                     entries.append((lineno, json.loads(line)))
                 except json.JSONDecodeError as exc:
-                    raise InstanceError(f"{path}:{lineno}: invalid JSON: {exc.msg}") from None
+                    raise InstanceError(f"{path}:{lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
     instances, seen = [], set()
     for number, row in entries:
         if not isinstance(row, dict):

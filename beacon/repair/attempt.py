@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..providers.base import Provider, ProviderError
+from ..records import OUTCOMES, RECORD_SCHEMA  # noqa: F401  (re-exported: the row vocabulary)
 from ..retrieval import assemble_context
 from ..tasks.queries import build_query
 from .edits import Abstain, apply_edit, check_python_syntax, parse_edit
@@ -35,10 +36,7 @@ from .sandbox import SANDBOX_UID
 from .screen import screen_edit
 from .task_policy import edit_policy, extended_header_problem
 
-OUTCOMES = ("pass", "abstain", "no_patch", "invalid_patch", "unauthorized_path", "syntax_error",
-            "suspicious_edit", "tampered", "timeout", "test_fail", "harness_error")
-# Version of the row layout: 2 added the outcomes suspicious_edit and tampered and record["checks"].
-RECORD_SCHEMA = 2
+
 _EDIT_MARKERS = ("```", "{", "@@", "--- ", "+++ ")
 
 

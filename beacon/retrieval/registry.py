@@ -24,6 +24,13 @@ def register_method(name: str) -> Callable[[T], T]:
     return deco
 
 
+def known_methods() -> list[str]:
+    """Every registered method name, sorted."""
+    from . import methods  # noqa: F401  (registers the built-in methods)
+
+    return sorted(_METHODS)
+
+
 def get_method(name: str, **params: object):
     """An instance of the method registered as ``name``, configured with ``params``."""
     from . import methods  # noqa: F401  (registers the built-in methods)

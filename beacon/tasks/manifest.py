@@ -40,9 +40,11 @@ _SELECTION = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*(?:::[^\s;|&$`<>(){}!*?~\\
 
 
 class ManifestError(ValueError):
-    def __init__(self, file: Path | str, line: int, field: str | None, message: str):
-        self.file, self.line, self.field = str(file), line, field
-        where = f"{file}:{line}" + (f": field '{field}'" if field else "")
+    """A manifest row is wrong; the message starts ``file:line[:column]`` and names the field."""
+
+    def __init__(self, file: Path | str, line: int, field: str | None, message: str, column: int | None = None):
+        self.file, self.line, self.field, self.column = str(file), line, field, column
+        where = f"{file}:{line}" + (f":{column}" if column else "") + (f": field '{field}'" if field else "")
         super().__init__(f"{where}: {message}")
 
 
@@ -201,7 +203,7 @@ def load_manifest(path: Path | str, *, resolve_repo: Callable[[str], GitSource] 
             try:
                 row = json.loads(raw)
             except json.JSONDecodeError as exc:
-                raise ManifestError(path, lineno, None, f"invalid JSON: {exc.msg} at column {exc.colno}") from None
+                raise ManifestError(path, lineno, None, f"invalid JSON: {exc.msg}", column=exc.colno) from None
             task = _row_to_task(row, path, lineno)
             if task.task_id in seen:
                 raise ManifestError(path, lineno, "task_id",

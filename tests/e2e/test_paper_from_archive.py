@@ -8,11 +8,10 @@ from collections import Counter
 from pathlib import Path
 
 from beacon.artifacts import verify
+from beacon.records import OUTCOMES  # the single outcome list paper/ follows
 
 ROOT = Path(__file__).resolve().parents[2]
 ARCHIVE = ROOT / "outputs" / "archive" / "control_smoke"
-OUTCOMES = ["pass", "abstain", "no_patch", "invalid_patch", "unauthorized_path", "syntax_error", "suspicious_edit", "tampered",
-            "timeout", "test_fail", "harness_error"]
 
 
 def test_paper_tables_match_the_archived_records(tmp_path):

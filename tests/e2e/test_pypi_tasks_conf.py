@@ -89,10 +89,15 @@ def test_runner_materializes_pins_before_the_manifest_and_records_their_hashes(t
     tasks, resolve, inputs = load_tasks(cfg, tmp_path / "work", lambda p: p)
     assert [t.commit for t in tasks] == [commit] and resolve("demo").git_dir == tmp_path / "repos" / "demo.git"
     assert inputs["sdist_demo==1.0"] == pin.sha256
-    # Without the pin the repository is not there: the manifest check names the missing repo.
+    # Without the pin the repositories folder is not there: the error names the config key to set.
     bare = repair_cfg({"kind": "manifest", "manifest": str(tmp_path / "tasks.jsonl"), "repos_dir": str(tmp_path / "none")})
-    with pytest.raises(ValueError, match="field 'repo'"):
+    with pytest.raises(ValueError, match=r"tasks.repos_dir=.*does not exist"):
         load_tasks(bare, tmp_path / "work2", lambda p: p)
+    # ... and with an empty folder, the manifest check names the missing repo
+    (tmp_path / "empty").mkdir()
+    bare = repair_cfg({"kind": "manifest", "manifest": str(tmp_path / "tasks.jsonl"), "repos_dir": str(tmp_path / "empty")})
+    with pytest.raises(ValueError, match="field 'repo'"):
+        load_tasks(bare, tmp_path / "work3", lambda p: p)
 
 
 def test_boltons_pilot_files_are_consistent_offline():

@@ -6,6 +6,7 @@ the documented bootstrap procedure), never with the ``paper`` package.
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import shutil
@@ -200,8 +201,20 @@ def expected_rates(runs, field, ):
     rows = {}
     for key, rs in groups.items():
         k = sum(1 for r in rs if (r["outcome"] == "pass" if field == "pass" else r["covers_bug_line"]))
-        rows[key] = [key[0], key[1], key[2], key[3], str(key[4]), yes(key[5]), str(len(rs)), str(k), pct(k, len(rs))]
+        low, high = wilson(k, len(rs))
+        rows[key] = [key[0], key[1], key[2], key[3], str(key[4]), yes(key[5]), str(len(rs)), str(k), pct(k, len(rs)),
+                     f"{100 * low:.1f}", f"{100 * high:.1f}"]
+        if field == "pass":  # caught attempts to fake a pass, in their own columns
+            rows[key] += [str(sum(r["outcome"] == o for r in rs)) for o in ("suspicious_edit", "tampered")]
     return sectioned(rows, 5)
+
+
+def wilson(k: int, n: int) -> tuple[float, float]:
+    """Wilson score 95% interval, written out (z = 1.959964): the paper's intervals are checked against it."""
+    z, p = 1.959963984540054, k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def bootstrap(pairs: list[tuple[str, int]]) -> tuple[float, float]:
@@ -287,7 +300,10 @@ def test_pass_rate_and_coverage_tables_match_records(built, corpus):
     for label, field, extra in (("tab_pass_rate", "pass", ["Passes", "Pass rate (%)"]),
                                 ("tab_coverage", "covers", ["Covering", "Coverage (%)"])):
         header, sections, caption, latex_label = parse_tex(built / f"{label}.tex")
-        assert header == ["Method", "Query", "Provider", "Edit format", "Budget", "Control", "Attempts", *extra]
+        tamper = ["Suspicious edit", "Tampered"] if field == "pass" else []
+        assert header == ["Method", "Query", "Provider", "Edit format", "Budget", "Control", "Attempts", *extra,
+                          "CI low (%)", "CI high (%)", *tamper]
+        assert "Wilson score 95% interval" in caption
         assert sections == expected_rates(runs, field)
         assert "control" in caption.lower() and "3 dry-run rows" in caption
         assert latex_label == "tab:" + label[4:]

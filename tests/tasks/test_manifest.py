@@ -78,7 +78,7 @@ def test_field_errors_name_file_line_and_field(tmp_path, repos, changes, field, 
 
 
 def test_invalid_json_and_non_objects(tmp_path, repos):
-    with pytest.raises(ManifestError, match=r"tasks.jsonl:1: invalid JSON"):
+    with pytest.raises(ManifestError, match=r"tasks.jsonl:1:\d+: invalid JSON"):
         load_manifest(write(tmp_path, ["{not json"]))
     with pytest.raises(ManifestError, match="expected a JSON object"):
         load_manifest(write(tmp_path, ["[1, 2]"]))
