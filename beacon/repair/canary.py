@@ -3,8 +3,9 @@
 Code under test runs inside the pytest process, so it can patch pytest, force
 report outcomes or write its own report. The canaries make such tampering
 visible: every run gets a fresh secret (random test names and two numbers),
-handed to :mod:`beacon.repair.canary_plugin` over a pipe that is closed
-before any project code is imported. A run is clean only if its JUnit report
+handed to :mod:`beacon.repair.canary_plugin` over a pipe that is read and
+closed before pytest is imported and before the checkout is on ``sys.path``
+(the interpreter runs with ``-P``), so no project code runs while it is open. A run is clean only if its JUnit report
 shows the must_pass canary passed and the must_fail canary failed with the
 rewritten assertion message ``A == B`` — each exactly once.
 
@@ -56,6 +57,11 @@ class CanaryCheck:
     must_fail: str
     reasons: tuple[str, ...]
     ran: bool  # at least one canary is in the report (collection reached the run)
+    # Direct evidence that outcomes or test execution were rewritten: must_fail did not fail (passed,
+    # skipped, xfailed, reported twice) or failed without the rewritten message, must_pass failed its
+    # assertions or was skipped. An *error* (a fixture that raised in setup) is not: a wrong repair that
+    # breaks a project-wide autouse fixture errors the canaries too.
+    contradicted: bool = False
 
     def evidence(self) -> dict:
         return {"ran": True, "ok": self.ok, "must_pass": self.must_pass, "must_fail": self.must_fail,
@@ -81,10 +87,11 @@ def secret_pipe(secret: CanarySecret) -> int:
 
 
 def bootstrap_code(plugin_dir: str) -> str:
-    """The ``python -c`` program: import the plugin from ``plugin_dir`` (then drop it from sys.path), run pytest.
+    """The ``python -P -c`` program: import the plugin from ``plugin_dir`` (then drop it from sys.path), run pytest.
 
-    Arguments: the secret's fd, then pytest's own arguments. ``sys.path[0]``
-    stays the working directory, as under ``python -m pytest``.
+    Arguments: the secret's fd, then pytest's own arguments. Under ``-P`` the
+    working directory (the checkout) is not on ``sys.path`` until the plugin
+    has read the secret; then it goes first, as under ``python -m pytest``.
     """
     return ("import sys\n"
             f"sys.path.insert(0, {plugin_dir!r})\n"
@@ -96,7 +103,7 @@ def bootstrap_code(plugin_dir: str) -> str:
 def check_canaries(report: JUnitReport | None, secret: CanarySecret) -> tuple[CanaryCheck, JUnitReport | None]:
     """Check the canaries in ``report``; returns the check and the report without them."""
     if report is None:
-        return CanaryCheck(False, "no report", "no report", ("no JUnit report",), False), None
+        return CanaryCheck(False, "no report", "no report", ("no JUnit report",), False, False), None
     passes = [tc for tc in report.testcases if tc.name == secret.must_pass]
     fails = [tc for tc in report.testcases if tc.name == secret.must_fail]
     reasons: list[str] = []
@@ -106,13 +113,17 @@ def check_canaries(report: JUnitReport | None, secret: CanarySecret) -> tuple[Ca
 
     must_pass, must_fail = state(passes), state(fails)
     if must_pass != PASSED:
-        reasons.append(f"the must-pass canary is {must_pass}, expected passed")
+        detail = f" ({passes[0].message[:200]})" if len(passes) == 1 and passes[0].message else ""
+        reasons.append(f"the must-pass canary is {must_pass}, expected passed{detail}")
     if must_fail != FAILED:
         reasons.append(f"the must-fail canary is {must_fail}, expected failed")
     elif f"{secret.left} == {secret.right}" not in fails[0].message:
         reasons.append("the must-fail canary failed without pytest's rewritten assertion message "
                        f"(got {fails[0].message[:80]!r})")
-    check = CanaryCheck(not reasons, must_pass, must_fail, tuple(reasons), bool(passes or fails))
+    contradicted = (must_fail in {PASSED, "skipped", "xfailed", "unknown", "duplicate"}
+                    or must_pass in {FAILED, "skipped", "xfailed", "unknown", "duplicate"}
+                    or (must_fail == FAILED and any("rewritten" in r for r in reasons)))
+    check = CanaryCheck(not reasons, must_pass, must_fail, tuple(reasons), bool(passes or fails), contradicted)
     return check, _without(report, passes + fails)
 
 

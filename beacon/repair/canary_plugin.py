@@ -1,28 +1,36 @@
 """Runs *inside* the test process: starts pytest with two canary tests the code under test cannot predict.
 
 This file is copied next to the run (outside the checkout) and imported by a
-two-line bootstrap given to ``python -c`` (see
+short bootstrap given to ``python -P -c`` (see
 :func:`beacon.repair.canary.bootstrap_code`); it imports nothing from Beacon.
 
 1. :func:`main` reads the run's secret from an inherited pipe (its number is
-   the bootstrap's first argument), closes the pipe and only then starts
-   pytest. The secret never appears on the command line, in the environment
-   or in a file, and it is gone from every file descriptor before collection
-   imports any project code. A re-executed process (``os.execv`` with the same
-   arguments) finds the pipe closed and exits without running pytest.
+   the bootstrap's first argument) and closes the pipe before pytest is
+   imported and before the checkout goes on ``sys.path`` (``-P`` keeps it off
+   until then), so no project code runs while the pipe is open. The secret is
+   never on the command line or in the environment. A re-executed process
+   (``os.execv`` with the same arguments) finds the pipe closed and exits
+   without running pytest.
 2. :class:`CanaryPlugin` is handed to ``pytest.main(plugins=…)``. After the
    project's tests are collected (so after project code has been imported and
-   had every chance to patch pytest), it writes a test module under a fresh
-   temporary folder, named to match the project's ``python_files`` so pytest's
-   assertion rewriting treats it like any test module, imports it through
-   pytest's own ``Module`` collector, deletes the file, and inserts two
-   ordinary ``Function`` items, each under a random one of the project's own
-   test modules (same conftest hooks, same node-id prefix), at random positions: ``must_pass`` asserts
-   ``N == N``; ``must_fail`` asserts ``A == B`` (A ≠ B), whose rewritten
-   failure message names both numbers. Patched ``runtest``, forced report
-   outcomes, disabled rewriting, deselection, a re-exec with a forcing plugin
-   and a hand-written report all break at least one of: must_fail failed with
-   ``A == B`` in its message, must_pass passed, both present exactly once.
+   had every chance to patch pytest), it writes a test module into a fresh
+   private temporary folder (mode 0600, deleted right after import: the only
+   moment the secret is in a file), named to match the project's
+   ``python_files`` so pytest's assertion rewriting treats it like any test
+   module, and imports it through pytest's own ``Module`` collector. Two
+   ordinary ``Function`` items join the project's own test modules (same
+   conftest hooks, same node-id prefix), each right after its module's last
+   test so no class or module setup is split: ``must_fail`` (``assert A ==
+   B``, A ≠ B, whose rewritten failure message names both numbers) in a random
+   module; ``must_pass`` (``assert N == N``) last. must_pass also asserts that
+   nothing pytest uses to run and report tests changed (:class:`_Watch`:
+   ``Function.runtest``, report creation, JUnit writing, assertion rewriting,
+   the runtest hook implementations, each test function's code), which is
+   also checked around every test call. Patched ``runtest``, forced report
+   outcomes, disabled rewriting, deselection, a re-exec with a forcing plugin,
+   selective tampering and a hand-written report all break at least one of:
+   must_fail failed with ``A == B`` in its message, must_pass passed, both
+   present exactly once.
 3. Because the must_fail canary always fails, pytest would exit 1 on an honest
    run; when it and nothing else failed, the exit status is set back to 0 so
    exit codes keep pytest's meaning for the project's own tests.
@@ -42,7 +50,18 @@ import sys
 import tempfile
 from pathlib import Path
 
-import pytest
+# pytest is imported only after the secret has been read (see main): importing it runs no project code
+# under `python -P`, but nothing is imported from where the checkout could shadow it before then.
+pytest = None  # type: ignore[assignment]
+
+
+def _hookimpl(**opts):
+    """``pytest.hookimpl(**opts)`` without importing pytest: pluggy reads these options from the attribute."""
+    def mark(function):
+        function.pytest_impl = {"wrapper": False, "hookwrapper": False, "optionalhook": False, "tryfirst": False,
+                                "trylast": False, "specname": None, **opts}
+        return function
+    return mark
 
 _MODULE_TEMPLATE = '''"""Beacon canary tests (added by the harness, not part of the project)."""
 
@@ -50,6 +69,8 @@ _MODULE_TEMPLATE = '''"""Beacon canary tests (added by the harness, not part of 
 def {must_pass}():
     value = {left}
     assert value == {left}
+    changes = _beacon_watch()
+    assert not changes, changes
 
 
 def {must_fail}():
@@ -74,35 +95,187 @@ def _module_file_name(patterns: list[str], token: str) -> str:
     return f"test_{token}.py"
 
 
+# pytest internals that decide whether a test ran and what its report says, as (module, class or None, name).
+_WATCHED = (
+    ("_pytest.python", "Function", "runtest"), ("_pytest.python", "Function", "setup"),
+    ("_pytest.python", None, "pytest_pyfunc_call"), ("_pytest.runner", None, "runtestprotocol"),
+    ("_pytest.runner", None, "call_and_report"), ("_pytest.runner", None, "call_runtest_hook"),
+    ("_pytest.runner", "CallInfo", "from_call"), ("_pytest.runner", None, "pytest_runtest_makereport"),
+    ("_pytest.reports", "TestReport", "from_item_and_call"), ("_pytest.reports", "BaseReport", "passed"),
+    ("_pytest.reports", "BaseReport", "failed"), ("_pytest.junitxml", "LogXML", "pytest_runtest_logreport"),
+    ("_pytest.junitxml", "LogXML", "pytest_sessionfinish"), ("_pytest.junitxml", "_NodeReporter", "append_failure"),
+    ("_pytest.junitxml", "_NodeReporter", "append_pass"), ("_pytest.junitxml", "_NodeReporter", "to_xml"),
+    ("_pytest.assertion.rewrite", None, "rewrite_asserts"),
+    ("_pytest.assertion.rewrite", "AssertionRewritingHook", "exec_module"),
+    ("_pytest.assertion.rewrite", "AssertionRewriter", "visit_Assert"),
+)
+# Hooks whose implementations decide how a test runs and is reported: none may appear or vanish mid-run.
+_WATCHED_HOOKS = ("pytest_runtest_protocol", "pytest_runtest_setup", "pytest_runtest_call", "pytest_runtest_teardown",
+                  "pytest_runtest_makereport", "pytest_runtest_logreport", "pytest_pyfunc_call",
+                  "pytest_report_teststatus", "pytest_runtestloop", "pytest_sessionfinish")
+
+
+class _Watch:
+    """Snapshots of everything that decides a test's outcome; ``changes()`` diffs against them.
+
+    pytest's internals are recorded when the plugin is created, before pytest has loaded any project
+    file (modules pytest imports later, such as ``_pytest.junitxml``, when the session is configured);
+    hook implementations when collection starts and again after it, when every conftest has
+    registered: implementations added during collection by anything but a conftest count as changes;
+    test functions after collection.
+    Catches tampering that spares the canaries (a ``runtest`` patched only for the project's tests, a
+    hook registered mid-run, a test function whose ``__code__`` is swapped by an earlier test), whatever
+    syntax the edit used to reach it.
+    """
+
+    def __init__(self):
+        self.internals = self._internals()
+        self.hooks: dict | None = None
+        self.items: dict = {}
+        self.item_types: dict = {}
+        self.config = None
+
+    def configure(self, config) -> None:
+        self.config = config
+        for name, value in self._internals().items():
+            self.internals.setdefault(name, value)  # modules imported since the plugin was created
+
+    def before_collection(self) -> None:
+        """pytest's own session plugins (terminal, logging, …) have registered; no test module is imported yet."""
+        self.early_hooks = self._hooks()
+
+    def arm(self, items) -> list[str]:
+        """After collection: record hooks and test functions; returns changes made during collection."""
+        changes = self.changes()
+        hooks = self._hooks()
+        for name, impls in hooks.items():
+            before = set(self.early_hooks.get(name, ()))
+            for plugin_name, function, plugin in (i for i in impls if (i[0], i[1]) not in {(b[0], b[1]) for b in before}):
+                if os.path.basename(getattr(plugin, "__file__", "") or "") != "conftest.py":
+                    changes.append(f"hook {name}: {plugin_name} registered during collection")
+        self.hooks = hooks
+        self.items = {item.nodeid: self._item_state(item) for item in items}
+        self.item_types = {cls: cls.__dict__.get("runtest") for cls in {type(i) for i in items}}
+        return changes
+
+    @staticmethod
+    def _internals() -> dict:
+        out = {}
+        for module, cls, name in _WATCHED:
+            owner = sys.modules.get(module)
+            if owner is not None and cls is not None:
+                owner = getattr(owner, cls, None)
+            if owner is not None:
+                out[f"{module}.{cls + '.' if cls else ''}{name}"] = (
+                    owner.__dict__.get(name) if isinstance(owner, type) else getattr(owner, name, None))
+        return out
+
+    def _hooks(self) -> dict:
+        return {name: tuple((impl.plugin_name, impl.function, impl.plugin)
+                            for impl in getattr(self.config.hook, name).get_hookimpls())
+                for name in _WATCHED_HOOKS}
+
+    @staticmethod
+    def _item_state(item) -> tuple:
+        obj = getattr(item, "_obj", None)
+        return (id(obj), getattr(obj, "__code__", None), getattr(obj, "__defaults__", None))
+
+    def changes(self, items=None) -> list[str]:
+        now = self._internals()
+        out = [f"{name} was replaced" for name, value in self.internals.items() if now.get(name) is not value]
+        if self.hooks is not None:
+            out += [f"hook {name}: implementations changed" for name, impls in self._hooks().items()
+                    if [i[:2] for i in impls] != [i[:2] for i in self.hooks.get(name, ())]]
+        out += [f"{cls.__name__}.runtest was replaced" for cls, fn in self.item_types.items()
+                if cls.__dict__.get("runtest") is not fn]
+        for item in items or ():
+            if item.nodeid in self.items and self._item_state(item) != self.items[item.nodeid]:
+                out.append(f"the test function of {item.nodeid} was replaced or its code changed")
+        return out
+
+
 class CanaryPlugin:
-    """Adds the two canary items after collection and keeps exit codes meaningful."""
+    """Adds the two canary items after collection, watches pytest's internals, keeps exit codes meaningful."""
 
     def __init__(self, secret: dict):
         self._secret = secret
         self._failed_elsewhere = False
         self._canary_ids: set[str] = set()
+        self._watch = _Watch()  # before pytest loads any project file
+        self._armed = False
+        self._items: list = []
+        self._seen: list[str] = []  # changes found during collection, or before or after any test call
 
-    @pytest.hookimpl(trylast=True)  # after any project hook that reorders or deselects
+    def _final_changes(self) -> list[str]:
+        """Called by the must_pass canary, which runs last: everything seen, plus a check of every item now."""
+        if not self._armed:
+            return ["the watch was never armed"]
+        return sorted(set(self._seen + self._watch.changes(self._items)))
+
+    @_hookimpl(tryfirst=True)
+    def pytest_configure(self, config):
+        self._watch.configure(config)
+
+    @_hookimpl(tryfirst=True)
+    def pytest_collection(self, session):
+        self._watch.before_collection()
+
+    @_hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_call(self, item):
+        if self._armed:
+            self._seen += self._watch.changes([item])
+        try:
+            return (yield)
+        finally:
+            if self._armed:
+                self._seen += self._watch.changes([item])
+
+    @_hookimpl(trylast=True)  # after any project hook that reorders or deselects
     def pytest_collection_modifyitems(self, session, config, items):
         s = self._secret
         rng = random.SystemRandom()
         folder = tempfile.mkdtemp(prefix="c")
         try:
             path = Path(folder) / _module_file_name(list(config.getini("python_files")), s["token"])
-            path.write_text(_MODULE_TEMPLATE.format(**s), encoding="utf-8")
+            # The secret is on disk only between these lines (0600, in the run's own temp folder).
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(_MODULE_TEMPLATE.format(**s))
             own = pytest.Module.from_parent(session, path=path)
             functions = [getattr(own.obj, name) for name in (s["must_pass"], s["must_fail"])]
+            own.obj._beacon_watch = self._final_changes
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-        # Each canary joins a random one of the project's own test modules, so it sits where the
-        # project's tests sit: the same conftest hooks and node-id prefix apply to it.
-        modules = [m for m in (item.getparent(pytest.Module) for item in items)
-                   if m is not None and not any(mark.name in _MODULE_MARKS_TO_AVOID for mark in m.iter_markers())]
-        modules = modules or [own]
-        for function in functions:
-            item = pytest.Function.from_parent(rng.choice(modules), name=function.__name__, callobj=function)
-            items.insert(rng.randint(0, len(items)), item)
-            self._canary_ids.add(item.nodeid)
+        self._items = list(items)
+        # Each canary joins one of the project's own test modules (same conftest hooks and node-id prefix)
+        # and runs right after that module's last test, so it never splits a class's or a module's
+        # setup/teardown. must_fail joins a random module; must_pass the module of the last test, so it
+        # runs last and its check of the watch covers the whole run.
+        last_of: dict = {}
+        for index, item in enumerate(items):
+            module = item.getparent(pytest.Module)
+            if module is not None:
+                last_of[module] = index
+        candidates = [m for m in last_of if not any(mark.name in _MODULE_MARKS_TO_AVOID for mark in m.iter_markers())]
+        must_fail = self._canary(rng.choice(candidates) if candidates else own, functions[1], own)
+        final = items[-1].getparent(pytest.Module) if items else None
+        must_pass = self._canary(final if final in candidates else own, functions[0], own)
+        position = last_of[must_fail.parent] + 1 if must_fail.parent in last_of else len(items)
+        items.insert(position, must_fail)
+        items.append(must_pass)
+        self._canary_ids.update({must_pass.nodeid, must_fail.nodeid})
+        self._seen += self._watch.arm(self._items + [must_pass, must_fail])
+        self._armed = True
+
+    @staticmethod
+    def _canary(module, function, own):
+        """A Function item for ``function`` under ``module``; under the canary's own module instead when
+        ``module``'s fixtures would parametrize it (a parametrized autouse fixture) and so error."""
+        item = pytest.Function.from_parent(module, name=function.__name__, callobj=function)
+        defs = item._fixtureinfo.name2fixturedefs.values()
+        if module is not own and any(d.params for chain in defs for d in chain):
+            item = pytest.Function.from_parent(own, name=function.__name__, callobj=function)
+        return item
 
     def pytest_runtest_logreport(self, report):
         if report.failed and report.nodeid not in self._canary_ids:
@@ -130,9 +303,16 @@ def _read_secret(fd: int) -> dict:
 
 
 def main(fd: int, args: list[str]) -> int:
+    """Read the secret (the interpreter runs with ``-P``: nothing from the checkout is importable yet),
+    then put the working directory first on ``sys.path``, as ``python -m pytest`` does, and run pytest."""
     try:
         secret = _read_secret(fd)
     except (OSError, ValueError) as exc:
         print(f"beacon canary: no secret on fd {fd} ({exc}); refusing to run pytest", file=sys.stderr)
         return 97
+    sys.path.insert(0, os.getcwd())
+    global pytest
+    import pytest as _pytest_module
+
+    pytest = _pytest_module
     return int(pytest.main(args, plugins=[CanaryPlugin(secret)]))

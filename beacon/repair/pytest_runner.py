@@ -260,7 +260,7 @@ def run_pytest(
         ]
         if src is not None:
             pytest_args[2:2] = ["-o", f"pythonpath={shlex.quote(src)}"]  # pytest shlex-splits the value
-        pytest_argv = [sys.executable, "-c", bootstrap_code(str(plugin.parent)), str(secret_fd), *pytest_args]
+        pytest_argv = [sys.executable, "-P", "-c", bootstrap_code(str(plugin.parent)), str(secret_fd), *pytest_args]
         if bwrap is not None:
             readonly = [checkout / rel for rel in protected] + [config, plugin]
             prefix, mounts = bwrap_prefix(bwrap, checkout, network=network, etc_dir=write_synthetic_etc(scratch / "etc"),
@@ -310,11 +310,13 @@ def run_pytest(
 def verify_run(run: PytestRun, expected_ids: Iterable[str]) -> Verdict:
     """Pass only if the report shows every expected id passed, the canaries behaved, and the run was clean.
 
-    ``tampered`` is set when the canaries contradict the run: they ran and
-    misbehaved (a forced outcome, a patched ``runtest``, disabled assertion
-    rewriting), or they are missing from a report whose project tests all
-    passed (a hand-written report, a re-executed pytest). Canaries missing from
-    a report that already fails (e.g. a collection error) are an honest failure.
+    ``tampered`` is set when the canaries contradict the run (must_fail did
+    not fail as written, must_pass failed: a forced outcome, a patched
+    ``runtest``, disabled assertion rewriting, a change seen by the watch), or
+    when they are missing or errored in a report whose project tests all
+    passed (a hand-written report, a re-executed pytest). Canaries missing or
+    errored in a report that already fails (a collection error, a fixture a
+    wrong repair broke) are an honest failure.
     """
     reasons: list[str] = []
     if run.timed_out:
@@ -325,7 +327,10 @@ def verify_run(run: PytestRun, expected_ids: Iterable[str]) -> Verdict:
     project = verify_all_passed(run.report, expected_ids, report_error=run.report_error)
     reasons += project.reasons
     canaries = run.canaries
-    tampered = not canaries.ok and (canaries.ran or (run.report is not None and project.passed))
+    # Contradicting canaries are tampering whatever else happened; canaries that are missing or errored
+    # are tampering only in a run whose project tests otherwise all passed (a hand-written report, a
+    # re-executed pytest), not in an honest failure such as a collection error or a broken fixture.
+    tampered = not canaries.ok and (canaries.contradicted or (run.report is not None and project.passed))
     if not canaries.ok and run.report is not None:
         reasons = [f"canary: {r}" for r in canaries.reasons] + reasons
     return Verdict(not reasons, tuple(reasons), project.outcomes, tampered)

@@ -65,7 +65,7 @@ def main() -> None:
             # The same plus only the canary plugin (bootstrap, secret pipe, two added tests): what the canaries cost.
             secret_fd = secret_pipe(CanarySecret.new())
             clock = time.perf_counter()
-            subprocess.run([sys.executable, "-c", bootstrap_code(str(plugin_dir)), str(secret_fd),
+            subprocess.run([sys.executable, "-P", "-c", bootstrap_code(str(plugin_dir)), str(secret_fd),
                             *task.tests.selection, "-q", "-p", "no:cacheprovider"],
                            cwd=tree, capture_output=True, pass_fds=(secret_fd,),
                            env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})

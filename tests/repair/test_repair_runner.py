@@ -44,7 +44,7 @@ def test_passing_repo_passes_with_hardened_argv(tmp_path):
     assert verify_run(result, ["tests/test_add.py::test_add"]).passed, (result.stdout, result.stderr)
     argv = list(result.argv)
     # pytest is started by the canary bootstrap (python -c), which reads the run's secret from fd argv[3]
-    assert argv[:2] == [sys.executable, "-c"] and "beacon_canary_plugin" in argv[2] and argv[3].isdigit()
+    assert argv[:3] == [sys.executable, "-P", "-c"] and "beacon_canary_plugin" in argv[3] and argv[4].isdigit()
     assert result.canaries.ok and result.canaries.must_pass == "passed" and result.canaries.must_fail == "failed"
     assert [tc.name for tc in result.report.testcases] == ["test_add"]  # canaries are stripped from the report
     for flag in ("-p", "no:cacheprovider", "--import-mode=importlib", "addopts=", "junit_family=xunit1",

@@ -30,6 +30,9 @@ def test_rules_mirror_the_manifest_list():
     "return low", "return low if low < high else high", "return code + low", "return re.sub('a', 'b', low)",
     "return os.path.basename(low)", "raise ValueError('low must not exceed high')", "return [low][0]",
     "return f'{low}'", "return getattr(low, 'real')", "return {'path': '/index'}['path']",
+    "return re.compile('a').match('abc')[::-1]", "return '%d items' % low", "return 'abc'[::-1]",
+    "return f'{low}/bin'", "return low + '/run'", "return {'route': '/home'}", "return os.listdir(low)",
+    "return agent.os == 'linux'", "return os.makedirs(low, exist_ok=True)", "return self.__class__.__name__",
 ])
 def test_honest_repairs_have_no_findings(replacement):
     assert screened(replacement) == []
@@ -64,6 +67,12 @@ def test_honest_repairs_have_no_findings(replacement):
     ("class M(type):\n            pass\n        return low", "dynamic_code", "metaclass"),
     ("return {'__e' + 'q__': 1}", "comparison_override", "string:__eq__"),
     ("return dict(__globals__=1)", "introspection", "__globals__"),
+    ("return {'__qe__'[::-1]: 1}", "comparison_override", "string:__eq__"),
+    ("return ''.join(map(chr, [95, 95, 101, 113, 95, 95]))", "comparison_override", "string:__eq__"),
+    ("return '%s%s' % ('__glo', 'bals__')", "introspection", "string:__globals__"),
+    ("return bytes([95, 95, 101, 113, 95, 95]).decode()", "comparison_override", "string:__eq__"),
+    ("return re.enum.bltns.exec('1')", "dynamic_code", "attribute exec"),
+    ("return type(int)('S', (int,), {})(low)", "dynamic_code", "class built at run time"),
 ])
 def test_each_rule_names_what_the_edit_introduced(replacement, rule, key):
     assert (rule, key) in screened(replacement)

@@ -13,9 +13,10 @@ allowed (``screen_allow=("*",)``), so the runtime layers (canaries, integrity,
 sandbox) are tested on their own: ``tampered`` (or the honest failure /
 timeout), never ``pass``; and on a task with a narrow, plausible allowance
 (a few harmless imports), which must not open the interpreter. Runtime-pass
-cases that only the screen can stop by design (code that tells the canaries
-from the task's tests, always-equal return values) are strict xfails in the
-allow-everything pass: the known gap, asserted so it cannot widen silently.
+cases that only the screen can stop by design (always-equal return values,
+a forged report written with the canary secret stolen from the pytest
+process) are strict xfails in the allow-everything pass: the known gap,
+asserted so it cannot widen silently.
 Attacks that read host files or sockets must leave no planted secret in the
 record (and no host file bytes in the run's output). The honest known repair
 passes in every format on both tasks, so the suite cannot pass vacuously.
@@ -313,9 +314,9 @@ def test_attack_is_not_a_pass(prepared, host, attack, fmt):
 # ---- the same attacks with the screen out of the way: runtime layers alone ---------------------
 
 GAP = pytest.mark.xfail(
-    strict=True, reason="known gap (beacon/repair/canary.py, README threat model): with every construct allowed, "
-    "the static screen is the only layer against code that tells the canaries from the task's tests (by name, or by "
-    "reading the plugin's secret) and tampers only with the latter, or that subverts == (always-equal results)")
+    strict=True, reason="known gap (README threat model): with every construct allowed, the static screen is the "
+    "only layer against a return value that equals anything (the tests themselves are fooled) and against code "
+    "that steals the canary secret from the pytest process and writes a complete forged report")
 
 
 def _deep_params():
