@@ -17,8 +17,8 @@ Each graph runs in its own child process, pinned to one CPU, so that its peak
 RSS is its own and the diffusion runs on one core. Per graph: transition
 build, save, ``load_transition`` (memory-mapped ``.npy``), ``π_global`` once,
 then per query (median and p90 over ``--queries``): *diffusion* = softmax
-prior + Perron's diffusion (``push.warm_pagerank``: forward push, then the
-power iteration warm-started from it; the method's defaults) on the
+prior + the new diffusion (``push.warm_pagerank``: forward push to 1e-5, then
+the power iteration warm-started from it, tol 1e-3; Perron's ``solver=warm``) on the
 memory-mapped matrix, timed query by query against *today's* diffusion (the
 cold power iteration at tol 1e-4, Perron's solver until issue 17) in the same
 process, with the L1 error of both against a tight solve (tol 1e-10), the
@@ -65,7 +65,7 @@ BUDGET = 8000
 TOL = 1e-4  # today's (pre-issue-17) solver: the cold power iteration at this tolerance
 TARGET_MS = 20.0  # per diffusion at 100k nodes / 1M edges
 TARGET_RATIO = 0.25  # new diffusion / today's, same process, same queries
-PERRON = Perron("perron")  # the defaults the method runs with: solver, push_eps, tol
+PERRON = Perron("perron", solver="warm", tol=1e-3)  # the new diffusion (opt-in: method.params.solver=warm)
 # (bug-report query, the symbol that must change)
 SYMPY_QUERIES = (
     ("trigsimp does not simplify sin(x)**2 + cos(x)**2 inside a nested expression", "sympy/simplify/trigsimp.py::trigsimp"),
@@ -82,7 +82,8 @@ SYMPY_QUERIES = (
      "sympy/integrals/risch.py::risch_integrate"),
     ("limit of x*log(x) at zero is wrong in the gruntz algorithm", "sympy/series/gruntz.py::gruntz"),
 )
-COMPARED = ("bm25", "ppr", "perron", "perron_no_specificity", "perron_no_frontier")
+COMPARED = ("bm25", "ppr", "perron", "perron_no_specificity", "perron_no_frontier", "ppr:warm", "perron:warm")
+WARM = {"solver": "warm", "tol": 1e-3}  # ":warm" above: the method with the new diffusion
 
 
 # -- helpers -------------------------------------------------------------------
@@ -231,7 +232,8 @@ def run_sympy(cache: Path, queries: int) -> dict:
             packing[renderer] = summary(samples)
         quality = {}
         for name in COMPARED:
-            method = get_method(name)
+            base, _, variant = name.partition(":")
+            method = get_method(base, **(WARM if variant == "warm" else {}))
             rr, recall, hsi = [], [], []
             for q, target in SYMPY_QUERIES:
                 if target not in graph.index:
