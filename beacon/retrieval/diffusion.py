@@ -118,7 +118,7 @@ class Diffusion:
     converged: bool
     dropped: float = 0.0  # L1 mass pruned from δ (0 for the exact iteration)
     prior_fallback: str | None = None
-    method: str = "power"  # or "push" (``push.push_pagerank``: residual is then the exact L1 error)
+    method: str = "power"  # "push" (``push.push_pagerank``: residual = the exact L1 error) or "push+power"
     pushes: int = 0  # single-node pushes (push only)
     touched: int = 0  # nodes with a non-zero estimate or residual (push only)
 

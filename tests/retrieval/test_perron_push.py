@@ -105,3 +105,23 @@ def test_push_is_local_and_warns_when_capped():
     assert not capped.converged and capped.iterations == 3
     with pytest.raises(ValueError, match="eps"):
         push_pagerank(path, prior, eps=0.0)
+
+
+def test_perron_with_the_warm_solver_ranks_like_the_power_iteration(tmp_path):
+    from beacon.graph import CodebaseGraph
+    from beacon.retrieval import get_method
+
+    src = "".join(f"def f{i}(x):\n    return f{i + 1}(x) + {i}\n\n\n" for i in range(30)) + "def f30(x):\n    return x\n"
+    (tmp_path / "chain.py").write_text(src)
+    (tmp_path / "util.py").write_text("from chain import f3, f17\n\n\ndef helper():\n    return f3(1) + f17(2)\n")
+    graph = CodebaseGraph.from_repo(tmp_path)
+    query = "helper returns the wrong sum of f3 and f17"
+    for name in ("perron", "ppr"):
+        power = get_method(name, tol=1e-12, max_iter=5000).retrieve(graph, query, 600)
+        warm = get_method(name, solver="warm", push_eps=1e-4, tol=1e-12, max_iter=5000).retrieve(graph, query, 600)
+        assert [s for s, _ in warm.ranking] == [s for s, _ in power.ranking]
+        assert warm.context.render() == power.context.render()
+    with pytest.raises(ValueError, match="solver"):
+        get_method("perron", solver="lanczos")
+    with pytest.raises(ValueError, match="prune"):
+        get_method("perron", solver="warm", prune=1e-3)
