@@ -114,13 +114,18 @@ class Diffusion:
 
     pi: np.ndarray
     iterations: int
-    residual: float  # ‖π_k − π_{k−1}‖₁ at the last step
+    residual: float  # ‖π_k − π_{k−1}‖₁ at the last step (push: ‖r‖₁ = ‖π − p‖₁)
     converged: bool
     dropped: float = 0.0  # L1 mass pruned from δ (0 for the exact iteration)
     prior_fallback: str | None = None
+    method: str = "power"  # "push" (``push.push_pagerank``: residual = the exact L1 error) or "push+power"
+    pushes: int = 0  # single-node pushes (push only)
+    touched: int = 0  # nodes with a non-zero estimate or residual (push only)
 
     def error_bound(self, beta: float) -> float:
-        """Upper bound on ``‖π − π*‖₁`` (truncation of the series plus pruning)."""
+        """Upper bound on ``‖π − π*‖₁`` (truncation of the series plus pruning; push: its residual mass)."""
+        if self.method == "push":
+            return self.residual
         return (self.dropped + beta * self.residual) / (1.0 - beta)
 
 
@@ -151,10 +156,14 @@ def _step_sparse(t: Transition, idx: np.ndarray, y: np.ndarray, prior: Prior, be
 
 
 def personalized_pagerank(t: Transition, prior: Prior, *, beta: float = 0.85, tol: float = 1e-4,
-                          max_iter: int = 200, prune: float = 0.0) -> Diffusion:
+                          max_iter: int = 200, prune: float = 0.0, start: np.ndarray | None = None) -> Diffusion:
     """Iterate ``π ← β·(π T) + (β·(π·d) + 1 − β)·p0`` from ``π = p0`` until ``‖Δπ‖₁ ≤ tol``.
 
-    Warns with ``DiffusionNotConverged`` (and returns the last iterate, marked
+    ``start`` (non-negative, summing to 1) replaces ``p0`` as the first
+    iterate (a warm start, see ``push.warm_pagerank``): ``δ`` then obeys the
+    same recurrence, because ``Σδ = 0`` cancels the teleport term, so the
+    stopping rule and the error bound are unchanged. Warns with
+    ``DiffusionNotConverged`` (and returns the last iterate, marked
     ``converged=False``) when ``max_iter`` steps do not reach ``tol``.
     """
     if not 0 < beta < 1:
@@ -163,11 +172,21 @@ def personalized_pagerank(t: Transition, prior: Prior, *, beta: float = 0.85, to
         raise ValueError(f"prior has {prior.n} nodes, the transition matrix {t.n}")
     if max_iter < 1 or tol <= 0 or prune < 0:
         raise ValueError("need max_iter >= 1, tol > 0 and prune >= 0")
-    pi = prior.dense()
-    dense = len(prior.nodes) > _DENSE_FRACTION * t.n
-    # δ_0 = π_1 − π_0 = β·p0 T + β·(p0·d)·p0 − β·p0
-    delta = _step_dense(t, pi, prior, beta) if dense else _step_sparse(t, prior.nodes, pi, prior, beta)
-    delta[prior.nodes] -= beta * prior.weights
+    if start is None:
+        pi = prior.dense()
+        dense = len(prior.nodes) > _DENSE_FRACTION * t.n
+        # δ_0 = π_1 − π_0 = β·p0 T + β·(p0·d)·p0 − β·p0
+        delta = _step_dense(t, pi, prior, beta) if dense else _step_sparse(t, prior.nodes, pi, prior, beta)
+        delta[prior.nodes] -= beta * prior.weights
+    else:
+        pi = np.array(start, dtype=np.float64)
+        if pi.shape != (t.n,) or not abs(pi.sum() - 1.0) <= 1e-9 or (pi < 0).any():
+            raise ValueError("start must be a non-negative vector with one entry per node, summing to 1")
+        dense = True  # a warm start is spread over the graph already
+        # δ_0 = β·x0 T + β·(x0·d)·p0 + (1 − β)·p0 − x0
+        delta = _step_dense(t, pi, prior, beta)
+        delta[prior.nodes] += (1.0 - beta) * prior.weights
+        delta -= pi
     dropped = 0.0
     iterations, residual = 0, np.inf
     while iterations < max_iter:

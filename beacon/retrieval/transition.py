@@ -64,6 +64,11 @@ class Transition:
     def dangling_nodes(self) -> np.ndarray:
         return np.flatnonzero(self.dangling)
 
+    @cached_property
+    def push_degree(self) -> np.ndarray:
+        """Entries per row, 1 for a dangling row: the ``deg(u)`` of forward push's threshold ``eps·deg(u)``."""
+        return np.maximum(np.diff(np.asarray(self.matrix.indptr, dtype=np.int64)), 1).astype(np.float64)
+
 
 def _adjacency(indptr: np.ndarray, indices: np.ndarray, n: int) -> sp.csr_matrix:
     data = np.ones(len(indices), dtype=np.float64)

@@ -17,8 +17,13 @@ Each graph runs in its own child process, pinned to one CPU, so that its peak
 RSS is its own and the diffusion runs on one core. Per graph: transition
 build, save, ``load_transition`` (memory-mapped ``.npy``), ``π_global`` once,
 then per query (median and p90 over ``--queries``): *diffusion* = softmax
-prior + personalized PageRank (tol 1e-4, the method's default) on the
-memory-mapped matrix; *packing* = specificity, the candidate pool and the
+prior + the new diffusion (``push.warm_pagerank``: forward push to 1e-5, then
+the power iteration warm-started from it, tol 1e-3; Perron's ``solver=warm``) on the
+memory-mapped matrix, timed query by query against *today's* diffusion (the
+cold power iteration at tol 1e-4, Perron's solver until issue 17) in the same
+process, with the L1 error of both against a tight solve (tol 1e-10), the
+mat-vecs, and the push's pushes and touched nodes; push alone (no
+iteration) is reported too, with its error; *packing* = specificity, the candidate pool and the
 frontier packer (budget 8000). Synthetic queries put BM25-like scores on 200
 random nodes and snippets cost a log-normal number of tokens (median 120);
 sympy uses real BM25 scores and exact token costs under the ``default`` and
@@ -48,6 +53,8 @@ import numpy as np
 from beacon.graph.codebase import csr_from_pairs
 from beacon.retrieval.diffusion import DiffusionNotConverged, global_pagerank, personalized_pagerank, softmax_prior, specificity
 from beacon.retrieval.frontier import FixedCosts, frontier_pack
+from beacon.retrieval.perron import Perron
+from beacon.retrieval.push import push_pagerank, warm_pagerank
 from beacon.retrieval.transition import EdgeWeights, build_transition, load_transition, save_transition
 
 SYMPY_VERSION = "1.13.3"
@@ -55,8 +62,10 @@ SYMPY_SHA256 = "b27fd2c6530e0ab39e275fc9b683895367e51d5da91baa8d3d64db2565fec4d9
 DEFAULT_CACHE = Path("~/.cache/beacon/sdists").expanduser()
 EDGES_PER_NODE = 10
 BUDGET = 8000
-TOL = 1e-4
+TOL = 1e-4  # today's (pre-issue-17) solver: the cold power iteration at this tolerance
 TARGET_MS = 20.0  # per diffusion at 100k nodes / 1M edges
+TARGET_RATIO = 0.25  # new diffusion / today's, same process, same queries
+PERRON = Perron("perron", solver="warm", tol=1e-3)  # the new diffusion (opt-in: method.params.solver=warm)
 # (bug-report query, the symbol that must change)
 SYMPY_QUERIES = (
     ("trigsimp does not simplify sin(x)**2 + cos(x)**2 inside a nested expression", "sympy/simplify/trigsimp.py::trigsimp"),
@@ -73,7 +82,8 @@ SYMPY_QUERIES = (
      "sympy/integrals/risch.py::risch_integrate"),
     ("limit of x*log(x) at zero is wrong in the gruntz algorithm", "sympy/series/gruntz.py::gruntz"),
 )
-COMPARED = ("bm25", "ppr", "perron", "perron_no_specificity", "perron_no_frontier")
+COMPARED = ("bm25", "ppr", "perron", "perron_no_specificity", "perron_no_frontier", "ppr:warm", "perron:warm")
+WARM = {"solver": "warm", "tol": 1e-3}  # ":warm" above: the method with the new diffusion
 
 
 # -- helpers -------------------------------------------------------------------
@@ -115,6 +125,32 @@ def summary(seconds: list[float]) -> dict[str, float]:
     return {"median_ms": statistics.median(ms), "p90_ms": ms[min(len(ms) - 1, int(0.9 * len(ms)))]}
 
 
+def compare_diffusions(t, prior, pi_global) -> dict:
+    """Today's solver and the new one on one prior, interleaved so both see the same machine load."""
+    old, old_s = timed(lambda: personalized_pagerank(t, prior, tol=TOL))
+    new, new_s = timed(lambda: warm_pagerank(t, prior, pi_global, beta=PERRON.beta, eps=PERRON.push_eps,
+                                             tol=PERRON.tol, max_iter=PERRON.max_iter))
+    local, push_s = timed(lambda: push_pagerank(t, prior, beta=PERRON.beta, eps=PERRON.push_eps))
+    exact = personalized_pagerank(t, prior, tol=1e-10, max_iter=1000).pi
+    return {"old_s": old_s, "new_s": new_s, "push_s": push_s, "old_iterations": old.iterations,
+            "new_iterations": new.iterations, "pushes": new.pushes, "touched": new.touched, "new": new,
+            "old_err": float(np.abs(old.pi - exact).sum()), "new_err": float(np.abs(new.pi - exact).sum()),
+            "push_err": float(np.abs(local.pi - exact).sum())}
+
+
+def diffusion_summary(samples: list[dict]) -> dict:
+    med = statistics.median
+    return {
+        "diffusion": summary([c["new_s"] for c in samples]), "old_diffusion": summary([c["old_s"] for c in samples]),
+        "push_only": summary([c["push_s"] for c in samples]),
+        "ratio": med(c["new_s"] / c["old_s"] for c in samples),
+        "iterations": med(c["new_iterations"] for c in samples), "old_iterations": med(c["old_iterations"] for c in samples),
+        "pushes": med(c["pushes"] for c in samples), "touched": med(c["touched"] for c in samples),
+        "new_err": med(c["new_err"] for c in samples), "old_err": med(c["old_err"] for c in samples),
+        "push_err": med(c["push_err"] for c in samples),
+    }
+
+
 def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
@@ -137,14 +173,13 @@ def run_synthetic(n: int, queries: int, caller: float, seed: int = 0) -> dict:
         glob, global_s = timed(lambda: global_pagerank(loaded))
         adjacency = (loaded.matrix + loaded.matrix.T).tocsr()
         costs = np.clip(rng.lognormal(np.log(120), 0.8, n), 10, 2000).astype(np.int64)
-        diffusion, packing, iterations = [], [], []
+        compared, packing = [], []
         for _ in range(queries):
             sim = np.zeros(n)
             hits = rng.choice(n, min(200, n), replace=False)
             sim[hits] = rng.gamma(2.0, 2.0, len(hits))
-            walk, seconds = timed(lambda: personalized_pagerank(loaded, softmax_prior(sim), tol=TOL))
-            diffusion.append(seconds)
-            iterations.append(walk.iterations)
+            compared.append(compare_diffusions(loaded, softmax_prior(sim), glob.pi))
+            walk = compared[-1]["new"]
 
             def pack_one():
                 spec = specificity(walk.pi, glob.pi)
@@ -157,8 +192,7 @@ def run_synthetic(n: int, queries: int, caller: float, seed: int = 0) -> dict:
             "graph": f"synthetic {n:,}" + ("" if caller == EdgeWeights().caller else f" λ_caller={caller:g}"),
             "nodes": n, "call_edges": int(len(calls[1])), "nnz_T": int(loaded.matrix.nnz),
             "generate_s": gen_s, "build_s": build_s, **io, "global_s": global_s, "global_iterations": glob.iterations,
-            "diffusion": summary(diffusion), "iterations": statistics.median(iterations),
-            "packing": summary(packing), "peak_rss_mb": peak_rss_mb(),
+            **diffusion_summary(compared), "packing": summary(packing), "peak_rss_mb": peak_rss_mb(),
         }
 
 
@@ -184,12 +218,10 @@ def run_sympy(cache: Path, queries: int) -> dict:
         glob, global_s = timed(lambda: global_rank_for(graph))
         texts = [q for q, _ in SYMPY_QUERIES]
         texts = (texts * (queries // len(texts) + 1))[:queries]
-        diffusion, iterations = [], []
+        compared = []
         for q in texts:
             sim = bm25_scores(graph, q)  # similarity is not diffusion; timed apart below
-            walk, seconds = timed(lambda: personalized_pagerank(loaded, softmax_prior(sim), tol=TOL))
-            diffusion.append(seconds)
-            iterations.append(walk.iterations)
+            compared.append(compare_diffusions(loaded, softmax_prior(sim), glob.pi))
         packing = {}
         for renderer in ("default", "breadcrumbs"):
             method = get_method("perron", renderer=renderer)
@@ -200,7 +232,8 @@ def run_sympy(cache: Path, queries: int) -> dict:
             packing[renderer] = summary(samples)
         quality = {}
         for name in COMPARED:
-            method = get_method(name)
+            base, _, variant = name.partition(":")
+            method = get_method(base, **(WARM if variant == "warm" else {}))
             rr, recall, hsi = [], [], []
             for q, target in SYMPY_QUERIES:
                 if target not in graph.index:
@@ -214,8 +247,7 @@ def run_sympy(cache: Path, queries: int) -> dict:
             "graph": f"sympy {SYMPY_VERSION}", "nodes": n, "call_edges": int(len(graph.edges[EdgeType.CALLS][1])),
             "nnz_T": int(loaded.matrix.nnz), "graph_build_s": graph_s, "build_s": build_s, **io,
             "global_s": global_s, "global_iterations": glob.iterations,
-            "diffusion": summary(diffusion), "iterations": statistics.median(iterations),
-            "packing": packing["default"], "packing_breadcrumbs": packing["breadcrumbs"],
+            **diffusion_summary(compared), "packing": packing["default"], "packing_breadcrumbs": packing["breadcrumbs"],
             "quality": quality, "peak_rss_mb": peak_rss_mb(),
         }
 
@@ -231,13 +263,17 @@ def child(spec: str, queries: int, cache: Path, caller: float) -> None:
 # -- report -------------------------------------------------------------------------
 def table(rows: list[dict]) -> str:
     header = ("graph", "nodes", "call edges", "nnz(T)", "build s", "save s", "mmap load ms", "π_global s (it)",
-              "diffusion ms med/p90", "iters", "packing ms med/p90", "peak RSS MB")
+              "diffusion ms med/p90", "mat-vecs", "pushes", "touched", "L1 err", "today ms (it)", "today L1 err",
+              "ratio", "push alone ms (L1 err)", "packing ms med/p90", "peak RSS MB")
     lines = [header]
     for r in rows:
         lines.append((
             r["graph"], f"{r['nodes']:,}", f"{r['call_edges']:,}", f"{r['nnz_T']:,}", f"{r['build_s']:.2f}",
             f"{r['save_s']:.2f}", f"{r['load_ms']:.2f}", f"{r['global_s']:.2f} ({r['global_iterations']})",
             f"{r['diffusion']['median_ms']:.1f} / {r['diffusion']['p90_ms']:.1f}", f"{r['iterations']:.0f}",
+            f"{r['pushes']:,.0f}", f"{r['touched']:,.0f}", f"{r['new_err']:.1e}",
+            f"{r['old_diffusion']['median_ms']:.1f} ({r['old_iterations']:.0f})", f"{r['old_err']:.1e}",
+            f"{r['ratio']:.2f}", f"{r['push_only']['median_ms']:.1f} ({r['push_err']:.1e})",
             f"{r['packing']['median_ms']:.1f} / {r['packing']['p90_ms']:.1f}", f"{r['peak_rss_mb']:.0f}",
         ))
     widths = [max(len(str(line[i])) for line in lines) for i in range(len(header))]
@@ -275,9 +311,12 @@ def main(argv: list[str] | None = None) -> int:
     print(table(rows))
     for r in rows:
         if r["nodes"] == 100_000 and r["graph"].startswith("synthetic") and r["call_edges"] <= 1_000_000:
-            med = r["diffusion"]["median_ms"]
+            med, ratio = r["diffusion"]["median_ms"], r["ratio"]
             print(f"\ntarget: diffusion <= {TARGET_MS:.0f} ms at 100k nodes / 1M edges: median {med:.1f} ms -> "
                   f"{'PASS' if med <= TARGET_MS else 'MISS'}")
+            print(f"target: diffusion / today's (cold power iteration, tol {TOL:g}, same process) <= {TARGET_RATIO}: "
+                  f"median ratio {ratio:.2f} ({med:.1f} / {r['old_diffusion']['median_ms']:.1f} ms) -> "
+                  f"{'PASS' if ratio <= TARGET_RATIO else 'MISS'}")
         if "packing_breadcrumbs" in r:
             b = r["packing_breadcrumbs"]
             print(f"\n{r['graph']}: breadcrumbs packing {b['median_ms']:.1f} / {b['p90_ms']:.1f} ms (med/p90); "

@@ -1,0 +1,127 @@
+"""Forward push and the push-warm-started iteration: the error bounds they state, against a direct solve."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from hypothesis import given, settings, strategies as st
+
+from beacon.graph.codebase import csr_from_pairs
+from beacon.retrieval.diffusion import DiffusionNotConverged, Prior, global_pagerank, softmax_prior
+from beacon.retrieval.push import push_pagerank, warm_pagerank
+from beacon.retrieval.transition import EdgeWeights, build_transition
+
+EPS = st.sampled_from([1e-2, 1e-3, 1e-4, 1e-6])
+BETA = st.sampled_from([0.5, 0.85, 0.95])
+
+
+@st.composite
+def directed(draw, max_nodes=24):
+    """Any call graph: dangling rows, self-calls, caller weights unlike call weights."""
+    n = draw(st.integers(1, max_nodes))
+    pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=4 * n))
+    src = np.array([p[0] for p in pairs], dtype=np.int64)
+    dst = np.array([p[1] for p in pairs], dtype=np.int64)
+    weights = EdgeWeights(call=draw(st.sampled_from([1.0, 0.3])), caller=draw(st.sampled_from([0.0, 0.5, 2.0])))
+    return build_transition(n, csr_from_pairs(src, dst, n), weights)
+
+
+@st.composite
+def undirected(draw, max_nodes=24):
+    """A symmetric 0/1 adjacency with a ring through every node (no dangling rows): T is the simple walk."""
+    n = draw(st.integers(2, max_nodes))
+    pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=3 * n))
+    pairs += [(i, (i + 1) % n) for i in range(n)]
+    src = np.array([a for a, b in pairs] + [b for a, b in pairs], dtype=np.int64)
+    dst = np.array([b for a, b in pairs] + [a for a, b in pairs], dtype=np.int64)
+    return build_transition(n, csr_from_pairs(src, dst, n), EdgeWeights(call=1.0, caller=0.0))
+
+
+def direct_solve(t, prior, beta):
+    """π (I − β(T + d p0ᵀ)) = (1 − β) p0, solved with a sparse LU factorisation."""
+    p0 = prior.dense()
+    g = t.matrix + sp.csr_matrix(np.outer(t.dangling.astype(np.float64), p0))
+    a = (sp.identity(t.n, format="csc") - beta * g.T).tocsc()
+    return np.atleast_1d(spla.spsolve(a, (1 - beta) * p0))
+
+
+def a_prior(data, n):
+    sims = data.draw(st.lists(st.floats(0, 30, allow_nan=False), min_size=n, max_size=n))
+    return softmax_prior(np.array(sims), top_k=data.draw(st.integers(1, 8)))
+
+
+@settings(max_examples=80, deadline=None)
+@given(directed(), st.data(), EPS, BETA)
+def test_push_bounds_hold_on_any_graph(t, data, eps, beta):
+    prior = a_prior(data, t.n)
+    exact = direct_solve(t, prior, beta)
+    result = push_pagerank(t, prior, beta=beta, eps=eps)
+    err = exact - result.pi
+    assert result.converged and result.method == "push"
+    assert (err >= -1e-12).all()  # p never overestimates
+    assert abs(err.sum() - result.residual) <= 1e-9  # ‖π − p‖₁ = ‖r‖₁ exactly
+    assert result.error_bound(beta) == result.residual
+    assert result.residual < eps * t.push_degree.sum() + 1e-15
+    per_node = (1 - beta) * eps * t.push_degree + beta * result.residual
+    assert (err <= per_node + 1e-12).all()
+    assert result.touched >= len(prior.nodes) and result.pushes >= result.iterations
+
+
+@settings(max_examples=80, deadline=None)
+@given(undirected(), st.data(), EPS, BETA)
+def test_push_keeps_the_acl_per_node_bound_on_undirected_walks(t, data, eps, beta):
+    assert not t.dangling.any()
+    prior = a_prior(data, t.n)
+    result = push_pagerank(t, prior, beta=beta, eps=eps)
+    err = direct_solve(t, prior, beta) - result.pi
+    assert (err >= -1e-12).all()
+    assert (err < eps * t.push_degree + 1e-12).all()  # π(v) − p(v) < eps·deg(v)
+
+
+@settings(max_examples=60, deadline=None)
+@given(directed(), st.data(), BETA, st.sampled_from([1e-3, 1e-6, 1e-10]))
+def test_warm_started_iteration_is_within_the_power_iterations_bound(t, data, beta, tol):
+    prior = a_prior(data, t.n)
+    glob = global_pagerank(t, beta=beta).pi
+    result = warm_pagerank(t, prior, glob, beta=beta, eps=1e-3, tol=tol, max_iter=5000)
+    exact = direct_solve(t, prior, beta)
+    assert result.converged and result.method == "push+power"
+    # β·tol/(1 − β) bounds the raw iterate; the final clip/renormalisation at most doubles it
+    assert np.abs(result.pi - exact).sum() <= 2 * result.error_bound(beta) + 1e-9
+    assert abs(result.pi.sum() - 1.0) <= 1e-12 and (result.pi >= 0).all()
+
+
+def test_push_is_local_and_warns_when_capped():
+    n = 2000  # a long path: mass from node 0 cannot get far before it falls below eps·deg
+    path = build_transition(n, csr_from_pairs(np.arange(n - 1), np.arange(1, n), n), EdgeWeights(1.0, 1.0))
+    prior = Prior(n, np.array([0]), np.array([1.0]))
+    result = push_pagerank(path, prior, eps=1e-4)
+    assert result.converged and result.touched < 100  # whatever n is
+    # ACL's work bound: Σ deg(u) over pushes ≤ 1/((1 − β)·eps); every node here has degree ≤ 2
+    assert result.pushes <= 1 / ((1 - 0.85) * 1e-4)
+    with pytest.warns(DiffusionNotConverged, match="did not converge"):
+        capped = push_pagerank(path, prior, eps=1e-12, max_rounds=3)
+    assert not capped.converged and capped.iterations == 3
+    with pytest.raises(ValueError, match="eps"):
+        push_pagerank(path, prior, eps=0.0)
+
+
+def test_perron_with_the_warm_solver_ranks_like_the_power_iteration(tmp_path):
+    from beacon.graph import CodebaseGraph
+    from beacon.retrieval import get_method
+
+    src = "".join(f"def f{i}(x):\n    return f{i + 1}(x) + {i}\n\n\n" for i in range(30)) + "def f30(x):\n    return x\n"
+    (tmp_path / "chain.py").write_text(src)
+    (tmp_path / "util.py").write_text("from chain import f3, f17\n\n\ndef helper():\n    return f3(1) + f17(2)\n")
+    graph = CodebaseGraph.from_repo(tmp_path)
+    query = "helper returns the wrong sum of f3 and f17"
+    for name in ("perron", "ppr"):
+        power = get_method(name, tol=1e-12, max_iter=5000).retrieve(graph, query, 600)
+        warm = get_method(name, solver="warm", push_eps=1e-4, tol=1e-12, max_iter=5000).retrieve(graph, query, 600)
+        assert [s for s, _ in warm.ranking] == [s for s, _ in power.ranking]
+        assert warm.context.render() == power.context.render()
+    with pytest.raises(ValueError, match="solver"):
+        get_method("perron", solver="lanczos")
+    with pytest.raises(ValueError, match="prune"):
+        get_method("perron", solver="warm", prune=1e-3)
