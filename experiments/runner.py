@@ -22,7 +22,7 @@ from beacon.providers import Recorder, ReplayProvider, make_provider
 from beacon.repair.attempt import AttemptSpec
 from beacon.repair.control import make_control_repo
 from beacon.repair.job import JobSummary, oracle_for, run_repair_job
-from beacon.repair.attempt import RECORD_SCHEMA
+from beacon.records import RECORD_SCHEMA
 from beacon.repair.prepare import RunSettings
 from beacon.repair.prompt import PROMPT_VERSION, _template
 from beacon.tasks import load_manifest, repo_resolver

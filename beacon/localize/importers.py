@@ -37,14 +37,13 @@ raises ``ImportFormatError`` naming the file, line and field.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Sequence
 
 from ..graph.symbols import MODULE_QUALNAME, symbol_id
 from .gold import Gold, GoldError, units_of_lines
-from .trajectories import kind_of, read_trajectory
+from .trajectories import jsonl_objects, kind_of, read_trajectory
 from .metrics import (
     ContextPrediction, acc_at_k, context_scores, edit_loc, mrr, rank_files, rank_functions,
     rank_modules, recall_at_k, trajectory_scores,
@@ -65,23 +64,14 @@ class ImportFormatError(ValueError):
 
 def _jsonl(path: Path | str) -> Iterator[tuple[int, dict]]:
     seen: dict[str, int] = {}
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ImportFormatError(path, number, None, f"not valid JSON: {exc.msg}") from None
-            if not isinstance(record, dict):
-                raise ImportFormatError(path, number, None, f"expected a JSON object, got {type(record).__name__}")
-            iid = record.get("instance_id")
-            if not isinstance(iid, str) or not iid:
-                raise ImportFormatError(path, number, "instance_id", "expected a non-empty string")
-            if iid in seen:
-                raise ImportFormatError(path, number, "instance_id", f"{iid!r} repeats line {seen[iid]}")
-            seen[iid] = number
-            yield number, record
+    for number, record in jsonl_objects(path, ImportFormatError):
+        iid = record.get("instance_id")
+        if not isinstance(iid, str) or not iid:
+            raise ImportFormatError(path, number, "instance_id", "expected a non-empty string")
+        if iid in seen:
+            raise ImportFormatError(path, number, "instance_id", f"{iid!r} repeats line {seen[iid]}")
+        seen[iid] = number
+        yield number, record
 
 
 class _Reader:

@@ -83,7 +83,11 @@ def parse_patch_context(text: str) -> dict[str, list[dict]]:
     return files
 
 
-def _jsonl(path: Path) -> Iterator[tuple[int, dict]]:
+def jsonl_objects(path: Path | str, error: type[ValueError] = TrajectoryFormatError) -> Iterator[tuple[int, dict]]:
+    """``(line number, object)`` for each non-blank line; ``error(path, line, field, message)`` otherwise.
+
+    Shared with :mod:`beacon.localize.importers` (which adds its own field checks).
+    """
     with open(path, encoding="utf-8") as fh:
         for number, line in enumerate(fh, 1):
             if not line.strip():
@@ -91,9 +95,9 @@ def _jsonl(path: Path) -> Iterator[tuple[int, dict]]:
             try:
                 value = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise TrajectoryFormatError(path, number, None, f"not valid JSON: {exc.msg}") from None
+                raise error(path, number, None, f"not valid JSON: {exc.msg}") from None
             if not isinstance(value, dict):
-                raise TrajectoryFormatError(path, number, None, f"expected a JSON object, got {type(value).__name__}")
+                raise error(path, number, None, f"expected a JSON object, got {type(value).__name__}")
             yield number, value
 
 
@@ -110,7 +114,7 @@ def read_checkpoints(path: Path | str) -> dict:
     path = Path(path)
     steps: list[dict] = []
     final = None
-    for number, checkpoint in _jsonl(path):
+    for number, checkpoint in jsonl_objects(path):
         if checkpoint.get("type") == "patch_context":
             text = _text(checkpoint.get("patch_context"), path, number, "patch_context")
             if text:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..providers.base import Provider, ProviderError
-from ..records import OUTCOMES, RECORD_SCHEMA  # noqa: F401  (re-exported: the row vocabulary)
+from ..records import OUTCOMES  # noqa: F401  (re-exported: the outcome vocabulary, see beacon.records)
 from ..retrieval import assemble_context
 from ..tasks.queries import build_query
 from .edits import Abstain, apply_edit, check_python_syntax, parse_edit
