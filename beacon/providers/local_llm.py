@@ -53,7 +53,7 @@ from .base import (
     check_extra_args,
     sha256_hex,
 )
-from .local_models import model_path_for
+from .local_models import chat_format_for, model_path_for
 from .llama_server import LocalServer, LocalServerError, check_loopback_host, free_port
 from .openai import OpenAIProvider
 from .registry import register_provider
@@ -116,6 +116,7 @@ class LocalLLMProvider:
         *,
         model_path: str | None = None,
         model_cache_dir: str | None = None,
+        chat_format: str | None = None,
         n_ctx: int = 8192,
         host: str = "127.0.0.1",
         port: int = 0,
@@ -146,7 +147,13 @@ class LocalLLMProvider:
         self.model_path = Path(model_path).expanduser() if model_path else default_model_path(model, model_cache_dir)
         if not self.model_path.is_file():
             raise ProviderConfigError(f"{name}: model_path {str(self.model_path)!r} is not a file")
+        # The packaged model's chat format unless one is given; None leaves the GGUF's own template.
+        self.chat_format = chat_format or (None if model_path else chat_format_for(model))
+        if self.chat_format is not None and not isinstance(self.chat_format, str):
+            raise ProviderConfigError(f"{name}: chat_format must be a string or null, got {chat_format!r}")
         command = list(server_command) if server_command is not None else list(DEFAULT_SERVER_COMMAND)
+        if server_command is None and self.chat_format:
+            command += ["--chat_format", "{chat_format}"]
         if not command or not all(isinstance(part, str) and part for part in command):
             raise ProviderConfigError(f"{name}: server_command must be a non-empty list of strings, got {command!r}")
         self.default_command = server_command is None
@@ -171,6 +178,7 @@ class LocalLLMProvider:
         info = self.server.start({
             "python": sys.executable, "model_path": str(self.model_path), "host": self.host, "port": port,
             "n_ctx": self.n_ctx, "n_threads": self.n_threads, "seed": self.seed,
+            "chat_format": self.chat_format or "",
         })
         self.startup_s = info.startup_s
         # No retries: a retried generation on a local server only doubles the wait.
@@ -281,7 +289,8 @@ class LocalLLMProvider:
             "template_overhead_tokens": self._template_overhead,
             "llama_cpp_python": llama_cpp_version() if self.default_command else None,
             "server": {"n_ctx": self.n_ctx, "n_threads": self.n_threads, "seed": self.seed,
-                       "context_margin": self.context_margin, "default_command": self.default_command},
+                       "context_margin": self.context_margin, "default_command": self.default_command,
+                       **({"chat_format": self.chat_format} if self.chat_format else {})},
         }
 
     def _overflow(self, body: bytes, predicted: int, reason: str) -> Completion:

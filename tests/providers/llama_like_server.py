@@ -114,6 +114,7 @@ def main() -> None:
     parser.add_argument("--startup-delay", type=float, default=0.0)
     parser.add_argument("--spawn-child", action="store_true")
     parser.add_argument("--obey-schema", action="store_true")
+    parser.add_argument("--chat_format", default="")
     ARGS = parser.parse_args()
     if ARGS.mode == "die":
         print(f"error loading model: cannot open {ARGS.model}: bad magic", file=sys.stderr, flush=True)

@@ -8,7 +8,9 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import json
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -95,8 +97,16 @@ def test_local_llm_selects_gemma_by_label_and_records_its_digest(tmp_path):
     server = str(Path(__file__).with_name("llama_like_server.py"))
     command = [sys.executable, server, "--model", "{model_path}", "--host", "{host}", "--port", "{port}",
                "--n_ctx", "{n_ctx}"]
-    with LocalLLMProvider(model="gemma3-270m", model_cache_dir=str(tmp_path), server_command=command,
-                          startup_timeout_s=30) as p:
+    with LocalLLMProvider(model="gemma3-270m", model_cache_dir=str(tmp_path), startup_timeout_s=30,
+                          server_command=[*command, "--chat_format", "{chat_format}"]) as p:
         c = p.complete("hello there", max_tokens=8)
+        with urllib.request.urlopen(f"{p.server.info.base_url}/debug/state", timeout=5) as resp:
+            argv = json.load(resp)["argv"]
     assert c.model == "gemma-3-270m-q4_k_m.gguf" and c.model_digest == f"sha256:{_GEMMA.sha256}"
-    assert c.raw["model_label"] == "gemma3-270m"
+    assert c.raw["model_label"] == "gemma3-270m" and c.raw["server"]["chat_format"] == "gemma"
+    # The GGUF has no chat template: without --chat_format gemma the server would use llama-2's.
+    assert argv[argv.index("--chat_format") + 1] == "gemma"
+    default = LocalLLMProvider(model="gemma3-270m", model_cache_dir=str(tmp_path))
+    assert default.server.command[-2:] == ["--chat_format", "{chat_format}"]
+    assert LocalLLMProvider(model="smollm2-135m-instruct", model_path=str(tmp_path / "gemma-3-270m-q4_k_m.gguf")
+                            ).chat_format is None  # an explicit file keeps its own template unless told
