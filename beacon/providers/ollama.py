@@ -8,6 +8,8 @@ This adapter exists for runs that must stay on the machine, so it is strict:
   the server reports a remote model (``remote_host``/``remote_model``);
 * the model's digest is taken from the server (``/api/show``, else
   ``/api/tags``), so a record names the exact weights that answered;
+* a ``response_schema`` is sent as ``format`` (Ollama constrains decoding to
+  that JSON schema); stop strings go into ``options.stop``;
 * prompts that may not fit ``num_ctx`` are refused before sending (Ollama would
   otherwise silently drop the start of the prompt), and an answer whose native
   prompt count reached the context limit is marked not usable.
@@ -27,6 +29,7 @@ from .base import (
     ProviderResponseError,
     canonical_json,
     check_call_args,
+    check_extra_args,
     sha256_hex,
 )
 from .registry import register_provider
@@ -54,6 +57,8 @@ def _count(value: Any) -> int | None:
 @register_provider("ollama")
 class OllamaProvider:
     """Completions from a model served by a local Ollama."""
+
+    structured_output = "json_schema"  # can constrain decoding to a JSON schema (format)
 
     def __init__(
         self,
@@ -160,21 +165,27 @@ class OllamaProvider:
         chat template can produce more tokens than cl100k counts."""
         return self.context_margin + math.ceil(estimate * self.margin_fraction)
 
-    def request_body(self, prompt: str, *, max_tokens: int, temperature: float, seed: int | None) -> bytes:
+    def request_body(self, prompt: str, *, max_tokens: int, temperature: float, seed: int | None,
+                     response_schema: dict[str, Any] | None = None, stop: list[str] | None = None) -> bytes:
         """The exact bytes POSTed to /api/generate (their SHA-256 is ``request_sha256``)."""
         options: dict[str, Any] = {"num_ctx": self.num_ctx, "num_predict": max_tokens,
                                    "temperature": float(temperature)}  # 0 and 0.0 must hash alike
         if seed is not None:
             options["seed"] = seed
+        if stop:
+            options["stop"] = list(stop)
         body: dict[str, Any] = {"model": self.model, "prompt": prompt, "stream": False, "raw": False,
                                 "options": options}
+        if response_schema is not None:
+            body["format"] = response_schema
         if self.keep_alive is not None:
             body["keep_alive"] = self.keep_alive
         return canonical_json(body)
 
-    def complete(self, prompt: str, *, max_tokens: int, temperature: float = 0.0,
-                 seed: int | None = 0) -> Completion:
+    def complete(self, prompt: str, *, max_tokens: int, temperature: float = 0.0, seed: int | None = 0,
+                 response_schema: dict[str, Any] | None = None, stop: list[str] | None = None) -> Completion:
         check_call_args(self.name, prompt, max_tokens, temperature, seed)
+        check_extra_args(self.name, response_schema, stop)
         estimate = count_tokens(prompt)
         reserve = self.reserved_tokens(estimate)
         if estimate + reserve + max_tokens > self.num_ctx:
@@ -184,13 +195,16 @@ class OllamaProvider:
                 "max_tokens, or raise num_ctx (within what the model and memory allow)"
             )
         identity = self.model_identity()
-        body = self.request_body(prompt, max_tokens=max_tokens, temperature=temperature, seed=seed)
+        body = self.request_body(prompt, max_tokens=max_tokens, temperature=temperature, seed=seed,
+                                 response_schema=response_schema, stop=stop)
         payload, resp = self._call("POST", "/api/generate", body)
         self._refuse_remote(payload, "/api/generate")
-        return self._completion(payload, body, resp, identity, estimate, reserve)
+        return self._completion(payload, body, resp, identity, estimate, reserve,
+                                constrained=response_schema is not None)
 
     def _completion(self, payload: dict[str, Any], body: bytes, resp: transport.HttpResponse,
-                    identity: dict[str, Any], estimate: int, reserve: int) -> Completion:
+                    identity: dict[str, Any], estimate: int, reserve: int, *,
+                    constrained: bool = False) -> Completion:
         where = f"{self.name}: POST {self.base_url}/api/generate"
         if payload.get("done") is not True:
             raise ProviderResponseError(f"{where}: response is not final (done={payload.get('done')!r})")
@@ -228,6 +242,8 @@ class OllamaProvider:
             "details": identity["details"],
             **{k: payload[k] for k in _DURATIONS if k in payload},
         }
+        if constrained:
+            raw["structured_output"] = {"mode": "json_schema", "sent_as": "format"}
         return Completion(
             text=text,
             input_tokens=prompt_count,

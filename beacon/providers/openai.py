@@ -1,6 +1,11 @@
 """OpenAI-compatible chat completions (api.openai.com, vLLM, llama.cpp server, ...).
 
-One user message per call, ``POST {base_url}/chat/completions``. The API key is
+One user message per call, ``POST {base_url}/chat/completions``. A
+``response_schema`` is sent as ``response_format: {"type": "json_schema",
+"json_schema": {"name", "schema"}}`` (OpenAI, vLLM, llama.cpp's own server);
+``schema_format="json_object_schema"`` sends ``{"type": "json_object",
+"schema": ...}`` instead, the form llama-cpp-python's server turns into a
+grammar (its ``response_format`` type is ``text`` or ``json_object``). The API key is
 read from an environment variable whose *name* is configured (never the key
 itself), at call time, and is kept out of every Completion, ``raw`` dict,
 repr and error message. Loopback servers may run without a key.
@@ -17,6 +22,7 @@ from .base import (
     ProviderResponseError,
     canonical_json,
     check_call_args,
+    check_extra_args,
     sha256_hex,
 )
 from .registry import register_provider
@@ -33,6 +39,11 @@ _FINISH_REASONS = {
 }
 
 
+# How a JSON schema is put into the request body (see the module docstring).
+SCHEMA_FORMATS = ("json_schema", "json_object_schema")
+MODE = "json_schema"
+
+
 def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
@@ -40,6 +51,8 @@ def _count(value: Any) -> int | None:
 @register_provider("openai")
 class OpenAIProvider:
     """Chat completions against any OpenAI-compatible server."""
+
+    structured_output = MODE  # can constrain decoding to a JSON schema (response_format)
 
     def __init__(
         self,
@@ -53,10 +66,14 @@ class OpenAIProvider:
         backoff_max_s: float = 30.0,
         retry_after_cap_s: float = 60.0,
         allow_http: bool = False,
+        schema_format: str = "json_schema",
         name: str = "openai",
     ) -> None:
         if not isinstance(model, str) or not model:
             raise ProviderConfigError(f"{name}: model must be a non-empty string, got {model!r}")
+        if schema_format not in SCHEMA_FORMATS:
+            raise ProviderConfigError(f"{name}: schema_format must be one of {SCHEMA_FORMATS}, got {schema_format!r}")
+        self.schema_format = schema_format
         parts = transport.parse_base_url(base_url, name)
         self.name = name
         self.model = model
@@ -90,8 +107,13 @@ class OpenAIProvider:
             )
         return key
 
-    def request_body(self, prompt: str, *, max_tokens: int, temperature: float, seed: int | None) -> bytes:
-        """The exact bytes POSTed for this call (their SHA-256 is ``request_sha256``)."""
+    def request_body(self, prompt: str, *, max_tokens: int, temperature: float, seed: int | None,
+                     response_schema: dict[str, Any] | None = None, stop: list[str] | None = None) -> bytes:
+        """The exact bytes POSTed for this call (their SHA-256 is ``request_sha256``).
+
+        Without a schema or stop strings the body is byte-identical to the one
+        sent before they existed (recorded request hashes stay comparable).
+        """
         body: dict[str, Any] = {
             "model": self.model,
             "messages": [{"role": "user", "content": prompt}],
@@ -100,23 +122,35 @@ class OpenAIProvider:
         }
         if seed is not None:
             body["seed"] = seed
+        if stop:
+            body["stop"] = list(stop)
+        if response_schema is not None:
+            if self.schema_format == "json_object_schema":
+                body["response_format"] = {"type": "json_object", "schema": response_schema}
+            else:
+                name = str(response_schema.get("title") or "answer")
+                body["response_format"] = {"type": "json_schema",
+                                           "json_schema": {"name": name, "schema": response_schema}}
         return canonical_json(body)
 
-    def complete(self, prompt: str, *, max_tokens: int, temperature: float = 0.0,
-                 seed: int | None = 0) -> Completion:
+    def complete(self, prompt: str, *, max_tokens: int, temperature: float = 0.0, seed: int | None = 0,
+                 response_schema: dict[str, Any] | None = None, stop: list[str] | None = None) -> Completion:
         check_call_args(self.name, prompt, max_tokens, temperature, seed)
+        check_extra_args(self.name, response_schema, stop)
         key = self._api_key()
-        body = self.request_body(prompt, max_tokens=max_tokens, temperature=temperature, seed=seed)
+        body = self.request_body(prompt, max_tokens=max_tokens, temperature=temperature, seed=seed,
+                                 response_schema=response_schema, stop=stop)
         secrets = (key,) if key else ()
         resp = transport.request(
             self._opener, "POST", self.url, body, provider=self.name, timeout_s=self.timeout_s,
             policy=self.policy, headers={"Authorization": f"Bearer {key}"} if key else {}, secrets=secrets,
         )
         payload = transport.decode_json_object(resp.body, self.name, f"POST {self.url}", secrets)
-        return self._completion(payload, body, resp, authenticated=key is not None, secrets=secrets)
+        return self._completion(payload, body, resp, authenticated=key is not None, secrets=secrets,
+                                constrained=response_schema is not None)
 
     def _completion(self, payload: dict[str, Any], body: bytes, resp: transport.HttpResponse, *,
-                    authenticated: bool, secrets: tuple[str, ...]) -> Completion:
+                    authenticated: bool, secrets: tuple[str, ...], constrained: bool = False) -> Completion:
         where = f"{self.name}: POST {self.url}"
         choices = payload.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
@@ -143,6 +177,9 @@ class OpenAIProvider:
             # Without a reported model we fall back to the requested name, and say so.
             "model_reported": isinstance(reported_model, str) and bool(reported_model),
         }
+        if constrained:
+            # What was asked for, not a promise kept: a server may ignore it (the parse stays strict).
+            raw["structured_output"] = {"mode": MODE, "sent_as": f"response_format ({self.schema_format})"}
         if message.get("refusal"):
             raw["refusal"] = message["refusal"]
         return Completion(

@@ -2,7 +2,10 @@
 
 A recordings file is JSONL: one object per line holding ``prompt_sha256``, the
 :class:`~beacon.providers.base.Completion` fields and, optionally, ``params``
-(``max_tokens``, ``temperature``, ``seed`` of the recorded call). Replaying a
+(``max_tokens``, ``temperature``, ``seed`` of the recorded call, and ``stop``
+when stop strings were sent). ``prompt_sha256`` is the call's
+:func:`~beacon.providers.base.request_key`: the prompt's SHA-256, or, for a
+call constrained by a JSON schema, the hash of prompt and schema. Replaying a
 file gives back exactly the recorded Completions, so a repair run can be
 re-scored offline, byte for byte.
 
@@ -29,7 +32,8 @@ from .base import (
     Provider,
     ProviderError,
     check_call_args,
-    prompt_sha256,
+    check_extra_args,
+    request_key,
 )
 from .registry import register_provider
 
@@ -83,9 +87,10 @@ def _seconds(v: Any) -> bool:
 
 def _params(v: Any) -> bool:
     return (
-        isinstance(v, dict) and set(v) == {"max_tokens", "temperature", "seed"}
+        isinstance(v, dict) and set(v) - {"stop"} == {"max_tokens", "temperature", "seed"}
         and _int(v["max_tokens"]) and isinstance(v["temperature"], (int, float))
         and not isinstance(v["temperature"], bool) and (v["seed"] is None or _int(v["seed"]))
+        and ("stop" not in v or (isinstance(v["stop"], list) and all(isinstance(s, str) for s in v["stop"])))
     )
 
 
@@ -106,7 +111,8 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "latency_s": (_seconds, "a finite number >= 0"),
     "raw": (lambda v: isinstance(v, dict), "an object"),
     "unusable_reason": (_str_or_none, "a string or null"),
-    "params": (_params, 'an object {"max_tokens": int, "temperature": number, "seed": int|null}'),
+    "params": (_params, 'an object {"max_tokens": int, "temperature": number, "seed": int|null, '
+                        '"stop"?: [string]}'),
 }
 assert set(_CHECKS) == set(COMPLETION_FIELDS) | {"prompt_sha256", "params"}
 
@@ -169,18 +175,27 @@ def load_recordings(path: str | os.PathLike[str]) -> dict[str, Recording]:
     return recordings
 
 
-def _call_params(max_tokens: int, temperature: float, seed: int | None) -> dict[str, Any]:
-    return {"max_tokens": max_tokens, "temperature": temperature, "seed": seed}
+def _call_params(max_tokens: int, temperature: float, seed: int | None,
+                 stop: list[str] | None = None) -> dict[str, Any]:
+    params: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature, "seed": seed}
+    if stop:  # absent when unused: recordings made before stop strings existed still match
+        params["stop"] = list(stop)
+    return params
 
 
-def _lookup(recordings: Mapping[str, Recording], prompt: str, params: dict[str, Any],
+def _extra(response_schema: dict[str, Any] | None, stop: list[str] | None) -> dict[str, Any]:
+    """The optional keywords to pass on: only those that are set (adapters may lack them)."""
+    return {k: v for k, v in (("response_schema", response_schema), ("stop", stop)) if v}
+
+
+def _lookup(recordings: Mapping[str, Recording], key: str, params: dict[str, Any],
             source: str, provider: str) -> Completion:
-    key = prompt_sha256(prompt)
     rec = recordings.get(key)
     if rec is None:
         raise ReplayMiss(
             f"{provider}: no recording for prompt sha256 {key} in {source}; record it with "
-            "Recorder, or check that the prompt builder has not changed since recording"
+            "Recorder, or check that the prompt builder (and the structured-output schema, if any) "
+            "has not changed since recording"
         )
     if rec.params is not None and rec.params != params:
         raise ReplayMismatch(
@@ -219,11 +234,12 @@ class ReplayProvider:
     def __repr__(self) -> str:
         return f"ReplayProvider(name={self.name!r}, source={self.source!r}, recordings={len(self)})"
 
-    def complete(self, prompt: str, *, max_tokens: int, temperature: float = 0.0,
-                 seed: int | None = 0) -> Completion:
+    def complete(self, prompt: str, *, max_tokens: int, temperature: float = 0.0, seed: int | None = 0,
+                 response_schema: dict[str, Any] | None = None, stop: list[str] | None = None) -> Completion:
         check_call_args(self.name, prompt, max_tokens, temperature, seed)
-        return _lookup(self._recordings, prompt, _call_params(max_tokens, temperature, seed),
-                       self.source, self.name)
+        check_extra_args(self.name, response_schema, stop)
+        return _lookup(self._recordings, request_key(prompt, response_schema),
+                       _call_params(max_tokens, temperature, seed, stop), self.source, self.name)
 
 
 class Recorder:
@@ -273,14 +289,16 @@ class Recorder:
         finally:
             os.close(fd)
 
-    def complete(self, prompt: str, *, max_tokens: int, temperature: float = 0.0,
-                 seed: int | None = 0) -> Completion:
+    def complete(self, prompt: str, *, max_tokens: int, temperature: float = 0.0, seed: int | None = 0,
+                 response_schema: dict[str, Any] | None = None, stop: list[str] | None = None) -> Completion:
         check_call_args(self.name, prompt, max_tokens, temperature, seed)
-        params = _call_params(max_tokens, temperature, seed)
-        key = prompt_sha256(prompt)
+        check_extra_args(self.name, response_schema, stop)
+        params = _call_params(max_tokens, temperature, seed, stop)
+        key = request_key(prompt, response_schema)
         if key in self._recorded:
-            return _lookup(self._recorded, prompt, params, str(self.path), self.name)
-        completion = self.provider.complete(prompt, max_tokens=max_tokens, temperature=temperature, seed=seed)
+            return _lookup(self._recorded, key, params, str(self.path), self.name)
+        completion = self.provider.complete(prompt, max_tokens=max_tokens, temperature=temperature, seed=seed,
+                                            **_extra(response_schema, stop))
         obj = {"prompt_sha256": key, "params": params, **completion.to_dict()}
         try:
             line = json.dumps(obj, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"

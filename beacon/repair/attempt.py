@@ -8,8 +8,11 @@ its report, :mod:`beacon.repair.canary`), ``timeout``, ``test_fail``,
 ``harness_error``. A ``pass`` comes only from :func:`verify_run` on a fresh
 JUnit report whose canaries behaved. ``record["checks"]`` holds each layer's
 evidence (screen, canaries, integrity, sandbox) so a reader can see why a
-pass is a pass. A dry run assembles context and prompt without calling a
-model or executing code; its scores are null.
+pass is a pass. ``record["structured_output"]`` says whether the answer was
+constrained by the edit format's JSON schema (:mod:`beacon.repair.structured`)
+or why not; the answer is parsed equally strictly either way. A dry run
+assembles context and prompt without calling a model or executing code; its
+scores are null.
 
 The returned row is deterministic for identical inputs: no timestamps, no
 absolute paths (durations are returned separately, for ``timings.jsonl``).
@@ -34,6 +37,7 @@ from .prompt import FORMAT_RENDERER, build_prompt
 from .pytest_runner import PytestRun, TamperedCheckoutError, run_pytest, verify_run
 from .sandbox import SANDBOX_UID
 from .screen import screen_edit
+from .structured import decide
 from .task_policy import edit_policy, extended_header_problem
 
 
@@ -49,6 +53,13 @@ class AttemptSpec:
     provider: str
     method_params: tuple[tuple[str, object], ...] = ()
     max_tokens: int = 512
+    # provider.structured_output (auto | off) and the provider class's capability
+    # ("json_schema", or None when it cannot constrain decoding).
+    structured_output: str = "off"
+    provider_structured: str | None = None
+    stop: tuple[str, ...] = ()  # stop strings sent with the call (none: the provider's default)
+    temperature: float = 0.0
+    seed: int | None = 0
 
     def key(self, task_id: str) -> str:
         params = ",".join(f"{k}={v}" for k, v in self.method_params)
@@ -77,7 +88,8 @@ def run_attempt(prepared: PreparedTask, spec: AttemptSpec, provider_for: Callabl
     renderer = FORMAT_RENDERER.get(spec.edit_format)
     result = assemble_context(prepared.graph, query.text, spec.method, budget=spec.budget, renderer=renderer, **params)
     context = result.context
-    prompt = build_prompt(query.text, context.render(), spec.edit_format)
+    structured = decide(spec.structured_output, spec.provider_structured, spec.edit_format)
+    prompt = build_prompt(query.text, context.render(), spec.edit_format, structured=structured)
     timings["retrieve_s"] = time.perf_counter() - clock
     covers = any(s.path == task.path and s.start_line <= task.line <= s.end_line for s in context.snippets)
     record: dict = {
@@ -92,6 +104,7 @@ def run_attempt(prepared: PreparedTask, spec: AttemptSpec, provider_for: Callabl
         "covers_bug_line": covers, "ranking_top": [i for i, _ in result.ranking[:20]],
         "prompt_version": prompt.version, "prompt_template_sha256": prompt.template_sha256,
         "prompt_sha256": prompt.sha256, "prompt_tokens": None, "prompt": prompt.text,
+        "structured_output": structured.record(),
         "dry_run": dry_run, "task_valid": prepared.valid, "task_invalid_reason": prepared.invalid_reason,
         "baseline": prepared.baseline, "mutant": prepared.mutant, "sandboxed": prepared.sandboxed,
         "model": None, "response": None, "repair": None, "outcome": None, "outcome_detail": None,
@@ -105,7 +118,7 @@ def run_attempt(prepared: PreparedTask, spec: AttemptSpec, provider_for: Callabl
     if dry_run or not prepared.valid:
         return record, timings
     try:
-        outcome, detail = _score(prepared, spec, provider_for, settings, prompt.text, record, timings, slot)
+        outcome, detail = _score(prepared, spec, provider_for, settings, prompt, record, timings, slot)
     except (OSError, ValueError, RuntimeError) as exc:  # the harness failed, not the model
         outcome, detail = "harness_error", _clean(f"{type(exc).__name__}: {exc}", prepared)
     record["outcome"], record["outcome_detail"] = outcome, detail
@@ -115,9 +128,12 @@ def run_attempt(prepared: PreparedTask, spec: AttemptSpec, provider_for: Callabl
 def _score(prepared, spec, provider_for, settings, prompt, record, timings, slot) -> tuple[str, str | None]:
     task = prepared.task
     provider = provider_for(prepared, spec)
+    # Only keywords that are set: a provider that cannot constrain output need not accept them.
+    extra = {k: v for k, v in (("response_schema", prompt.response_schema), ("stop", list(spec.stop))) if v}
     clock = time.perf_counter()
     try:
-        completion = provider.complete(prompt, max_tokens=spec.max_tokens)
+        completion = provider.complete(prompt.text, max_tokens=spec.max_tokens, temperature=spec.temperature,
+                                       seed=spec.seed, **extra)
     except ProviderError as exc:
         timed_out = "timed out" in str(exc).lower() or "timeout" in str(exc).lower()
         return ("timeout" if timed_out else "harness_error"), _clean(f"provider: {exc}", prepared)

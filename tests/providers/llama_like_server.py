@@ -9,7 +9,11 @@ whitespace tokenizer), ``POST /v1/chat/completions`` (a fixed chat template of
 TEMPLATE_TOKENS tokens around the user message, ``usage`` in the answer) and
 ``GET /debug/state`` (request counts, the child pid, what the server was
 started with) so tests can see what reached the server. A user message
-containing ``__hang__`` makes the completion sleep for a minute.
+containing ``__hang__`` makes the completion sleep for a minute. With
+``--obey-schema`` a request whose ``response_format`` carries a schema (as
+llama-cpp-python takes it: ``{"type": "json_object", "schema": ...}``) is
+answered with an abstention, a JSON object every edit-format schema allows;
+without it the schema is ignored and the answer is prose.
 """
 from __future__ import annotations
 
@@ -85,6 +89,9 @@ class Handler(BaseHTTPRequestHandler):
                                                       f"window of {ARGS.n_ctx}"}})
                 return
             text, finish = answer(content, min(body["max_tokens"], ARGS.n_ctx - prompt_tokens), body.get("seed"))
+            fmt = body.get("response_format") or {}
+            if ARGS.obey_schema and fmt.get("type") == "json_object" and isinstance(fmt.get("schema"), dict):
+                text, finish = json.dumps({"abstain": True, "reason": "constrained by the schema"}), "stop"
             self._send(200, {
                 "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": ARGS.model,
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
@@ -106,6 +113,8 @@ def main() -> None:
     parser.add_argument("--mode", choices=("normal", "die"), default="normal")
     parser.add_argument("--startup-delay", type=float, default=0.0)
     parser.add_argument("--spawn-child", action="store_true")
+    parser.add_argument("--obey-schema", action="store_true")
+    parser.add_argument("--chat_format", default="")
     ARGS = parser.parse_args()
     if ARGS.mode == "die":
         print(f"error loading model: cannot open {ARGS.model}: bad magic", file=sys.stderr, flush=True)
