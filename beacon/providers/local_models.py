@@ -23,6 +23,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..artifacts.hashing import sha256_file
 from .base import ProviderConfigError
 
 
@@ -69,14 +70,6 @@ def default_cache_dir() -> Path:
     return Path.home() / ".cache" / "beacon" / "models"
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def assemble(model: PackagedModel, cache_dir: Path) -> Path:
     """The chunks of ``model`` concatenated into ``cache_dir/<file_name>`` (reused when present and intact)."""
     parts = []
@@ -89,7 +82,7 @@ def assemble(model: PackagedModel, cache_dir: Path) -> Path:
     target = cache_dir / model.file_name
     # A file with another hash (a torn copy, other weights) is never used; size first, it is cheap.
     expected_size = sum(p.stat().st_size for p in parts)
-    if target.is_file() and target.stat().st_size == expected_size and _sha256(target) == model.sha256:
+    if target.is_file() and target.stat().st_size == expected_size and sha256_file(target) == model.sha256:
         return target
     cache_dir.mkdir(parents=True, exist_ok=True)
     # Written beside the target, then renamed: a concurrent run sees the old file or the whole new one.
