@@ -23,6 +23,7 @@ from beacon.repair.attempt import AttemptSpec
 from beacon.repair.control import make_control_repo
 from beacon.repair.job import JobSummary, oracle_for, run_repair_job
 from beacon.records import RECORD_SCHEMA
+from beacon.repair.sandbox import path_placeholders
 from beacon.repair.prepare import RunSettings
 from beacon.repair.prompt import PROMPT_VERSION, _template
 from beacon.repair.structured import decide, schema_sha256
@@ -188,6 +189,8 @@ def _execute(cfg: DictConfig, run_dir: Path, work: Path, overrides: list[str], r
                                  dry_run=cfg.dry_run, progress=cfg.progress)
         writer.set_environment("tests_sandboxed", summary.sandboxed)
         writer.set_environment("records_schema", RECORD_SCHEMA)  # see beacon.records
+        # Rows name the Python mounts of the sandbox by label; the host paths behind the labels:
+        writer.set_environment("sandbox_path_placeholders", {v: k for k, v in path_placeholders().items()})
         writer.set_environment("invalid_tasks", summary.invalid_tasks)
         writer.set_environment("rows", {"written": summary.rows_written, "resumed": summary.rows_resumed})
         writer.seal()

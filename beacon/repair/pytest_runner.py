@@ -72,8 +72,8 @@ from .controls import protected_changes, root_config_file
 from .junit import JUnitError, JUnitReport, Verdict, parse_junit, verify_all_passed
 from .canary import CanaryCheck, CanarySecret, bootstrap_code, check_canaries, install_plugin, secret_pipe
 from .process import run_captured
-from .sandbox import (SANDBOX_HOME, SANDBOX_TMP, Mount, SandboxUnavailableError, bwrap_prefix, find_bwrap,
-                      write_synthetic_etc)
+from .sandbox import (SANDBOX_HOME, SANDBOX_TMP, Mount, SandboxUnavailableError, bwrap_prefix, describe_mounts,
+                      find_bwrap, write_synthetic_etc)
 
 DEFAULT_TIMEOUT_S = 60.0
 OUTPUT_CAP = 1 << 20  # bytes kept per stream
@@ -302,8 +302,7 @@ def run_pytest(
         report_path=_save_report(cap.channel, report_dir), report=report, report_error=report_error,
         sandboxed=bwrap is not None, network_isolated=bwrap is not None and network == "deny",
         sandbox_note=sandbox_note, integrity_violations=violations, canaries=canaries,
-        mounts=tuple(m.describe().replace(str(checkout), "<checkout>").replace(str(scratch), "<runner>")
-                     for m in mounts),
+        mounts=describe_mounts(mounts, {str(checkout): "<checkout>", str(scratch): "<runner>"}),
     )
 
 

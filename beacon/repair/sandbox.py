@@ -121,6 +121,28 @@ def python_paths() -> list[str]:
     return out
 
 
+def path_placeholders() -> dict[str, str]:
+    """Host paths that differ between machines (the Python installation and environment) -> a stable
+    label, so a row can record the mounts without absolute paths (``run.json`` keeps the mapping)."""
+    labels = {}
+    for raw, label in ((sys.base_prefix, "<python>"), (sys.prefix, "<python-env>")):
+        for p in (os.path.realpath(raw), os.path.abspath(raw)):
+            if p != "/" and not p.startswith("/usr"):
+                labels.setdefault(p, label)
+    return dict(sorted(labels.items(), key=lambda kv: -len(kv[0])))  # longest first: nested paths
+
+
+def describe_mounts(mounts: list[Mount], replacements: dict[str, str]) -> tuple[str, ...]:
+    """Each mount's description with ``replacements`` (path -> label) and the Python paths applied."""
+    out = []
+    for m in mounts:
+        text = m.describe()
+        for path, label in {**replacements, **path_placeholders()}.items():
+            text = text.replace(path, label)
+        out.append(text)
+    return tuple(out)
+
+
 def layout(checkout: Path, *, etc_dir: Path, readonly_files: Iterable[Path] = ()) -> list[Mount]:
     """Every mount of a sandboxed run on ``checkout``, in bwrap order.
 
