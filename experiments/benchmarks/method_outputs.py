@@ -1,0 +1,128 @@
+"""Hash every registered method's ranking and packed context: proof that a refactor changed nothing.
+
+    python -m experiments.benchmarks.method_outputs --out /tmp/after.json
+    python -m experiments.benchmarks.method_outputs --check experiments/benchmarks/method_outputs.baseline.json
+
+For each instance of the 21 real dev issues (``swebench_lite_dev`` and
+``swebench_lite_devsplit``) and of the mined ``tune`` split, the base-commit
+graph is loaded once (with git history, as the localization runner does) and
+every registered method, configured from its ``conf/method/<name>.yaml``,
+ranks the problem statement and packs a context at each budget. The SHA-256
+of the ranking (symbol ids and scores rounded to 9 significant digits, so a
+last-bit float difference in a sum does not count) and of the rendered
+context is taken per method, budget and instance, and folded into one hash
+per method. ``--check`` compares against a saved file and lists, per method,
+the instances whose output differs. The ``target_file`` oracle is given the
+gold patch's first file (it needs a location). A method that raises on an
+instance contributes the exception's type and message, so a new error shows
+as a change too.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+from beacon.localize.instances import SnapshotCache, load_instances
+from beacon.retrieval import assemble_context
+from beacon.retrieval.registry import known_methods
+from beacon.repair.unified_diff import parse_unified_diff
+from experiments.localize import method_conf_params
+
+SHARED = Path("../shared/data")
+SETS = (
+    ("dev", SHARED / "swebench_lite_dev/instances.jsonl", None),
+    ("devsplit", SHARED / "swebench_lite_devsplit/instances.jsonl", None),
+    ("tune", Path("experiments/data/mined_tasks.jsonl"), "tune"),
+)
+REPOS = [SHARED / "swebench_lite_dev/repos", SHARED / "swebench_lite_devsplit/repos", SHARED / "git_repos"]
+BUDGETS = (2000, 8000)
+
+
+def _digest(result) -> str:
+    h = hashlib.sha256()
+    for sid, score in result.ranking:
+        h.update(f"{sid}\t{score:.9g}\n".encode())
+    h.update(b"\0context\0")
+    h.update(result.context.render().encode())
+    h.update(f"\0{result.context.total_tokens}".encode())
+    return h.hexdigest()
+
+
+def _first_file(patch: str) -> str | None:
+    for change in parse_unified_diff(patch):
+        path = getattr(change, "old_path", None) or getattr(change, "path", None)
+        if path:
+            return path
+    return None
+
+
+def dump(limit: int | None, methods: list[str], cache_dir: Path) -> dict:
+    cache = SnapshotCache(cache_dir, REPOS)
+    params = {m: method_conf_params(m) for m in methods}
+    per: dict[str, dict[str, str]] = {m: {} for m in methods}
+    seconds: dict[str, float] = {m: 0.0 for m in methods}
+    for label, path, split in SETS:
+        instances = load_instances(path)
+        if split:
+            instances = [i for i in instances if i.extra.get("split") == split]
+        for n, inst in enumerate(instances[:limit], 1):
+            graph = cache.graph(inst.repo, inst.base_commit, history=True)
+            for m in methods:
+                extra = {"target": _first_file(inst.patch)} if m == "target_file" else {}
+                start = time.perf_counter()
+                for budget in BUDGETS:
+                    key = f"{label}/{inst.instance_id}/{budget}"
+                    try:
+                        result = assemble_context(graph, inst.problem_statement, m, budget=budget,
+                                                  **{**params[m], **extra})
+                        per[m][key] = _digest(result)
+                    except Exception as exc:  # noqa: BLE001  (an error is an output too)
+                        per[m][key] = f"error {type(exc).__name__}: {exc}"
+                seconds[m] += time.perf_counter() - start
+            print(f"\r{label} {n}/{len(instances[:limit])}", end="", file=sys.stderr, flush=True)
+        print(file=sys.stderr)
+    total = {m: hashlib.sha256(json.dumps(per[m], sort_keys=True).encode()).hexdigest() for m in methods}
+    return {"budgets": list(BUDGETS), "methods": total, "instances": per,
+            "seconds": {m: round(s, 2) for m, s in seconds.items()}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, help="write the hashes here (JSON)")
+    ap.add_argument("--check", type=Path, help="compare with this saved file; exit 1 on any difference")
+    ap.add_argument("--methods", default=None, help="comma-separated (default: every registered method)")
+    ap.add_argument("--limit", type=int, default=None, help="first N instances of each set (development)")
+    ap.add_argument("--cache-dir", type=Path, default=Path(".beacon-cache"))
+    args = ap.parse_args(argv)
+    methods = args.methods.split(",") if args.methods else known_methods()
+    result = dump(args.limit, methods, args.cache_dir)
+    if args.out:
+        args.out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+    for m in methods:
+        print(f"{m:<28}{result['methods'][m][:16]}  {result['seconds'][m]:8.1f} s")
+    if not args.check:
+        return 0
+    saved = json.loads(args.check.read_text())
+    changed = 0
+    for m in methods:
+        before = saved["instances"].get(m)
+        if before is None:
+            print(f"NEW      {m}: not in {args.check}")
+            continue
+        diffs = sorted(k for k in result["instances"][m] if before.get(k) != result["instances"][m][k])
+        if diffs:
+            changed += 1
+            print(f"CHANGED  {m}: {len(diffs)} of {len(before)} outputs, e.g. {diffs[:3]}")
+        else:
+            print(f"SAME     {m}")
+    for m in sorted(set(saved["instances"]) - set(methods)):
+        print(f"GONE     {m}")
+    return 1 if changed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
