@@ -22,12 +22,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..graph.codebase import CodebaseGraph
+from ..repo.history import NO_INPUTS, RepoInputs
 from .expansion import HybridPRF
-from .filelevel import test_files
 from .history import HybridHistory
-from .hybrid import HybridScores, _unit
-from .mentions import file_index, loose_path_matches
-from .perron import packable
+from .hybrid import HybridScores
+from .file_index import file_index
+from .mentions import loose_path_matches
+from .masks import packable, test_files
+from .normalise import unit_scale
 from .registry import register_method
 
 
@@ -43,8 +45,8 @@ class HybridAll(HybridHistory, HybridPRF):
         if not np.isfinite(self.w_loose_path) or self.w_loose_path < 0:
             raise ValueError(f"{self.name}: w_loose_path must be finite and >= 0, got {self.w_loose_path!r}")
 
-    def scores(self, graph: CodebaseGraph, query: str) -> HybridScores:
-        base = super().scores(graph, query)
+    def scores(self, graph: CodebaseGraph, query: str, inputs: RepoInputs = NO_INPUTS) -> HybridScores:
+        base = super().scores(graph, query, inputs)
         if not self.w_loose_path:
             return base
         index = file_index(graph)
@@ -52,7 +54,7 @@ class HybridAll(HybridHistory, HybridPRF):
         loose = loose_path_matches(graph, query)
         loose[test_files(graph)] = 0.0
         parts = dict(base.components, loose_path=loose[index.file_of])
-        total = base.total + self.w_loose_path * _unit(parts["loose_path"], cand)
+        total = base.total + self.w_loose_path * unit_scale(parts["loose_path"], cand)
         total[~cand] = 0.0
         file_total = np.zeros(len(index.paths))
         np.maximum.at(file_total, index.file_of, total)

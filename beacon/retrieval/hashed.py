@@ -15,7 +15,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..graph.codebase import CodebaseGraph
+from ..repo.history import NO_INPUTS
 from .base import RankThenPack
+from .indexes import indexes_for
 from .lexical import ranked_nonzero
 from .registry import register_method
 from .text import term_index, terms
@@ -34,8 +36,8 @@ def _normalise(m: np.ndarray) -> np.ndarray:
 
 
 def symbol_vectors(graph: CodebaseGraph) -> np.ndarray:
-    found = graph.cache.get("_hashed_vectors")
-    if found is None:
+    ix = indexes_for(graph)
+    if ix.hashed_vectors is None:
         index = term_index(graph)
         slots = [_slot(t) for t in sorted(index.vocab, key=index.vocab.get)]
         rows = np.arange(len(slots))
@@ -44,8 +46,8 @@ def symbol_vectors(graph: CodebaseGraph) -> np.ndarray:
         projection = sp.csr_matrix((signs, (rows, cols)), shape=(len(slots), DIMENSIONS))
         logtf = index.tf.copy()
         logtf.data = 1.0 + np.log(logtf.data)
-        found = graph.cache["_hashed_vectors"] = _normalise(np.asarray((logtf @ projection).todense()))
-    return found
+        ix.hashed_vectors = _normalise(np.asarray((logtf @ projection).todense()))
+    return ix.hashed_vectors
 
 
 def query_vector(query: str) -> np.ndarray:
@@ -69,5 +71,5 @@ def hashed_similarity(graph: CodebaseGraph, query: str) -> np.ndarray:
 class HashedVector(RankThenPack):
     """Cosine similarity of 96-d signed token-hash vectors (not a pretrained embedding)."""
 
-    def rank(self, graph, query):
+    def rank(self, graph, query, inputs=NO_INPUTS):
         return ranked_nonzero(self, graph, hashed_similarity(graph, query))

@@ -30,60 +30,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..context.pack import block_cost, pack
 from ..graph.codebase import CodebaseGraph
-from ..graph.symbols import EdgeType
+from ..repo.history import NO_INPUTS, RepoInputs
 from .base import RankThenPack, RetrievalResult
-from .filelevel import file_bm25_scores, test_files
+from .filelevel import file_bm25_scores
 from .lexical import bm25_scores
-from .mentions import file_index, mention_weights
-from .perron import packable
+from .file_index import file_index
+from .mentions import mention_weights
+from .masks import packable, test_files, vendored_mask
+from .neighbors import neighbor_max
+from .normalise import reciprocal_ranks, unit_scale
 from .registry import register_method
 from .repomap import repomap_scores
 from .stemmed import bm25_field
 from .transition import EdgeWeights
 
 FUSIONS = ("linear", "rrf")
-
-
-def _unit(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    top = float(x[mask].max()) if mask.any() else 0.0
-    return x / top if top > 0 else np.zeros_like(x)
-
-
-def _reciprocal_ranks(x: np.ndarray, mask: np.ndarray, k: float) -> np.ndarray:
-    out = np.zeros_like(x)
-    nodes = np.flatnonzero(mask & (x > 0))
-    order = nodes[np.lexsort((nodes, -x[nodes]))]
-    out[order] = 1.0 / (k + np.arange(1, len(order) + 1))
-    return out
-
-
-_VENDOR_DIRS = frozenset({"packages", "_vendor", "vendor", "vendored", "extern", "third_party", "_vendored"})
-
-
-def vendored_mask(graph: CodebaseGraph) -> np.ndarray:
-    """Per symbol: is it in a vendored third-party folder (``requests/packages/urllib3/...``)?"""
-    found = graph.cache.get("_vendored")
-    if found is None:
-        found = graph.cache["_vendored"] = np.fromiter(
-            (any(part in _VENDOR_DIRS for part in s.path.split("/")[:-1]) for s in graph.symbols),
-            dtype=bool, count=len(graph.symbols))
-    return found
-
-
-def call_neighbors(graph: CodebaseGraph) -> sp.csr_matrix:
-    """Symmetric 0/1 call adjacency (either direction), memoised on the graph."""
-    found = graph.cache.get("_call_neighbors")
-    if found is None:
-        calls = graph.matrix(EdgeType.CALLS)
-        found = sp.csr_matrix((calls + calls.T) != 0, dtype=np.float64)
-        found.setdiag(0.0)
-        found.eliminate_zeros()
-        graph.cache["_call_neighbors"] = found
-    return found
 
 
 @dataclass
@@ -127,7 +91,7 @@ class Hybrid(RankThenPack):
             if not np.isfinite(getattr(self, w)) or getattr(self, w) < 0:
                 raise ValueError(f"{self.name}: {w} must be finite and >= 0, got {getattr(self, w)!r}")
 
-    def scores(self, graph: CodebaseGraph, query: str) -> HybridScores:
+    def scores(self, graph: CodebaseGraph, query: str, inputs: RepoInputs = NO_INPUTS) -> HybridScores:
         index = file_index(graph)
         cand = packable(graph)
         f_score = file_bm25_scores(graph, query)
@@ -151,12 +115,11 @@ class Hybrid(RankThenPack):
         total = np.zeros(len(graph.symbols))
         for name, x in parts.items():
             if w[name]:
-                norm = _unit(x, cand) if self.fusion == "linear" else _reciprocal_ranks(x, cand, self.rrf_k)
+                norm = unit_scale(x, cand) if self.fusion == "linear" else reciprocal_ranks(x, cand, self.rrf_k)
                 total += w[name] * norm
         total[~cand] = 0.0
         if self.w_neighbor:  # a definition next to (calling or called by) a strong one
-            adj = call_neighbors(graph)
-            total = total + self.w_neighbor * np.asarray(adj.multiply(total[None, :]).max(axis=1).todense()).ravel()
+            total = total + self.w_neighbor * neighbor_max(graph, total)
             total[~cand] = 0.0
         if self.vendored != 1.0:
             total[vendored_mask(graph)] *= self.vendored
@@ -164,8 +127,8 @@ class Hybrid(RankThenPack):
         np.maximum.at(file_total, index.file_of, total)
         return HybridScores(total, parts, file_total)
 
-    def rank(self, graph, query):
-        total = self.scores(graph, query).total
+    def rank(self, graph, query, inputs=NO_INPUTS):
+        total = self.scores(graph, query, inputs).total
         nodes = np.flatnonzero(total > 0)
         nodes = nodes[np.lexsort((nodes, -total[nodes]))]
         return list(zip(nodes.tolist(), total[nodes].tolist()))
@@ -181,8 +144,8 @@ class Hybrid(RankThenPack):
             return [module] + order
         return order
 
-    def retrieve(self, graph, query, budget):
-        ranking = self.rank(graph, query)
+    def retrieve(self, graph, query, budget, inputs=NO_INPUTS):
+        ranking = self.rank(graph, query, inputs)
         context = pack(graph, self.packing_order(graph, ranking, budget), budget, self.renderer, notes=self.notes)
         return RetrievalResult(context, [(graph.symbols[n].id, s) for n, s in ranking], self.name, budget)
 

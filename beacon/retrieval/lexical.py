@@ -4,9 +4,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..graph.codebase import CodebaseGraph
+from ..repo.history import NO_INPUTS
 from .base import RankThenPack
+from .indexes import indexes_for
+from .masks import is_test_mask
 from .registry import register_method
 from .text import identifiers, term_index
 
@@ -21,29 +25,20 @@ def ranked_nonzero(method: RankThenPack, graph: CodebaseGraph, scores: np.ndarra
     return list(zip(order.tolist(), scores[order].tolist()))
 
 
-def is_test_mask(graph: CodebaseGraph) -> np.ndarray:
-    """Boolean array: which symbols are test code (memoised on the graph)."""
-    found = graph.cache.get("_test_mask")
-    if found is None:
-        found = graph.cache["_test_mask"] = np.fromiter((s.is_test for s in graph.symbols), dtype=bool,
-                                                        count=len(graph.symbols))
-    return found
-
-
 @register_method("no_retrieval")
 @dataclass
 class NoRetrieval(RankThenPack):
     """The empty context: what the model knows without any repository code."""
 
-    def rank(self, graph, query):
+    def rank(self, graph, query, inputs=NO_INPUTS):
         return []
 
 
-def bm25_scores(graph: CodebaseGraph, query: str, k1: float = 1.2, b: float = 0.75) -> np.ndarray:
-    """Okapi BM25 of every symbol document against the query (scipy.sparse)."""
+def bm25_symbol_weights(graph: CodebaseGraph, k1: float = 1.2, b: float = 0.75) -> sp.csc_matrix:
+    """Symbols x terms Okapi BM25 weights (built once per graph and ``(k1, b)``)."""
     index = term_index(graph)
-    key = ("_bm25", k1, b)
-    weights = graph.cache.get(key)
+    ix = indexes_for(graph)
+    weights = ix.bm25_symbol.get((k1, b))
     if weights is None:
         tf = index.tf.tocsr()
         n_docs = tf.shape[0]
@@ -55,8 +50,14 @@ def bm25_scores(graph: CodebaseGraph, query: str, k1: float = 1.2, b: float = 0.
         data = idf[tf.indices] * tf.data * (k1 + 1) / (tf.data + norm[rows])
         weights = tf.copy()
         weights.data = data
-        weights = graph.cache[key] = weights.tocsc()
-    cols, counts = index.query_vector(query)
+        weights = ix.bm25_symbol[(k1, b)] = weights.tocsc()
+    return weights
+
+
+def bm25_scores(graph: CodebaseGraph, query: str, k1: float = 1.2, b: float = 0.75) -> np.ndarray:
+    """Okapi BM25 of every symbol document against the query (scipy.sparse)."""
+    weights = bm25_symbol_weights(graph, k1, b)
+    cols, counts = term_index(graph).query_vector(query)
     if len(cols) == 0:
         return np.zeros(len(graph.symbols))
     return np.asarray(weights[:, cols] @ counts).ravel()
@@ -70,7 +71,7 @@ class BM25(RankThenPack):
     k1: float = 1.2
     b: float = 0.75
 
-    def rank(self, graph, query):
+    def rank(self, graph, query, inputs=NO_INPUTS):
         return ranked_nonzero(self, graph, bm25_scores(graph, query, self.k1, self.b))
 
 
@@ -92,8 +93,8 @@ class GroundedBM25(CompactBM25):
     never a task's labels.
     """
 
-    def rank(self, graph, query):
-        ranking = super().rank(graph, query)
+    def rank(self, graph, query, inputs=NO_INPUTS):
+        ranking = super().rank(graph, query, inputs)
         named = identifiers(query)
         dotted = {w for w in query.replace("(", " ").replace(")", " ").split() if "." in w}
         def is_named(node: int) -> bool:
@@ -109,7 +110,7 @@ class GroundedBM25(CompactBM25):
 class KeywordMap(RankThenPack):
     """Lexical token overlap: how many distinct query terms a symbol's document contains."""
 
-    def rank(self, graph, query):
+    def rank(self, graph, query, inputs=NO_INPUTS):
         index = term_index(graph)
         cols, _ = index.query_vector(query)
         if len(cols) == 0:

@@ -11,12 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from beacon.localize.instances import SnapshotCache
-from beacon.retrieval import assemble_context, get_method
-from beacon.retrieval.commit_log import (LOG_KEY, ChangeLog, log_votes, parse_change_log, read_change_log,
-                                         similar_commits)
-from beacon.retrieval.hybrid import _unit
-from beacon.retrieval.mentions import file_index
-from beacon.retrieval.perron import packable
+from beacon.repo.history import INPUT_NAMES, ChangeLog, parse_change_log, read_change_log
+from beacon.retrieval import MissingInputError, assemble_context, get_method
+from beacon.retrieval.commit_log import log_votes, similar_commits
+from beacon.retrieval.normalise import unit_scale as _unit
+from beacon.retrieval.file_index import file_index
+from beacon.retrieval.masks import packable
 
 COOKIES = ("def parse_cookie(header):\n    return dict(p.split('=') for p in header.split(';'))\n\n\n"
            "def dump_cookie(key, value, expires=None):\n    return f'{key}={value}; {expires}'\n")
@@ -154,10 +154,10 @@ def test_similar_commits_properties(messages, query, k):
 def test_votes_point_at_the_files_and_functions_of_similar_commits(repo, tmp_path):
     repos, c, _ = repo
     cache = SnapshotCache(tmp_path / "cache", repos)
-    graph = cache.graph("owner/web", c[5], history=True)
-    assert isinstance(graph.cache[LOG_KEY], ChangeLog) and graph.cache[LOG_KEY].base == c[5]
+    graph, log = cache.graph("owner/web", c[5]), cache.inputs("owner/web", c[5], {"change_log"}).change_log
+    assert isinstance(log, ChangeLog) and log.base == c[5]
     query = "dumped cookies get a wrong expiry"
-    file_vote, function_vote = log_votes(graph, graph.cache[LOG_KEY], query, 10, 10)
+    file_vote, function_vote = log_votes(graph, log, query, 10, 10)
     index = file_index(graph)
     ids = [s.id for s in graph.symbols]
     assert file_vote[index.paths.index("web/cookies.py")] > 0
@@ -170,32 +170,36 @@ def test_votes_point_at_the_files_and_functions_of_similar_commits(repo, tmp_pat
 
 def test_hybrid_log_adds_exactly_the_weighted_votes(repo, tmp_path):
     repos, c, _ = repo
-    graph = SnapshotCache(tmp_path / "cache", repos).graph("owner/web", c[5], history=True)
+    cache = SnapshotCache(tmp_path / "cache", repos)
+    graph, inputs = cache.graph("owner/web", c[5]), cache.inputs("owner/web", c[5], set(INPUT_NAMES))
     query = "dumped cookies get a wrong expiry"
-    plain = get_method("hybrid_log", w_log_file=0.0, w_log_function=0.0).scores(graph, query)
+    plain = get_method("hybrid_log", w_log_file=0.0, w_log_function=0.0).scores(graph, query, inputs)
     method = get_method("hybrid_log", w_log_file=0.5, w_log_function=0.25, log_k=10)
-    voted = method.scores(graph, query)
+    assert method.needs() == {"file_history", "line_history", "change_log"}
+    voted = method.scores(graph, query, inputs)
     cand = packable(graph)
     index = file_index(graph)
-    file_vote, function_vote = log_votes(graph, graph.cache[LOG_KEY], query, 10, method.max_files)
+    file_vote, function_vote = log_votes(graph, inputs.change_log, query, 10, method.max_files)
     expected = plain.total + 0.5 * _unit(file_vote[index.file_of], cand) + 0.25 * _unit(function_vote, cand)
     expected[~cand] = 0.0
     np.testing.assert_allclose(voted.total, expected)
     # Without the log votes it is exactly hybrid_all; without history and loose paths too, hybrid_prf.
-    np.testing.assert_allclose(plain.total, get_method("hybrid_all").scores(graph, query).total)
+    np.testing.assert_allclose(plain.total, get_method("hybrid_all").scores(graph, query, inputs).total)
     bare = get_method("hybrid_log", w_history=0.0, w_function=0.0, w_loose_path=0.0, w_log_file=0.0,
                       w_log_function=0.0)
     np.testing.assert_allclose(bare.scores(graph, query).total, get_method("hybrid_prf").scores(graph, query).total)
-    # No change log attached: the log terms vanish.
-    graph.cache.pop(LOG_KEY)
-    np.testing.assert_allclose(method.scores(graph, query).total, plain.total)
+    # No change log given: an error naming it, never hybrid_all in disguise.
+    no_log = cache.inputs("owner/web", c[5], {"file_history", "line_history"})
+    with pytest.raises(MissingInputError, match="'hybrid_log' needs the input 'change_log'"):
+        method.scores(graph, query, no_log)
 
 
 def test_hybrid_log_context_respects_the_budget(repo, tmp_path):
     repos, c, _ = repo
-    graph = SnapshotCache(tmp_path / "cache", repos).graph("owner/web", c[5], history=True)
+    cache = SnapshotCache(tmp_path / "cache", repos)
+    graph, inputs = cache.graph("owner/web", c[5]), cache.inputs("owner/web", c[5], set(INPUT_NAMES))
     for budget in (60, 200, 2000):
-        result = assemble_context(graph, "cookie expiry", "hybrid_log", budget=budget)
+        result = assemble_context(graph, "cookie expiry", "hybrid_log", budget=budget, inputs=inputs)
         assert result.context.total_tokens <= budget
         assert all(not graph.symbol(s.symbol_id).is_test for s in result.context.snippets
                    if s.symbol_id in {x.id for x in graph.symbols})

@@ -13,7 +13,7 @@ from beacon.graph import CodebaseGraph
 from beacon.retrieval import assemble_context, get_method
 from beacon.retrieval.expansion import (context_matrix, feedback_terms, file_coverage, peripheral_mask,
                                         symbol_coverage, top_k_file_mean)
-from beacon.retrieval.mentions import file_index
+from beacon.retrieval.file_index import file_index
 from beacon.retrieval.text import term_index
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

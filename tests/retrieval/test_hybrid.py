@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from beacon.graph import CodebaseGraph
 from beacon.retrieval import assemble_context, get_method
 from beacon.retrieval.filelevel import file_bm25_scores
-from beacon.retrieval.mentions import file_index
+from beacon.retrieval.file_index import file_index
 from beacon.retrieval.stemmed import bm25_field, stem
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

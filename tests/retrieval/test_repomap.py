@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 from beacon.graph import CodebaseGraph
 from beacon.retrieval import assemble_context, get_method
-from beacon.retrieval.mentions import file_index, identifier_weight, match_path, mention_weights
+from beacon.retrieval.file_index import file_index
+from beacon.retrieval.mentions import identifier_weight, match_path, mention_weights
 from beacon.retrieval.repomap import mention_prior
 
 FILES = {
