@@ -19,6 +19,7 @@ from experiments.errors import UsageError
 class MethodConf:
     name: str = MISSING
     params: Dict[str, Any] = field(default_factory=dict)
+    composer: Optional[str] = None  # "blend": a recipe of beacon.retrieval.blend (conf/method/*.yaml)
 
 
 @dataclass

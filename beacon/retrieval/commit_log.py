@@ -33,21 +33,15 @@ Constants: ``conf/method/hybrid_log.yaml``.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from ..graph.codebase import CodebaseGraph
-from ..repo.history import NO_INPUTS, ChangeLog, RepoInputs
-from .base import require
-from .combined import HybridAll
+from ..repo.history import ChangeLog
 from .file_index import file_index
-from .hybrid import HybridScores
 from .indexes import indexes_for
 from .masks import packable, test_files
-from .normalise import unit_scale
-from .registry import register_method
 from .stemmed import stem
 from .text import terms
 
@@ -119,42 +113,3 @@ def log_votes(graph: CodebaseGraph, log: ChangeLog, query: str, k: int, max_file
     file_vote[test_files(graph)] = 0.0
     function_vote[~packable(graph)] = 0.0
     return file_vote, function_vote
-
-
-@register_method("hybrid_log")
-@dataclass
-class HybridLog(HybridAll):
-    """``hybrid_all`` + votes of past commits with similar messages (a measured baseline: it ties on tune)."""
-
-    w_log_file: float = 0.1
-    w_log_function: float = 0.1
-    log_k: int = 20
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        for w in ("w_log_file", "w_log_function"):
-            if not np.isfinite(getattr(self, w)) or getattr(self, w) < 0:
-                raise ValueError(f"{self.name}: {w} must be finite and >= 0, got {getattr(self, w)!r}")
-        if isinstance(self.log_k, bool) or not isinstance(self.log_k, int) or self.log_k < 1:
-            raise ValueError(f"{self.name}: log_k must be an integer >= 1, got {self.log_k!r}")
-
-    def needs(self) -> frozenset[str]:
-        return super().needs() | ({"change_log"} if self.w_log_file or self.w_log_function else set())
-
-    def scores(self, graph: CodebaseGraph, query: str, inputs: RepoInputs = NO_INPUTS) -> HybridScores:
-        base = super().scores(graph, query, inputs)
-        if not (self.w_log_file or self.w_log_function):
-            return base
-        log = require(inputs, "change_log", self.name)
-        if not isinstance(log, ChangeLog):
-            raise TypeError(f"{self.name}: input 'change_log' must be a ChangeLog, got {type(log).__name__}")
-        index = file_index(graph)
-        cand = packable(graph)
-        file_vote, function_vote = log_votes(graph, log, query, self.log_k, self.max_files)
-        parts = dict(base.components, log_file=file_vote[index.file_of], log_function=function_vote)
-        total = (base.total + self.w_log_file * unit_scale(parts["log_file"], cand)
-                 + self.w_log_function * unit_scale(parts["log_function"], cand))
-        total[~cand] = 0.0
-        file_total = np.zeros(len(index.paths))
-        np.maximum.at(file_total, index.file_of, total)
-        return HybridScores(total, parts, file_total)

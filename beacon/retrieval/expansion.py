@@ -30,22 +30,16 @@ came from: ``conf/method/hybrid_prf.yaml``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..graph.codebase import CodebaseGraph
-from ..repo.history import NO_INPUTS, RepoInputs
-from .filelevel import file_bm25_weights, file_term_matrix
-from .hybrid import Hybrid, HybridScores
+from .filelevel import file_term_matrix
 from .indexes import indexes_for
-from .lexical import bm25_symbol_weights
 from .file_index import file_index
-from .masks import packable, peripheral_mask, test_files, vendored_mask
+from .masks import test_files
 from .neighbors import call_neighbors
-from .normalise import unit_scale
-from .registry import register_method
 from .stemmed import bm25_weights, field_matrix, query_stems
 from .text import term_index, terms
 
@@ -62,7 +56,8 @@ def _file_idf(graph: CodebaseGraph) -> np.ndarray:
     return ix.prf_file_idf
 
 
-def _weighted_scores(weights: sp.csc_matrix, cols: np.ndarray, vals: np.ndarray) -> np.ndarray:
+def weighted_scores(weights: sp.csc_matrix, cols: np.ndarray, vals: np.ndarray) -> np.ndarray:
+    """``weights[:, cols] @ vals``: every document's score for weighted query terms."""
     if len(cols) == 0:
         return np.zeros(weights.shape[0])
     return np.asarray(weights[:, cols] @ vals).ravel()
@@ -178,81 +173,6 @@ def file_name_scores(graph: CodebaseGraph, query: str) -> np.ndarray:
         member = sp.csr_matrix((np.ones(n), (fidx.file_of, np.arange(n))), shape=(len(fidx.paths), n))
         weights = ix.file_name_bm25 = bm25_weights((member @ field_matrix(graph, "name")).tocsr(), 1.2, 0.75)
     cols, counts = query_stems(graph, query)
-    out = _weighted_scores(weights, cols, counts)
+    out = weighted_scores(weights, cols, counts)
     out[test_files(graph)] = 0.0
     return out
-
-
-@register_method("hybrid_prf")
-@dataclass
-class HybridPRF(Hybrid):
-    """``hybrid`` + feedback terms, caller-expanded documents and file coverage (weights in the yaml)."""
-
-    w_prf_file: float = 0.0
-    w_prf_sym: float = 0.15
-    prf_files: int = 3
-    prf_terms: int = 10
-    w_ctx: float = 1.0
-    ctx_weight: float = 0.5
-    w_cover: float = 0.0
-    cover_power: float = 1.0
-    w_cooc: float = 0.0
-    w_topk: float = 0.0
-    topk: int = 3
-    peripheral: float = 0.3
-    w_fname: float = 0.0
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        for w in ("w_prf_file", "w_prf_sym", "w_ctx", "ctx_weight", "w_cover", "cover_power", "w_cooc", "w_topk",
-                  "peripheral", "w_fname"):
-            if not np.isfinite(getattr(self, w)) or getattr(self, w) < 0:
-                raise ValueError(f"{self.name}: {w} must be finite and >= 0, got {getattr(self, w)!r}")
-        for k in ("prf_files", "prf_terms", "topk"):
-            if isinstance(getattr(self, k), bool) or not isinstance(getattr(self, k), int) or getattr(self, k) < 1:
-                raise ValueError(f"{self.name}: {k} must be an integer >= 1, got {getattr(self, k)!r}")
-
-    def scores(self, graph: CodebaseGraph, query: str, inputs: RepoInputs = NO_INPUTS) -> HybridScores:
-        base = super().scores(graph, query, inputs)
-        if not (self.w_prf_file or self.w_prf_sym or self.w_ctx or self.w_cover or self.w_cooc or self.w_topk
-                or self.w_fname or self.peripheral != 1.0):
-            return base
-        cand = packable(graph)
-        fidx = file_index(graph)
-        extra = np.zeros(len(graph.symbols))
-        parts = dict(base.components)
-        if self.w_prf_file or self.w_prf_sym:
-            cols, vals = feedback_terms(graph, base.file_score, query, self.prf_files, self.prf_terms)
-            if self.w_prf_file:
-                f = _weighted_scores(file_bm25_weights(graph), cols, vals)  # hybrid's file BM25 weights
-                f[test_files(graph)] = 0.0
-                parts["prf_file"] = f[fidx.file_of]
-                extra += self.w_prf_file * unit_scale(parts["prf_file"], cand)
-            if self.w_prf_sym:
-                parts["prf_sym"] = _weighted_scores(bm25_symbol_weights(graph, self.k1, self.b), cols, vals)
-                extra += self.w_prf_sym * unit_scale(parts["prf_sym"], cand)
-        if self.w_ctx:
-            qcols, qvals = term_index(graph).query_vector(query)
-            parts["ctx"] = _weighted_scores(context_matrix(graph, self.ctx_weight), qcols, qvals)
-            extra += self.w_ctx * unit_scale(parts["ctx"], cand)
-        if self.w_cover:
-            parts["cover"] = file_coverage(graph, query)[fidx.file_of] ** self.cover_power
-            extra += self.w_cover * unit_scale(parts["cover"], cand)
-        if self.w_cooc:
-            parts["cooc"] = symbol_coverage(graph, query)
-            extra += self.w_cooc * unit_scale(parts["cooc"], cand)
-        if self.w_topk:
-            parts["topk"] = top_k_file_mean(graph, np.where(cand, base.total, 0.0), self.topk)[fidx.file_of]
-            extra += self.w_topk * unit_scale(parts["topk"], cand)
-        if self.w_fname:
-            parts["fname"] = file_name_scores(graph, query)[fidx.file_of]
-            extra += self.w_fname * unit_scale(parts["fname"], cand)
-        extra[~cand] = 0.0
-        if self.vendored != 1.0:
-            extra[vendored_mask(graph)] *= self.vendored
-        total = base.total + extra
-        if self.peripheral != 1.0:
-            total[peripheral_mask(graph)] *= self.peripheral
-        file_total = np.zeros(len(fidx.paths))
-        np.maximum.at(file_total, fidx.file_of, total)
-        return HybridScores(total, parts, file_total)

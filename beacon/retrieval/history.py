@@ -28,18 +28,14 @@ see the README before reading its numbers as localization skill.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
 from ..graph.codebase import CodebaseGraph
-from ..repo.history import NO_INPUTS, LineHistory, RepoHistory, RepoInputs
-from .base import require
+from ..repo.history import LineHistory, RepoHistory
 from .file_index import file_index
-from .hybrid import Hybrid, HybridScores
 from .masks import packable, test_files
-from .registry import register_method
 
 
 def function_history_scores(graph: CodebaseGraph, lines: LineHistory, *, tau: float,
@@ -72,75 +68,19 @@ def history_scores(history: RepoHistory, paths: Sequence[str], *, tau: float, ma
     return out
 
 
-@register_method("hybrid_history")
-@dataclass
-class HybridHistory(Hybrid):
-    """``hybrid`` + the change-history file and function priors (inputs ``file_history``, ``line_history``)."""
-
-    w_history: float = 0.25
-    tau: float = 3.0
-    max_files: int = 10
-    w_function: float = 1.0  # weight of G(v)/max G, the function-level (blame) prior
-    skip: int = 0  # ignore the nearest commits (an ablation: how much rests on the last few commits?)
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        for w in ("w_history", "w_function"):
-            if not np.isfinite(getattr(self, w)) or getattr(self, w) < 0:
-                raise ValueError(f"{self.name}: {w} must be finite and >= 0, got {getattr(self, w)!r}")
-        if not self.tau > 0:
-            raise ValueError(f"{self.name}: tau must be > 0, got {self.tau!r}")
-        if self.max_files < 1 or self.skip < 0:
-            raise ValueError(f"{self.name}: need max_files >= 1 and skip >= 0, got {self.max_files}, {self.skip}")
-
-    def needs(self) -> frozenset[str]:
-        return (super().needs() | ({"file_history"} if self.w_history else set())
-                | ({"line_history"} if self.w_function else set()))
-
-    def file_prior(self, graph: CodebaseGraph, inputs: RepoInputs) -> np.ndarray:
-        """``H / max H`` per file (``FileIndex`` order)."""
-        history = require(inputs, "file_history", self.name)
-        if not isinstance(history, RepoHistory):
-            raise TypeError(f"{self.name}: input 'file_history' must be a RepoHistory, got {type(history).__name__}")
-        index = file_index(graph)
-        h = history_scores(history, index.paths, tau=self.tau, max_files=self.max_files, skip=self.skip)
-        h[test_files(graph)] = 0.0
-        top = float(h.max()) if len(h) else 0.0
-        return h / top if top > 0 else h
-
-    def function_prior(self, graph: CodebaseGraph, inputs: RepoInputs) -> np.ndarray:
-        """``G / max G`` per symbol (0 for tests and modules)."""
-        lines = require(inputs, "line_history", self.name)
-        g = function_history_scores(graph, lines, tau=self.tau, skip=self.skip)
-        g[~packable(graph)] = 0.0
-        top = float(g.max()) if len(g) else 0.0
-        return g / top if top > 0 else g
-
-    def scores(self, graph: CodebaseGraph, query: str, inputs: RepoInputs = NO_INPUTS) -> HybridScores:
-        base = super().scores(graph, query, inputs)
-        index = file_index(graph)
-        total, parts = base.total, dict(base.components)
-        if self.w_history:
-            parts["history"] = self.file_prior(graph, inputs)[index.file_of]
-            total = total + self.w_history * parts["history"]
-        if self.w_function:
-            parts["function_history"] = self.function_prior(graph, inputs)
-            total = total + self.w_function * parts["function_history"]
-        if total is base.total:  # both weights 0: exactly hybrid
-            return base
-        total[~packable(graph)] = 0.0
-        file_total = np.zeros(len(index.paths))
-        np.maximum.at(file_total, index.file_of, total)
-        return HybridScores(total, parts, file_total)
+def file_prior(graph: CodebaseGraph, history: RepoHistory, *, tau: float, max_files: int, skip: int = 0) -> np.ndarray:
+    """``H / max H`` per file (``FileIndex`` order); test files 0."""
+    if not isinstance(history, RepoHistory):
+        raise TypeError(f"input 'file_history' must be a RepoHistory, got {type(history).__name__}")
+    h = history_scores(history, file_index(graph).paths, tau=tau, max_files=max_files, skip=skip)
+    h[test_files(graph)] = 0.0
+    top = float(h.max()) if len(h) else 0.0
+    return h / top if top > 0 else h
 
 
-@register_method("history_only")
-@dataclass
-class HistoryOnly(HybridHistory):
-    """Baseline: the change-history file prior alone (no query at all); a file's definitions in source order."""
-
-    w_sym: float = 0.0
-    w_file: float = 0.0
-    w_mention: float = 0.0
-    w_name: float = 0.0
-    w_neighbor: float = 0.0
+def function_prior(graph: CodebaseGraph, lines: LineHistory, *, tau: float, skip: int = 0) -> np.ndarray:
+    """``G / max G`` per symbol; tests and modules 0."""
+    g = function_history_scores(graph, lines, tau=tau, skip=skip)
+    g[~packable(graph)] = 0.0
+    top = float(g.max()) if len(g) else 0.0
+    return g / top if top > 0 else g

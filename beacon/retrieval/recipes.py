@@ -52,6 +52,11 @@ def _compose(name: str, seen: tuple[str, ...]) -> DictConfig:
     return OmegaConf.merge(merged, own)
 
 
+def blend_recipes() -> list[str]:
+    """The names of the recipes that configure the composer (``composer: blend``), sorted."""
+    return sorted(p.stem for p in CONF_DIR.glob("*.yaml") if _compose(p.stem, ()).get("composer") == "blend")
+
+
 @lru_cache(maxsize=None)
 def _recipe_params(name: str) -> tuple[tuple[str, object], ...]:
     conf = _compose(name, ())

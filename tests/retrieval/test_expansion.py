@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from beacon.graph import CodebaseGraph
 from beacon.retrieval import assemble_context, get_method
-from beacon.retrieval.expansion import (context_matrix, feedback_terms, file_coverage, peripheral_mask,
-                                        symbol_coverage, top_k_file_mean)
+from beacon.retrieval.expansion import context_matrix, feedback_terms, file_coverage, symbol_coverage, top_k_file_mean
+from beacon.retrieval.masks import peripheral_mask
 from beacon.retrieval.file_index import file_index
 from beacon.retrieval.text import term_index
 

@@ -15,7 +15,7 @@ from beacon.graph import CodebaseGraph
 from beacon.localize.instances import SnapshotCache
 from beacon.repo.history import INPUT_NAMES, NO_INPUTS, RepoHistory, read_history, read_line_history, split_records
 from beacon.retrieval import MissingInputError, assemble_context, get_method
-from beacon.retrieval.history import function_history_scores, history_scores
+from beacon.retrieval.history import file_prior, function_history_scores, history_scores
 from beacon.retrieval.file_index import file_index
 
 # Two files with the same function text: lexically the query cannot tell them apart.
@@ -116,7 +116,7 @@ def test_prior_reorders_tied_files_and_ignores_later_commits(repo, tmp_path):
     assert hist.rank(graph, QUERY, inputs)[0][0] == b  # ... broken by history: beta changed at the base, alpha only at c0
     # Exactly hybrid + w_history * H / max H, with H from commits up to the base (the 3 later alpha commits unseen).
     h = history_scores(inputs.file_history, index.paths, tau=2.0, max_files=10)
-    prior = hist.file_prior(graph, inputs)
+    prior = file_prior(graph, inputs.file_history, tau=2.0, max_files=10)
     code = [i for i, p in enumerate(index.paths) if not p.startswith("tests/")]
     np.testing.assert_allclose(prior[code], h[code] / h[code].max())
     for n in (a, b):
