@@ -76,6 +76,8 @@ class RepoInputs:
 
 
 NO_INPUTS = RepoInputs()
+# Every input, each empty: a tree without git history (benchmarks and tests on plain directories).
+EMPTY_HISTORY = RepoInputs(RepoHistory("", (), ()), {}, ChangeLog("", (), (), (), ()))
 
 
 def split_records(text: str, sep: str, field: str, n_fields: int) -> list[tuple[list[str], str]]:

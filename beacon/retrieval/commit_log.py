@@ -1,4 +1,4 @@
-"""``hybrid_log``: ``hybrid_all`` plus votes of past commits whose messages resemble the query.
+"""Change-log votes: past commits whose messages resemble the query vote for the files and functions they changed.
 
 A developer at the base commit has its git log, and a log is a labelled
 corpus: each past commit pairs a message with the files and functions it
@@ -18,7 +18,7 @@ vote::
     L_F(f) = Σ_c w_c · [c changed f] / |files(c)|
     L_G(v) = Σ_c w_c · [c changed a function named like v in v's file] / |functions(c)|
 
-    score(v) = hybrid_all(v) + w_log_file · L̂_F(f(v)) + w_log_function · L̂_G(v)
+    score(v) = hybrid_all(v) + w_log_file · L̂_F(f(v)) + w_log_function · L̂_G(v)    (recipe hybrid_log)
 
 (hats: divided by the maximum over the candidates). Commits changing more than
 ``max_files`` files are skipped (mass edits say nothing), and so is any past

@@ -1,7 +1,7 @@
-"""``hybrid_prf``: ``hybrid`` plus pseudo-relevance feedback and caller-expanded documents.
+"""Expansion signals: pseudo-relevance feedback, caller-expanded documents, query coverage, file names.
 
-Training-free signals added to ``hybrid``'s score (each divided by its
-maximum over the candidates, as ``hybrid``'s components)::
+The composer's second stage (``blend``; recipe ``hybrid_prf``) adds them to
+the lexical stage's score (each divided by its maximum over the candidates)::
 
     s(v)     = hybrid(v) + w_ctx · Ĉ(v) + w_prf_sym · P̂_S(v) + w_prf_file · P̂_F(f(v))
                + w_cover · K̂(f(v)) + w_cooc · Q̂(v) + w_topk · T̂(f(v)) + w_fname · N̂_F(f(v))
@@ -25,8 +25,8 @@ maximum over the candidates, as ``hybrid``'s components)::
   best ``hybrid`` scores, ``N_F`` stemmed BM25 over the names a file defines.
 
 Only the query and the snapshot are read. With every weight 0 and
-``peripheral = 1`` the method is exactly ``hybrid``. Constants and where they
-came from: ``conf/method/hybrid_prf.yaml``.
+``peripheral = 1`` the stage is skipped: ``hybrid_prf`` is then exactly
+``hybrid``. Constants and where they came from: ``conf/method/hybrid_prf.yaml``.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``hybrid_history``: ``hybrid`` plus priors from the repository's own change history before the base.
+"""History priors: recently changed files (``H``) and functions (``G``), from the history before the base.
 
 A developer working at the base commit has its git log. ``beacon.repo.history``
 reads it (retrieval never runs git): ``file_history`` lists the files changed
@@ -14,7 +14,8 @@ explicit inputs (``RepoInputs``) that the runner reads because the method
 
 (``|c|`` the number of files ``c`` changes: mass edits such as reformatting
 say nothing about where work is going on). Tests and modules get 0.
-``hybrid_history`` ranks by::
+``file_prior`` and ``function_prior`` divide them by their maxima; the
+composer's third stage (``blend``; recipe ``hybrid_history``) ranks by::
 
     score(v) = hybrid(v) + w_history · H(f(v)) / max H + w_function · G(v) / max G
 

@@ -6,7 +6,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from beacon.graph import CodebaseGraph
 from beacon.retrieval import assemble_context, get_method
 from beacon.retrieval.normalise import unit_scale as _unit
 from beacon.retrieval.file_index import file_index
@@ -26,12 +25,8 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def graph(tmp_path_factory):
-    root = tmp_path_factory.mktemp("app")
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return CodebaseGraph.from_repo(root)
+def graph(graph_of):
+    return graph_of(FILES, "app")
 
 # The graph here is a plain tree (no git history): the history priors are switched off, as they must be
 # (a method that needs history and is given none raises, tests/retrieval/test_history_prior.py).

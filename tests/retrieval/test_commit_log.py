@@ -1,10 +1,6 @@
 """``hybrid_log``: votes of past commits with similar messages, read from a real git repository."""
 from __future__ import annotations
 
-import os
-import subprocess
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -23,44 +19,26 @@ COOKIES = ("def parse_cookie(header):\n    return dict(p.split('=') for p in hea
 URLS = "def url_quote(s):\n    return s.replace(' ', '%20')\n\n\ndef url_join(base, url):\n    return base + url\n"
 
 
-def _git(root: Path, *args: str, when: int = 0) -> str:
-    stamp = f"{1_700_000_000 + when * 60} +0000"
-    env = {**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp, "GIT_CONFIG_GLOBAL": os.devnull,
-           "GIT_CONFIG_NOSYSTEM": "1"}
-    out = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root, env=env,
-                         check=True, capture_output=True, text=True)
-    return out.stdout.strip()
-
-
-def _commit(root: Path, files: dict[str, str], message: str, when: int) -> str:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    _git(root, "add", *files, when=when)
-    _git(root, "commit", "-q", "-m", message, when=when)
-    return _git(root, "rev-parse", "HEAD")
-
-
 @pytest.fixture(scope="module")
-def repo(tmp_path_factory):
+def repo(tmp_path_factory, git_repo):
     """c0 imports; c1 fixes dump_cookie's expiry; c2 url_join; c3 parse_cookie (+ a test); c4 (base) docs only,
     c5 other.py; then one commit after the base that would match the query if it were (wrongly) read."""
     repos = tmp_path_factory.mktemp("repos")
     root = repos / "owner__web"
     root.mkdir()
-    _git(root, "init", "-q")
-    c = [_commit(root, {"web/cookies.py": COOKIES, "web/urls.py": URLS, "web/other.py": "def helper():\n    pass\n",
+    git_repo.git(root, "init", "-q")
+    c = [git_repo.commit(root, {"web/cookies.py": COOKIES, "web/urls.py": URLS, "web/other.py": "def helper():\n    pass\n",
                         "tests/test_web.py": "def test_cookie():\n    pass\n"}, "Initial import", 0)]
-    c.append(_commit(root, {"web/cookies.py": COOKIES.replace("{expires}", "expires={expires}")},
+    c.append(git_repo.commit(root, {"web/cookies.py": COOKIES.replace("{expires}", "expires={expires}")},
                      "Fix the expiry date of dumped cookies\n\nSigned-off-by: t <t@t>", 1))
-    c.append(_commit(root, {"web/urls.py": URLS.replace("base + url", "base.rstrip('/') + '/' + url")},
+    c.append(git_repo.commit(root, {"web/urls.py": URLS.replace("base + url", "base.rstrip('/') + '/' + url")},
                      "Handle a trailing slash when joining URLs", 2))
-    c.append(_commit(root, {"web/cookies.py": COOKIES.replace("split('=')", "split('=', 1)"),
+    c.append(git_repo.commit(root, {"web/cookies.py": COOKIES.replace("split('=')", "split('=', 1)"),
                             "tests/test_web.py": "def test_cookie():\n    assert True\n"},
                      "Parse quoted cookie values", 3))
-    c.append(_commit(root, {"README.md": "cookies\n"}, "Document cookie expiry", 4))  # no .py file: not in the log
-    c.append(_commit(root, {"web/other.py": "def helper():\n    return 1\n"}, "Refactor a helper", 5))
-    after = _commit(root, {"web/urls.py": URLS + "\n# cookie expiry expiry\n"}, "Cookie expiry expiry expiry", 6)
+    c.append(git_repo.commit(root, {"README.md": "cookies\n"}, "Document cookie expiry", 4))  # no .py file: not in the log
+    c.append(git_repo.commit(root, {"web/other.py": "def helper():\n    return 1\n"}, "Refactor a helper", 5))
+    after = git_repo.commit(root, {"web/urls.py": URLS + "\n# cookie expiry expiry\n"}, "Cookie expiry expiry expiry", 6)
     return repos, c, after
 
 
@@ -109,13 +87,14 @@ def test_parse_change_log_refuses_a_record_that_is_not_a_commit():
         parse_change_log("\x1enot-a-hash\x1fmsg\x1f\n")
 
 
-def test_change_log_is_immune_to_separators_in_messages_and_the_callers_gitattributes(tmp_path, monkeypatch):
+def test_change_log_is_immune_to_separators_in_messages_and_the_callers_gitattributes(tmp_path, monkeypatch,
+                                                                                    git_repo):
     root = tmp_path / "owner__odd"
     root.mkdir()
-    _git(root, "init", "-q")
-    _commit(root, {"m.py": "def f():\n    return 1\n"}, "start", 0)
+    git_repo.git(root, "init", "-q")
+    git_repo.commit(root, {"m.py": "def f():\n    return 1\n"}, "start", 0)
     message = "tricky \x1e record \x1f field\n\ndiff --git a/x.py b/x.py"
-    odd = _commit(root, {"m.py": "def f():\n    return 2\n"}, message, 1)
+    odd = git_repo.commit(root, {"m.py": "def f():\n    return 2\n"}, message, 1)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / ".gitattributes").write_text("*.py -diff\n")  # read from the cwd, it would hide every hunk

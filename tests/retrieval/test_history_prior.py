@@ -2,9 +2,6 @@
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,38 +21,23 @@ DELTA = "def f_old():\n    return 1\n\n\ndef f_new():\n    return {}\n"
 QUERY = "parse_header should lower the value"
 
 
-def _git(root: Path, *args: str, when: int = 0) -> str:
-    stamp = f"{1_700_000_000 + when * 60} +0000"
-    env = {**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp, "GIT_CONFIG_GLOBAL": os.devnull,
-           "GIT_CONFIG_NOSYSTEM": "1"}
-    out = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root, env=env,
-                         check=True, capture_output=True, text=True)
-    return out.stdout.strip()
-
-
-def _commit(root: Path, files: dict[str, str], when: int) -> str:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    _git(root, "add", *files, when=when)
-    _git(root, "commit", "-q", "-m", f"change {when}", when=when)
-    return _git(root, "rev-parse", "HEAD")
-
-
 @pytest.fixture(scope="module")
-def repo(tmp_path_factory):
+def repo(tmp_path_factory, git_repo):
     """owner__proj: c0 adds 5 files; c1 beta; c2 gamma + delta.f_new; c3 (base) beta + gamma; then 3 on alpha."""
     repos = tmp_path_factory.mktemp("repos")
     root = repos / "owner__proj"
     root.mkdir()
-    _git(root, "init", "-q")
-    c = [_commit(root, {"pkg/alpha.py": PARSER, "pkg/beta.py": PARSER, "pkg/gamma.py": "def other():\n    pass\n",
-                        "tests/test_alpha.py": "def test_a():\n    pass\n", "pkg/delta.py": DELTA.format(1)}, 0)]
-    c.append(_commit(root, {"pkg/beta.py": PARSER + "\n# 1\n"}, 1))
-    c.append(_commit(root, {"pkg/gamma.py": "def other():\n    return 2\n", "pkg/delta.py": DELTA.format(2)}, 2))
-    c.append(_commit(root, {"pkg/beta.py": PARSER + "\n# 3\n", "pkg/gamma.py": "def other():\n    return 3\n"}, 3))
-    after = [_commit(root, {"pkg/alpha.py": PARSER + f"\n# after {i}\n", "tests/test_alpha.py": f"# {i}\n"}, 4 + i)
-             for i in range(3)]
+    git_repo.git(root, "init", "-q")
+    c = [git_repo.commit(root, {"pkg/alpha.py": PARSER, "pkg/beta.py": PARSER, "pkg/gamma.py": "def other():\n    pass\n",
+                                "tests/test_alpha.py": "def test_a():\n    pass\n", "pkg/delta.py": DELTA.format(1)},
+                         "change 0", 0)]
+    c.append(git_repo.commit(root, {"pkg/beta.py": PARSER + "\n# 1\n"}, "change 1", 1))
+    c.append(git_repo.commit(root, {"pkg/gamma.py": "def other():\n    return 2\n", "pkg/delta.py": DELTA.format(2)},
+                             "change 2", 2))
+    c.append(git_repo.commit(root, {"pkg/beta.py": PARSER + "\n# 3\n", "pkg/gamma.py": "def other():\n    return 3\n"},
+                             "change 3", 3))
+    after = [git_repo.commit(root, {"pkg/alpha.py": PARSER + f"\n# after {i}\n", "tests/test_alpha.py": f"# {i}\n"},
+                             f"change {4 + i}", 4 + i) for i in range(3)]
     return repos, c, after
 
 

@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 
-from beacon.graph import CodebaseGraph
 from beacon.retrieval import UnknownMethodError, assemble_context, get_method, method_names, register_method
 from beacon.retrieval.bca import closure
 from beacon.retrieval.lexical import bm25_scores
@@ -43,12 +42,8 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def graph(tmp_path_factory):
-    root = tmp_path_factory.mktemp("repo")
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return CodebaseGraph.from_repo(root)
+def graph(graph_of):
+    return graph_of(FILES, "repo")
 
 
 def test_duplicate_names_are_refused():
