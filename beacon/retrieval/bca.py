@@ -29,7 +29,6 @@ from .base import RankThenPack
 from .hashed import hashed_similarity
 from .indexes import indexes_for
 from .lexical import bm25_scores
-from .registry import register_method
 from .text import term_index
 
 _CLOSURE_EDGES = (EdgeType.CALLS, EdgeType.INHERITS, EdgeType.DECORATES, EdgeType.CONTAINS)
@@ -120,30 +119,3 @@ class BCA(RankThenPack):
             covered |= covers[best]
             ranking.append((best, best_gain))
         return ranking
-
-
-register_method("bca")(BCA)
-
-
-@register_method("bca_d1")
-@dataclass
-class BCADepth1(BCA):
-    depth: int = 1
-
-
-@register_method("bca_d5")
-@dataclass
-class BCADepth5(BCA):
-    depth: int = 5
-
-
-@register_method("bca_no_closure")
-@dataclass
-class BCANoClosure(BCA):
-    use_closure: bool = False
-
-
-@register_method("bca_no_scoring")
-@dataclass
-class BCANoScoring(BCA):
-    use_scoring: bool = False

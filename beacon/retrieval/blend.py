@@ -9,7 +9,9 @@ plus its own weights), never Python. A weight of 0 switches its signal off
 ``f(v)``, in four stages:
 
 1. **lexical** (``fusion`` linear: each signal divided by its maximum over the
-   candidates; ``rrf``: reciprocal ranks, ``Σ w / (rrf_k + rank)``)::
+   candidates; ``rrf``: reciprocal ranks, ``Σ w / (rrf_k + rank)``; ``raw``:
+   the scores as they are, for the one-signal recipes ``bm25``, ``keyword_map``
+   (``w_keywords``: distinct query terms) and ``vector`` (``w_hashed``))::
 
        s(v) = w_sym·Ŝ(v) + w_file·F̂(f(v)) + w_mention·M̂(v) + w_name·N̂(v) + w_graph·Π̂(v)
        s(v) ← (s(v) + w_neighbor·max_{u calls v or v calls u} s(u)) · (vendored if v is vendored)
@@ -30,9 +32,13 @@ plus its own weights), never Python. A weight of 0 switches its signal off
    ``mentions``) ``+ w_log_file · L̂_F(f(v)) + w_log_function · L̂_G(v)`` (votes
    of similar past commits, ``commit_log``; input ``change_log``).
 
-Packing: when the best file's module costs at most ``whole_file_share`` of the
-budget it is packed whole first, then definitions in score order. The
-composer's own defaults are the identity (every weight 0, multipliers 1):
+Candidates are definitions (``candidates: definitions``: no modules, no
+tests) or every non-test symbol (``symbols``; tests too with
+``include_tests``). Ranking: positive totals, best first (``ground_named``:
+the symbols the query names verbatim first). Packing: when the best file's
+module costs at most ``whole_file_share`` of the budget it is packed whole
+first, then in rank order. The stages live in ``stages``. The composer's own
+defaults are the identity (every weight 0, multipliers 1: ``no_retrieval``):
 what a method does is its recipe.
 """
 from __future__ import annotations
@@ -44,29 +50,19 @@ import numpy as np
 from ..context.pack import block_cost, pack
 from ..graph.codebase import CodebaseGraph
 from ..repo.history import NO_INPUTS, RepoInputs
-from .base import RankThenPack, RetrievalResult, require
-from .commit_log import log_votes
-from .expansion import (context_matrix, feedback_terms, file_coverage, file_name_scores, symbol_coverage,
-                        top_k_file_mean, weighted_scores)
+from . import stages
+from .base import RankThenPack, RetrievalResult
 from .file_index import file_index
-from .filelevel import file_bm25_scores, file_bm25_weights
-from .history import file_prior, function_prior
-from .lexical import bm25_scores, bm25_symbol_weights
-from .masks import packable, peripheral_mask, test_files, vendored_mask
-from .mentions import loose_path_matches, mention_weights
-from .neighbors import neighbor_max
-from .normalise import reciprocal_ranks, unit_scale
-from .repomap import repomap_scores
-from .stemmed import bm25_field
-from .text import term_index
-from .transition import EdgeWeights
+from .lexical import named_first
+from .masks import is_test_mask, packable
 
-FUSIONS = ("linear", "rrf")
-_NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_graph", "whole_file_share", "vendored",
+FUSIONS = ("linear", "rrf", "raw")
+CANDIDATES = ("definitions", "symbols")
+_NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_graph", "w_keywords", "w_hashed",
+                 "whole_file_share", "vendored",
                  "w_prf_file", "w_prf_sym", "w_ctx", "ctx_weight", "w_cover", "cover_power", "w_cooc", "w_topk",
                  "peripheral", "w_fname", "w_history", "w_function", "w_loose_path", "w_log_file", "w_log_function")
 _COUNTS = ("prf_files", "prf_terms", "topk", "log_k")
-_EXPANSION = ("w_prf_file", "w_prf_sym", "w_ctx", "w_cover", "w_cooc", "w_topk", "w_fname")
 
 
 @dataclass
@@ -86,6 +82,8 @@ class Blend(RankThenPack):
     w_mention: float = 0.0
     w_name: float = 0.0
     w_graph: float = 0.0
+    w_keywords: float = 0.0  # distinct query terms in the document (keyword_map)
+    w_hashed: float = 0.0  # cosine of hashed token vectors (vector)
     w_neighbor: float = 0.0
     fusion: str = "linear"
     rrf_k: float = 60.0
@@ -123,12 +121,17 @@ class Blend(RankThenPack):
     w_log_file: float = 0.0
     w_log_function: float = 0.0
     log_k: int = 20
-    # packing
+    # candidates and packing
+    candidates: str = "definitions"  # or "symbols": modules too (and tests with include_tests)
+    ground_named: bool = False  # symbols the query names verbatim first (grounded_bm25)
     whole_file_share: float = 0.0
 
     def __post_init__(self) -> None:
-        if self.include_tests:
-            raise ValueError(f"{self.name}: test symbols are never candidates here; include_tests must be False")
+        if self.candidates not in CANDIDATES:
+            raise ValueError(f"{self.name}: candidates must be one of {CANDIDATES}, got {self.candidates!r}")
+        if self.include_tests and self.candidates != "symbols":
+            raise ValueError(f"{self.name}: test symbols are never candidates among definitions; include_tests "
+                             f"needs candidates: symbols")
         if self.fusion not in FUSIONS:
             raise ValueError(f"{self.name}: fusion must be one of {FUSIONS}, got {self.fusion!r}")
         for w in _NON_NEGATIVE:
@@ -147,118 +150,18 @@ class Blend(RankThenPack):
             {"line_history"} if self.w_function else set()) | (
             {"change_log"} if self.w_log_file or self.w_log_function else set())
 
-    # -- scoring -------------------------------------------------------------
-    def _lexical(self, graph: CodebaseGraph, query: str, cand: np.ndarray) -> tuple[np.ndarray, dict]:
-        index = file_index(graph)
-        if self.stemmed:
-            f_score = bm25_field(graph, query, "file", self.k1, self.b)
-            f_score[test_files(graph)] = 0.0
-        else:
-            f_score = file_bm25_scores(graph, query)
-        mentions = mention_weights(graph, query)
-        parts = {
-            "sym": bm25_field(graph, query, "symbol", self.k1, self.b) if self.stemmed
-            else bm25_scores(graph, query, self.k1, self.b),
-            "file": f_score[index.file_of],
-            "mention": mentions.symbol + mentions.file[index.file_of],
-        }
-        if self.w_name:
-            parts["name"] = bm25_field(graph, query, "name", self.k1, self.b)
-        if self.w_graph:
-            weights = EdgeWeights(self.lambda_call, self.lambda_caller, self.lambda_inherit, self.lambda_import)
-            parts["graph"] = repomap_scores(graph, query, weights, beta=self.beta, tol=1e-6, max_iter=200)[0]
-        w = {"sym": self.w_sym, "file": self.w_file, "mention": self.w_mention, "name": self.w_name,
-             "graph": self.w_graph}
-        total = np.zeros(len(graph.symbols))
-        for name, x in parts.items():
-            if w[name]:
-                norm = unit_scale(x, cand) if self.fusion == "linear" else reciprocal_ranks(x, cand, self.rrf_k)
-                total += w[name] * norm
-        total[~cand] = 0.0
-        if self.w_neighbor:  # a definition next to (calling or called by) a strong one
-            total = total + self.w_neighbor * neighbor_max(graph, total)
-            total[~cand] = 0.0
-        if self.vendored != 1.0:
-            total[vendored_mask(graph)] *= self.vendored
-        return total, parts
-
-    def _expansion(self, graph: CodebaseGraph, query: str, cand: np.ndarray, total: np.ndarray,
-                   parts: dict) -> np.ndarray:
-        fidx = file_index(graph)
-        extra = np.zeros(len(graph.symbols))
-        if self.w_prf_file or self.w_prf_sym:
-            file_score = np.zeros(len(fidx.paths))
-            np.maximum.at(file_score, fidx.file_of, total)
-            cols, vals = feedback_terms(graph, file_score, query, self.prf_files, self.prf_terms)
-            if self.w_prf_file:
-                f = weighted_scores(file_bm25_weights(graph), cols, vals)
-                f[test_files(graph)] = 0.0
-                parts["prf_file"] = f[fidx.file_of]
-                extra += self.w_prf_file * unit_scale(parts["prf_file"], cand)
-            if self.w_prf_sym:
-                parts["prf_sym"] = weighted_scores(bm25_symbol_weights(graph, self.k1, self.b), cols, vals)
-                extra += self.w_prf_sym * unit_scale(parts["prf_sym"], cand)
-        if self.w_ctx:
-            qcols, qvals = term_index(graph).query_vector(query)
-            parts["ctx"] = weighted_scores(context_matrix(graph, self.ctx_weight), qcols, qvals)
-            extra += self.w_ctx * unit_scale(parts["ctx"], cand)
-        if self.w_cover:
-            parts["cover"] = file_coverage(graph, query)[fidx.file_of] ** self.cover_power
-            extra += self.w_cover * unit_scale(parts["cover"], cand)
-        if self.w_cooc:
-            parts["cooc"] = symbol_coverage(graph, query)
-            extra += self.w_cooc * unit_scale(parts["cooc"], cand)
-        if self.w_topk:
-            parts["topk"] = top_k_file_mean(graph, np.where(cand, total, 0.0), self.topk)[fidx.file_of]
-            extra += self.w_topk * unit_scale(parts["topk"], cand)
-        if self.w_fname:
-            parts["fname"] = file_name_scores(graph, query)[fidx.file_of]
-            extra += self.w_fname * unit_scale(parts["fname"], cand)
-        extra[~cand] = 0.0
-        if self.vendored != 1.0:
-            extra[vendored_mask(graph)] *= self.vendored
-        total = total + extra
-        if self.peripheral != 1.0:
-            total[peripheral_mask(graph)] *= self.peripheral
-        return total
-
-    def _priors(self, graph: CodebaseGraph, inputs: RepoInputs, total: np.ndarray, parts: dict) -> np.ndarray:
-        file_of = file_index(graph).file_of
-        if self.w_history:
-            history = require(inputs, "file_history", self.name)
-            parts["history"] = file_prior(graph, history, tau=self.tau, max_files=self.max_files,
-                                          skip=self.skip)[file_of]
-            total = total + self.w_history * parts["history"]
-        if self.w_function:
-            lines = require(inputs, "line_history", self.name)
-            parts["function_history"] = function_prior(graph, lines, tau=self.tau, skip=self.skip)
-            total = total + self.w_function * parts["function_history"]
-        return total
-
-    def _late(self, graph: CodebaseGraph, query: str, inputs: RepoInputs, cand: np.ndarray, total: np.ndarray,
-              parts: dict) -> np.ndarray:
-        file_of = file_index(graph).file_of
-        if self.w_loose_path:
-            loose = loose_path_matches(graph, query)
-            loose[test_files(graph)] = 0.0
-            parts["loose_path"] = loose[file_of]
-            total = total + self.w_loose_path * unit_scale(parts["loose_path"], cand)
-            total[~cand] = 0.0
-        if self.w_log_file or self.w_log_function:
-            log = require(inputs, "change_log", self.name)
-            file_vote, function_vote = log_votes(graph, log, query, self.log_k, self.max_files)
-            parts["log_file"], parts["log_function"] = file_vote[file_of], function_vote
-            total = (total + self.w_log_file * unit_scale(parts["log_file"], cand)
-                     + self.w_log_function * unit_scale(parts["log_function"], cand))
-        return total
+    def candidate_mask(self, graph: CodebaseGraph) -> np.ndarray:
+        if self.candidates == "definitions":
+            return packable(graph)
+        return np.ones(len(graph.symbols), dtype=bool) if self.include_tests else ~is_test_mask(graph)
 
     def scores(self, graph: CodebaseGraph, query: str, inputs: RepoInputs = NO_INPUTS) -> BlendScores:
-        cand = packable(graph)
-        total, parts = self._lexical(graph, query, cand)
-        if any(getattr(self, w) for w in _EXPANSION) or self.peripheral != 1.0:
-            total = self._expansion(graph, query, cand, total, parts)
-        total = self._priors(graph, inputs, total, parts)
-        total = self._late(graph, query, inputs, cand, total, parts)
+        cand = self.candidate_mask(graph)
+        parts: dict[str, np.ndarray] = {}
+        total = stages.lexical(self, graph, query, cand, parts)
+        total = stages.expansion(self, graph, query, cand, total, parts)
+        total = stages.priors(self, graph, inputs, total, parts)
+        total = stages.late(self, graph, query, inputs, cand, total, parts)
         total[~cand] = 0.0
         index = file_index(graph)
         file_total = np.zeros(len(index.paths))
@@ -270,7 +173,8 @@ class Blend(RankThenPack):
         total = self.scores(graph, query, inputs).total
         nodes = np.flatnonzero(total > 0)
         nodes = nodes[np.lexsort((nodes, -total[nodes]))]
-        return list(zip(nodes.tolist(), total[nodes].tolist()))
+        ranking = list(zip(nodes.tolist(), total[nodes].tolist()))
+        return named_first(graph, query, ranking) if self.ground_named else ranking
 
     def packing_order(self, graph: CodebaseGraph, ranking: list[tuple[int, float]], budget: int) -> list[int]:
         """Rank order, with the best file's module (the whole file) first when it is cheap enough."""

@@ -1,25 +1,20 @@
-"""``vector`` / ``embedding``: deterministic signed token hashing into 96 dimensions.
+"""Hashed vectors: deterministic signed token hashing into 96 dimensions (the ``vector``/``embedding`` signal).
 
 This is NOT a pretrained or learned embedding. Each term is hashed (BLAKE2b)
 to one of 96 dimensions with a sign; a document's vector is the sum of its
 terms' signed, log-scaled counts, L2-normalised; similarity is the cosine. It
-is a cheap, reproducible lexical baseline under an "embedding" interface, and
-both registered names are the same method.
+is a cheap, reproducible lexical baseline under an "embedding" interface:
+``vector`` and ``embedding`` are the same recipe of the composer.
 """
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..graph.codebase import CodebaseGraph
-from ..repo.history import NO_INPUTS
-from .base import RankThenPack
 from .indexes import indexes_for
-from .lexical import ranked_nonzero
-from .registry import register_method
 from .text import term_index, terms
 
 DIMENSIONS = 96
@@ -63,13 +58,3 @@ def query_vector(query: str) -> np.ndarray:
 
 def hashed_similarity(graph: CodebaseGraph, query: str) -> np.ndarray:
     return symbol_vectors(graph) @ query_vector(query)
-
-
-@register_method("vector")
-@register_method("embedding")
-@dataclass
-class HashedVector(RankThenPack):
-    """Cosine similarity of 96-d signed token-hash vectors (not a pretrained embedding)."""
-
-    def rank(self, graph, query, inputs=NO_INPUTS):
-        return ranked_nonzero(self, graph, hashed_similarity(graph, query))

@@ -14,12 +14,10 @@ from dataclasses import dataclass, field
 from ..graph.codebase import CodebaseGraph
 from ..repo.history import NO_INPUTS, RepoInputs
 from .base import RankThenPack
-from .registry import register_method
 
 ORACLE_NOTE = "oracle control: the target location was given to the method"
 
 
-@register_method("target_file")
 @dataclass
 class TargetFile(RankThenPack):
     target: str | None = None

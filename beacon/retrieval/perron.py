@@ -41,7 +41,6 @@ from .hashed import hashed_similarity
 from .indexes import indexes_for
 from .lexical import bm25_scores
 from .masks import packable
-from .registry import register_method
 from .transition import EdgeWeights, transition_for
 
 SIMILARITIES = ("bm25", "hashed")
@@ -175,27 +174,3 @@ class Perron(RankThenPack):
         while context.total_tokens > budget:  # the exact final check; section costs make it unreachable
             context = Context(context.snippets[:-1], self.renderer, budget, notes)
         return context
-
-
-register_method("perron")(Perron)
-
-
-@register_method("ppr")
-@dataclass
-class PlainPPR(Perron):
-    """Personalized PageRank alone: π_query ranking, rank-order packing, no hub damping."""
-
-    use_specificity: bool = False
-    use_frontier: bool = False
-
-
-@register_method("perron_no_specificity")
-@dataclass
-class PerronNoSpecificity(Perron):
-    use_specificity: bool = False
-
-
-@register_method("perron_no_frontier")
-@dataclass
-class PerronNoFrontier(Perron):
-    use_frontier: bool = False

@@ -52,9 +52,14 @@ def _compose(name: str, seen: tuple[str, ...]) -> DictConfig:
     return OmegaConf.merge(merged, own)
 
 
+def recipe_composers() -> dict[str, str | None]:
+    """Every recipe's name and the composer it configures (``composer:``, its own or inherited), by name."""
+    return {p.stem: _compose(p.stem, ()).get("composer") for p in sorted(CONF_DIR.glob("*.yaml"))}
+
+
 def blend_recipes() -> list[str]:
-    """The names of the recipes that configure the composer (``composer: blend``), sorted."""
-    return sorted(p.stem for p in CONF_DIR.glob("*.yaml") if _compose(p.stem, ()).get("composer") == "blend")
+    """The names of the recipes that configure the composer of signals (``composer: blend``), sorted."""
+    return sorted(name for name, composer in recipe_composers().items() if composer == "blend")
 
 
 @lru_cache(maxsize=None)

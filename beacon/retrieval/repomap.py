@@ -27,7 +27,6 @@ from .lexical import bm25_scores
 from .file_index import file_index
 from .mentions import mention_weights
 from .masks import packable
-from .registry import register_method
 from .transition import EdgeWeights, transition_for
 
 
@@ -80,7 +79,6 @@ def repomap_scores(graph: CodebaseGraph, query: str, weights: EdgeWeights, *, be
     return found
 
 
-@register_method("repomap")
 @dataclass
 class RepoMap(RankThenPack):
     """Mention-personalized PageRank (β = 0.85 as Perron/Aider; calls both ways and inheritance)."""
@@ -120,11 +118,3 @@ class RepoMap(RankThenPack):
         context = pack(graph, [n for n, _ in ranking], budget, self.renderer,
                        notes=self.notes + ((note,) if note else ()))
         return RetrievalResult(context, [(graph.symbols[n].id, s) for n, s in ranking], self.name, budget)
-
-
-@register_method("repomap_lexical")
-@dataclass
-class RepoMapLexical(RepoMap):
-    """Baseline: the teleport prior is half mentions, half the BM25 softmax prior."""
-
-    lexical_share: float = 0.5

@@ -32,10 +32,25 @@ def test_every_registered_method_has_a_recipe_and_every_recipe_a_method():
         assert {k: getattr(method, k) for k in params} == params, name
 
 
+def test_every_recipe_names_a_known_composer():
+    from beacon.retrieval.methods import COMPOSERS
+
+    composers = recipes.recipe_composers()
+    assert set(composers.values()) <= set(COMPOSERS)
+    assert {n for n, c in composers.items() if c != "blend"} == {
+        "bca", "bca_d1", "bca_d5", "bca_no_closure", "bca_no_scoring", "perron", "perron_no_frontier",
+        "perron_no_specificity", "ppr", "repomap", "repomap_lexical", "target_file"}
+    assert all(type(get_method(n)) is COMPOSERS[c] for n, c in composers.items())
+    # Ablations are their base plus the switch: no copied parameters.
+    assert method_params("ppr") == {**method_params("perron"), "use_specificity": False, "use_frontier": False}
+    assert method_params("bca_d5") == {**method_params("bca"), "depth": 5}
+
+
 def test_blends_are_recipes_of_the_one_composer():
     blends = set(blend_recipes())
-    assert {"hybrid", "hybrid_prf", "hybrid_history", "hybrid_all", "hybrid_log", "history_only", "hybrid_rrf",
-            "hybrid_graph", "hybrid_stemmed", "bm25_file_rerank"} <= blends
+    assert blends == {"hybrid", "hybrid_prf", "hybrid_history", "hybrid_all", "hybrid_log", "history_only", "hybrid_rrf",
+                      "hybrid_graph", "hybrid_stemmed", "bm25_file_rerank", "bm25", "compact_bm25", "grounded_bm25",
+                      "keyword_map", "vector", "embedding", "no_retrieval"}
     assert all(type(get_method(n)) is Blend for n in blends)
     assert not any(isinstance(get_method(n), Blend) for n in set(method_names()) - blends)
 
