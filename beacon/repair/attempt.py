@@ -87,8 +87,10 @@ def run_attempt(prepared: PreparedTask, spec: AttemptSpec, provider_for: Callabl
     if spec.method == "target_file":
         params.setdefault("target", task.bug_location)
     renderer = FORMAT_RENDERER.get(spec.edit_format)
-    result = assemble_context(prepared.graph, query.text, spec.method, budget=spec.budget, renderer=renderer,
-                              inputs=prepared.inputs, **params)
+    if renderer is not None:  # the edit format's renderer over the recipe's
+        params["renderer"] = renderer
+    result = assemble_context(prepared.graph, query.text, spec.method, budget=spec.budget, inputs=prepared.inputs,
+                              **params)
     context = result.context
     structured = decide(spec.structured_output, spec.provider_structured, spec.edit_format)
     prompt = build_prompt(query.text, context.render(), spec.edit_format, structured=structured)
