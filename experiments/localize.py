@@ -26,10 +26,11 @@ from beacon.localize.evaluate import evaluate
 from beacon.localize.gold import gold_from_patch
 from beacon.localize.instances import SnapshotCache, load_instances
 from beacon.retrieval import get_method
+from beacon.retrieval.recipes import RecipeError, method_params
 from experiments.cli import discard_setup_failure, hydra_task, resolve_input
 from experiments.errors import UsageError, is_named, one_line, require_path
 from experiments.runner import PACKAGES, PROJECT_ROOT, scientific_config
-from experiments.schema import LocalizeConf, check_budgets, check_methods, validate
+from experiments.schema import LocalizeConf, check_budgets, check_methods, resolve_methods, validate
 
 log = logging.getLogger("beacon")
 # ../shared/data (beside the repository) is the team's shared data folder; a clone without it must
@@ -46,13 +47,12 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
     check_methods(cfg)  # an unknown name fails naming its key
     # An in-job grid scores every method and budget on an instance while its graph (and the
     # methods' per-graph indexes) is loaded once; each grid method takes the params of its
-    # conf/method/<name>.yaml, so its rows equal those of a `method=<name>` job.
-    methods = {name: (dict(cfg.method.params) if name == cfg.method.name else method_conf_params(name))
-               for name in (list(cfg.grid.methods) or [cfg.method.name])}
+    # conf/method/<name>.yaml (the one resolver, as repair), so its rows equal those of a `method=<name>` job.
+    methods = resolve_methods(cfg)
     budgets = list(cfg.grid.budgets) or [cfg.budget]
-    # unknown method or bad params: fail before any work; git history is read only if a method uses it
-    uses_history = any(getattr(get_method(name, **params), "uses_history", False)
-                       for name, params in methods.items())
+    # unknown method or bad params: fail before any work; git history is read only for the inputs
+    # the methods declare they need
+    needs = frozenset().union(*(get_method(name, **params).needs() for name, params in methods.items()))
     check_budgets(cfg)
     instances_path = require_path("tasks.instances", cfg.tasks.instances, Path(resolve_path(cfg.tasks.instances)),
                                   hint=SHARED_HINT)
@@ -94,7 +94,8 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
             if not cells:
                 continue
             try:
-                graph = cache.graph(inst.repo, inst.base_commit, history=uses_history)
+                graph = cache.graph(inst.repo, inst.base_commit)
+                inputs = cache.inputs(inst.repo, inst.base_commit, needs)
                 gold = gold_from_patch(inst.instance_id, inst.patch, cache.snapshot(inst.repo, inst.base_commit))
                 failure = None
             except Exception as exc:  # recorded on every cell of the instance; the others go on
@@ -111,7 +112,7 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
                 if failure is None:
                     try:
                         record = {**evaluate(graph, inst.instance_id, inst.problem_statement, gold, name,
-                                             budget, params), **base, "error": None}
+                                             budget, params, inputs), **base, "error": None}
                     except Exception as exc:  # one method failing on one instance is a recorded row
                         record = {**base, "metrics": None, "error": f"{type(exc).__name__}: {exc}"}
                 writer.append(record)
@@ -126,11 +127,11 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
 
 
 def method_conf_params(name: str) -> dict:
-    path = PROJECT_ROOT / "conf" / "method" / f"{name}.yaml"
-    if not path.is_file():
-        raise UsageError(f"grid.methods: {name!r} has no config {path} (every registered method has one)")
-    conf = OmegaConf.load(path)
-    return dict(OmegaConf.to_container(conf.get("params") or OmegaConf.create({}), resolve=True))
+    """The params of ``conf/method/<name>.yaml`` (``beacon.retrieval.recipes``), a usage error when it is missing."""
+    try:
+        return method_params(name)
+    except RecipeError as exc:
+        raise UsageError(f"grid.methods: {exc} (every registered method has one)") from None
 
 
 def _param_text(params: dict) -> str:

@@ -19,6 +19,7 @@ from experiments.errors import UsageError
 class MethodConf:
     name: str = MISSING
     params: Dict[str, Any] = field(default_factory=dict)
+    composer: Optional[str] = None  # "blend": a recipe of beacon.retrieval.blend (conf/method/*.yaml)
 
 
 @dataclass
@@ -167,16 +168,34 @@ def _values(grid, grid_key: str, single, single_key: str) -> list[tuple[str, Any
     return [(single_key, single)]
 
 
+def resolve_methods(cfg: DictConfig) -> dict[str, dict]:
+    """The one method resolver of every runner: each method of the job (``grid.methods``, else
+    ``method.name``) with its parameters, ``conf/method/<name>.yaml`` with ``method.params`` on top for
+    ``method.name`` (Hydra composed those from the same file, plus the command line's overrides)."""
+    from beacon.retrieval.recipes import RecipeError, method_params
+
+    out = {}
+    for key, name in _values(cfg.grid.methods, "grid.methods", cfg.method.name, "method.name"):
+        overrides = dict(OmegaConf.to_container(cfg.method.params, resolve=True)) if name == cfg.method.name else {}
+        try:
+            out[name] = method_params(name, overrides)
+        except RecipeError as exc:
+            raise UsageError(f"{key}={name!r}: {exc}") from None
+    return out
+
+
 def check_methods(cfg: DictConfig) -> None:
-    """Every method name is registered and takes its params (``method.params`` for ``method.name``)."""
+    """Every method name is registered, has a recipe and takes its params (``method.params`` for ``method.name``)."""
     from beacon.retrieval import get_method
+    from beacon.retrieval.recipes import RecipeError, method_params
     from beacon.retrieval.registry import UnknownMethodError, known_methods
 
     for key, name in _values(cfg.grid.methods, "grid.methods", cfg.method.name, "method.name"):
-        params = dict(cfg.method.params) if name == cfg.method.name else {}
         try:
-            get_method(name, **params)
-        except UnknownMethodError:
+            overrides = dict(OmegaConf.to_container(cfg.method.params, resolve=True)) \
+                if name == cfg.method.name else {}
+            get_method(name, **method_params(name, overrides))
+        except (RecipeError, UnknownMethodError):  # registered methods and recipes agree (a test checks)
             close = difflib.get_close_matches(str(name), known_methods(), n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
             raise UsageError(f"{key}={name!r}: unknown retrieval method; {hint}"

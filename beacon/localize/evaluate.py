@@ -18,6 +18,7 @@ import hashlib
 
 from ..graph.codebase import CodebaseGraph
 from ..graph.symbols import MODULE_QUALNAME, Symbol
+from ..repo.history import NO_INPUTS, RepoInputs
 from ..retrieval import assemble_context
 from .gold import Gold
 from .metrics import acc_at_k, budget_recall, mrr, recall_at_k
@@ -84,9 +85,9 @@ def ranking_metrics(ranked: dict[str, list[str]], gold: Gold) -> dict[str, float
 
 
 def evaluate(graph: CodebaseGraph, instance_id: str, query: str, gold: Gold, method: str,
-             budget: int, params: dict | None = None) -> dict:
+             budget: int, params: dict | None = None, inputs: RepoInputs = NO_INPUTS) -> dict:
     params = dict(params or {})
-    result = assemble_context(graph, query, method, budget=budget, **params)
+    result = assemble_context(graph, query, method, budget=budget, inputs=inputs, **params)
     ranked = rankings(graph, [i for i, _ in result.ranking])
     snippets = [(s.path, s.start_line, s.end_line) for s in result.context.snippets]
     metrics = ranking_metrics(ranked, gold)

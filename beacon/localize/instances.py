@@ -24,8 +24,7 @@ from typing import Sequence
 from ..graph.codebase import CodebaseGraph
 from ..repo.git import FULL_HASH, GitSource, open_source
 from ..repo.snapshot import materialize
-from ..retrieval.history import HISTORY_KEY, LINES_KEY, RepoHistory, read_history, read_line_history
-from ..retrieval.commit_log import LOG_KEY, ChangeLog, read_change_log
+from ..repo.history import INPUT_NAMES, NO_INPUTS, RepoHistory, RepoInputs, read_inputs
 
 REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
 
@@ -109,8 +108,7 @@ class SnapshotCache:
         self._sources: dict[str, GitSource] = {}
         self._graphs: dict[str, CodebaseGraph] = {}
         self._histories: dict[str, RepoHistory] = {}
-        self._line_histories: dict[str, dict] = {}
-        self._change_logs: dict[str, ChangeLog] = {}
+        self._inputs: dict[str, RepoInputs] = {}
 
     def source(self, repo: str) -> GitSource:
         if repo not in self._sources:
@@ -133,17 +131,11 @@ class SnapshotCache:
         return target
 
     def history(self, repo: str, commit: str) -> RepoHistory:
-        """The change history up to ``commit`` (never after it): see ``beacon.retrieval.history``."""
-        key = f"{repo}@{commit}"
-        if key not in self._histories:
-            self._histories[key] = read_history(self.source(repo), commit)
-        return self._histories[key]
+        """The files changed by each commit up to ``commit`` (never after it): see ``beacon.repo.history``."""
+        return self.inputs(repo, commit, {"file_history"}).file_history
 
-    def graph(self, repo: str, commit: str, *, history: bool = False) -> CodebaseGraph:
-        """The base-commit graph; with ``history``, its change history up to the commit attached as
-        ``graph.cache["file_history"]``, ``["line_history"]`` and ``["change_log"]`` (git log, blame and
-        ``log -p``, never past the commit: only the methods that declare ``uses_history`` need it,
-        so it is not paid for otherwise)."""
+    def graph(self, repo: str, commit: str) -> CodebaseGraph:
+        """The base-commit graph (parsed once per commit, then loaded from its saved copy)."""
         key = f"{repo}@{commit}"
         if key not in self._graphs:
             saved = self.root / "graphs" / repo.replace("/", "__") / commit
@@ -160,16 +152,24 @@ class SnapshotCache:
                     if not (saved / "graph.json").is_file():
                         raise
             self._graphs[key] = graph
-        graph = self._graphs[key]
-        if not history:
-            return graph
-        # Re-attached on every call: callers may clear graph.cache between instances.
-        graph.cache.setdefault(HISTORY_KEY, self.history(repo, commit))
-        if key not in self._line_histories:
-            self._line_histories[key] = read_line_history(self.source(repo), self.history(repo, commit),
-                                                          sorted({s.path for s in graph.symbols if not s.is_test}))
-        graph.cache.setdefault(LINES_KEY, self._line_histories[key])
-        if key not in self._change_logs:
-            self._change_logs[key] = read_change_log(self.source(repo), commit)
-        graph.cache.setdefault(LOG_KEY, self._change_logs[key])
-        return graph
+        return self._graphs[key]
+
+    def inputs(self, repo: str, commit: str, needs: set[str] | frozenset[str]) -> RepoInputs:
+        """The history inputs named in ``needs`` (what the methods' ``needs()`` declare) up to ``commit``.
+
+        Read once per commit and input (git log, blame and ``log -p``, never past the commit), and only
+        when a method needs them; line history blames the graph's non-test files.
+        """
+        if not needs:
+            return NO_INPUTS
+        key = f"{repo}@{commit}"
+        have = self._inputs.get(key, NO_INPUTS)
+        missing = frozenset(needs) - have.present()
+        if missing:
+            paths = sorted({s.path for s in self.graph(repo, commit).symbols if not s.is_test}) \
+                if "line_history" in missing else ()
+            new = read_inputs(self.source(repo), commit, missing, paths)
+            have = RepoInputs(**{n: getattr(have, n) if getattr(new, n) is None else getattr(new, n)
+                                 for n in INPUT_NAMES})
+            self._inputs[key] = have
+        return RepoInputs(**{n: getattr(have, n) if n in needs else None for n in INPUT_NAMES})

@@ -28,6 +28,7 @@ from typing import Callable
 from ..providers.base import Provider, ProviderError
 from ..records import OUTCOMES  # noqa: F401  (re-exported: the outcome vocabulary, see beacon.records)
 from ..retrieval import assemble_context
+from ..retrieval.recipes import method_params
 from ..tasks.queries import build_query
 from .edits import Abstain, apply_edit, check_python_syntax, parse_edit
 from .errors import EditApplyError, EditParseError, EditSyntaxError
@@ -82,11 +83,14 @@ def run_attempt(prepared: PreparedTask, spec: AttemptSpec, provider_for: Callabl
     timings: dict[str, float] = {}
     clock = time.perf_counter()
     query = build_query(task, spec.query_type)
-    params = dict(spec.method_params)
+    params = method_params(spec.method, dict(spec.method_params))  # the recipe, as every runner
     if spec.method == "target_file":
         params.setdefault("target", task.bug_location)
     renderer = FORMAT_RENDERER.get(spec.edit_format)
-    result = assemble_context(prepared.graph, query.text, spec.method, budget=spec.budget, renderer=renderer, **params)
+    if renderer is not None:  # the edit format's renderer over the recipe's
+        params["renderer"] = renderer
+    result = assemble_context(prepared.graph, query.text, spec.method, budget=spec.budget, inputs=prepared.inputs,
+                              **params)
     context = result.context
     structured = decide(spec.structured_output, spec.provider_structured, spec.edit_format)
     prompt = build_prompt(query.text, context.render(), spec.edit_format, structured=structured)

@@ -20,6 +20,8 @@ from typing import Callable
 from ..providers.base import Provider
 from ..providers.oracle import OracleProvider
 from ..repo.git import GitSource
+from ..retrieval import get_method
+from ..retrieval.recipes import method_params
 from ..tasks.manifest import Task
 from ..tasks.queries import build_query
 from .attempt import AttemptSpec, run_attempt
@@ -67,6 +69,9 @@ def run_repair_job(
                               "explicitly (or dry_run=true to assemble prompts only)")
     summary = JobSummary()
     finished = writer.finished_keys()
+    # The history inputs the job's methods declare, read per task as the localization runner reads them.
+    needs = frozenset().union(*(get_method(spec.method, **method_params(spec.method, dict(spec.method_params))).needs()
+                                for spec in specs))
     bar = _progress(len(tasks) * len(specs), progress)
     timings_path = Path(writer.run_dir) / "timings.jsonl"
     for index, task in enumerate(tasks):
@@ -80,7 +85,7 @@ def run_repair_job(
         work = Path(work_dir) / f"task-{index:04d}"
         shutil.rmtree(work, ignore_errors=True)
         try:
-            prepared = prepare_task(task, resolve_repo(task.repo), work, settings)
+            prepared = prepare_task(task, resolve_repo(task.repo), work, settings, needs)
         except Exception as exc:  # recorded per row below; the sweep goes on
             prepared, failure = None, f"{type(exc).__name__}: {exc}".replace(str(work), "<work>")
         else:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..graph.codebase import CodebaseGraph
 from ..repo.git import GitSource
+from ..repo.history import NO_INPUTS, RepoInputs, read_inputs
 from ..repo.snapshot import materialize, replace_line
 from ..tasks.manifest import Task
 from .controls import snapshot_protected
@@ -41,6 +42,7 @@ class PreparedTask:
     work: Path
     mutated_text: str
     graph: CodebaseGraph
+    inputs: RepoInputs = NO_INPUTS  # the history the job's methods need, up to the task's commit
     protected: dict[str, str] = field(default_factory=dict)
     original_ids: tuple[str, ...] = ()
     baseline: dict = field(default_factory=dict)
@@ -76,8 +78,13 @@ def summarize_run(run: PytestRun) -> dict:
             "report_error": run.report_error}
 
 
-def prepare_task(task: Task, source: GitSource, work: Path, settings: RunSettings) -> PreparedTask:
-    """Snapshot, index and (with local execution) check the preconditions of ``task``."""
+def prepare_task(task: Task, source: GitSource, work: Path, settings: RunSettings,
+                 needs: frozenset[str] = frozenset()) -> PreparedTask:
+    """Snapshot, index and (with local execution) check the preconditions of ``task``.
+
+    ``needs``: the history inputs the job's methods declare (``Method.needs``), read as the localization
+    runner reads them (``beacon.repo.history.read_inputs`` at the task's commit, blaming its non-test files).
+    """
     work.mkdir(parents=True, exist_ok=True)
     pristine = materialize(source, task.commit, work / "pristine")
     indexed = materialize(source, task.commit, work / "indexed")
@@ -87,6 +94,9 @@ def prepare_task(task: Task, source: GitSource, work: Path, settings: RunSetting
         mutated_text=(indexed / task.path).read_text(encoding="utf-8"),
         graph=CodebaseGraph.from_repo(indexed),
     )
+    if needs:
+        paths = sorted({s.path for s in prepared.graph.symbols if not s.is_test})
+        prepared.inputs = read_inputs(source, task.commit, needs, paths)
     problems = source_file_problems(task, pristine)
     if problems:
         prepared.invalid_reason = "policy: " + "; ".join(problems)

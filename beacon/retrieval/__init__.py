@@ -1,6 +1,6 @@
 """Retrieval methods behind one registry, and ``assemble_context``."""
-from .base import Method, RankThenPack, RetrievalResult, assemble_context
+from .base import Method, MissingInputError, RankThenPack, RetrievalResult, assemble_context
 from .registry import UnknownMethodError, get_method, method_names, register_method
 
-__all__ = ["Method", "RankThenPack", "RetrievalResult", "UnknownMethodError", "assemble_context",
-           "get_method", "method_names", "register_method"]
+__all__ = ["Method", "MissingInputError", "RankThenPack", "RetrievalResult", "UnknownMethodError",
+           "assemble_context", "get_method", "method_names", "register_method"]

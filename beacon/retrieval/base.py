@@ -4,6 +4,12 @@ A method ranks candidate symbols for a query (the ranking is kept: Acc@k and
 MRR need it) and packs them under a token budget into a ``Context``. Test
 symbols are not candidates unless a method is configured with
 ``include_tests=True``.
+
+Besides the graph and the query, a method may need repository history
+(``beacon.repo.history.RepoInputs``: file history, line history, change
+log). It says which in ``needs()``; the runner reads exactly those and passes
+them as ``inputs``. A method asked to rank without an input it needs raises
+``MissingInputError`` naming the input: never a silent fallback.
 """
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ from typing import Protocol
 from ..context.pack import pack
 from ..context.snippet import Context
 from ..graph.codebase import CodebaseGraph
+from ..repo.history import NO_INPUTS, RepoInputs
 
 
 @dataclass(frozen=True)
@@ -23,13 +30,29 @@ class RetrievalResult:
     budget: int
 
 
+class MissingInputError(ValueError):
+    """A method needs a history input (``RepoInputs`` field) that the caller did not read and pass."""
+
+
+def require(inputs: RepoInputs, name: str, method: str):
+    """``inputs.<name>``, or ``MissingInputError`` naming the input and who reads it."""
+    found = getattr(inputs, name)
+    if found is None:
+        raise MissingInputError(f"retrieval method {method!r} needs the input {name!r} (repository history, read "
+                                f"by beacon.repo.history.read_inputs from the method's needs()), but it was not "
+                                f"given")
+    return found
+
+
 class Method(Protocol):
     name: str
     renderer: str
 
-    def rank(self, graph: CodebaseGraph, query: str) -> list[tuple[int, float]]: ...
+    def needs(self) -> frozenset[str]: ...
 
-    def select(self, graph: CodebaseGraph, query: str, budget: int) -> Context: ...
+    def rank(self, graph: CodebaseGraph, query: str, inputs: RepoInputs = NO_INPUTS) -> list[tuple[int, float]]: ...
+
+    def select(self, graph: CodebaseGraph, query: str, budget: int, inputs: RepoInputs = NO_INPUTS) -> Context: ...
 
 
 @dataclass
@@ -41,7 +64,11 @@ class RankThenPack:
     include_tests: bool = False
     notes: tuple[str, ...] = field(default=())
 
-    def rank(self, graph: CodebaseGraph, query: str) -> list[tuple[int, float]]:
+    def needs(self) -> frozenset[str]:
+        """The ``RepoInputs`` fields this configuration reads (none by default)."""
+        return frozenset()
+
+    def rank(self, graph: CodebaseGraph, query: str, inputs: RepoInputs = NO_INPUTS) -> list[tuple[int, float]]:
         raise NotImplementedError
 
     def eligible(self, graph: CodebaseGraph, node: int) -> bool:
@@ -51,11 +78,12 @@ class RankThenPack:
                           ranking: list[tuple[int, float]]) -> list[int]:
         return [node for node, _ in ranking]
 
-    def select(self, graph: CodebaseGraph, query: str, budget: int) -> Context:
-        return self.retrieve(graph, query, budget).context
+    def select(self, graph: CodebaseGraph, query: str, budget: int, inputs: RepoInputs = NO_INPUTS) -> Context:
+        return self.retrieve(graph, query, budget, inputs).context
 
-    def retrieve(self, graph: CodebaseGraph, query: str, budget: int) -> RetrievalResult:
-        ranking = self.rank(graph, query) if budget >= 0 else []
+    def retrieve(self, graph: CodebaseGraph, query: str, budget: int,
+                 inputs: RepoInputs = NO_INPUTS) -> RetrievalResult:
+        ranking = self.rank(graph, query, inputs) if budget >= 0 else []
         order = self.order_for_packing(graph, query, ranking)
         context = pack(graph, order, budget, self.renderer, notes=self.notes)
         ids = [(graph.symbols[n].id, float(s)) for n, s in ranking]
@@ -63,8 +91,11 @@ class RankThenPack:
 
 
 def assemble_context(graph: CodebaseGraph, query: str, method: str | Method, *,
-                     budget: int, renderer: str | None = None, **params: object) -> RetrievalResult:
-    """Select context for ``query`` with ``method`` (a name or an instance) under ``budget``."""
+                     budget: int, renderer: str | None = None, inputs: RepoInputs = NO_INPUTS,
+                     **params: object) -> RetrievalResult:
+    """Select context for ``query`` with ``method`` (a name or an instance) under ``budget``.
+
+    ``inputs``: the repository history the method ``needs()`` (none for most methods)."""
     from .registry import get_method
 
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
@@ -76,7 +107,7 @@ def assemble_context(graph: CodebaseGraph, query: str, method: str | Method, *,
     elif renderer is not None or params:
         raise ValueError("renderer/params apply to a method given by name; configure the instance instead")
     if hasattr(method, "retrieve"):
-        return method.retrieve(graph, query, budget)
-    context = method.select(graph, query, budget)
-    ranking = [(graph.symbols[n].id, float(s)) for n, s in method.rank(graph, query)]
+        return method.retrieve(graph, query, budget, inputs)
+    context = method.select(graph, query, budget, inputs)
+    ranking = [(graph.symbols[n].id, float(s)) for n, s in method.rank(graph, query, inputs)]
     return RetrievalResult(context, ranking, method.name, budget)

@@ -23,11 +23,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..graph.codebase import CodebaseGraph
+from ..repo.history import NO_INPUTS
 from ..graph.symbols import EdgeType
 from .base import RankThenPack
 from .hashed import hashed_similarity
+from .indexes import indexes_for
 from .lexical import bm25_scores
-from .registry import register_method
 from .text import term_index
 
 _CLOSURE_EDGES = (EdgeType.CALLS, EdgeType.INHERITS, EdgeType.DECORATES, EdgeType.CONTAINS)
@@ -35,16 +36,16 @@ _CLOSURE_EDGES = (EdgeType.CALLS, EdgeType.INHERITS, EdgeType.DECORATES, EdgeTyp
 
 def closure_matrix(graph: CodebaseGraph):
     """Undirected adjacency over the closure edge types, module nodes cut out (memoised)."""
-    found = graph.cache.get("_bca_closure")
-    if found is None:
+    ix = indexes_for(graph)
+    if ix.bca_closure is None:
         total = None
         for etype in _CLOSURE_EDGES:
             m = graph.matrix(etype)
             total = m + m.T if total is None else total + m + m.T
         keep = np.fromiter((s.kind != "module" for s in graph.symbols), dtype=bool, count=len(graph.symbols))
         mask = sp.diags(keep.astype(np.float64))
-        found = graph.cache["_bca_closure"] = (mask @ total @ mask).tocsr()
-    return found
+        ix.bca_closure = (mask @ total @ mask).tocsr()
+    return ix.bca_closure
 
 
 def closure(graph: CodebaseGraph, seeds: list[int], depth: int) -> list[int]:
@@ -85,7 +86,7 @@ class BCA(RankThenPack):
         picked = [int(n) for n in order if self.eligible(graph, int(n)) and graph.symbols[n].kind != "module"]
         return picked[: self.seeds]
 
-    def rank(self, graph, query):
+    def rank(self, graph, query, inputs=NO_INPUTS):
         seeds = self.seed_nodes(graph, query)
         candidates = closure(graph, seeds, self.depth) if self.use_closure else seeds
         candidates = [c for c in candidates if self.eligible(graph, c)]
@@ -118,30 +119,3 @@ class BCA(RankThenPack):
             covered |= covers[best]
             ranking.append((best, best_gain))
         return ranking
-
-
-register_method("bca")(BCA)
-
-
-@register_method("bca_d1")
-@dataclass
-class BCADepth1(BCA):
-    depth: int = 1
-
-
-@register_method("bca_d5")
-@dataclass
-class BCADepth5(BCA):
-    depth: int = 5
-
-
-@register_method("bca_no_closure")
-@dataclass
-class BCANoClosure(BCA):
-    use_closure: bool = False
-
-
-@register_method("bca_no_scoring")
-@dataclass
-class BCANoScoring(BCA):
-    use_scoring: bool = False

@@ -27,6 +27,7 @@ from ..context.render import get_renderer, is_context_renderer, render_snippets
 from ..context.snippet import Context
 from ..graph.codebase import CodebaseGraph
 from ..tokens import count_tokens
+from .indexes import indexes_for
 
 _WHOLE = "*"
 
@@ -76,7 +77,7 @@ class Selection:
     def _chunk_tokens(self, chunk: str) -> int:
         # Memoised on the graph: chunks are snippet bodies (text the graph holds
         # anyway) and short breadcrumb lines, so queries share their counts.
-        memo = self.graph.cache.setdefault("_breadcrumb_chunk_tokens", {})
+        memo = indexes_for(self.graph).chunk_tokens
         found = memo.get(chunk)
         if found is None:
             found = memo[chunk] = count_tokens(chunk)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..graph.codebase import CodebaseGraph
+from .indexes import indexes_for
 from .transition import EdgeWeights, Transition, transition_for
 
 _DENSE_FRACTION = 0.05  # support share above which a dense mat-vec is cheaper than a gather
@@ -226,11 +227,12 @@ def global_pagerank(t: Transition, *, beta: float = 0.85, tol: float = 1e-10, ma
 
 def global_rank_for(graph: CodebaseGraph, weights: EdgeWeights = EdgeWeights(), *, beta: float = 0.85,
                     tol: float = 1e-10, max_iter: int = 1000) -> Diffusion:
-    """``π_global`` of ``graph``, computed once and memoised in ``graph.cache``."""
-    key = ("_perron_global", weights, beta, tol, max_iter)
-    found = graph.cache.get(key)
+    """``π_global`` of ``graph``, computed once per graph and parameters (``GraphIndexes.global_ranks``)."""
+    key = (weights, beta, tol, max_iter)
+    ranks = indexes_for(graph).global_ranks
+    found = ranks.get(key)
     if found is None:
-        found = graph.cache[key] = global_pagerank(transition_for(graph, weights), beta=beta, tol=tol,
+        found = ranks[key] = global_pagerank(transition_for(graph, weights), beta=beta, tol=tol,
                                                    max_iter=max_iter)
     return found
 

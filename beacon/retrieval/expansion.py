@@ -1,7 +1,7 @@
-"""``hybrid_prf``: ``hybrid`` plus pseudo-relevance feedback and caller-expanded documents.
+"""Expansion signals: pseudo-relevance feedback, caller-expanded documents, query coverage, file names.
 
-Training-free signals added to ``hybrid``'s score (each divided by its
-maximum over the candidates, as ``hybrid``'s components)::
+The composer's second stage (``blend``; recipe ``hybrid_prf``) adds them to
+the lexical stage's score (each divided by its maximum over the candidates)::
 
     s(v)     = hybrid(v) + w_ctx · Ĉ(v) + w_prf_sym · P̂_S(v) + w_prf_file · P̂_F(f(v))
                + w_cover · K̂(f(v)) + w_cooc · Q̂(v) + w_topk · T̂(f(v)) + w_fname · N̂_F(f(v))
@@ -25,52 +25,39 @@ maximum over the candidates, as ``hybrid``'s components)::
   best ``hybrid`` scores, ``N_F`` stemmed BM25 over the names a file defines.
 
 Only the query and the snapshot are read. With every weight 0 and
-``peripheral = 1`` the method is exactly ``hybrid``. Constants and where they
-came from: ``conf/method/hybrid_prf.yaml``.
+``peripheral = 1`` the stage is skipped: ``hybrid_prf`` is then exactly
+``hybrid``. Constants and where they came from: ``conf/method/hybrid_prf.yaml``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..graph.codebase import CodebaseGraph
-from .filelevel import file_bm25_scores, file_term_matrix, test_files
-from .hybrid import Hybrid, HybridScores, _unit, call_neighbors, vendored_mask
-from .lexical import bm25_scores
-from .mentions import file_index
-from .perron import packable
-from .registry import register_method
+from .filelevel import file_term_matrix
+from .indexes import indexes_for
+from .file_index import file_index
+from .masks import test_files
+from .neighbors import call_neighbors
 from .stemmed import bm25_weights, field_matrix, query_stems
 from .text import term_index, terms
 
-# Folders of code that ships beside a library rather than in it (examples, docs tooling, release scripts).
-PERIPHERAL_DIRS = frozenset({"examples", "example", "docs", "doc", "scripts", "benchmarks", "bench", "tools"})
 _DOCSTRING_QUOTES = ('"""', "'''")
 
 
-def peripheral_mask(graph: CodebaseGraph) -> np.ndarray:
-    """Per symbol: is it under a ``PERIPHERAL_DIRS`` folder (``examples/termui/termui.py``)?"""
-    found = graph.cache.get("_peripheral")
-    if found is None:
-        found = graph.cache["_peripheral"] = np.fromiter(
-            (any(part in PERIPHERAL_DIRS for part in s.path.split("/")[:-1]) for s in graph.symbols),
-            dtype=bool, count=len(graph.symbols))
-    return found
-
-
 def _file_idf(graph: CodebaseGraph) -> np.ndarray:
-    found = graph.cache.get("_prf_file_idf")
-    if found is None:
+    ix = indexes_for(graph)
+    if ix.prf_file_idf is None:
         tf = file_term_matrix(graph)
         df = np.bincount(tf.indices, minlength=tf.shape[1])
         n = tf.shape[0]
-        found = graph.cache["_prf_file_idf"] = np.log1p((n - df + 0.5) / (df + 0.5))
-    return found
+        ix.prf_file_idf = np.log1p((n - df + 0.5) / (df + 0.5))
+    return ix.prf_file_idf
 
 
-def _weighted_scores(weights: sp.csc_matrix, cols: np.ndarray, vals: np.ndarray) -> np.ndarray:
+def weighted_scores(weights: sp.csc_matrix, cols: np.ndarray, vals: np.ndarray) -> np.ndarray:
+    """``weights[:, cols] @ vals``: every document's score for weighted query terms."""
     if len(cols) == 0:
         return np.zeros(weights.shape[0])
     return np.asarray(weights[:, cols] @ vals).ravel()
@@ -99,8 +86,8 @@ def feedback_terms(graph: CodebaseGraph, file_score: np.ndarray, query: str, n_f
 
 def context_matrix(graph: CodebaseGraph, ctx_weight: float) -> sp.csc_matrix:
     """BM25 weights of symbol documents expanded with neighbour names and the module docstring."""
-    key = ("_prf_ctx", ctx_weight)
-    found = graph.cache.get(key)
+    ix = indexes_for(graph)
+    found = ix.context_bm25.get(ctx_weight)
     if found is not None:
         return found
     index = term_index(graph)
@@ -124,7 +111,7 @@ def context_matrix(graph: CodebaseGraph, ctx_weight: float) -> sp.csc_matrix:
     moddoc = sp.csr_matrix((np.ones(len(mod_rows)), (mod_rows, mod_cols)), shape=(len(fidx.paths), m))
     member = sp.csr_matrix((np.ones(n), (np.arange(n), fidx.file_of)), shape=(n, len(fidx.paths)))
     expanded = index.tf + ctx_weight * (call_neighbors(graph) @ names + member @ moddoc)
-    found = graph.cache[key] = bm25_weights(sp.csr_matrix(expanded), 1.2, 0.4)
+    found = ix.context_bm25[ctx_weight] = bm25_weights(sp.csr_matrix(expanded), 1.2, 0.4)
     return found
 
 
@@ -178,93 +165,14 @@ def top_k_file_mean(graph: CodebaseGraph, score: np.ndarray, k: int) -> np.ndarr
 
 def file_name_scores(graph: CodebaseGraph, query: str) -> np.ndarray:
     """Per file: stemmed BM25 over the names it defines (path and qualified names only); tests 0."""
-    key = "_prf_fname"
-    weights = graph.cache.get(key)
+    ix = indexes_for(graph)
+    weights = ix.file_name_bm25
     if weights is None:
         fidx = file_index(graph)
         n = len(graph.symbols)
         member = sp.csr_matrix((np.ones(n), (fidx.file_of, np.arange(n))), shape=(len(fidx.paths), n))
-        weights = graph.cache[key] = bm25_weights((member @ field_matrix(graph, "name")).tocsr(), 1.2, 0.75)
+        weights = ix.file_name_bm25 = bm25_weights((member @ field_matrix(graph, "name")).tocsr(), 1.2, 0.75)
     cols, counts = query_stems(graph, query)
-    out = _weighted_scores(weights, cols, counts)
+    out = weighted_scores(weights, cols, counts)
     out[test_files(graph)] = 0.0
     return out
-
-
-@register_method("hybrid_prf")
-@dataclass
-class HybridPRF(Hybrid):
-    """``hybrid`` + feedback terms, caller-expanded documents and file coverage (weights in the yaml)."""
-
-    w_prf_file: float = 0.0
-    w_prf_sym: float = 0.15
-    prf_files: int = 3
-    prf_terms: int = 10
-    w_ctx: float = 1.0
-    ctx_weight: float = 0.5
-    w_cover: float = 0.0
-    cover_power: float = 1.0
-    w_cooc: float = 0.0
-    w_topk: float = 0.0
-    topk: int = 3
-    peripheral: float = 0.3
-    w_fname: float = 0.0
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        for w in ("w_prf_file", "w_prf_sym", "w_ctx", "ctx_weight", "w_cover", "cover_power", "w_cooc", "w_topk",
-                  "peripheral", "w_fname"):
-            if not np.isfinite(getattr(self, w)) or getattr(self, w) < 0:
-                raise ValueError(f"{self.name}: {w} must be finite and >= 0, got {getattr(self, w)!r}")
-        for k in ("prf_files", "prf_terms", "topk"):
-            if isinstance(getattr(self, k), bool) or not isinstance(getattr(self, k), int) or getattr(self, k) < 1:
-                raise ValueError(f"{self.name}: {k} must be an integer >= 1, got {getattr(self, k)!r}")
-
-    def scores(self, graph: CodebaseGraph, query: str) -> HybridScores:
-        base = super().scores(graph, query)
-        if not (self.w_prf_file or self.w_prf_sym or self.w_ctx or self.w_cover or self.w_cooc or self.w_topk
-                or self.w_fname or self.peripheral != 1.0):
-            return base
-        cand = packable(graph)
-        fidx = file_index(graph)
-        extra = np.zeros(len(graph.symbols))
-        parts = dict(base.components)
-        if self.w_prf_file or self.w_prf_sym:
-            cols, vals = feedback_terms(graph, base.file_score, query, self.prf_files, self.prf_terms)
-            if self.w_prf_file:
-                key = ("_file_bm25", 1.2, 0.75)  # hybrid's file BM25 weights, memoised by its first pass
-                if key not in graph.cache:
-                    file_bm25_scores(graph, query)
-                f = _weighted_scores(graph.cache[key], cols, vals)
-                f[test_files(graph)] = 0.0
-                parts["prf_file"] = f[fidx.file_of]
-                extra += self.w_prf_file * _unit(parts["prf_file"], cand)
-            if self.w_prf_sym:
-                bm25_scores(graph, "", self.k1, self.b)  # memoise the symbol weights
-                parts["prf_sym"] = _weighted_scores(graph.cache[("_bm25", self.k1, self.b)], cols, vals)
-                extra += self.w_prf_sym * _unit(parts["prf_sym"], cand)
-        if self.w_ctx:
-            qcols, qvals = term_index(graph).query_vector(query)
-            parts["ctx"] = _weighted_scores(context_matrix(graph, self.ctx_weight), qcols, qvals)
-            extra += self.w_ctx * _unit(parts["ctx"], cand)
-        if self.w_cover:
-            parts["cover"] = file_coverage(graph, query)[fidx.file_of] ** self.cover_power
-            extra += self.w_cover * _unit(parts["cover"], cand)
-        if self.w_cooc:
-            parts["cooc"] = symbol_coverage(graph, query)
-            extra += self.w_cooc * _unit(parts["cooc"], cand)
-        if self.w_topk:
-            parts["topk"] = top_k_file_mean(graph, np.where(cand, base.total, 0.0), self.topk)[fidx.file_of]
-            extra += self.w_topk * _unit(parts["topk"], cand)
-        if self.w_fname:
-            parts["fname"] = file_name_scores(graph, query)[fidx.file_of]
-            extra += self.w_fname * _unit(parts["fname"], cand)
-        extra[~cand] = 0.0
-        if self.vendored != 1.0:
-            extra[vendored_mask(graph)] *= self.vendored
-        total = base.total + extra
-        if self.peripheral != 1.0:
-            total[peripheral_mask(graph)] *= self.peripheral
-        file_total = np.zeros(len(fidx.paths))
-        np.maximum.at(file_total, fidx.file_of, total)
-        return HybridScores(total, parts, file_total)

@@ -1,23 +1,20 @@
-"""``vector`` / ``embedding``: deterministic signed token hashing into 96 dimensions.
+"""Hashed vectors: deterministic signed token hashing into 96 dimensions (the ``vector``/``embedding`` signal).
 
 This is NOT a pretrained or learned embedding. Each term is hashed (BLAKE2b)
 to one of 96 dimensions with a sign; a document's vector is the sum of its
 terms' signed, log-scaled counts, L2-normalised; similarity is the cosine. It
-is a cheap, reproducible lexical baseline under an "embedding" interface, and
-both registered names are the same method.
+is a cheap, reproducible lexical baseline under an "embedding" interface:
+``vector`` and ``embedding`` are the same recipe of the composer.
 """
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..graph.codebase import CodebaseGraph
-from .base import RankThenPack
-from .lexical import ranked_nonzero
-from .registry import register_method
+from .indexes import indexes_for
 from .text import term_index, terms
 
 DIMENSIONS = 96
@@ -34,8 +31,8 @@ def _normalise(m: np.ndarray) -> np.ndarray:
 
 
 def symbol_vectors(graph: CodebaseGraph) -> np.ndarray:
-    found = graph.cache.get("_hashed_vectors")
-    if found is None:
+    ix = indexes_for(graph)
+    if ix.hashed_vectors is None:
         index = term_index(graph)
         slots = [_slot(t) for t in sorted(index.vocab, key=index.vocab.get)]
         rows = np.arange(len(slots))
@@ -44,8 +41,8 @@ def symbol_vectors(graph: CodebaseGraph) -> np.ndarray:
         projection = sp.csr_matrix((signs, (rows, cols)), shape=(len(slots), DIMENSIONS))
         logtf = index.tf.copy()
         logtf.data = 1.0 + np.log(logtf.data)
-        found = graph.cache["_hashed_vectors"] = _normalise(np.asarray((logtf @ projection).todense()))
-    return found
+        ix.hashed_vectors = _normalise(np.asarray((logtf @ projection).todense()))
+    return ix.hashed_vectors
 
 
 def query_vector(query: str) -> np.ndarray:
@@ -61,13 +58,3 @@ def query_vector(query: str) -> np.ndarray:
 
 def hashed_similarity(graph: CodebaseGraph, query: str) -> np.ndarray:
     return symbol_vectors(graph) @ query_vector(query)
-
-
-@register_method("vector")
-@register_method("embedding")
-@dataclass
-class HashedVector(RankThenPack):
-    """Cosine similarity of 96-d signed token-hash vectors (not a pretrained embedding)."""
-
-    def rank(self, graph, query):
-        return ranked_nonzero(self, graph, hashed_similarity(graph, query))

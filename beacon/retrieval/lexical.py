@@ -1,49 +1,23 @@
-"""Lexical methods: ``no_retrieval``, ``bm25``, ``compact_bm25``, ``grounded_bm25``, ``keyword_map``."""
+"""Lexical signals over symbol documents: Okapi BM25, distinct-term overlap, and the named-first reordering.
+
+The methods ``bm25``, ``compact_bm25``, ``grounded_bm25`` and ``keyword_map`` are recipes of the composer
+(``blend``) that rank by one of these signals alone, raw (``fusion: raw``).
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
+import scipy.sparse as sp
 
 from ..graph.codebase import CodebaseGraph
-from .base import RankThenPack
-from .registry import register_method
+from .indexes import indexes_for
 from .text import identifiers, term_index
 
 
-def ranked_nonzero(method: RankThenPack, graph: CodebaseGraph, scores: np.ndarray) -> list[tuple[int, float]]:
-    """Eligible nodes with a positive score, best first; ties by node order (deterministic)."""
-    positive = scores > 0
-    if not method.include_tests:
-        positive &= ~is_test_mask(graph)
-    nodes = np.flatnonzero(positive)
-    order = nodes[np.lexsort((nodes, -scores[nodes]))]
-    return list(zip(order.tolist(), scores[order].tolist()))
-
-
-def is_test_mask(graph: CodebaseGraph) -> np.ndarray:
-    """Boolean array: which symbols are test code (memoised on the graph)."""
-    found = graph.cache.get("_test_mask")
-    if found is None:
-        found = graph.cache["_test_mask"] = np.fromiter((s.is_test for s in graph.symbols), dtype=bool,
-                                                        count=len(graph.symbols))
-    return found
-
-
-@register_method("no_retrieval")
-@dataclass
-class NoRetrieval(RankThenPack):
-    """The empty context: what the model knows without any repository code."""
-
-    def rank(self, graph, query):
-        return []
-
-
-def bm25_scores(graph: CodebaseGraph, query: str, k1: float = 1.2, b: float = 0.75) -> np.ndarray:
-    """Okapi BM25 of every symbol document against the query (scipy.sparse)."""
+def bm25_symbol_weights(graph: CodebaseGraph, k1: float = 1.2, b: float = 0.75) -> sp.csc_matrix:
+    """Symbols x terms Okapi BM25 weights (built once per graph and ``(k1, b)``)."""
     index = term_index(graph)
-    key = ("_bm25", k1, b)
-    weights = graph.cache.get(key)
+    ix = indexes_for(graph)
+    weights = ix.bm25_symbol.get((k1, b))
     if weights is None:
         tf = index.tf.tocsr()
         n_docs = tf.shape[0]
@@ -55,65 +29,42 @@ def bm25_scores(graph: CodebaseGraph, query: str, k1: float = 1.2, b: float = 0.
         data = idf[tf.indices] * tf.data * (k1 + 1) / (tf.data + norm[rows])
         weights = tf.copy()
         weights.data = data
-        weights = graph.cache[key] = weights.tocsc()
-    cols, counts = index.query_vector(query)
+        weights = ix.bm25_symbol[(k1, b)] = weights.tocsc()
+    return weights
+
+
+def bm25_scores(graph: CodebaseGraph, query: str, k1: float = 1.2, b: float = 0.75) -> np.ndarray:
+    """Okapi BM25 of every symbol document against the query (scipy.sparse)."""
+    weights = bm25_symbol_weights(graph, k1, b)
+    cols, counts = term_index(graph).query_vector(query)
     if len(cols) == 0:
         return np.zeros(len(graph.symbols))
     return np.asarray(weights[:, cols] @ counts).ravel()
 
 
-@register_method("bm25")
-@dataclass
-class BM25(RankThenPack):
-    """BM25 over symbol documents; packed in score order while blocks fit."""
-
-    k1: float = 1.2
-    b: float = 0.75
-
-    def rank(self, graph, query):
-        return ranked_nonzero(self, graph, bm25_scores(graph, query, self.k1, self.b))
-
-
-@register_method("compact_bm25")
-@dataclass
-class CompactBM25(BM25):
-    """BM25 order with the short ``compact`` headers (more code per token)."""
-
-    renderer: str = "compact"
+def keyword_overlap(graph: CodebaseGraph, query: str) -> np.ndarray:
+    """Per symbol: how many distinct query terms its document contains."""
+    index = term_index(graph)
+    cols, _ = index.query_vector(query)
+    if len(cols) == 0:
+        return np.zeros(len(graph.symbols))
+    present = index.tf[:, cols]
+    present.data[:] = 1.0
+    return np.asarray(present.sum(axis=1)).ravel()
 
 
-@register_method("grounded_bm25")
-@dataclass
-class GroundedBM25(CompactBM25):
-    """Compact BM25, but symbols the query names verbatim come first.
+def named_first(graph: CodebaseGraph, query: str, ranking: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """``ranking`` with the symbols the query names verbatim first (each group keeps its order).
 
     A symbol is *named* when its simple name (3+ characters) or its qualified
     name appears as an identifier in the query text. Only the query is read,
     never a task's labels.
     """
+    named = identifiers(query)
+    dotted = {w for w in query.replace("(", " ").replace(")", " ").split() if "." in w}
 
-    def rank(self, graph, query):
-        ranking = super().rank(graph, query)
-        named = identifiers(query)
-        dotted = {w for w in query.replace("(", " ").replace(")", " ").split() if "." in w}
-        def is_named(node: int) -> bool:
-            s = graph.symbols[node]
-            return (len(s.name) >= 3 and s.name in named) or s.qualname in dotted
-        first = [(n, sc) for n, sc in ranking if is_named(n)]
-        rest = [(n, sc) for n, sc in ranking if not is_named(n)]
-        return first + rest
+    def is_named(node: int) -> bool:
+        s = graph.symbols[node]
+        return (len(s.name) >= 3 and s.name in named) or s.qualname in dotted
 
-
-@register_method("keyword_map")
-@dataclass
-class KeywordMap(RankThenPack):
-    """Lexical token overlap: how many distinct query terms a symbol's document contains."""
-
-    def rank(self, graph, query):
-        index = term_index(graph)
-        cols, _ = index.query_vector(query)
-        if len(cols) == 0:
-            return []
-        present = index.tf[:, cols]
-        present.data[:] = 1.0
-        return ranked_nonzero(self, graph, np.asarray(present.sum(axis=1)).ravel())
+    return [(n, sc) for n, sc in ranking if is_named(n)] + [(n, sc) for n, sc in ranking if not is_named(n)]

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..graph.codebase import CodebaseGraph
+from .file_index import FileIndex, file_index
+from .indexes import indexes_for
 from .query_features import QueryFeatures, query_features
 
 EXPLICIT = 10.0  # the query marks the name as code
@@ -38,40 +40,6 @@ FRAME_FUNCTION = 100.0
 MIN_NAME_CHARS = 3
 _SNAKE_OR_CAMEL = re.compile(r"[a-z0-9]_[a-z0-9]|[a-z][A-Z]")
 _STEM_BLOCKLIST = frozenset({"__init__", "__main__", "setup", "conftest", "utils", "util", "compat"})
-
-
-@dataclass(frozen=True)
-class FileIndex:
-    """Files of a graph in sorted order, each symbol's file, and the module node of each file."""
-
-    paths: tuple[str, ...]
-    file_of: np.ndarray  # per symbol: index into paths
-    module_node: np.ndarray  # per file: node of its module symbol (-1 if none)
-    by_name: dict[str, np.ndarray]  # simple name -> nodes defining it (modules excluded)
-    by_stem: dict[str, list[int]]  # file stem -> files
-
-
-def file_index(graph: CodebaseGraph) -> FileIndex:
-    found = graph.cache.get("_file_index")
-    if found is not None:
-        return found
-    paths = tuple(sorted({s.path for s in graph.symbols}))
-    pos = {p: i for i, p in enumerate(paths)}
-    file_of = np.fromiter((pos[s.path] for s in graph.symbols), dtype=np.int64, count=len(graph.symbols))
-    module_node = np.full(len(paths), -1, dtype=np.int64)
-    names: dict[str, list[int]] = {}
-    for i, s in enumerate(graph.symbols):
-        if s.kind == "module":
-            module_node[pos[s.path]] = i
-        else:
-            names.setdefault(s.name, []).append(i)
-    by_stem: dict[str, list[int]] = {}
-    for i, p in enumerate(paths):
-        by_stem.setdefault(p.rsplit("/", 1)[-1].rsplit(".", 1)[0], []).append(i)
-    found = FileIndex(paths, file_of, module_node, {k: np.asarray(v, dtype=np.int64) for k, v in names.items()},
-                      by_stem)
-    graph.cache["_file_index"] = found
-    return found
 
 
 def match_path(index: FileIndex, mentioned: str) -> list[int]:
@@ -107,7 +75,8 @@ class Mentions:
 
 def mention_weights(graph: CodebaseGraph, query: str | QueryFeatures) -> Mentions:
     features = query if isinstance(query, QueryFeatures) else query_features(query)
-    last = graph.cache.get("_mentions_last")  # one query at a time: no per-query growth of the cache
+    ix = indexes_for(graph)
+    last = ix.last_mentions  # one query at a time: no per-query growth of the cache
     if last is not None and last[0] == features.text:
         return last[1]
     index = file_index(graph)
@@ -147,7 +116,7 @@ def mention_weights(graph: CodebaseGraph, query: str | QueryFeatures) -> Mention
             if int(index.file_of[node]) in hit_files:
                 sym[node] += FRAME_FUNCTION
     found = Mentions(sym, files)
-    graph.cache["_mentions_last"] = (features.text, found)
+    ix.last_mentions = (features.text, found)
     return found
 
 

@@ -12,19 +12,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..graph.codebase import CodebaseGraph
+from ..repo.history import NO_INPUTS, RepoInputs
 from .base import RankThenPack
-from .registry import register_method
 
 ORACLE_NOTE = "oracle control: the target location was given to the method"
 
 
-@register_method("target_file")
 @dataclass
 class TargetFile(RankThenPack):
     target: str | None = None
     notes: tuple[str, ...] = field(default=(ORACLE_NOTE,))
 
-    def rank(self, graph: CodebaseGraph, query: str):
+    def rank(self, graph: CodebaseGraph, query: str, inputs: RepoInputs = NO_INPUTS):
         if not self.target:
             raise ValueError("method 'target_file' is an oracle control and needs target='path.py[:line]'")
         path, _, line_text = self.target.partition(":")

@@ -31,14 +31,16 @@ import scipy.sparse as sp
 from ..context.pack import pack
 from ..context.snippet import Context
 from ..graph.codebase import CodebaseGraph
+from ..repo.history import NO_INPUTS, RepoInputs
 from .base import RankThenPack, RetrievalResult
 from .costs import Selection
 from .diffusion import Diffusion, global_rank_for, personalized_pagerank, softmax_prior, specificity
 from .push import warm_pagerank
 from .frontier import frontier_pack
 from .hashed import hashed_similarity
+from .indexes import indexes_for
 from .lexical import bm25_scores
-from .registry import register_method
+from .masks import packable
 from .transition import EdgeWeights, transition_for
 
 SIMILARITIES = ("bm25", "hashed")
@@ -57,22 +59,13 @@ class PerronScores:
 
 def walk_adjacency(graph: CodebaseGraph, weights: EdgeWeights) -> sp.csr_matrix:
     """Undirected pattern of the walk graph (``W + Wᵀ``), memoised on the graph."""
-    key = ("_perron_adjacency", weights)
-    found = graph.cache.get(key)
+    adjacency = indexes_for(graph).walk_adjacency
+    found = adjacency.get(weights)
     if found is None:
         t = transition_for(graph, weights).matrix
         found = sp.csr_matrix((t + t.T) != 0, dtype=np.float64)
         found.sort_indices()
-        graph.cache[key] = found
-    return found
-
-
-def packable(graph: CodebaseGraph) -> np.ndarray:
-    """Per node: may it be packed (not a test, not a module)? Memoised on the graph."""
-    found = graph.cache.get("_perron_packable")
-    if found is None:
-        found = graph.cache["_perron_packable"] = np.fromiter(
-            (not s.is_test and s.kind != "module" for s in graph.symbols), dtype=bool, count=len(graph.symbols))
+        adjacency[weights] = found
     return found
 
 
@@ -157,10 +150,11 @@ class Perron(RankThenPack):
         nodes = nodes[np.lexsort((nodes, -score[nodes]))]
         return list(zip(nodes.tolist(), score[nodes].tolist()))
 
-    def rank(self, graph, query):
+    def rank(self, graph, query, inputs=NO_INPUTS):
         return self._ranking(graph, self.scores(graph, query))
 
-    def retrieve(self, graph: CodebaseGraph, query: str, budget: int) -> RetrievalResult:
+    def retrieve(self, graph: CodebaseGraph, query: str, budget: int,
+                 inputs: RepoInputs = NO_INPUTS) -> RetrievalResult:
         scored = self.scores(graph, query)
         ranking = self._ranking(graph, scored)
         context = self.pack_scored(graph, scored, ranking, budget)
@@ -180,27 +174,3 @@ class Perron(RankThenPack):
         while context.total_tokens > budget:  # the exact final check; section costs make it unreachable
             context = Context(context.snippets[:-1], self.renderer, budget, notes)
         return context
-
-
-register_method("perron")(Perron)
-
-
-@register_method("ppr")
-@dataclass
-class PlainPPR(Perron):
-    """Personalized PageRank alone: π_query ranking, rank-order packing, no hub damping."""
-
-    use_specificity: bool = False
-    use_frontier: bool = False
-
-
-@register_method("perron_no_specificity")
-@dataclass
-class PerronNoSpecificity(Perron):
-    use_specificity: bool = False
-
-
-@register_method("perron_no_frontier")
-@dataclass
-class PerronNoFrontier(Perron):
-    use_frontier: bool = False

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Callable, TypeVar
 
+from .recipes import method_params
+
 T = TypeVar("T")
 _METHODS: dict[str, Callable[..., object]] = {}
 
@@ -40,8 +42,8 @@ def get_method(name: str, **params: object):
     except KeyError:
         known = ", ".join(sorted(_METHODS))
         raise UnknownMethodError(f"unknown retrieval method {name!r}; known methods: {known}") from None
-    try:
-        return factory(name=name, **params)
+    try:  # the recipe (conf/method/<name>.yaml) with the caller's params on top: the one resolver
+        return factory(name=name, **method_params(name, params))
     except TypeError as exc:
         raise TypeError(f"retrieval method {name!r}: bad parameters {sorted(params)}: {exc}") from None
 

@@ -18,13 +18,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..graph.codebase import CodebaseGraph
+from ..repo.history import NO_INPUTS
 from ..context.pack import pack
 from .base import RankThenPack, RetrievalResult
 from .diffusion import Prior, personalized_pagerank, softmax_prior
+from .indexes import indexes_for
 from .lexical import bm25_scores
-from .mentions import file_index, mention_weights
-from .perron import packable
-from .registry import register_method
+from .file_index import file_index
+from .mentions import mention_weights
+from .masks import packable
 from .transition import EdgeWeights, transition_for
 
 
@@ -58,8 +60,9 @@ def repomap_scores(graph: CodebaseGraph, query: str, weights: EdgeWeights, *, be
     With ``lexical_share > 0`` the teleport prior mixes in the BM25 softmax
     prior (``ppr``'s) with that share.
     """
-    key = ("_repomap", query, weights, beta, tol, max_iter, lexical_share)
-    last = graph.cache.get("_repomap_last")  # the last walk only: no per-query growth of the cache
+    key = (query, weights, beta, tol, max_iter, lexical_share)
+    ix = indexes_for(graph)
+    last = ix.last_repomap  # the last walk only: no per-query growth of the cache
     if last is not None and last[0] == key:
         return last[1]
     prior = mention_prior(graph, query)
@@ -72,11 +75,10 @@ def repomap_scores(graph: CodebaseGraph, query: str, weights: EdgeWeights, *, be
             prior = _mix(prior, lexical, lexical_share)
     walk = personalized_pagerank(transition_for(graph, weights), prior, beta=beta, tol=tol, max_iter=max_iter)
     found = (walk.pi, note or walk.prior_fallback)
-    graph.cache["_repomap_last"] = (key, found)
+    ix.last_repomap = (key, found)
     return found
 
 
-@register_method("repomap")
 @dataclass
 class RepoMap(RankThenPack):
     """Mention-personalized PageRank (β = 0.85 as Perron/Aider; calls both ways and inheritance)."""
@@ -104,23 +106,15 @@ class RepoMap(RankThenPack):
         return repomap_scores(graph, query, self.weights, beta=self.beta, tol=self.tol, max_iter=self.max_iter,
                               lexical_share=self.lexical_share)
 
-    def rank(self, graph, query):
+    def rank(self, graph, query, inputs=NO_INPUTS):
         pi, _ = self.scores(graph, query)
         nodes = np.flatnonzero((pi > 0) & packable(graph))
         nodes = nodes[np.lexsort((nodes, -pi[nodes]))]
         return list(zip(nodes.tolist(), pi[nodes].tolist()))
 
-    def retrieve(self, graph, query, budget):
-        ranking = self.rank(graph, query)
+    def retrieve(self, graph, query, budget, inputs=NO_INPUTS):
+        ranking = self.rank(graph, query, inputs)
         _, note = self.scores(graph, query)
         context = pack(graph, [n for n, _ in ranking], budget, self.renderer,
                        notes=self.notes + ((note,) if note else ()))
         return RetrievalResult(context, [(graph.symbols[n].id, s) for n, s in ranking], self.name, budget)
-
-
-@register_method("repomap_lexical")
-@dataclass
-class RepoMapLexical(RepoMap):
-    """Baseline: the teleport prior is half mentions, half the BM25 softmax prior."""
-
-    lexical_share: float = 0.5

@@ -23,7 +23,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..graph.codebase import CodebaseGraph
-from .mentions import file_index
+from .indexes import indexes_for
+from .file_index import file_index
 from .text import term_index, terms
 
 # Longest first; a suffix is stripped only if at least MIN_STEM characters remain.
@@ -56,23 +57,23 @@ def stem(term: str) -> str:
 
 
 def _stem_map(graph: CodebaseGraph) -> tuple[dict[str, int], sp.csr_matrix]:
-    found = graph.cache.get("_stem_map")
-    if found is None:
+    ix = indexes_for(graph)
+    if ix.stem_map is None:
         vocab = term_index(graph).vocab
         stems: dict[str, int] = {}
         cols = np.fromiter((stems.setdefault(stem(t), len(stems)) for t in vocab), dtype=np.int64, count=len(vocab))
         rows = np.fromiter(vocab.values(), dtype=np.int64, count=len(vocab))
         mapping = sp.csr_matrix((np.ones(len(vocab)), (rows, cols)), shape=(len(vocab), len(stems)))
-        found = graph.cache["_stem_map"] = (stems, mapping)
-    return found
+        ix.stem_map = (stems, mapping)
+    return ix.stem_map
 
 
 def field_matrix(graph: CodebaseGraph, field: str) -> sp.csr_matrix:
     """Docs x stems raw counts of ``field`` (rows: symbols, or files in ``FileIndex`` order)."""
     if field not in FIELDS:
         raise ValueError(f"unknown field {field!r}; expected one of {FIELDS}")
-    key = ("_stem_field", field)
-    found = graph.cache.get(key)
+    ix = indexes_for(graph)
+    found = ix.stem_fields.get(field)
     if found is not None:
         return found
     stems, mapping = _stem_map(graph)
@@ -93,7 +94,7 @@ def field_matrix(graph: CodebaseGraph, field: str) -> sp.csr_matrix:
             index = file_index(graph)
             member = sp.csr_matrix((np.ones(n), (index.file_of, np.arange(n))), shape=(len(index.paths), n))
             found = (member @ found).tocsr()
-    graph.cache[key] = found
+    ix.stem_fields[field] = found
     return found
 
 
@@ -125,10 +126,10 @@ def query_stems(graph: CodebaseGraph, query: str) -> tuple[np.ndarray, np.ndarra
 
 def bm25_field(graph: CodebaseGraph, query: str, field: str, k1: float = 1.2, b: float = 0.75) -> np.ndarray:
     """BM25 of every document of ``field`` against the stemmed query."""
-    key = ("_stem_bm25", field, k1, b)
-    weights = graph.cache.get(key)
+    ix = indexes_for(graph)
+    weights = ix.bm25_stemmed.get((field, k1, b))
     if weights is None:
-        weights = graph.cache[key] = bm25_weights(field_matrix(graph, field), k1, b)
+        weights = ix.bm25_stemmed[(field, k1, b)] = bm25_weights(field_matrix(graph, field), k1, b)
     cols, counts = query_stems(graph, query)
     if len(cols) == 0:
         return np.zeros(weights.shape[0])

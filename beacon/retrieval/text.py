@@ -23,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..graph.codebase import CodebaseGraph
+from .indexes import indexes_for
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
@@ -114,9 +115,9 @@ def own_documents(graph: CodebaseGraph) -> list[str]:
 
 
 def term_index(graph: CodebaseGraph) -> TermIndex:
-    found = graph.cache.get("_term_index")
-    if found is not None:
-        return found
+    ix = indexes_for(graph)
+    if ix.term_index is not None:
+        return ix.term_index
     vocab: dict[str, int] = {}
     indptr = [0]
     indices: list[int] = []
@@ -135,5 +136,5 @@ def term_index(graph: CodebaseGraph) -> TermIndex:
         shape=(len(graph.symbols), len(vocab)),
     )
     found = TermIndex(vocab, tf, np.asarray(tf.sum(axis=1)).ravel())
-    graph.cache["_term_index"] = found
+    ix.term_index = found
     return found

@@ -23,6 +23,7 @@ import scipy.sparse as sp
 
 from ..graph.codebase import CodebaseGraph
 from ..graph.symbols import EdgeType
+from .indexes import indexes_for
 
 FILES = ("data", "indices", "indptr", "dangling")
 _INT32_MAX = np.iinfo(np.int32).max
@@ -113,11 +114,11 @@ def _canonical(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, n: int
 
 
 def transition_for(graph: CodebaseGraph, weights: EdgeWeights = EdgeWeights()) -> Transition:
-    """The graph's transition matrix, memoised in ``graph.cache`` per weights."""
-    key = ("_perron_transition", weights)
-    found = graph.cache.get(key)
+    """The graph's transition matrix, built once per graph and weights (``GraphIndexes.transitions``)."""
+    transitions = indexes_for(graph).transitions
+    found = transitions.get(weights)
     if found is None:
-        found = graph.cache[key] = build_transition(
+        found = transitions[weights] = build_transition(
             len(graph.symbols), graph.edges[EdgeType.CALLS], weights,
             inherits=graph.edges.get(EdgeType.INHERITS), imports=graph.edges.get(EdgeType.IMPORTS),
         )

@@ -45,6 +45,7 @@ from pathlib import Path, PurePosixPath
 from ..localize.gold import Gold, GoldError, gold_from_patch
 from ..repair.unified_diff import parse_unified_diff
 from ..repo.git import GitError, GitSource, run_git
+from ..repo.history import git_log
 
 MINED_BY = "beacon.tasks.mine/1"
 # "Key: value" as git's trailer parser reads it: a token without spaces, a colon, a value.
@@ -133,11 +134,9 @@ class _Commit:
 
 def _log(source: GitSource, revs: list[str]) -> list[_Commit]:
     # One pass for every commit: hashes, parents, time, message and per-file line counts.
-    out = run_git(["-c", "core.quotePath=false", "log", "--no-renames", "--numstat",
-                   "--format=%x1e%H%x1f%P%x1f%ct%x1f%B%x1f", *revs], git_dir=source.git_dir)
     commits = []
-    for record in out.decode("utf-8", errors="replace").split("\x1e")[1:]:
-        sha, parents, time, message, rest = record.split("\x1f", 4)
+    for (sha, parents, time, message), rest in git_log(source, ["%H", "%P", "%ct", "%B"],
+                                                       ["--no-renames", "--numstat", *revs]):
         stats = []
         for line in rest.splitlines():
             if line.strip():

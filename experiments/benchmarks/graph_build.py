@@ -38,6 +38,7 @@ from pathlib import Path
 from beacon.graph import GraphBuilder, scan
 from beacon.graph.build import DEFAULT_MAX_FILE_BYTES, POOL_MIN_BYTES
 from beacon.retrieval import method_names
+from beacon.repo.history import EMPTY_HISTORY
 from beacon.retrieval.registry import get_method
 
 PACKAGE = "sympy"
@@ -166,7 +167,8 @@ def method_latencies(graph) -> list[tuple[str, float, dict[int, float]]]:
         graph.cache.clear()  # every method's first query pays for the indexes it needs
 
         def query(q: str, budget: int) -> int:
-            return method.select(graph, q, budget).total_tokens  # select + pack + count
+            # a plain tree has no git history: the history-reading methods get an empty one
+            return method.select(graph, q, budget, EMPTY_HISTORY).total_tokens  # select + pack + count
 
         _, first = timed(lambda: query(QUERIES[0], BUDGETS[0]))
         medians = {}

@@ -26,7 +26,7 @@ from beacon.localize.gold import gold_from_patch
 from beacon.localize.instances import SnapshotCache, load_instances
 from beacon.localize.metrics import budget_recall
 from beacon.retrieval import get_method
-from experiments.localize import method_conf_params
+from beacon.retrieval.recipes import method_params
 
 METRICS = ("file_acc@1", "function_acc@10", "budget_function_recall")
 
@@ -48,23 +48,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=int, default=4000)
     ap.add_argument("--limit", type=int, default=None)
     args = ap.parse_args(argv)
-    methods = {name: get_method(name, **method_conf_params(name)) for name in args.methods.split(",") if name}
+    methods = {name: get_method(name, **method_params(name)) for name in args.methods.split(",") if name}
     instances = load_instances(args.instances)
     if args.split:
         instances = [i for i in instances if i.extra.get("split") == args.split]
     instances = instances[: args.limit]
     repos = args.repos_dir or ["../shared/data/git_repos", "../shared/data/swebench_lite_dev/repos"]
     cache = SnapshotCache(Path(args.cache_dir), [Path(d) for d in repos])
-    uses_history = any(getattr(m, "uses_history", False) for m in methods.values())
+    needs = frozenset().union(*(m.needs() for m in methods.values()))
     rows: dict[tuple[str, bool], list[dict]] = {(m, lift): [] for m in methods for lift in (False, True)}
     for n, inst in enumerate(instances, 1):
-        graph = cache.graph(inst.repo, inst.base_commit, history=uses_history)
+        graph = cache.graph(inst.repo, inst.base_commit)
+        inputs = cache.inputs(inst.repo, inst.base_commit, needs)
         gold = gold_from_patch(inst.instance_id, inst.patch, cache.snapshot(inst.repo, inst.base_commit))
         if not gold.functions:
             continue
         gold_paths = set(gold.files(added=False))
         for name, method in methods.items():
-            ranking = method.rank(graph, inst.problem_statement)
+            ranking = method.rank(graph, inst.problem_statement, inputs)
             for lift in (False, True):
                 ordered = _ordered(graph, ranking, gold_paths, lift)
                 order = (method.packing_order(graph, ordered, args.budget) if hasattr(method, "packing_order")

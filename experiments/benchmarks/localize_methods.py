@@ -22,13 +22,15 @@ from pathlib import Path
 from beacon.localize.evaluate import evaluate
 from beacon.localize.gold import gold_from_patch
 from beacon.localize.instances import SnapshotCache, load_instances
+from beacon.repo.history import INPUT_NAMES
+from beacon.retrieval.recipes import method_params
 
 METRICS = ("file_acc@1", "file_acc@5", "function_acc@5", "function_acc@10", "function_recall@10",
            "budget_file_recall", "budget_function_recall")
 
 
 def parse_method(spec: str) -> tuple[str, dict]:
-    """``hybrid:w_file=0.5,fusion=rrf`` -> ``("hybrid", {"w_file": 0.5, "fusion": "rrf"})``."""
+    """``hybrid:w_file=0.5,fusion=rrf`` -> ``("hybrid", {"w_file": 0.5, "fusion": "rrf"})`` (over the recipe)."""
     name, _, rest = spec.partition(":")
     params = {}
     for item in filter(None, rest.split(",")):
@@ -65,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     out = open(args.records, "w") if args.records else None
     for n, inst in enumerate(instances, 1):
         try:
-            graph = cache.graph(inst.repo, inst.base_commit, history=True)
+            graph = cache.graph(inst.repo, inst.base_commit)
+            inputs = cache.inputs(inst.repo, inst.base_commit, set(INPUT_NAMES))
             gold = gold_from_patch(inst.instance_id, inst.patch, cache.snapshot(inst.repo, inst.base_commit))
         except Exception as exc:  # a bad instance is reported, the others go on
             print(f"skip {inst.instance_id}: {type(exc).__name__}: {exc}", file=sys.stderr)
@@ -75,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         for m in methods:
             start = time.perf_counter()
             name, params = parse_method(m)
-            record = evaluate(graph, inst.instance_id, inst.problem_statement, gold, name, args.budget, params)
+            record = evaluate(graph, inst.instance_id, inst.problem_statement, gold, name, args.budget,
+                              method_params(name, params), inputs)
             times[m].append(time.perf_counter() - start)
             rows[m].append(record["metrics"])
             if out:

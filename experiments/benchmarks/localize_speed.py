@@ -21,6 +21,7 @@ import numpy as np
 
 from beacon.localize.instances import SnapshotCache, load_instances
 from beacon.retrieval import assemble_context, get_method
+from beacon.retrieval.recipes import method_params
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args(argv)
     names = [m for m in args.methods.split(",") if m]
-    methods = {m: get_method(m) for m in names}  # configured with the registry defaults
+    methods = {m: get_method(m, **method_params(m)) for m in names}  # configured by their recipes
+    needs = frozenset().union(*(m.needs() for m in methods.values()))
     instances = load_instances(args.instances)
     if args.split:
         instances = [i for i in instances if i.extra.get("split") == args.split]
@@ -46,18 +48,19 @@ def main(argv: list[str] | None = None) -> int:
     times: dict[str, list[float]] = {m: [] for m in names}
     warm: dict[str, list[float]] = {m: [] for m in names}
     for n, inst in enumerate(instances, 1):
-        graph = cache.graph(inst.repo, inst.base_commit, history=True)
+        graph = cache.graph(inst.repo, inst.base_commit)
+        inputs = cache.inputs(inst.repo, inst.base_commit, needs)
         graph.cache.clear()
         for m in names:
             start = time.perf_counter()
-            assemble_context(graph, inst.problem_statement, methods[m], budget=args.budget)
+            assemble_context(graph, inst.problem_statement, methods[m], budget=args.budget, inputs=inputs)
             warm[m].append(time.perf_counter() - start)
             runs = []
             for r in range(args.repeats):
                 # A fresh query text each repeat defeats per-query memos (mentions, walks).
                 query = f"{inst.problem_statement}\n#{r}"
                 start = time.perf_counter()
-                assemble_context(graph, query, methods[m], budget=args.budget)
+                assemble_context(graph, query, methods[m], budget=args.budget, inputs=inputs)
                 runs.append(time.perf_counter() - start)
             times[m].append(statistics.median(runs))
         print(f"\r{n}/{len(instances)}", end="", file=sys.stderr, flush=True)

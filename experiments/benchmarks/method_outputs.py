@@ -5,7 +5,7 @@
 
 For each instance of the 21 real dev issues (``swebench_lite_dev`` and
 ``swebench_lite_devsplit``) and of the mined ``tune`` split, the base-commit
-graph is loaded once (with git history, as the localization runner does) and
+graph is loaded once with every history input (``RepoInputs``) and
 every registered method, configured from its ``conf/method/<name>.yaml``,
 ranks the problem statement and packs a context at each budget. The SHA-256
 of the ranking (symbol ids and scores rounded to 9 significant digits, so a
@@ -30,7 +30,8 @@ from beacon.localize.instances import SnapshotCache, load_instances
 from beacon.retrieval import assemble_context
 from beacon.retrieval.registry import known_methods
 from beacon.repair.unified_diff import parse_unified_diff
-from experiments.localize import method_conf_params
+from beacon.repo.history import INPUT_NAMES
+from beacon.retrieval.recipes import method_params
 
 SHARED = Path("../shared/data")
 SETS = (
@@ -62,7 +63,7 @@ def _first_file(patch: str) -> str | None:
 
 def dump(limit: int | None, methods: list[str], cache_dir: Path) -> dict:
     cache = SnapshotCache(cache_dir, REPOS)
-    params = {m: method_conf_params(m) for m in methods}
+    params = {m: method_params(m) for m in methods}
     per: dict[str, dict[str, str]] = {m: {} for m in methods}
     seconds: dict[str, float] = {m: 0.0 for m in methods}
     for label, path, split in SETS:
@@ -70,7 +71,8 @@ def dump(limit: int | None, methods: list[str], cache_dir: Path) -> dict:
         if split:
             instances = [i for i in instances if i.extra.get("split") == split]
         for n, inst in enumerate(instances[:limit], 1):
-            graph = cache.graph(inst.repo, inst.base_commit, history=True)
+            graph = cache.graph(inst.repo, inst.base_commit)
+            inputs = cache.inputs(inst.repo, inst.base_commit, set(INPUT_NAMES))
             for m in methods:
                 extra = {"target": _first_file(inst.patch)} if m == "target_file" else {}
                 start = time.perf_counter()
@@ -78,7 +80,7 @@ def dump(limit: int | None, methods: list[str], cache_dir: Path) -> dict:
                     key = f"{label}/{inst.instance_id}/{budget}"
                     try:
                         result = assemble_context(graph, inst.problem_statement, m, budget=budget,
-                                                  **{**params[m], **extra})
+                                                  inputs=inputs, **{**params[m], **extra})
                         per[m][key] = _digest(result)
                     except Exception as exc:  # noqa: BLE001  (an error is an output too)
                         per[m][key] = f"error {type(exc).__name__}: {exc}"

@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from beacon.graph import CodebaseGraph
 from beacon.retrieval import assemble_context, get_method
-from beacon.retrieval.hybrid import _unit
-from beacon.retrieval.mentions import _path_words, file_index, loose_path_matches
-from beacon.retrieval.perron import packable
+from beacon.retrieval.normalise import unit_scale as _unit
+from beacon.retrieval.file_index import file_index
+from beacon.retrieval.mentions import _path_words, loose_path_matches
+from beacon.retrieval.masks import packable
 
 BODY = "def handle(request):\n    return request.value\n"  # the same text everywhere: only paths differ
 FILES = {
@@ -25,12 +25,12 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def graph(tmp_path_factory):
-    root = tmp_path_factory.mktemp("app")
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return CodebaseGraph.from_repo(root)
+def graph(graph_of):
+    return graph_of(FILES, "app")
+
+# The graph here is a plain tree (no git history): the history priors are switched off, as they must be
+# (a method that needs history and is given none raises, tests/retrieval/test_history_prior.py).
+NO_HISTORY = {"w_history": 0.0, "w_function": 0.0}
 
 
 def _by_path(graph, values):
@@ -66,8 +66,8 @@ def test_loose_matches_are_bounded_and_never_negative(graph, query):
 
 def test_hybrid_all_adds_the_weighted_loose_match_and_breaks_a_lexical_tie(graph):
     query = "the debugger shows the wrong value for request"
-    plain = get_method("hybrid_all", w_loose_path=0.0).scores(graph, query)
-    scored = get_method("hybrid_all", w_loose_path=2.0).scores(graph, query)
+    plain = get_method("hybrid_all", w_loose_path=0.0, **NO_HISTORY).scores(graph, query)
+    scored = get_method("hybrid_all", w_loose_path=2.0, **NO_HISTORY).scores(graph, query)
     index = file_index(graph)
     cand = packable(graph)
     loose = loose_path_matches(graph, query)
@@ -75,15 +75,15 @@ def test_hybrid_all_adds_the_weighted_loose_match_and_breaks_a_lexical_tie(graph
     expected = plain.total + 2.0 * _unit(loose[index.file_of], cand)
     expected[~cand] = 0.0
     np.testing.assert_allclose(scored.total, expected)
-    best = get_method("hybrid_all", w_loose_path=2.0).rank(graph, query)[0][0]
+    best = get_method("hybrid_all", w_loose_path=2.0, **NO_HISTORY).rank(graph, query)[0][0]
     assert graph.symbols[best].path == "app/debug/__init__.py"
-    # With no history on the graph and no loose term, hybrid_all is exactly hybrid_prf.
+    # With the history priors and the loose term off, hybrid_all is exactly hybrid_prf.
     np.testing.assert_allclose(plain.total, get_method("hybrid_prf").scores(graph, query).total)
 
 
 def test_hybrid_all_context_respects_the_budget_and_skips_tests(graph):
     for budget in (40, 150, 1000):
-        result = assemble_context(graph, "debugger reloader completion", "hybrid_all", budget=budget)
+        result = assemble_context(graph, "debugger reloader completion", "hybrid_all", budget=budget, **NO_HISTORY)
         assert result.context.total_tokens <= budget
         assert not any(s.path.startswith("tests/") for s in result.context.snippets)
 

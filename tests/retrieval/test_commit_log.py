@@ -1,66 +1,44 @@
 """``hybrid_log``: votes of past commits with similar messages, read from a real git repository."""
 from __future__ import annotations
 
-import os
-import subprocess
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from beacon.localize.instances import SnapshotCache
-from beacon.retrieval import assemble_context, get_method
-from beacon.retrieval.commit_log import (LOG_KEY, ChangeLog, log_votes, parse_change_log, read_change_log,
-                                         similar_commits)
-from beacon.retrieval.hybrid import _unit
-from beacon.retrieval.mentions import file_index
-from beacon.retrieval.perron import packable
+from beacon.repo.history import INPUT_NAMES, ChangeLog, parse_change_log, read_change_log
+from beacon.retrieval import MissingInputError, assemble_context, get_method
+from beacon.retrieval.commit_log import log_votes, similar_commits
+from beacon.retrieval.normalise import unit_scale as _unit
+from beacon.retrieval.file_index import file_index
+from beacon.retrieval.masks import packable
 
 COOKIES = ("def parse_cookie(header):\n    return dict(p.split('=') for p in header.split(';'))\n\n\n"
            "def dump_cookie(key, value, expires=None):\n    return f'{key}={value}; {expires}'\n")
 URLS = "def url_quote(s):\n    return s.replace(' ', '%20')\n\n\ndef url_join(base, url):\n    return base + url\n"
 
 
-def _git(root: Path, *args: str, when: int = 0) -> str:
-    stamp = f"{1_700_000_000 + when * 60} +0000"
-    env = {**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp, "GIT_CONFIG_GLOBAL": os.devnull,
-           "GIT_CONFIG_NOSYSTEM": "1"}
-    out = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root, env=env,
-                         check=True, capture_output=True, text=True)
-    return out.stdout.strip()
-
-
-def _commit(root: Path, files: dict[str, str], message: str, when: int) -> str:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    _git(root, "add", *files, when=when)
-    _git(root, "commit", "-q", "-m", message, when=when)
-    return _git(root, "rev-parse", "HEAD")
-
-
 @pytest.fixture(scope="module")
-def repo(tmp_path_factory):
+def repo(tmp_path_factory, git_repo):
     """c0 imports; c1 fixes dump_cookie's expiry; c2 url_join; c3 parse_cookie (+ a test); c4 (base) docs only,
     c5 other.py; then one commit after the base that would match the query if it were (wrongly) read."""
     repos = tmp_path_factory.mktemp("repos")
     root = repos / "owner__web"
     root.mkdir()
-    _git(root, "init", "-q")
-    c = [_commit(root, {"web/cookies.py": COOKIES, "web/urls.py": URLS, "web/other.py": "def helper():\n    pass\n",
+    git_repo.git(root, "init", "-q")
+    c = [git_repo.commit(root, {"web/cookies.py": COOKIES, "web/urls.py": URLS, "web/other.py": "def helper():\n    pass\n",
                         "tests/test_web.py": "def test_cookie():\n    pass\n"}, "Initial import", 0)]
-    c.append(_commit(root, {"web/cookies.py": COOKIES.replace("{expires}", "expires={expires}")},
+    c.append(git_repo.commit(root, {"web/cookies.py": COOKIES.replace("{expires}", "expires={expires}")},
                      "Fix the expiry date of dumped cookies\n\nSigned-off-by: t <t@t>", 1))
-    c.append(_commit(root, {"web/urls.py": URLS.replace("base + url", "base.rstrip('/') + '/' + url")},
+    c.append(git_repo.commit(root, {"web/urls.py": URLS.replace("base + url", "base.rstrip('/') + '/' + url")},
                      "Handle a trailing slash when joining URLs", 2))
-    c.append(_commit(root, {"web/cookies.py": COOKIES.replace("split('=')", "split('=', 1)"),
+    c.append(git_repo.commit(root, {"web/cookies.py": COOKIES.replace("split('=')", "split('=', 1)"),
                             "tests/test_web.py": "def test_cookie():\n    assert True\n"},
                      "Parse quoted cookie values", 3))
-    c.append(_commit(root, {"README.md": "cookies\n"}, "Document cookie expiry", 4))  # no .py file: not in the log
-    c.append(_commit(root, {"web/other.py": "def helper():\n    return 1\n"}, "Refactor a helper", 5))
-    after = _commit(root, {"web/urls.py": URLS + "\n# cookie expiry expiry\n"}, "Cookie expiry expiry expiry", 6)
+    c.append(git_repo.commit(root, {"README.md": "cookies\n"}, "Document cookie expiry", 4))  # no .py file: not in the log
+    c.append(git_repo.commit(root, {"web/other.py": "def helper():\n    return 1\n"}, "Refactor a helper", 5))
+    after = git_repo.commit(root, {"web/urls.py": URLS + "\n# cookie expiry expiry\n"}, "Cookie expiry expiry expiry", 6)
     return repos, c, after
 
 
@@ -109,13 +87,14 @@ def test_parse_change_log_refuses_a_record_that_is_not_a_commit():
         parse_change_log("\x1enot-a-hash\x1fmsg\x1f\n")
 
 
-def test_change_log_is_immune_to_separators_in_messages_and_the_callers_gitattributes(tmp_path, monkeypatch):
+def test_change_log_is_immune_to_separators_in_messages_and_the_callers_gitattributes(tmp_path, monkeypatch,
+                                                                                    git_repo):
     root = tmp_path / "owner__odd"
     root.mkdir()
-    _git(root, "init", "-q")
-    _commit(root, {"m.py": "def f():\n    return 1\n"}, "start", 0)
+    git_repo.git(root, "init", "-q")
+    git_repo.commit(root, {"m.py": "def f():\n    return 1\n"}, "start", 0)
     message = "tricky \x1e record \x1f field\n\ndiff --git a/x.py b/x.py"
-    odd = _commit(root, {"m.py": "def f():\n    return 2\n"}, message, 1)
+    odd = git_repo.commit(root, {"m.py": "def f():\n    return 2\n"}, message, 1)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / ".gitattributes").write_text("*.py -diff\n")  # read from the cwd, it would hide every hunk
@@ -154,10 +133,10 @@ def test_similar_commits_properties(messages, query, k):
 def test_votes_point_at_the_files_and_functions_of_similar_commits(repo, tmp_path):
     repos, c, _ = repo
     cache = SnapshotCache(tmp_path / "cache", repos)
-    graph = cache.graph("owner/web", c[5], history=True)
-    assert isinstance(graph.cache[LOG_KEY], ChangeLog) and graph.cache[LOG_KEY].base == c[5]
+    graph, log = cache.graph("owner/web", c[5]), cache.inputs("owner/web", c[5], {"change_log"}).change_log
+    assert isinstance(log, ChangeLog) and log.base == c[5]
     query = "dumped cookies get a wrong expiry"
-    file_vote, function_vote = log_votes(graph, graph.cache[LOG_KEY], query, 10, 10)
+    file_vote, function_vote = log_votes(graph, log, query, 10, 10)
     index = file_index(graph)
     ids = [s.id for s in graph.symbols]
     assert file_vote[index.paths.index("web/cookies.py")] > 0
@@ -170,32 +149,36 @@ def test_votes_point_at_the_files_and_functions_of_similar_commits(repo, tmp_pat
 
 def test_hybrid_log_adds_exactly_the_weighted_votes(repo, tmp_path):
     repos, c, _ = repo
-    graph = SnapshotCache(tmp_path / "cache", repos).graph("owner/web", c[5], history=True)
+    cache = SnapshotCache(tmp_path / "cache", repos)
+    graph, inputs = cache.graph("owner/web", c[5]), cache.inputs("owner/web", c[5], set(INPUT_NAMES))
     query = "dumped cookies get a wrong expiry"
-    plain = get_method("hybrid_log", w_log_file=0.0, w_log_function=0.0).scores(graph, query)
+    plain = get_method("hybrid_log", w_log_file=0.0, w_log_function=0.0).scores(graph, query, inputs)
     method = get_method("hybrid_log", w_log_file=0.5, w_log_function=0.25, log_k=10)
-    voted = method.scores(graph, query)
+    assert method.needs() == {"file_history", "line_history", "change_log"}
+    voted = method.scores(graph, query, inputs)
     cand = packable(graph)
     index = file_index(graph)
-    file_vote, function_vote = log_votes(graph, graph.cache[LOG_KEY], query, 10, method.max_files)
+    file_vote, function_vote = log_votes(graph, inputs.change_log, query, 10, method.max_files)
     expected = plain.total + 0.5 * _unit(file_vote[index.file_of], cand) + 0.25 * _unit(function_vote, cand)
     expected[~cand] = 0.0
     np.testing.assert_allclose(voted.total, expected)
     # Without the log votes it is exactly hybrid_all; without history and loose paths too, hybrid_prf.
-    np.testing.assert_allclose(plain.total, get_method("hybrid_all").scores(graph, query).total)
+    np.testing.assert_allclose(plain.total, get_method("hybrid_all").scores(graph, query, inputs).total)
     bare = get_method("hybrid_log", w_history=0.0, w_function=0.0, w_loose_path=0.0, w_log_file=0.0,
                       w_log_function=0.0)
     np.testing.assert_allclose(bare.scores(graph, query).total, get_method("hybrid_prf").scores(graph, query).total)
-    # No change log attached: the log terms vanish.
-    graph.cache.pop(LOG_KEY)
-    np.testing.assert_allclose(method.scores(graph, query).total, plain.total)
+    # No change log given: an error naming it, never hybrid_all in disguise.
+    no_log = cache.inputs("owner/web", c[5], {"file_history", "line_history"})
+    with pytest.raises(MissingInputError, match="'hybrid_log' needs the input 'change_log'"):
+        method.scores(graph, query, no_log)
 
 
 def test_hybrid_log_context_respects_the_budget(repo, tmp_path):
     repos, c, _ = repo
-    graph = SnapshotCache(tmp_path / "cache", repos).graph("owner/web", c[5], history=True)
+    cache = SnapshotCache(tmp_path / "cache", repos)
+    graph, inputs = cache.graph("owner/web", c[5]), cache.inputs("owner/web", c[5], set(INPUT_NAMES))
     for budget in (60, 200, 2000):
-        result = assemble_context(graph, "cookie expiry", "hybrid_log", budget=budget)
+        result = assemble_context(graph, "cookie expiry", "hybrid_log", budget=budget, inputs=inputs)
         assert result.context.total_tokens <= budget
         assert all(not graph.symbol(s.symbol_id).is_test for s in result.context.snippets
                    if s.symbol_id in {x.id for x in graph.symbols})

@@ -9,11 +9,10 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from beacon.graph import CodebaseGraph
 from beacon.retrieval import assemble_context, get_method
-from beacon.retrieval.expansion import (context_matrix, feedback_terms, file_coverage, peripheral_mask,
-                                        symbol_coverage, top_k_file_mean)
-from beacon.retrieval.mentions import file_index
+from beacon.retrieval.expansion import context_matrix, feedback_terms, file_coverage, symbol_coverage, top_k_file_mean
+from beacon.retrieval.masks import peripheral_mask
+from beacon.retrieval.file_index import file_index
 from beacon.retrieval.text import term_index
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -46,12 +45,8 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def graph(tmp_path_factory):
-    root = tmp_path_factory.mktemp("web")
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return CodebaseGraph.from_repo(root)
+def graph(graph_of):
+    return graph_of(FILES, "web")
 
 
 def _ids(graph, ranking):

@@ -8,10 +8,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from beacon.graph import CodebaseGraph
 from beacon.retrieval import assemble_context, get_method
 from beacon.retrieval.filelevel import file_bm25_scores
-from beacon.retrieval.mentions import file_index
+from beacon.retrieval.file_index import file_index
 from beacon.retrieval.stemmed import bm25_field, stem
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -46,12 +45,8 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def graph(tmp_path_factory):
-    root = tmp_path_factory.mktemp("web")
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return CodebaseGraph.from_repo(root)
+def graph(graph_of):
+    return graph_of(FILES, "web")
 
 
 def _ids(graph, ranking):

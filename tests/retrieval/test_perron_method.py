@@ -58,12 +58,8 @@ def hub_repo() -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def graph(tmp_path_factory):
-    root = tmp_path_factory.mktemp("shop")
-    for rel, text in hub_repo().items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return CodebaseGraph.from_repo(root)
+def graph(graph_of):
+    return graph_of(hub_repo(), "shop")
 
 
 HUB = "shop/log.py::log_event"

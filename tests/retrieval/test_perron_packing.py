@@ -44,12 +44,8 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def graph(tmp_path_factory):
-    root = tmp_path_factory.mktemp("geo")
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return CodebaseGraph.from_repo(root)
+def graph(graph_of):
+    return graph_of(FILES, "geo")
 
 
 def snip(graph, qualname, path="geo/shapes.py"):

@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 
-from beacon.graph import CodebaseGraph
 from beacon.retrieval import UnknownMethodError, assemble_context, get_method, method_names, register_method
 from beacon.retrieval.bca import closure
 from beacon.retrieval.lexical import bm25_scores
@@ -42,13 +41,12 @@ FILES = {
 }
 
 
+ROOT = Path(__file__).resolve().parents[2]
+
+
 @pytest.fixture(scope="module")
-def graph(tmp_path_factory):
-    root = tmp_path_factory.mktemp("repo")
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return CodebaseGraph.from_repo(root)
+def graph(graph_of):
+    return graph_of(FILES, "repo")
 
 
 def test_duplicate_names_are_refused():
@@ -108,7 +106,8 @@ def test_vector_and_embedding_are_the_same_method(graph):
     a = assemble_context(graph, "retry delay session", "vector", budget=3000)
     b = assemble_context(graph, "retry delay session", "embedding", budget=3000)
     assert a.ranking == b.ranking and a.context.render() == b.context.render()
-    assert "not a pretrained" in type(get_method("vector")).__doc__
+    recipe = (ROOT / "conf" / "method" / "vector.yaml").read_text()
+    assert "NOT a pretrained embedding" in recipe and get_method("embedding").w_hashed == 1.0
 
 
 def test_bca_closure_reaches_callees_without_lexical_match(graph):

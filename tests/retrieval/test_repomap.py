@@ -5,9 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from beacon.graph import CodebaseGraph
 from beacon.retrieval import assemble_context, get_method
-from beacon.retrieval.mentions import file_index, identifier_weight, match_path, mention_weights
+from beacon.retrieval.file_index import file_index
+from beacon.retrieval.mentions import identifier_weight, match_path, mention_weights
 from beacon.retrieval.repomap import mention_prior
 
 FILES = {
@@ -40,12 +40,8 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def graph(tmp_path_factory):
-    root = tmp_path_factory.mktemp("shop")
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return CodebaseGraph.from_repo(root)
+def graph(graph_of):
+    return graph_of(FILES, "shop")
 
 
 def _first(graph, query):

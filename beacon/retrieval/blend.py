@@ -1,0 +1,193 @@
+"""``Blend``: the one composer. Every combination method (``hybrid`` and its family) is a recipe for it.
+
+A recipe (``conf/method/<name>.yaml`` with ``composer: blend``) names the
+signal weights and the normalisation, fusion, blending and packing settings;
+``beacon.retrieval.methods`` registers every such recipe under its name, so a
+new blend variant or ablation is a YAML file (``defaults: [hybrid, _self_]``
+plus its own weights), never Python. A weight of 0 switches its signal off
+(it is not computed). Per definition ``v`` (not a module, not a test) in file
+``f(v)``, in four stages:
+
+1. **lexical** (``fusion`` linear: each signal divided by its maximum over the
+   candidates; ``rrf``: reciprocal ranks, ``Σ w / (rrf_k + rank)``; ``raw``:
+   the scores as they are, for the one-signal recipes ``bm25``, ``keyword_map``
+   (``w_keywords``: distinct query terms) and ``vector`` (``w_hashed``))::
+
+       s(v) = w_sym·Ŝ(v) + w_file·F̂(f(v)) + w_mention·M̂(v) + w_name·N̂(v) + w_graph·Π̂(v)
+       s(v) ← (s(v) + w_neighbor·max_{u calls v or v calls u} s(u)) · (vendored if v is vendored)
+
+   ``S`` symbol BM25 (``lexical``; stemmed terms with ``stemmed``), ``F`` file
+   BM25 (``filelevel``), ``M`` path/identifier mentions (``mentions``), ``N``
+   stemmed BM25 over path + qualified name (``stemmed``), ``Π`` the repomap
+   walk (``repomap``; ``beta``, ``lambda_*``).
+2. **expansion** (``expansion``): ``w_prf_file``/``w_prf_sym`` pseudo-relevance
+   feedback terms from the ``prf_files`` best files, ``w_ctx`` caller-expanded
+   documents, ``w_cover``/``w_cooc`` query coverage, ``w_topk`` file mean,
+   ``w_fname`` file-name BM25, each unit-scaled; the sum is scaled by
+   ``vendored`` on vendored code and added; then everything under
+   ``examples/``, ``docs/``, … is multiplied by ``peripheral``.
+3. **priors** (``history``; inputs ``file_history``/``line_history``):
+   ``+ w_history · H(f(v))/max H + w_function · G(v)/max G``.
+4. **late signals**: ``+ w_loose_path · P̂(f(v))`` (loose path words,
+   ``mentions``) ``+ w_log_file · L̂_F(f(v)) + w_log_function · L̂_G(v)`` (votes
+   of similar past commits, ``commit_log``; input ``change_log``).
+
+Candidates are definitions (``candidates: definitions``: no modules, no
+tests) or every non-test symbol (``symbols``; tests too with
+``include_tests``). Ranking: positive totals, best first (``ground_named``:
+the symbols the query names verbatim first). Packing: when the best file's
+module costs at most ``whole_file_share`` of the budget it is packed whole
+first, then in rank order. The stages live in ``stages``. The composer's own
+defaults are the identity (every weight 0, multipliers 1: ``no_retrieval``):
+what a method does is its recipe.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..context.pack import block_cost, pack
+from ..graph.codebase import CodebaseGraph
+from ..repo.history import NO_INPUTS, RepoInputs
+from . import stages
+from .base import RankThenPack, RetrievalResult
+from .file_index import file_index
+from .lexical import named_first
+from .masks import is_test_mask, packable
+
+FUSIONS = ("linear", "rrf", "raw")
+CANDIDATES = ("definitions", "symbols")
+_NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_graph", "w_keywords", "w_hashed",
+                 "whole_file_share", "vendored",
+                 "w_prf_file", "w_prf_sym", "w_ctx", "ctx_weight", "w_cover", "cover_power", "w_cooc", "w_topk",
+                 "peripheral", "w_fname", "w_history", "w_function", "w_loose_path", "w_log_file", "w_log_function")
+_COUNTS = ("prf_files", "prf_terms", "topk", "log_k")
+
+
+@dataclass
+class BlendScores:
+    total: np.ndarray  # per symbol
+    components: dict[str, np.ndarray]  # each signal's raw score per symbol, by name
+    file_score: np.ndarray  # per file (FileIndex order): the best total of its definitions
+
+
+@dataclass
+class Blend(RankThenPack):
+    """The composer (see the module docstring); configured only by recipes."""
+
+    # 1. lexical
+    w_sym: float = 0.0
+    w_file: float = 0.0
+    w_mention: float = 0.0
+    w_name: float = 0.0
+    w_graph: float = 0.0
+    w_keywords: float = 0.0  # distinct query terms in the document (keyword_map)
+    w_hashed: float = 0.0  # cosine of hashed token vectors (vector)
+    w_neighbor: float = 0.0
+    fusion: str = "linear"
+    rrf_k: float = 60.0
+    stemmed: bool = False
+    k1: float = 1.2
+    b: float = 0.75
+    vendored: float = 1.0
+    beta: float = 0.85  # the repomap walk (w_graph)
+    lambda_call: float = 1.0
+    lambda_caller: float = 0.5
+    lambda_inherit: float = 0.5
+    lambda_import: float = 0.0
+    # 2. expansion
+    w_prf_file: float = 0.0
+    w_prf_sym: float = 0.0
+    prf_files: int = 3
+    prf_terms: int = 10
+    w_ctx: float = 0.0
+    ctx_weight: float = 0.5
+    w_cover: float = 0.0
+    cover_power: float = 1.0
+    w_cooc: float = 0.0
+    w_topk: float = 0.0
+    topk: int = 3
+    w_fname: float = 0.0
+    peripheral: float = 1.0
+    # 3. history priors
+    w_history: float = 0.0
+    w_function: float = 0.0
+    tau: float = 3.0
+    max_files: int = 10
+    skip: int = 0
+    # 4. late signals
+    w_loose_path: float = 0.0
+    w_log_file: float = 0.0
+    w_log_function: float = 0.0
+    log_k: int = 20
+    # candidates and packing
+    candidates: str = "definitions"  # or "symbols": modules too (and tests with include_tests)
+    ground_named: bool = False  # symbols the query names verbatim first (grounded_bm25)
+    whole_file_share: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.candidates not in CANDIDATES:
+            raise ValueError(f"{self.name}: candidates must be one of {CANDIDATES}, got {self.candidates!r}")
+        if self.include_tests and self.candidates != "symbols":
+            raise ValueError(f"{self.name}: test symbols are never candidates among definitions; include_tests "
+                             f"needs candidates: symbols")
+        if self.fusion not in FUSIONS:
+            raise ValueError(f"{self.name}: fusion must be one of {FUSIONS}, got {self.fusion!r}")
+        for w in _NON_NEGATIVE:
+            if not np.isfinite(getattr(self, w)) or getattr(self, w) < 0:
+                raise ValueError(f"{self.name}: {w} must be finite and >= 0, got {getattr(self, w)!r}")
+        for k in _COUNTS:
+            if isinstance(getattr(self, k), bool) or not isinstance(getattr(self, k), int) or getattr(self, k) < 1:
+                raise ValueError(f"{self.name}: {k} must be an integer >= 1, got {getattr(self, k)!r}")
+        if not self.tau > 0:
+            raise ValueError(f"{self.name}: tau must be > 0, got {self.tau!r}")
+        if self.max_files < 1 or self.skip < 0:
+            raise ValueError(f"{self.name}: need max_files >= 1 and skip >= 0, got {self.max_files}, {self.skip}")
+
+    def needs(self) -> frozenset[str]:
+        return frozenset({"file_history"} if self.w_history else set()) | (
+            {"line_history"} if self.w_function else set()) | (
+            {"change_log"} if self.w_log_file or self.w_log_function else set())
+
+    def candidate_mask(self, graph: CodebaseGraph) -> np.ndarray:
+        if self.candidates == "definitions":
+            return packable(graph)
+        return np.ones(len(graph.symbols), dtype=bool) if self.include_tests else ~is_test_mask(graph)
+
+    def scores(self, graph: CodebaseGraph, query: str, inputs: RepoInputs = NO_INPUTS) -> BlendScores:
+        cand = self.candidate_mask(graph)
+        parts: dict[str, np.ndarray] = {}
+        total = stages.lexical(self, graph, query, cand, parts)
+        total = stages.expansion(self, graph, query, cand, total, parts)
+        total = stages.priors(self, graph, inputs, total, parts)
+        total = stages.late(self, graph, query, inputs, cand, total, parts)
+        total[~cand] = 0.0
+        index = file_index(graph)
+        file_total = np.zeros(len(index.paths))
+        np.maximum.at(file_total, index.file_of, total)
+        return BlendScores(total, parts, file_total)
+
+    # -- ranking and packing --------------------------------------------------
+    def rank(self, graph, query, inputs=NO_INPUTS):
+        total = self.scores(graph, query, inputs).total
+        nodes = np.flatnonzero(total > 0)
+        nodes = nodes[np.lexsort((nodes, -total[nodes]))]
+        ranking = list(zip(nodes.tolist(), total[nodes].tolist()))
+        return named_first(graph, query, ranking) if self.ground_named else ranking
+
+    def packing_order(self, graph: CodebaseGraph, ranking: list[tuple[int, float]], budget: int) -> list[int]:
+        """Rank order, with the best file's module (the whole file) first when it is cheap enough."""
+        order = [n for n, _ in ranking]
+        if not order or self.whole_file_share <= 0:
+            return order
+        index = file_index(graph)
+        module = int(index.module_node[index.file_of[order[0]]])
+        if module >= 0 and block_cost(graph, module, self.renderer) <= self.whole_file_share * budget:
+            return [module] + order
+        return order
+
+    def retrieve(self, graph, query, budget, inputs=NO_INPUTS):
+        ranking = self.rank(graph, query, inputs)
+        context = pack(graph, self.packing_order(graph, ranking, budget), budget, self.renderer, notes=self.notes)
+        return RetrievalResult(context, [(graph.symbols[n].id, s) for n, s in ranking], self.name, budget)

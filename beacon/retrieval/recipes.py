@@ -1,0 +1,84 @@
+"""Method recipes: ``conf/method/<name>.yaml`` is where a method's parameters live; ``method_params`` reads them.
+
+The one method resolver. Every runner (localization and repair, grid cells
+and single runs) and every benchmark configures a method as
+``method_params(name, overrides)``: the recipe's ``params`` with the
+overrides (a Hydra ``method.params`` or a caller's own) on top. So a grid
+cell, a ``method=<name>`` job and a repair attempt run the same recipe;
+class defaults are never what decides.
+
+A recipe may extend others of the group with Hydra's ``defaults:`` list
+(``defaults: [hybrid, _self_]``): the listed recipes are merged first, in
+order, then the file's own keys, as Hydra composes ``method=<name>``.
+"""
+from __future__ import annotations
+
+import copy
+from functools import lru_cache
+from pathlib import Path
+
+from omegaconf import DictConfig, ListConfig, OmegaConf
+
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf" / "method"
+
+
+class RecipeError(ValueError):
+    """A ``conf/method/*.yaml`` is missing or malformed; the message names the file and key."""
+
+
+def recipe_path(name: str) -> Path:
+    return CONF_DIR / f"{name}.yaml"
+
+
+def _compose(name: str, seen: tuple[str, ...]) -> DictConfig:
+    path = recipe_path(name)
+    if name in seen:
+        raise RecipeError(f"{path}: defaults: cycle {' -> '.join((*seen, name))}")
+    if not path.is_file():
+        where = f" (listed in defaults: of {recipe_path(seen[-1])})" if seen else ""
+        raise RecipeError(f"no recipe for retrieval method {name!r}: expected {path}{where}")
+    own = OmegaConf.load(path)
+    if not isinstance(own, DictConfig):
+        raise RecipeError(f"{path}: expected a mapping with name and params")
+    defaults = own.pop("defaults", None)
+    entries = list(defaults) if isinstance(defaults, ListConfig) else ([] if defaults is None else None)
+    if entries is None or not all(isinstance(e, str) for e in entries):
+        raise RecipeError(f"{path}: defaults: expected a list of recipe names (and _self_), got {defaults!r}")
+    if "_self_" in entries and entries[-1] != "_self_":
+        raise RecipeError(f"{path}: defaults: _self_ must come last (the file's own keys override its bases)")
+    merged = OmegaConf.create({})
+    for base in (e for e in entries if e != "_self_"):
+        merged = OmegaConf.merge(merged, _compose(base, (*seen, name)))
+    return OmegaConf.merge(merged, own)
+
+
+def recipe_composers() -> dict[str, str | None]:
+    """Every recipe's name and the composer it configures (``composer:``, its own or inherited), by name."""
+    return {p.stem: _compose(p.stem, ()).get("composer") for p in sorted(CONF_DIR.glob("*.yaml"))}
+
+
+def blend_recipes() -> list[str]:
+    """The names of the recipes that configure the composer of signals (``composer: blend``), sorted."""
+    return sorted(name for name, composer in recipe_composers().items() if composer == "blend")
+
+
+@lru_cache(maxsize=None)
+def _recipe_params(name: str) -> tuple[tuple[str, object], ...]:
+    conf = _compose(name, ())
+    if conf.get("name") != name:
+        raise RecipeError(f"{recipe_path(name)}: name: expected {name!r}, got {conf.get('name')!r}")
+    params = OmegaConf.to_container(conf.get("params") or OmegaConf.create({}), resolve=True)
+    if not isinstance(params, dict):
+        raise RecipeError(f"{recipe_path(name)}: params: expected a mapping, got {params!r}")
+    return tuple(params.items())
+
+
+def method_params(name: str, overrides: dict | None = None) -> dict:
+    """The parameters of method ``name``: its recipe's ``params``, then ``overrides`` on top."""
+    params = copy.deepcopy(dict(_recipe_params(name)))  # the memo is shared: callers may change theirs
+    for key, value in (overrides or {}).items():
+        if isinstance(value, dict) and isinstance(params.get(key), dict):
+            params[key] = {**params[key], **value}
+        else:
+            params[key] = value
+    return params

@@ -1,0 +1,158 @@
+"""The composer's four stages (``blend``): each reads a ``Blend``'s weights and adds its signals to the total.
+
+Kept apart from ``Blend`` itself (parameters, ranking, packing) so that each
+file stays short; the order of the additions is part of the recipe's output
+(float sums), so it is fixed here: lexical, expansion, priors, late signals.
+A signal whose weight is 0 is not computed.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..graph.codebase import CodebaseGraph
+from ..repo.history import RepoInputs
+from .base import require
+from .commit_log import log_votes
+from .expansion import (context_matrix, feedback_terms, file_coverage, file_name_scores, symbol_coverage,
+                        top_k_file_mean, weighted_scores)
+from .file_index import file_index
+from .filelevel import file_bm25_scores, file_bm25_weights
+from .hashed import hashed_similarity
+from .history import file_prior, function_prior
+from .lexical import bm25_scores, bm25_symbol_weights, keyword_overlap
+from .masks import peripheral_mask, test_files, vendored_mask
+from .mentions import loose_path_matches, mention_weights
+from .neighbors import neighbor_max
+from .normalise import reciprocal_ranks, unit_scale
+from .repomap import repomap_scores
+from .stemmed import bm25_field
+from .text import term_index
+from .transition import EdgeWeights
+
+if TYPE_CHECKING:
+    from .blend import Blend
+
+EXPANSION = ("w_prf_file", "w_prf_sym", "w_ctx", "w_cover", "w_cooc", "w_topk", "w_fname")
+
+
+def _file_level(m: Blend, graph: CodebaseGraph, query: str) -> np.ndarray:
+    if not m.stemmed:
+        return file_bm25_scores(graph, query)
+    f_score = bm25_field(graph, query, "file", m.k1, m.b)
+    f_score[test_files(graph)] = 0.0
+    return f_score
+
+
+def lexical(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, parts: dict) -> np.ndarray:
+    """``Σ w · normalised signal`` over the lexical signals, then call neighbours and the vendored multiplier."""
+    file_of = file_index(graph).file_of
+    signals = {
+        "sym": lambda: (bm25_field(graph, query, "symbol", m.k1, m.b) if m.stemmed
+                        else bm25_scores(graph, query, m.k1, m.b)),
+        "file": lambda: _file_level(m, graph, query)[file_of],
+        "mention": lambda: (lambda w: w.symbol + w.file[file_of])(mention_weights(graph, query)),
+        "name": lambda: bm25_field(graph, query, "name", m.k1, m.b),
+        "graph": lambda: repomap_scores(graph, query, EdgeWeights(m.lambda_call, m.lambda_caller, m.lambda_inherit,
+                                                                  m.lambda_import),
+                                        beta=m.beta, tol=1e-6, max_iter=200)[0],
+        "keywords": lambda: keyword_overlap(graph, query),
+        "hashed": lambda: hashed_similarity(graph, query),
+    }
+    total = np.zeros(len(graph.symbols))
+    for name, signal in signals.items():
+        weight = getattr(m, f"w_{name}")
+        if not weight:
+            continue
+        parts[name] = x = signal()
+        if m.fusion == "raw":
+            total += weight * x
+        elif m.fusion == "linear":
+            total += weight * unit_scale(x, cand)
+        else:
+            total += weight * reciprocal_ranks(x, cand, m.rrf_k)
+    total[~cand] = 0.0
+    if m.w_neighbor:  # a definition next to (calling or called by) a strong one
+        total = total + m.w_neighbor * neighbor_max(graph, total)
+        total[~cand] = 0.0
+    if m.vendored != 1.0:
+        total[vendored_mask(graph)] *= m.vendored
+    return total
+
+
+def expansion(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, total: np.ndarray,
+              parts: dict) -> np.ndarray:
+    """Feedback terms and expanded documents, unit-scaled and added; then the ``peripheral`` multiplier."""
+    if not (any(getattr(m, w) for w in EXPANSION) or m.peripheral != 1.0):
+        return total
+    fidx = file_index(graph)
+    extra = np.zeros(len(graph.symbols))
+    if m.w_prf_file or m.w_prf_sym:
+        file_score = np.zeros(len(fidx.paths))
+        np.maximum.at(file_score, fidx.file_of, total)
+        cols, vals = feedback_terms(graph, file_score, query, m.prf_files, m.prf_terms)
+        if m.w_prf_file:
+            f = weighted_scores(file_bm25_weights(graph), cols, vals)
+            f[test_files(graph)] = 0.0
+            parts["prf_file"] = f[fidx.file_of]
+            extra += m.w_prf_file * unit_scale(parts["prf_file"], cand)
+        if m.w_prf_sym:
+            parts["prf_sym"] = weighted_scores(bm25_symbol_weights(graph, m.k1, m.b), cols, vals)
+            extra += m.w_prf_sym * unit_scale(parts["prf_sym"], cand)
+    if m.w_ctx:
+        qcols, qvals = term_index(graph).query_vector(query)
+        parts["ctx"] = weighted_scores(context_matrix(graph, m.ctx_weight), qcols, qvals)
+        extra += m.w_ctx * unit_scale(parts["ctx"], cand)
+    if m.w_cover:
+        parts["cover"] = file_coverage(graph, query)[fidx.file_of] ** m.cover_power
+        extra += m.w_cover * unit_scale(parts["cover"], cand)
+    if m.w_cooc:
+        parts["cooc"] = symbol_coverage(graph, query)
+        extra += m.w_cooc * unit_scale(parts["cooc"], cand)
+    if m.w_topk:
+        parts["topk"] = top_k_file_mean(graph, np.where(cand, total, 0.0), m.topk)[fidx.file_of]
+        extra += m.w_topk * unit_scale(parts["topk"], cand)
+    if m.w_fname:
+        parts["fname"] = file_name_scores(graph, query)[fidx.file_of]
+        extra += m.w_fname * unit_scale(parts["fname"], cand)
+    extra[~cand] = 0.0
+    if m.vendored != 1.0:
+        extra[vendored_mask(graph)] *= m.vendored
+    total = total + extra
+    if m.peripheral != 1.0:
+        total[peripheral_mask(graph)] *= m.peripheral
+    return total
+
+
+def priors(m: Blend, graph: CodebaseGraph, inputs: RepoInputs, total: np.ndarray, parts: dict) -> np.ndarray:
+    """``+ w_history · H/max H + w_function · G/max G`` (inputs ``file_history``, ``line_history``)."""
+    file_of = file_index(graph).file_of
+    if m.w_history:
+        history = require(inputs, "file_history", m.name)
+        parts["history"] = file_prior(graph, history, tau=m.tau, max_files=m.max_files, skip=m.skip)[file_of]
+        total = total + m.w_history * parts["history"]
+    if m.w_function:
+        lines = require(inputs, "line_history", m.name)
+        parts["function_history"] = function_prior(graph, lines, tau=m.tau, skip=m.skip)
+        total = total + m.w_function * parts["function_history"]
+    return total
+
+
+def late(m: Blend, graph: CodebaseGraph, query: str, inputs: RepoInputs, cand: np.ndarray, total: np.ndarray,
+         parts: dict) -> np.ndarray:
+    """``+ w_loose_path · P̂`` (loose path words), ``+ w_log_file · L̂_F + w_log_function · L̂_G`` (input ``change_log``)."""
+    file_of = file_index(graph).file_of
+    if m.w_loose_path:
+        loose = loose_path_matches(graph, query)
+        loose[test_files(graph)] = 0.0
+        parts["loose_path"] = loose[file_of]
+        total = total + m.w_loose_path * unit_scale(parts["loose_path"], cand)
+        total[~cand] = 0.0
+    if m.w_log_file or m.w_log_function:
+        log = require(inputs, "change_log", m.name)
+        file_vote, function_vote = log_votes(graph, log, query, m.log_k, m.max_files)
+        parts["log_file"], parts["log_function"] = file_vote[file_of], function_vote
+        total = (total + m.w_log_file * unit_scale(parts["log_file"], cand)
+                 + m.w_log_function * unit_scale(parts["log_function"], cand))
+    return total
