@@ -47,10 +47,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Iterable, Mapping
 
+from ..data.unified_diff import DiffParseError, FilePatch, Hunk, parse_unified_diff, split_lines
 from ..graph.parse import FileParse, ParseFailure, decode_source, parse_source
 from ..graph.symbols import MODULE_QUALNAME, symbol_id
-from ..repair.errors import EditParseError
-from ..repair.unified_diff import FilePatch, Hunk, parse_unified_diff, split_lines
 
 FUNCTION_KINDS = frozenset({"function", "method"})
 
@@ -209,7 +208,7 @@ def locate_patch(instance_id: str, patch: str, repo_dir: Path | str) -> tuple[Fi
     """Every file of ``patch`` located in the snapshot ``repo_dir``; raises ``GoldError`` subclasses."""
     try:
         patches = parse_unified_diff(patch)
-    except EditParseError as exc:
+    except DiffParseError as exc:
         raise PatchParseError(instance_id, f"malformed patch: {exc}") from None
     edits: list[FileEdit] = []
     for fp in patches:

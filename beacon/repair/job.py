@@ -20,8 +20,8 @@ from typing import Callable
 from ..providers.base import Provider
 from ..providers.oracle import OracleProvider
 from ..repo.git import GitSource
-from ..tasks.manifest import Task
-from ..tasks.queries import build_query
+from ..data.manifest import Task
+from ..data.queries import build_query
 from .attempt import AttemptSpec, run_attempt
 from .prepare import PreparedTask, RunSettings, prepare_task
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from ..graph.codebase import CodebaseGraph
 from ..repo.git import GitSource
 from ..repo.snapshot import materialize, replace_line
-from ..tasks.manifest import Task
+from ..data.manifest import Task
 from .controls import snapshot_protected
 from .pytest_runner import PytestRun, run_pytest, verify_run
 from .task_policy import source_file_problems

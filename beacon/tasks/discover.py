@@ -22,14 +22,18 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Callable, Sequence
 
+from ..data.manifest import Task, parse_test_command
 from ..graph.symbols import is_test_path
+from ..repair.controls import SHADOW_NAMES, snapshot_protected
+from ..repair.prepare import RunSettings, prepare_task, selected_files, summarize_run
+from ..repair.pytest_runner import run_pytest, verify_run
+from ..repair.task_policy import source_file_problems
 from ..repo.git import GitSource
-from ..repo.snapshot import materialize
-from .manifest import Task, parse_test_command
+from ..repo.snapshot import materialize, replace_line
 from .mutate import OPERATORS, Mutation, compiles, mutations
 
 DISCOVERY_VERSION = 1
@@ -159,9 +163,6 @@ def enumerate_candidates(tree: Path, d: Discovery, *, paths: Sequence[str] = (),
 
     ``rows``: every candidate becomes a manifest row (no validation), so ``max_tasks`` applies here.
     """
-    from ..repair.controls import SHADOW_NAMES  # repair imports tasks: import late
-    from ..repair.task_policy import source_file_problems
-
     limits, command = d.limits, test_command(d.tests)
     for rel in _select_files(tree, paths):
         if is_test_path(rel):
@@ -217,7 +218,7 @@ STATUSES = ("killed", "survived", "timeout", "no_report", "unconfirmed", "not_va
 class ValidateOptions:
     """How candidates are validated; ``settings`` is the repair harness's ``RunSettings``."""
 
-    settings: object  # beacon.repair.prepare.RunSettings (imported late: repair imports tasks)
+    settings: RunSettings
     max_validate: int | None = None
     select: str = "spread"  # spread: evenly over the ordered candidates; first: the first N
     confirm: bool = True  # re-check each kept task with prepare_task (the repair runner's preconditions)
@@ -252,13 +253,6 @@ def killing_command(failing_ids: Sequence[str], max_ids: int) -> str:
 def validate_candidates(d: Discovery, chosen: list[Candidate], source: GitSource, work: Path,
                         options: ValidateOptions, *, progress: Callable[[str], None] | None = None) -> None:
     """Set each chosen candidate's status; raise :class:`DiscoveryError` if the original suite fails."""
-    from dataclasses import replace
-
-    from ..repair.controls import snapshot_protected
-    from ..repair.prepare import selected_files, prepare_task, summarize_run
-    from ..repair.pytest_runner import run_pytest, verify_run
-    from ..repo.snapshot import replace_line
-
     settings = options.settings
     if not settings.allow_local_execution:
         raise PermissionError("validation runs the repository's tests on this machine; "

@@ -8,7 +8,7 @@ import pytest
 
 from beacon.repair.prepare import RunSettings
 from beacon.repo.git import open_source
-from beacon.tasks import ManifestError, load_manifest, repo_resolver
+from beacon.data import ManifestError, load_manifest, repo_resolver
 from beacon.tasks.discover import DiscoveryError, DiscoveryLimitError, Limits, ValidateOptions, discover, killing_command
 from beacon.tasks.mutate import mutations
 from experiments.discover import main

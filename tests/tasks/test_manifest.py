@@ -7,7 +7,7 @@ import subprocess
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from beacon.tasks import ManifestError, load_manifest, parse_test_command, repo_resolver
+from beacon.data import ManifestError, load_manifest, parse_test_command, repo_resolver
 
 
 def git(cwd, *args):
