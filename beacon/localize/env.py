@@ -46,6 +46,7 @@ from typing import Any, Protocol
 
 from ..graph.parse import ParseFailure, decode_source, parse_source
 from ..repo.git import FULL_HASH, GitError, run_git
+from .intervals import merge
 
 ENV_SCHEMA = 1
 MAX_LIST_ENTRIES = 500
@@ -400,16 +401,6 @@ def _recorded_call(call: Any, key: str) -> Any:
     return {"truncated_call": key[:RECORD_CALL_CHARS], "sha256": hashlib.sha256(key.encode()).hexdigest()}
 
 
-def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    merged: list[tuple[int, int]] = []
-    for first, last in sorted(spans):
-        if merged and first <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], last))
-        else:
-            merged.append((first, last))
-    return merged
-
-
 class LocBenchEnv:
     """One localization episode over ``repo`` against ``gold``.
 
@@ -541,7 +532,7 @@ class LocBenchEnv:
             shown_files.add(path)
             shown_spans.append([path, first, last])
             shown_symbols |= self.repo.symbols_at(path, first, last)
-            self._spans[path] = _merge(self._spans.get(path, []) + [(first, last)])
+            self._spans[path] = merge(self._spans.get(path, []) + [(first, last)])
         self._files |= shown_files
         self._symbols |= shown_symbols
         obs = self._observation(output, error)

@@ -50,6 +50,7 @@ from typing import Iterable, Mapping
 from ..data.unified_diff import DiffParseError, FilePatch, Hunk, parse_unified_diff, split_lines
 from ..graph.parse import FileParse, ParseFailure, decode_source, parse_source
 from ..graph.symbols import MODULE_QUALNAME, symbol_id
+from .intervals import merge
 
 FUNCTION_KINDS = frozenset({"function", "method"})
 
@@ -86,17 +87,6 @@ class FileEdit:
     removed: tuple[int, ...]  # original lines removed
     added: tuple[int, ...]  # patched-file lines added
     inserts: tuple[tuple[int, tuple[int, ...]], ...]  # (after original line, added lines) per pure insertion
-
-
-def merge_ranges(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Sorted inclusive ranges with overlapping and adjacent ones joined."""
-    out: list[list[int]] = []
-    for start, end in sorted(ranges):
-        if out and start <= out[-1][1] + 1:
-            out[-1][1] = max(out[-1][1], end)
-        else:
-            out.append([start, end])
-    return [(s, e) for s, e in out]
 
 
 def _header(h: Hunk) -> str:
@@ -378,7 +368,7 @@ def gold_from_patch(instance_id: str, patch: str, repo_dir: Path) -> Gold:
                 unit = symbol_id(edit.path, defs[i].qualname)
                 kinds[unit] = defs[i].kind
                 spans[unit] = (edit.path, defs[i].start_line, defs[i].end_line)
-        ranges += [(edit.path, s, e) for s, e in merge_ranges((n, n) for n in (*edit.removed, *anchors))]
+        ranges += [(edit.path, s, e) for s, e in merge((n, n) for n in (*edit.removed, *anchors))]
     return Gold(
         instance_id=instance_id,
         paths=tuple(sorted(e.path for e in edits)),
@@ -413,7 +403,7 @@ def units_of_lines(repo_dir: Path | str, line_spans: Mapping[str, Iterable[tuple
         if cache[path] is None:
             continue
         parse, units = cache[path]
-        for start, end in merge_ranges(ranges):
+        for start, end in merge(ranges):
             for line in range(max(start, 1), min(end, parse.line_count) + 1):
                 if (u := units.unit(line)) is not None:
                     found.add(symbol_id(path, parse.defs[u].qualname))

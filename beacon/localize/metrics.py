@@ -42,7 +42,8 @@ from typing import Collection, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..graph.symbols import MODULE_QUALNAME, symbol_id
-from .gold import FUNCTION_KINDS, Gold, gold_from_patch, line_byte_ranges, merge_ranges, read_base_text, top_level
+from .intervals import merge
+from .gold import FUNCTION_KINDS, Gold, gold_from_patch, line_byte_ranges, read_base_text, top_level
 
 GRAINS = ("file", "symbol", "span", "line")
 BOOTSTRAP_BLOCK = 1000  # resamples drawn per generator call (part of the documented procedure)
@@ -120,14 +121,9 @@ def _merged(spans: Mapping[str, Iterable[tuple[int, int]]]) -> Intervals:
     """Half-open intervals per path, merged; empty ones dropped."""
     out = {}
     for path, items in spans.items():
-        merged: list[list[int]] = []
-        for start, end in sorted(s for s in items if s[0] < s[1]):
-            if merged and start <= merged[-1][1]:
-                merged[-1][1] = max(merged[-1][1], end)
-            else:
-                merged.append([start, end])
-        if merged:
-            out[path] = [(s, e) for s, e in merged]
+        # [s, e) is the inclusive [s, e - 1]; touching half-open intervals merge as touching inclusive ones do
+        if merged := merge((s, e - 1) for s, e in items if s < e):
+            out[path] = [(s, e + 1) for s, e in merged]
     return out
 
 
@@ -214,7 +210,7 @@ class ContextPrediction:
 
     def __or__(self, other: ContextPrediction) -> ContextPrediction:
         paths = self.line_spans.keys() | other.line_spans.keys()
-        spans = {p: tuple(merge_ranges([*self.line_spans.get(p, ()), *other.line_spans.get(p, ())])) for p in paths}
+        spans = {p: tuple(merge([*self.line_spans.get(p, ()), *other.line_spans.get(p, ())])) for p in paths}
         return ContextPrediction(self.files | other.files, self.symbols | other.symbols, spans)
 
 
