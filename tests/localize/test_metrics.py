@@ -15,31 +15,18 @@ from beacon.localize.metrics import (
     parse_diff, rank_files, rank_functions, rank_modules, recall_at_k, redundancy, span_redundancy,
     trajectory_scores,
 )
+from repotools import fix_scene
 
 # m.py line starts (bytes): 1:0 2:10 3:11 4:12 5:22 6:36 7:49 8:50 9:51 10:60, end 73
 M_PY = "import os\n\n\ndef f(x):\n    y = x + 1\n    return y\n\n\ndef g():\n    return 2\n"
 N_PY = "A = 1\n"
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True,
-                          capture_output=True).stdout.decode()
-
-
 @pytest.fixture
 def scene(tmp_path) -> tuple[Path, Gold]:
     """A real two-commit repo at its base commit, and the gold of the fix (lines 5 and 10 of m.py)."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    _git(repo, "init", "-q")
-    (repo / "m.py").write_text(M_PY)
-    (repo / "n.py").write_text(N_PY)
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "base")
-    (repo / "m.py").write_text(M_PY.replace("x + 1", "x + 2").replace("return 2", "return 3"))
-    _git(repo, "commit", "-qam", "fix")
-    patch = _git(repo, "diff", "HEAD~1", "HEAD")
-    _git(repo, "checkout", "-q", "HEAD~1")
+    repo, patch = fix_scene(tmp_path / "repo", {"m.py": M_PY, "n.py": N_PY},
+                            {"m.py": M_PY.replace("x + 1", "x + 2").replace("return 2", "return 3")})
     return repo, gold_from_patch("scene", patch, repo)
 
 
