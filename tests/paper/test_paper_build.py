@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from beacon.artifacts import RunWriter
+from latex_tables import parse_tex
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTCOMES = ("pass", "abstain", "no_patch", "invalid_patch", "unauthorized_path", "syntax_error", "suspicious_edit", "tampered",
@@ -161,37 +162,6 @@ def yes(flag):
 def sectioned(rows: dict[tuple, list[str]], control_at: int) -> list[list[list[str]]]:
     keys = sorted(rows)
     return [s for s in ([rows[k] for k in keys if not k[control_at]], [rows[k] for k in keys if k[control_at]]) if s]
-
-
-def parse_tex(path: Path) -> tuple[list[str], list[list[list[str]]], str, str]:
-    """(header, sections of rows of cells, caption, label) of a booktabs table written by paper.build."""
-    text = path.read_text()
-    lines = text.splitlines()
-    assert lines.count(r"\toprule") == 1 and lines.count(r"\bottomrule") == 1
-    top, bottom = lines.index(r"\toprule"), lines.index(r"\bottomrule")
-    assert lines[top + 2] == r"\midrule"
-
-    def cells(line):
-        assert line.endswith(r" \\"), line
-        return [unescape(c) for c in line[:-3].split(" & ")]
-
-    sections, current = [], []
-    for line in lines[top + 3:bottom]:
-        if line == r"\midrule":
-            sections.append(current)
-            current = []
-        else:
-            current.append(cells(line))
-    sections.append(current)
-    caption = next(l for l in lines if l.startswith(r"\caption{"))[len(r"\caption{"):-1]
-    label = next(l for l in lines if l.startswith(r"\label{"))[len(r"\label{"):-1]
-    return cells(lines[top + 1]), sections, unescape(caption), label
-
-
-def unescape(s: str) -> str:
-    for a, b in ((r"\_", "_"), (r"\%", "%"), (r"\&", "&"), (r"\#", "#"), (r"\$", "$"), (r"\{", "{"), (r"\}", "}")):
-        s = s.replace(a, b)
-    return s
 
 
 def expected_rates(runs, field, ):
