@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from beacon.localize.env import LocBenchEnv, Repository, SnapshotError, ToolError, score_submission
+from beacon.localize.env import LocBenchEnv, score_submission
+from beacon.localize.repository import Repository, SnapshotError, ToolError
 from repotools import commit_tree, git
 
 FILES = {

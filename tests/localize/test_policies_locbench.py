@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import pytest
 
 from beacon.graph import CodebaseGraph
-from beacon.localize.env import LocBenchEnv, Repository
+from beacon.localize.env import LocBenchEnv
+from beacon.localize.repository import Repository
 from beacon.localize.policies import (DROPPED_OBSERVATION, LLM_PROMPT_VERSION, PromptBudgetError, parse_reply,
                                       run_llm, run_scripted, strongest_identifiers)
 from beacon.providers.base import Completion, prompt_sha256, sha256_hex
