@@ -262,9 +262,9 @@ def score_trajectory(result: dict[str, Any], gold: Any, repo_dir: Path | str) ->
     """Trajectory metrics (coverage AUC over steps, redundancy) of an episode's ``result()``.
 
     Each step's prediction is what it *showed* (files, read/grep line spans,
-    the symbols around them), scored with ``beacon.localize.metrics``.
+    the symbols around them), scored with ``beacon.localize.context_metrics``.
     """
-    from .metrics import ContextPrediction, trajectory_scores
+    from .context_metrics import ContextPrediction, trajectory_scores
 
     steps = []
     for step in result["trajectory"]:

@@ -45,10 +45,8 @@ from ..data.jsonl import jsonl_objects
 from ..graph.symbols import MODULE_QUALNAME, symbol_id
 from .gold import Gold, GoldError, units_of_lines
 from .trajectories import kind_of, read_trajectory
-from .metrics import (
-    ContextPrediction, acc_at_k, context_scores, edit_loc, mrr, rank_files, rank_functions,
-    rank_modules, recall_at_k, trajectory_scores,
-)
+from .context_metrics import ContextPrediction, context_scores, edit_loc, trajectory_scores
+from .metrics import acc_at_k, mrr, rank_files, rank_functions, rank_modules, recall_at_k
 
 DEFAULT_KS = (1, 3, 5, 10)
 EDITLOC_KEYS = tuple(f"editloc_{g}_{m}" for g in ("file", "symbol", "line") for m in ("recall", "precision"))

@@ -10,10 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from beacon.localize.gold import Gold, PatchMismatchError, gold_from_patch
-from beacon.localize.metrics import (
-    ContextPrediction, acc_at_k, aggregate, auc_coverage, budget_recall, context_scores, edit_loc, mrr,
-    parse_diff, rank_files, rank_functions, rank_modules, recall_at_k, redundancy, span_redundancy,
+from beacon.localize.context_metrics import (
+    ContextPrediction, auc_coverage, context_scores, edit_loc, parse_diff, redundancy, span_redundancy,
     trajectory_scores,
+)
+from beacon.localize.metrics import (
+    acc_at_k, aggregate, budget_recall, mrr, rank_files, rank_functions, rank_modules, recall_at_k,
 )
 from repotools import fix_scene
 
