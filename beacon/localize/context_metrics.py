@@ -25,7 +25,8 @@ from typing import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .gold import Gold, gold_from_patch, line_byte_ranges, read_base_text
+from .gold import Gold, gold_from_patch
+from .hunks import line_byte_ranges, read_base_text
 from .intervals import merge
 from .spans import (
     Intervals, line_intervals, merged_spans, ratio, set_scores, span_overlap, span_scores, span_size, span_union,

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from beacon.localize.gold import Gold, PatchMismatchError, gold_from_patch
+from beacon.localize.gold import Gold, gold_from_patch
+from beacon.localize.hunks import PatchMismatchError
 from beacon.localize.context_metrics import (
     ContextPrediction, auc_coverage, context_scores, edit_loc, parse_diff, redundancy, span_redundancy,
     trajectory_scores,
