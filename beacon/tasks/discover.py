@@ -34,7 +34,8 @@ from ..repair.pytest_runner import run_pytest, verify_run
 from ..repair.task_policy import source_file_problems
 from ..repo.git import GitSource
 from ..repo.snapshot import materialize, replace_line
-from .mutate import OPERATORS, Mutation, compiles, mutations
+from .mutate import Mutation, compiles, mutations
+from .operators import OPERATORS
 
 DISCOVERY_VERSION = 1
 DEFAULT_TOKEN_BUDGET = 2000
