@@ -8,7 +8,8 @@ import pytest
 from beacon.repair.prepare import RunSettings
 from beacon.repo.git import open_source
 from beacon.data import ManifestError, load_manifest, repo_resolver
-from beacon.tasks.discover import DiscoveryError, DiscoveryLimitError, Limits, ValidateOptions, discover, killing_command
+from beacon.tasks.discover import DiscoveryError, DiscoveryLimitError, Limits, ValidateOptions, discover
+from beacon.tasks.validate import killing_command
 from beacon.tasks.mutate import mutations
 from experiments.discover import main
 from repotools import git
