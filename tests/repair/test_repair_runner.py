@@ -327,7 +327,7 @@ def test_src_layout_imports_its_package_without_installing_it(tmp_path, sandbox)
 
 
 def test_src_layout_detection_defers_to_the_projects_own_pythonpath(tmp_path):
-    from beacon.repair.pytest_runner import src_layout_path
+    from beacon.repair.pytest_setup import src_layout_path
 
     root = write_tree(tmp_path / "repo", {"src/mypkg/__init__.py": "", "tests/test_a.py": "def test_a():\n    pass\n"})
     assert src_layout_path(root, None) == f"{root}/src"
