@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from beacon.artifacts import RunWriter
-from latex_tables import parse_tex
+from latex_tables import assert_summary_matches_tex, parse_tex
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTCOMES = ("pass", "abstain", "no_patch", "invalid_patch", "unauthorized_path", "syntax_error", "suspicious_edit", "tampered",
@@ -332,22 +332,7 @@ def test_runs_table_and_summary_hold_every_cell(built, corpus):
                      str(sum(1 for r in recs if not r["dry_run"] and r["outcome"] is None)),
                      str(sum(r["control"] for r in kept)), str(sum(not r["control"] for r in kept))])
     assert sections == [rows]
-    summary = json.loads((built / "summary.json").read_text())
-    tex_files = sorted(p.stem for p in built.glob("tab_*.tex"))
-    assert sorted(summary["tables"]) == tex_files
-    for label in tex_files:
-        header, sections, _, _ = parse_tex(built / f"{label}.tex")
-        table = summary["tables"][label]
-        assert table["columns"] == header
-        flat = [row for section in sections for row in section]
-        assert len(flat) == len(table["rows"]) == len(table["row_order"])
-        for row_id, cells in zip(table["row_order"], flat):
-            for column, text in zip(header, cells):
-                value = table["rows"][row_id][column]
-                if isinstance(value, float):
-                    assert text in (f"{value:.1f}", f"{value:+.1f}"), (label, row_id, column)
-                else:
-                    assert text == ("--" if value is None else str(value)), (label, row_id, column)
+    summary = assert_summary_matches_tex(built)
     assert summary["counts"] == {"rows_read": sum(len(r) for r in map(lambda d: (d / "records.jsonl")
                                                                       .read_text().splitlines(), runs.values())),
                                  "dry_run_excluded": 3, "no_outcome_excluded": 2 * 10,

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from beacon.artifacts import RunWriter
-from latex_tables import parse_tex
+from latex_tables import assert_summary_matches_tex, parse_tex
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # `paper` is a top-level folder of the checkout, not an installed package
@@ -248,26 +248,6 @@ def expected_paired(runs) -> list[list[list[str]]]:
     second = [paired(lab, "Budget function recall", str(b), budget_values(runs, lab, b, "budget_function_recall"),
                      budget_values(runs, "bm25", b, "budget_function_recall")) for lab in labels for b in BUDGETS]
     return [first, second]
-
-
-def assert_summary_matches_tex(out: Path) -> dict:
-    summary = json.loads((out / "summary.json").read_text())
-    labels = sorted(p.stem for p in out.glob("tab_*.tex"))
-    assert sorted(summary["tables"]) == labels
-    for lab in labels:
-        header, sections, _, _ = parse_tex(out / f"{lab}.tex")
-        table = summary["tables"][lab]
-        assert table["columns"] == header
-        flat = [row for section in sections for row in section]
-        assert len(flat) == len(table["rows"]) == len(table["row_order"])
-        for row_id, cells in zip(table["row_order"], flat):
-            for column, text in zip(header, cells):
-                value = table["rows"][row_id][column]
-                if isinstance(value, float):
-                    assert text in (f"{value:.1f}", f"{value:+.1f}"), (lab, row_id, column)
-                else:
-                    assert text == ("--" if value is None else str(value)), (lab, row_id, column)
-    return summary
 
 
 # -- tests -------------------------------------------------------------------------------------------------------
