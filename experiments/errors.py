@@ -26,7 +26,7 @@ def named_errors() -> tuple[type[BaseException], ...]:
     from beacon.artifacts.errors import ArtifactError
     from beacon.localize.instances import InstanceError
     from beacon.retrieval.registry import UnknownMethodError
-    from beacon.tasks.manifest import ManifestError
+    from beacon.data.manifest import ManifestError
 
     return (UsageError, OmegaConfBaseException, ManifestError, InstanceError, UnknownMethodError, ArtifactError)
 

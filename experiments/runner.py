@@ -27,7 +27,7 @@ from beacon.repair.sandbox import path_placeholders
 from beacon.repair.prepare import RunSettings
 from beacon.repair.prompt import PROMPT_VERSION, _template
 from beacon.repair.structured import decide, schema_sha256
-from beacon.tasks import load_manifest, repo_resolver
+from beacon.data import load_manifest, repo_resolver
 from experiments.cli import discard_setup_failure
 from experiments.errors import UsageError, is_named, one_line, require_path
 

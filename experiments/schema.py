@@ -137,7 +137,7 @@ def check_values(cfg: DictConfig) -> None:
     """Names and ranges against Beacon's registries; every error names the config key and what it expected."""
     from beacon.providers import PROVIDERS  # importing the package registers every adapter
     from beacon.repair.edits import FORMATS
-    from beacon.tasks.queries import QUERY_TYPES
+    from beacon.data.queries import QUERY_TYPES
 
     check_methods(cfg)
     for key, fmt in _values(cfg.grid.edit_formats, "grid.edit_formats", cfg.edit_format.name, "edit_format.name"):

@@ -20,8 +20,8 @@ from __future__ import annotations
 from .atomic import atomic_write_bytes, atomic_write_text, safe_label
 from .errors import (ArtifactError, CanonicalJSONError, CodeStateError, CorruptRecordsError, RecordError,
                      RunClosedError, RunFileError, RunInUseError, RunMismatchError, SealedRunError, SealError)
-from .hashing import (EXCLUDED_KEYS, EXCLUDED_SUFFIXES, canonical_json, canonical_json_bytes, config_hash,
-                      scientific_view, sha256_bytes, sha256_file)
+from ..digests import sha256_bytes, sha256_file
+from .hashing import EXCLUDED_KEYS, EXCLUDED_SUFFIXES, canonical_json, canonical_json_bytes, config_hash, scientific_view
 from .records import iter_records, scan_records
 from .runfile import MANIFEST_NAME, RUN_JSON, SCHEMA_VERSION, load_run_json
 from .verify import collect, verify

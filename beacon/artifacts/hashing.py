@@ -24,13 +24,12 @@ run's ``inputs`` (name → sha256), checked separately on resume.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
+from ..digests import sha256_bytes
 from .errors import CanonicalJSONError
 
 EXCLUDED_KEYS: frozenset[str] = frozenset({
@@ -38,7 +37,6 @@ EXCLUDED_KEYS: frozenset[str] = frozenset({
     "progress", "workers", "num_workers", "log_level", "verbose",
 })
 EXCLUDED_SUFFIXES: tuple[str, ...] = ("_dir", "_path")
-_CHUNK = 1 << 20
 
 
 def check_json_value(value: Any, where: str = "$") -> None:
@@ -76,19 +74,6 @@ def canonical_json_bytes(value: Any) -> bytes:
     except UnicodeEncodeError as exc:
         raise CanonicalJSONError(f"a string holds {exc.object[exc.start:exc.end]!r}, a lone surrogate with "
                                  "no UTF-8 form; decode its source with errors='replace' first") from None
-
-
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def sha256_file(path: Path | str) -> str:
-    """Hex SHA-256 of a file's bytes, read in 1 MiB chunks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def is_excluded(key: str, exclude: Iterable[str] = EXCLUDED_KEYS,

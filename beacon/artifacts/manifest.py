@@ -11,8 +11,8 @@ import os
 import re
 from pathlib import Path
 
+from ..digests import sha256_file
 from .atomic import atomic_write_text
-from .hashing import sha256_file
 from .runfile import MANIFEST_NAME
 
 _LINE = re.compile(r"(?P<sha>[0-9a-f]{64})  (?P<path>[^\x00-\x1f\x7f\\]+)")

@@ -23,9 +23,10 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from ..digests import sha256_file
 from .atomic import atomic_write_text
 from .errors import CanonicalJSONError, CorruptRecordsError, RunFileError
-from .hashing import config_hash, sha256_file
+from .hashing import config_hash
 from .manifest import read_manifest, walk_run
 from .records import RECORDS_NAME, scan_records
 from .runfile import MANIFEST_NAME, RUN_JSON, load_run_json

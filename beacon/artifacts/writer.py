@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import platform
-import re
 import sys
 import time
 import traceback
@@ -28,13 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from .atomic import TEMP_PREFIX
-from .errors import (CanonicalJSONError, DamagedRunError, RecordError, RunClosedError, RunInUseError, RunMismatchError,
-                     SealedRunError, SealError)
-from .hashing import (canonical_json_bytes, check_json_value, config_differences, config_hash, hash_rule,
-                      scientific_view, sha256_bytes)
-from .manifest import UNSAFE_NAME, read_manifest, walk_run, write_manifest
+from .errors import (CanonicalJSONError, RecordError, RunClosedError, RunInUseError, RunMismatchError, SealedRunError,
+                     SealError)
+from .hashing import canonical_json_bytes, check_json_value, config_hash, hash_rule
+from .manifest import UNSAFE_NAME, walk_run, write_manifest
 from .provenance import code_state, package_versions
 from .records import RECORDS_NAME, scan_records
+from .reopen import check_args, check_same_run, finish_sealed, resume
 from .runfile import MANIFEST_NAME, RUN_JSON, SCHEMA_VERSION, dump_run_json, load_run_json
 
 try:
@@ -43,36 +42,10 @@ except ImportError:  # Windows: no advisory locks; concurrent writers are then t
     fcntl = None
 
 __all__ = ["RunWriter", "code_state", "package_versions"]
-_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-
-
-def _check_args(config, scientific, overrides, inputs, code, packages) -> None:
-    for name, value in (("config", config), ("scientific", scientific)):
-        if not isinstance(value, dict):
-            raise TypeError(f"RunWriter({name}=…): expected a plain dict, got {type(value).__name__}")
-        try:
-            check_json_value(value, name)
-        except CanonicalJSONError as exc:
-            raise CanonicalJSONError(f"RunWriter: {exc}") from None
-    if not isinstance(overrides, (list, tuple)) or not all(isinstance(o, str) for o in overrides):
-        raise TypeError(f"RunWriter(overrides=…): expected a list of str, got {overrides!r}")
-    if not isinstance(inputs, dict):
-        raise TypeError(f"RunWriter(inputs=…): expected a dict name -> sha256, got {type(inputs).__name__}")
-    for name, digest in inputs.items():
-        if not isinstance(name, str) or not isinstance(digest, str) or not _SHA256.fullmatch(digest):
-            raise ValueError(f"RunWriter(inputs=…): entry {name!r}: expected 64 lowercase hex "
-                             f"characters (sha256_file(path)), got {digest!r}")
-    if not isinstance(code, dict) or "commit" not in code or "dirty" not in code:
-        raise ValueError(f"RunWriter(code=…): expected {{'commit': …, 'dirty': …}} (see code_state()), got {code!r}")
-    check_json_value(code, "code")
-    if not isinstance(packages, dict) or not all(
-            isinstance(k, str) and (v is None or isinstance(v, str)) for k, v in packages.items()):
-        raise TypeError(f"RunWriter(packages=…): expected a dict name -> version or None "
-                        f"(see package_versions()), got {packages!r}")
 
 
 class RunWriter:
@@ -80,7 +53,7 @@ class RunWriter:
 
     def __init__(self, run_dir: Path | str, *, config: dict, scientific: dict, overrides: list[str],
                  inputs: dict[str, str], code: dict[str, Any], packages: dict[str, str | None]):
-        _check_args(config, scientific, overrides, inputs, code, packages)
+        check_args(config, scientific, overrides, inputs, code, packages)
         self.run_dir = Path(run_dir)
         self.run_json = self.run_dir / RUN_JSON
         self.records_path = self.run_dir / RECORDS_NAME
@@ -134,78 +107,16 @@ class RunWriter:
             self._keys: set[str] = set()
         else:
             self._meta = load_run_json(self.run_json)
-            self._check_same_run(scientific, inputs)
+            check_same_run(self._meta, self.run_json, self.config_hash, scientific, inputs)
             if self.manifest_path.exists():
                 # Already sealed: nothing to compute, nothing may be written. A sealed run is
                 # never trusted unchecked: a damaged one is refused with verify's findings.
-                self._check_sealed()
+                finish_sealed(self.run_dir)
                 self.sealed = True
                 self._keys = set(scan_records(self.records_path).keys)
                 return
-            self._resume(session)
+            self._keys = resume(self._meta, self.run_json, self.records_path, session)
         self._fd = os.open(self.records_path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
-
-    def _check_same_run(self, scientific: dict, inputs: dict[str, str]) -> None:
-        old = self._meta["config_hash"]
-        if old != self.config_hash:
-            diffs = config_differences(scientific_view(self._meta["scientific"]), scientific_view(scientific))
-            raise RunMismatchError(
-                f"{self.run_json}: field 'config_hash' is {old} but this config hashes to {self.config_hash} "
-                f"(differs at: {', '.join(diffs[:5]) or 'hash rule changed'}); this folder holds a "
-                "different run — use a new run_dir (runs are never mixed)")
-        if self._meta["inputs"] != inputs:
-            names = sorted(n for n in set(self._meta["inputs"]) | set(inputs)
-                           if self._meta["inputs"].get(n) != inputs.get(n))
-            raise RunMismatchError(
-                f"{self.run_json}: field 'inputs' differs for {', '.join(names)}; the input files changed "
-                "since this run started — use a new run_dir (runs are never mixed)")
-
-    def _check_sealed(self) -> None:
-        from .verify import verify  # verify reads runs the writer made; imported here to keep the layering flat
-
-        problems = verify(self.run_dir)
-        if problems:
-            shown = "; ".join(problems[:5]) + (f"; … {len(problems) - 5} more" if len(problems) > 5 else "")
-            raise DamagedRunError(f"{self.run_dir}: sealed run does not verify ({len(problems)} finding(s): "
-                                  f"{shown}); restore it from a copy, or remove the folder to compute it again")
-        # A kill between seal()'s chmods leaves some files writable: finish what sealing began.
-        for rel in [*read_manifest(self.run_dir)[0], MANIFEST_NAME]:
-            path = self.run_dir / rel
-            mode = path.stat().st_mode
-            if mode & 0o222:
-                path.chmod(mode & ~0o222)
-
-    def _resume(self, session: dict) -> None:
-        if not self.records_path.exists():  # crashed between writing run.json and creating records
-            self.records_path.touch()
-        scan = scan_records(self.records_path)  # a corrupt complete line raises here, naming file:line
-        if scan.torn_tail:
-            # The tail lacks its newline, so no append finished it: cut it away (and log what was cut).
-            with open(self.records_path, "r+b") as handle:
-                handle.truncate(scan.valid_bytes)
-                handle.flush()
-                os.fsync(handle.fileno())
-            self._meta.setdefault("repairs", []).append({
-                "at": session["started_at"], "file": RECORDS_NAME, "offset": scan.valid_bytes,
-                "dropped_bytes": len(scan.torn_tail), "dropped_sha256": sha256_bytes(scan.torn_tail)})
-        self._keys = set(scan.keys)
-        sessions = self._meta.setdefault("sessions", [])
-        for i, previous in enumerate(sessions):
-            # outcome None: the process died without closing. "complete" without a manifest: it died
-            # inside seal(), after run.json said complete; that session did not seal, this one will.
-            if previous.get("outcome") in (None, "complete"):
-                previous["outcome"] = "interrupted"
-                # rows are counted in memory and written at close, so a killed session's count is
-                # stale; what it appended is what the file holds beyond its start (or the next's)
-                end = sessions[i + 1].get("rows_at_start", 0) if i + 1 < len(sessions) else len(self._keys)
-                previous["rows_appended"] = max(0, end - previous.get("rows_at_start", 0))
-        if self._meta.get("status") == "complete":  # see above: a seal that never finished
-            self._meta.update(record_count=None)
-            self._meta["timings"]["completed_at"] = None
-        session["rows_at_start"] = len(self._keys)
-        sessions.append(session)
-        self._meta.update(status="running", error=None)
-        dump_run_json(self.run_json, self._meta)
 
     # -- running ---------------------------------------------------------------
     def finished_keys(self) -> set[str]:

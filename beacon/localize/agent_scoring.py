@@ -13,7 +13,7 @@ Profiles (see the README, "Metric profiles"):
   field (with the sizes behind every ratio) and its ratios in ``metrics`` as
   ``contextbench_*``. A trajectory the reference refuses (an empty final
   context) is a row with that ``error``.
-* ``beacon`` (``metrics.py``): Beacon's context metrics, under names that do
+* ``beacon`` (``context_metrics.py``): Beacon's context metrics, under names that do
   not claim to be ContextBench's: ``beacon_{file,unit,span,line}_{coverage,
   precision}``, ``beacon_auc_trapezoid_*``, ``beacon_redundancy_*``,
   ``beacon_edit_{file,unit,line}_{recall,precision}``.
@@ -33,7 +33,8 @@ from .contextbench import PROFILE as CONTEXTBENCH, GRAINS, ReferenceGold, evalua
 from .evaluate import ranking_metrics
 from .gold import FUNCTION_KINDS, Gold, GoldError, units_of_lines
 from .importers import ImportFormatError, Trajectory, trajectory_from_record
-from .metrics import ContextPrediction, context_scores, dedupe, edit_loc, rank_modules, trajectory_scores
+from .context_metrics import ContextPrediction, context_scores, edit_loc, trajectory_scores
+from .metrics import dedupe, rank_modules
 
 BEACON = "beacon"
 PROFILES = (CONTEXTBENCH, BEACON)

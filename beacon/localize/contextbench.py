@@ -44,9 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from .contextbench_tree import (  # noqa: F401  (re-exported: the profile's public names)
-    Def, Interval, Spans, Tree, definitions, intersection, length, merge, overlap, ratios, total,
-)
+from .contextbench_tree import Def, Tree, definitions, ratios  # noqa: F401  (re-exported: the profile's public names)
+from .intervals import Interval, Spans, intersection, length, merge, overlap, total  # noqa: F401  (the same)
 
 PROFILE = "contextbench"
 REFERENCE = "anonymousUser2026/ContextBench Context-Bench/contextbench (commit cd5f62e)"

@@ -41,13 +41,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Sequence
 
+from ..data.jsonl import jsonl_objects
 from ..graph.symbols import MODULE_QUALNAME, symbol_id
 from .gold import Gold, GoldError, units_of_lines
-from .trajectories import jsonl_objects, kind_of, read_trajectory
-from .metrics import (
-    ContextPrediction, acc_at_k, context_scores, edit_loc, mrr, rank_files, rank_functions,
-    rank_modules, recall_at_k, trajectory_scores,
-)
+from .trajectories import kind_of, read_trajectory
+from .context_metrics import ContextPrediction, context_scores, edit_loc, trajectory_scores
+from .metrics import acc_at_k, mrr, rank_files, rank_functions, rank_modules, recall_at_k
 
 DEFAULT_KS = (1, 3, 5, 10)
 EDITLOC_KEYS = tuple(f"editloc_{g}_{m}" for g in ("file", "symbol", "line") for m in ("recall", "precision"))
@@ -56,9 +55,10 @@ EDITLOC_KEYS = tuple(f"editloc_{g}_{m}" for g in ("file", "symbol", "line") for 
 class ImportFormatError(ValueError):
     """A line of an imported file is malformed; names the file, line and field."""
 
-    def __init__(self, path: Path | str, line: int, field: str | None, message: str):
+    def __init__(self, path: Path | str, line: int, field: str | None, message: str, *, column: int | None = None):
         self.path, self.line, self.field = str(path), line, field
-        where = (f"{path}:{line}" if line else str(path)) + (f": field {field!r}" if field else "")
+        where = (f"{path}:{line}" if line else str(path)) + (f":{column}" if line and column else "") + (
+            f": field {field!r}" if field else "")
         super().__init__(f"{where}: {message}")
 
 

@@ -1,4 +1,4 @@
-"""Localization metrics: rankings (LocAgent), packed budgets, context (profile ``beacon``), aggregation.
+"""Localization metrics: rankings (LocAgent), packed budgets, aggregation.
 
 Every per-instance metric returns ``None`` when the instance is not eligible
 for it (its gold set is empty, or for a precision, nothing was predicted), so
@@ -16,38 +16,21 @@ there were, instead of a silent 0 or 1 biasing the mean.
   retrieval metric (rankings as the importers use them, budget, context,
   trajectories) scores against ``gold.files(added=False)``; ``edit_loc``,
   which compares two patches, counts added files on both sides.
-* Context (the ``beacon`` metric profile; ``contextbench.py`` is ContextBench's
-  own evaluator, reproduced, and the README lists where the two differ):
-  coverage (recall) and precision of a predicted context at file, symbol
-  (gold-rule unit), span (bytes) and line grain. Predicted line spans are
-  clipped to their file at the base commit (a span in a file that does not
-  exist there counts as a predicted file but adds no lines or bytes); bytes
-  are whole lines of the UTF-8 indexed text, as ``Gold.byte_spans``.
-* Trajectories: coverage after step ``i`` is that of the union of steps
-  ``1..i``. ``auc_coverage`` is the trapezoid area under that curve against
-  the normalised step index ``x_i = (i-1)/(N-1)`` (area in [0, 1]; one step:
-  its coverage). Redundancy is ``sum_{i>=2} |S_i ∩ (S_1 ∪ … ∪ S_{i-1})| /
-  sum_i |S_i|`` where ``S_i`` is what step ``i`` predicts (files, symbols,
-  lines or bytes, each step's own overlaps merged): the share of predicted
-  material that an earlier step had already predicted.
+* Context and trajectories: :mod:`beacon.localize.context_metrics`.
 * ``aggregate``: mean, eligible count and percentile bootstrap interval.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Collection, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from ..graph.symbols import MODULE_QUALNAME, symbol_id
-from .gold import FUNCTION_KINDS, Gold, gold_from_patch, line_byte_ranges, merge_ranges, read_base_text, top_level
+from .gold import FUNCTION_KINDS, Gold, top_level
+from .spans import line_intervals, ratio, set_scores, span_overlap, span_size
 
-GRAINS = ("file", "symbol", "span", "line")
 BOOTSTRAP_BLOCK = 1000  # resamples drawn per generator call (part of the documented procedure)
-
-Intervals = dict[str, list[tuple[int, int]]]  # path -> sorted, disjoint [start, end)
 
 
 # -- rankings ------------------------------------------------------------------
@@ -114,66 +97,6 @@ def mrr(ranked: Iterable[str], gold: Iterable[str]) -> float | None:
     return next((1.0 / rank for rank, item in enumerate(dedupe(ranked), 1) if item in targets), 0.0)
 
 
-# -- intervals -----------------------------------------------------------------
-
-def _merged(spans: Mapping[str, Iterable[tuple[int, int]]]) -> Intervals:
-    """Half-open intervals per path, merged; empty ones dropped."""
-    out = {}
-    for path, items in spans.items():
-        merged: list[list[int]] = []
-        for start, end in sorted(s for s in items if s[0] < s[1]):
-            if merged and start <= merged[-1][1]:
-                merged[-1][1] = max(merged[-1][1], end)
-            else:
-                merged.append([start, end])
-        if merged:
-            out[path] = [(s, e) for s, e in merged]
-    return out
-
-
-def _size(spans: Intervals) -> int:
-    return sum(e - s for items in spans.values() for s, e in items)
-
-
-def _overlap(a: Intervals, b: Intervals) -> int:
-    total = 0
-    for path, xs in a.items():
-        ys, j = b.get(path, []), 0
-        for s, e in xs:
-            while j < len(ys) and ys[j][1] <= s:
-                j += 1
-            k = j
-            while k < len(ys) and ys[k][0] < e:
-                total += min(e, ys[k][1]) - max(s, ys[k][0])
-                k += 1
-    return total
-
-
-def _union(a: Intervals, b: Intervals) -> Intervals:
-    return _merged({p: a.get(p, []) + b.get(p, []) for p in a.keys() | b.keys()})
-
-
-def _lines(spans: Mapping[str, Iterable[tuple[int, int]]]) -> Intervals:
-    """Inclusive 1-based line ranges as half-open line intervals."""
-    return _merged({p: [(s, e + 1) for s, e in items] for p, items in spans.items()})
-
-
-def _ratio(num: int, den: int) -> float | None:
-    return num / den if den else None
-
-
-def set_scores(pred: Collection[str], gold: Collection[str]) -> tuple[float | None, float | None]:
-    """(coverage, precision) of two sets."""
-    hit = len(set(pred) & set(gold))
-    return _ratio(hit, len(set(gold))), _ratio(hit, len(set(pred)))
-
-
-def span_scores(pred: Intervals, gold: Intervals) -> tuple[float | None, float | None]:
-    """(coverage, precision) of two interval sets (merged, half-open), by length."""
-    hit = _overlap(pred, gold)
-    return _ratio(hit, _size(gold)), _ratio(hit, _size(pred))
-
-
 # -- packed budgets ------------------------------------------------------------
 
 def budget_recall(snippets: Iterable, gold: Gold) -> dict[str, float | None]:
@@ -187,152 +110,10 @@ def budget_recall(snippets: Iterable, gold: Gold) -> dict[str, float | None]:
     functions = gold.functions
     inside = sum(any(p == fp and s <= fs and fe <= e for p, s, e in spans)
                  for fp, fs, fe in (gold.gold_spans[f] for f in functions))
-    gold_lines = _lines(gold.line_spans_init())
-    shown = _lines({p: [(s, e) for q, s, e in spans if q == p] for p in {q for q, _, _ in spans}})
-    return {"file": file_recall, "function": _ratio(inside, len(functions)),
-            "line": _ratio(_overlap(gold_lines, shown), _size(gold_lines))}
-
-
-# -- ContextBench-style context ------------------------------------------------
-
-def parse_diff(diff_text: str, repo_dir: Path | str, *, instance_id: str = "<diff>") -> dict[str, list[tuple[int, int]]]:
-    """Edited ``[start, end)`` byte ranges per original file (whole lines; gold anchor rules for insertions)."""
-    return gold_from_patch(instance_id, diff_text, Path(repo_dir)).byte_spans(repo_dir)
-
-
-@dataclass(frozen=True)
-class ContextPrediction:
-    """What a method or agent step retrieved: files, symbol ids, inclusive 1-based line spans."""
-
-    files: frozenset[str] = frozenset()
-    symbols: frozenset[str] = frozenset()
-    line_spans: Mapping[str, tuple[tuple[int, int], ...]] = field(default_factory=dict, hash=False)
-
-    def all_files(self) -> set[str]:
-        """Named files plus the files of spans (reading a span means retrieving its file)."""
-        return set(self.files) | {p for p, spans in self.line_spans.items() if spans}
-
-    def __or__(self, other: ContextPrediction) -> ContextPrediction:
-        paths = self.line_spans.keys() | other.line_spans.keys()
-        spans = {p: tuple(merge_ranges([*self.line_spans.get(p, ()), *other.line_spans.get(p, ())])) for p in paths}
-        return ContextPrediction(self.files | other.files, self.symbols | other.symbols, spans)
-
-
-class _Base:
-    """Texts of the base snapshot, read once per scoring call."""
-
-    def __init__(self, repo_dir: Path | str):
-        self.repo_dir, self.texts = Path(repo_dir), {}
-
-    def text(self, path: str) -> str | None:
-        if path not in self.texts:
-            self.texts[path] = read_base_text(self.repo_dir, path)
-        return self.texts[path]
-
-    def clipped(self, spans: Mapping[str, Iterable[tuple[int, int]]]) -> tuple[Intervals, Intervals]:
-        """(line intervals, byte intervals) of ``spans``, clipped to the files at the base commit."""
-        lines, chunks = {}, {}
-        for path, items in spans.items():
-            text = self.text(path)
-            if text is None:
-                continue
-            count = len(text.split("\n")) - (1 if text.endswith("\n") or not text else 0)
-            kept = [(max(s, 1), min(e, count)) for s, e in items if max(s, 1) <= min(e, count)]
-            lines[path] = [(s, e + 1) for s, e in kept]
-            chunks[path] = line_byte_ranges(text, kept)
-        return _merged(lines), _merged(chunks)
-
-
-def _gold_sets(gold: Gold, repo_dir: Path | str) -> dict:
-    return {"file": set(gold.files(added=False)), "symbol": set(gold.units), "line": _lines(gold.line_spans_init()),
-            "span": _merged(gold.byte_spans(repo_dir))}
-
-
-def _context_scores(pred: ContextPrediction, target: dict, base: _Base) -> dict[str, float | None]:
-    lines, chunks = base.clipped(pred.line_spans)
-    pairs = {"file": set_scores(pred.all_files(), target["file"]),
-             "symbol": set_scores(pred.symbols, target["symbol"]),
-             "span": span_scores(chunks, target["span"]), "line": span_scores(lines, target["line"])}
-    out = {}
-    for grain in GRAINS:
-        out[f"{grain}_coverage"], out[f"{grain}_precision"] = pairs[grain]
-    return out
-
-
-def context_scores(pred: ContextPrediction, gold: Gold, repo_dir: Path | str) -> dict[str, float | None]:
-    """``{grain}_coverage`` and ``{grain}_precision`` for grains file, symbol, span (bytes) and line."""
-    return _context_scores(pred, _gold_sets(gold, repo_dir), _Base(repo_dir))
-
-
-def auc_coverage(coverages: Sequence[float | None]) -> float | None:
-    """Trapezoid area under per-step coverage over ``x = (i-1)/(N-1)``; one step: its value."""
-    if not coverages or any(c is None for c in coverages):
-        return None
-    if len(coverages) == 1:
-        return float(coverages[0])
-    ys = np.asarray(coverages, dtype=float)
-    return float(((ys[1:] + ys[:-1]) / 2).sum() / (len(ys) - 1))
-
-
-def redundancy(steps: Sequence[Collection]) -> float | None:
-    """Share of per-step predicted items already predicted by an earlier step (see module docstring)."""
-    seen: set = set()
-    repeated = total = 0
-    for step in steps:
-        items = set(step)
-        repeated += len(items & seen)
-        total += len(items)
-        seen |= items
-    return _ratio(repeated, total)
-
-
-def span_redundancy(steps: Sequence[Intervals]) -> float | None:
-    """``redundancy`` measured in interval length (lines or bytes) instead of items."""
-    seen: Intervals = {}
-    repeated = total = 0
-    for step in steps:
-        step = _merged(step)
-        repeated += _overlap(step, seen)
-        total += _size(step)
-        seen = _union(seen, step)
-    return _ratio(repeated, total)
-
-
-def trajectory_scores(steps: Sequence[ContextPrediction], gold: Gold, repo_dir: Path | str) -> dict[str, float | None]:
-    """``auc_{grain}`` of cumulative coverage and ``redundancy_{grain}`` over the steps."""
-    target, base = _gold_sets(gold, repo_dir), _Base(repo_dir)
-    curve, so_far = [], ContextPrediction()
-    for step in steps:
-        so_far = so_far | step
-        curve.append(_context_scores(so_far, target, base))
-    out = {f"auc_{g}": auc_coverage([c[f"{g}_coverage"] for c in curve]) for g in GRAINS}
-    clipped = [base.clipped(step.line_spans) for step in steps]
-    out["redundancy_file"] = redundancy([step.all_files() for step in steps])
-    out["redundancy_symbol"] = redundancy([step.symbols for step in steps])
-    out["redundancy_span"] = span_redundancy([chunks for _, chunks in clipped])
-    out["redundancy_line"] = span_redundancy([lines for lines, _ in clipped])
-    return out
-
-
-def edit_loc(model_patch: str, gold: Gold, repo_dir: Path | str) -> dict[str, float | None]:
-    """Recall and precision of a model patch's edit locations (files, units, original lines) against gold.
-
-    The model patch is read with the gold rules (``gold_from_patch``); an
-    empty patch edits nothing. A patch that does not apply at the base
-    commit raises the ``GoldError`` subclass saying why.
-    """
-    if model_patch.strip():
-        pred = gold_from_patch(gold.instance_id, model_patch, Path(repo_dir))
-    else:
-        pred = Gold(gold.instance_id, ())
-    out = {}
-    for grain, (recall, precision) in {
-        "file": set_scores(pred.files(), gold.files()),
-        "symbol": set_scores(pred.units, gold.units),
-        "line": span_scores(_lines(pred.line_spans_init()), _lines(gold.line_spans_init())),
-    }.items():
-        out[f"editloc_{grain}_recall"], out[f"editloc_{grain}_precision"] = recall, precision
-    return out
+    gold_lines = line_intervals(gold.line_spans_init())
+    shown = line_intervals({p: [(s, e) for q, s, e in spans if q == p] for p in {q for q, _, _ in spans}})
+    return {"file": file_recall, "function": ratio(inside, len(functions)),
+            "line": ratio(span_overlap(gold_lines, shown), span_size(gold_lines))}
 
 
 # -- aggregation ---------------------------------------------------------------

@@ -28,7 +28,8 @@ from ..providers.base import Completion, Provider, prompt_sha256
 from ..retrieval import assemble_context
 from ..retrieval.text import STOPWORDS
 from ..tokens import count_tokens
-from .env import MAX_READ_LINES, LocBenchEnv
+from .env import LocBenchEnv
+from .repository import MAX_READ_LINES
 
 LLM_PROMPT_VERSION = "locbench-tools-v1"
 _TEMPLATE = """\

@@ -32,14 +32,18 @@ import re
 from pathlib import Path
 from typing import Any, Iterator
 
+from ..data.jsonl import jsonl_objects
+
 SUFFIXES = (".checkpoints.jsonl", ".traj.json", ".traj")
 
 
 class TrajectoryFormatError(ValueError):
     """A native trajectory file is malformed; names the file, line and field."""
 
-    def __init__(self, path: Path | str, line: int | None, field: str | None, message: str):
-        where = str(path) + (f":{line}" if line else "") + (f": field {field!r}" if field else "")
+    def __init__(self, path: Path | str, line: int | None, field: str | None, message: str, *,
+                 column: int | None = None):
+        where = str(path) + (f":{line}" if line else "") + (f":{column}" if line and column else "") + (
+            f": field {field!r}" if field else "")
         super().__init__(f"{where}: {message}")
 
 
@@ -83,24 +87,6 @@ def parse_patch_context(text: str) -> dict[str, list[dict]]:
     return files
 
 
-def jsonl_objects(path: Path | str, error: type[ValueError] = TrajectoryFormatError) -> Iterator[tuple[int, dict]]:
-    """``(line number, object)`` for each non-blank line; ``error(path, line, field, message)`` otherwise.
-
-    Shared with :mod:`beacon.localize.importers` (which adds its own field checks).
-    """
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise error(path, number, None, f"not valid JSON: {exc.msg}") from None
-            if not isinstance(value, dict):
-                raise error(path, number, None, f"expected a JSON object, got {type(value).__name__}")
-            yield number, value
-
-
 def _text(value: Any, path: Path, line: int | None, field: str) -> str:
     if value is None:
         return ""
@@ -114,7 +100,7 @@ def read_checkpoints(path: Path | str) -> dict:
     path = Path(path)
     steps: list[dict] = []
     final = None
-    for number, checkpoint in jsonl_objects(path):
+    for number, checkpoint in jsonl_objects(path, TrajectoryFormatError):
         if checkpoint.get("type") == "patch_context":
             text = _text(checkpoint.get("patch_context"), path, number, "patch_context")
             if text:

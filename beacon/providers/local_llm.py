@@ -35,13 +35,13 @@ next request -- and restarted at the next call.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import importlib.metadata
 import sys
 import threading
 from pathlib import Path
 from typing import Any
 
+from ..digests import sha256_file
 from . import transport
 from .base import (
     Completion,
@@ -83,11 +83,7 @@ def file_sha256(path: Path) -> str:
     stat = path.stat()
     key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
     if key not in _FILE_DIGESTS:
-        digest = hashlib.sha256()
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-        _FILE_DIGESTS[key] = digest.hexdigest()
+        _FILE_DIGESTS[key] = sha256_file(path)
     return _FILE_DIGESTS[key]
 
 

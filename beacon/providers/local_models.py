@@ -23,7 +23,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..artifacts.hashing import sha256_file
+from ..digests import sha256_file
 from .base import ProviderConfigError
 
 

@@ -29,7 +29,7 @@ from ..providers.base import Provider, ProviderError
 from ..records import OUTCOMES  # noqa: F401  (re-exported: the outcome vocabulary, see beacon.records)
 from ..retrieval import assemble_context
 from ..retrieval.recipes import method_params
-from ..tasks.queries import build_query
+from ..data.queries import build_query
 from .edits import Abstain, apply_edit, check_python_syntax, parse_edit
 from .errors import EditApplyError, EditParseError, EditSyntaxError
 from .policy import PolicyViolation, check_edit

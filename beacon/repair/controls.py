@@ -22,11 +22,12 @@ the task.
 from __future__ import annotations
 
 import configparser
-import hashlib
 import os
 import tomllib
 from pathlib import Path, PurePosixPath
 from typing import Iterable, Mapping
+
+from ..digests import sha256_file
 
 # pytest's config file names in its own precedence order (pytest 9).
 CONFIG_NAMES = ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini",
@@ -36,10 +37,6 @@ _ALWAYS_CONFIG = frozenset({"pytest.toml", ".pytest.toml", "pytest.ini", ".pytes
 # its root would replace pytest itself (or what it imports at startup).
 SHADOW_NAMES = ("pytest", "pytest.py", "_pytest", "pluggy", "pluggy.py", "py.py")
 _SKIP_DIRS = frozenset({".git", ".hg", ".svn"})
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _relative(rel: str) -> str:
@@ -62,18 +59,18 @@ def snapshot_protected(root: Path, extra: Iterable[str] = ()) -> dict[str, str]:
         dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
         if "conftest.py" in filenames:
             path = Path(dirpath) / "conftest.py"
-            found[path.relative_to(root).as_posix()] = _sha256(path)
+            found[path.relative_to(root).as_posix()] = sha256_file(path)
     for name in CONFIG_NAMES + SHADOW_NAMES:
         path = root / name
         if path.is_file():
-            found[name] = _sha256(path)
+            found[name] = sha256_file(path)
         elif path.is_dir():
             for sub in sorted(p for p in path.rglob("*") if p.is_file()):
-                found[sub.relative_to(root).as_posix()] = _sha256(sub)
+                found[sub.relative_to(root).as_posix()] = sha256_file(sub)
     for rel in extra:
         rel = _relative(rel)
         path = root / rel
-        found[rel] = _sha256(path) if path.is_file() else "absent"
+        found[rel] = sha256_file(path) if path.is_file() else "absent"
     return dict(sorted(found.items()))
 
 

@@ -32,7 +32,7 @@ from pathlib import PurePosixPath
 from typing import Any, Mapping, Sequence
 
 from .errors import EditApplyError, EditError, EditParseError, EditSyntaxError
-from .unified_diff import FilePatch, apply_file_patch, parse_unified_diff, split_lines
+from ..data.unified_diff import DiffApplyError, DiffParseError, FilePatch, apply_file_patch, parse_unified_diff, split_lines
 
 FORMATS = ("diff", "exact_edit", "line_span")
 _FENCE = re.compile(r"^[ \t]*```[ \t]*([\w.+-]*)[^\n]*\n(.*?)^[ \t]*```", re.DOTALL | re.MULTILINE)
@@ -188,7 +188,11 @@ def _parse_diff(text: str) -> Edit | Abstain:
     source = "\n".join(diff_blocks) if diff_blocks else text
     patches = []
     seen: set[str] = set()
-    for patch in parse_unified_diff(source):
+    try:
+        parsed = parse_unified_diff(source)
+    except DiffParseError as exc:  # the diff parser is format-level; here it is the model's bad edit
+        raise EditParseError(str(exc)) from None
+    for patch in parsed:
         old, new = (None if side is None else _clean_path(side, "diff path")
                     for side in (patch.old_path, patch.new_path))
         patch = FilePatch(old, new, patch.hunks)
@@ -270,7 +274,10 @@ def apply_edit(
         raise EditApplyError("an abstention has nothing to apply")
     if isinstance(edit, DiffEdit):
         # A creation (old side /dev/null) must still see an existing file to refuse it.
-        return {p.path: apply_file_patch(p, files.get(p.old_path or p.path)) for p in edit.patches}
+        try:
+            return {p.path: apply_file_patch(p, files.get(p.old_path or p.path)) for p in edit.patches}
+        except DiffApplyError as exc:
+            raise EditApplyError(str(exc)) from None
     if not isinstance(edit, (ExactEdit, LineSpanEdit)):
         raise TypeError(f"not an edit: {edit!r:.80}")
     if edit.path not in files:

@@ -22,8 +22,8 @@ from ..providers.oracle import OracleProvider
 from ..repo.git import GitSource
 from ..retrieval import get_method
 from ..retrieval.recipes import method_params
-from ..tasks.manifest import Task
-from ..tasks.queries import build_query
+from ..data.manifest import Task
+from ..data.queries import build_query
 from .attempt import AttemptSpec, run_attempt
 from .prepare import PreparedTask, RunSettings, prepare_task
 

@@ -19,7 +19,7 @@ from ..graph.codebase import CodebaseGraph
 from ..repo.git import GitSource
 from ..repo.history import NO_INPUTS, RepoInputs, read_inputs
 from ..repo.snapshot import materialize, replace_line
-from ..tasks.manifest import Task
+from ..data.manifest import Task
 from .controls import snapshot_protected
 from .pytest_runner import PytestRun, run_pytest, verify_run
 from .task_policy import source_file_problems

@@ -59,31 +59,24 @@ them). The README's threat model lists what remains possible.
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from .controls import protected_changes, root_config_file
 from .junit import JUnitError, JUnitReport, Verdict, parse_junit, verify_all_passed
 from .canary import CanaryCheck, CanarySecret, bootstrap_code, check_canaries, install_plugin, secret_pipe
 from .process import run_captured
-from .sandbox import (SANDBOX_HOME, SANDBOX_TMP, Mount, SandboxUnavailableError, bwrap_prefix, describe_mounts,
-                      find_bwrap, write_synthetic_etc)
+from .pytest_setup import build_env, check_flags, check_selection, pick_sandbox, save_report, src_layout_path
+from .sandbox import SANDBOX_HOME, SANDBOX_TMP, Mount, bwrap_prefix, describe_mounts, write_synthetic_etc
 
 DEFAULT_TIMEOUT_S = 60.0
 OUTPUT_CAP = 1 << 20  # bytes kept per stream
 REPORT_CAP = 32 << 20
-ALLOWED_FLAGS = frozenset({"-q", "-qq", "-v", "-vv", "--tb=short", "--tb=long", "--tb=line", "--tb=no"})
-_PASSTHROUGH_ENV = ("PATH", "LANG", "LC_ALL", "TZ")
-_CREDENTIAL_ENV = re.compile(
-    r"TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|(^|_)KEY($|_)|^(AWS|GITHUB|GH|OPENAI|ANTHROPIC|HF|SSH|GOOGLE|AZURE)_",
-    re.IGNORECASE,
-)
 
 
 class TamperedCheckoutError(RuntimeError):
@@ -110,94 +103,6 @@ class PytestRun:
     integrity_violations: tuple[str, ...]
     canaries: CanaryCheck
     mounts: tuple[str, ...] = ()  # every sandbox mount (kind, host path, why); empty when not sandboxed
-
-
-def _check_selection(selection: Sequence[str]) -> list[str]:
-    if isinstance(selection, str) or not selection:
-        raise ValueError("selection must be a non-empty list of test paths or node ids")
-    out = []
-    for item in selection:
-        path = str(item).split("::", 1)[0]
-        parts = PurePosixPath(path).parts
-        if (not path or str(item).startswith("-") or "\x00" in str(item) or "\\" in path
-                or PurePosixPath(path).is_absolute() or ".." in parts):
-            raise ValueError(f"test selection {item!r} must be a relative path inside the checkout (optionally ::node)")
-        out.append(str(item))
-    return out
-
-
-def _check_flags(flags: Iterable[str]) -> list[str]:
-    flags = list(flags)
-    bad = [f for f in flags if f not in ALLOWED_FLAGS]
-    if bad:
-        raise ValueError(f"pytest flags {bad} are not allowed; allowed: {sorted(ALLOWED_FLAGS)}")
-    return flags
-
-
-def build_env(home: str, tmpdir: str, extra_env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The child's whole environment: an allowlist, never the harness's secrets."""
-    env = {k: os.environ[k] for k in _PASSTHROUGH_ENV if k in os.environ}
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", os.defpath)
-    env.setdefault("LANG", "C.UTF-8")
-    env.update(
-        HOME=home, TMPDIR=tmpdir,
-        PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", PYTHONNOUSERSITE="1",
-        PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
-    )
-    for key, value in (extra_env or {}).items():
-        if _CREDENTIAL_ENV.search(key) or key.startswith(("PYTHON", "PYTEST")) or key in env:
-            raise ValueError(f"extra_env may not set {key!r} (credential-like or controlled by the runner)")
-        env[key] = value
-    return env
-
-
-_PYTHONPATH_SETTING = re.compile(r"^\s*pythonpath\s*[=:]", re.MULTILINE)
-
-
-def src_layout_path(checkout: Path, config: Path | None) -> str | None:
-    """``<checkout>/src`` when the checkout has a src layout its pytest config does not already handle."""
-    src = checkout / "src"
-    if src.is_symlink() or not src.is_dir() or (src / "__init__.py").exists():
-        return None  # no src/, or src/ is itself a package imported from the root
-    if config is not None and _PYTHONPATH_SETTING.search(config.read_text(encoding="utf-8", errors="replace")):
-        return None  # the project's own pythonpath setting wins
-    if not any((p.is_dir() and (p / "__init__.py").is_file()) or (p.is_file() and p.suffix == ".py")
-               for p in src.iterdir() if not p.name.startswith(".")):
-        return None
-    return str(src)
-
-
-_warned_unsandboxed: set[str] = set()
-
-
-def _pick_sandbox(sandbox: str) -> tuple[str | None, str]:
-    if sandbox not in {"auto", "required", "off"}:
-        raise ValueError(f"sandbox must be 'auto', 'required' or 'off', got {sandbox!r}")
-    if sandbox == "off":
-        return None, "sandbox disabled by the caller"
-    path, why = find_bwrap()
-    if path is None and sandbox == "required":
-        raise SandboxUnavailableError(f"a sandbox is required but unavailable: {why}")
-    if path is None and why not in _warned_unsandboxed:
-        _warned_unsandboxed.add(why)  # once per reason and process: every row also records sandboxed=false
-        print(f"warning: sandbox=auto: tests run WITHOUT a sandbox (host files and network reachable): {why}",
-              file=sys.stderr)
-    return path, why
-
-
-def _save_report(data: bytes, report_dir: Path | None) -> Path | None:
-    if report_dir is not None:
-        (report_dir / "junit.xml").unlink(missing_ok=True)  # never leave a previous run's report behind
-    if not data:
-        return None
-    if report_dir is None:
-        report_dir = Path(tempfile.mkdtemp(prefix="beacon-junit-"))
-    report_dir.mkdir(parents=True, exist_ok=True)
-    target = report_dir / "junit.xml"
-    tmp = report_dir / f".junit.xml.{os.getpid()}.tmp"
-    tmp.write_bytes(data)
-    os.replace(tmp, target)
-    return target
 
 
 def run_pytest(
@@ -227,10 +132,10 @@ def run_pytest(
         raise FileNotFoundError(f"checkout {checkout} is not a directory")
     if report_dir is not None and Path(os.path.realpath(report_dir)).is_relative_to(checkout):
         raise ValueError(f"report_dir {report_dir} must lie outside the checkout {checkout}")
-    tests, flags = _check_selection(selection), _check_flags(flags)
+    tests, flags = check_selection(selection), check_flags(flags)
     if network not in {"deny", "allow"}:
         raise ValueError(f"network must be 'deny' or 'allow', got {network!r}")
-    bwrap, sandbox_note = _pick_sandbox(sandbox)
+    bwrap, sandbox_note = pick_sandbox(sandbox)
     tampered = protected_changes(checkout, protected)
     if tampered:
         raise TamperedCheckoutError(
@@ -299,7 +204,7 @@ def run_pytest(
         duration=cap.duration,
         stdout=cap.stdout.decode("utf-8", "replace"), stderr=cap.stderr.decode("utf-8", "replace"),
         stdout_truncated=cap.stdout_truncated, stderr_truncated=cap.stderr_truncated,
-        report_path=_save_report(cap.channel, report_dir), report=report, report_error=report_error,
+        report_path=save_report(cap.channel, report_dir), report=report, report_error=report_error,
         sandboxed=bwrap is not None, network_isolated=bwrap is not None and network == "deny",
         sandbox_note=sandbox_note, integrity_violations=violations, canaries=canaries,
         mounts=describe_mounts(mounts, {str(checkout): "<checkout>", str(scratch): "<runner>"}),

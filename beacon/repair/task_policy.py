@@ -20,7 +20,7 @@ import tomllib
 from pathlib import Path, PurePosixPath
 
 from ..graph.symbols import is_test_path
-from ..tasks.manifest import Task
+from ..data.manifest import Task
 from .policy import EditPolicy
 
 _DEFAULT_PYTHON_FILES = ("test_*.py", "*_test.py")

@@ -7,13 +7,14 @@ keyed by the bundle's SHA-256; the bundle itself is never modified.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from ..digests import sha256_file
 
 FULL_HASH = re.compile(r"[0-9a-f]{40}")
 # git must never prompt, read the user's config, or pick up hooks.
@@ -73,20 +74,12 @@ class GitSource:
         return run_git(["archive", "--format=tar", commit], git_dir=self.git_dir)
 
 
-def _sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def open_source(path: Path | str, *, cache_dir: Path | str | None = None) -> GitSource:
     """Open a working tree, a bare repository or a ``.bundle`` file read-only."""
     path = Path(path).resolve()
     if path.is_file():
         cache = Path(cache_dir) if cache_dir else Path(tempfile.gettempdir()) / "beacon-bundles"
-        target = cache / f"{path.stem}-{_sha256_file(path)[:16]}.git"
+        target = cache / f"{path.stem}-{sha256_file(path)[:16]}.git"
         if not (target / "HEAD").exists():
             cache.mkdir(parents=True, exist_ok=True)
             tmp = Path(tempfile.mkdtemp(dir=cache, prefix=".clone-"))

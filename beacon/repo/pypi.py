@@ -23,7 +23,6 @@ leaving the tree, devices) are refused.
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import os
 import posixpath
 import re
@@ -36,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from ..digests import sha256_file
 from .git import _GIT_ENV, GitError, run_git
 
 DEFAULT_CACHE = Path("~/.cache/beacon/sdists")
@@ -89,14 +89,6 @@ class SdistPin:
         return f"{self} from its PyPI sdist\n\nsdist-sha256: {self.sha256}\n"
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def _cached_names(pin: SdistPin) -> list[str]:
     stems = {pin.name, pin.name.lower(), re.sub(r"[-_.]+", "_", pin.name).lower(), pin.name.replace("-", "_")}
     return [f"{stem}-{pin.version}{ext}" for stem in sorted(stems) for ext in (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")]
@@ -106,7 +98,7 @@ def cached_sdist(pin: SdistPin, cache_dir: Path | str | None = None) -> Path | N
     """The sdist of ``pin`` already in the cache with the pinned hash, else ``None`` (never downloads)."""
     cache = Path(cache_dir or DEFAULT_CACHE).expanduser()
     for name in _cached_names(pin):
-        if (cache / name).is_file() and _sha256(cache / name) == pin.sha256:
+        if (cache / name).is_file() and sha256_file(cache / name) == pin.sha256:
             return cache / name
     return None
 
@@ -123,7 +115,7 @@ def fetch_sdist(pin: SdistPin, cache_dir: Path | str | None = None, *, pip_args:
     for name in _cached_names(pin):
         candidate = cache / name
         if candidate.is_file():
-            if _sha256(candidate) == pin.sha256:
+            if sha256_file(candidate) == pin.sha256:
                 return candidate
             candidate.unlink()  # not the pinned archive: never used, never kept
     tmp = Path(tempfile.mkdtemp(dir=cache, prefix=".pip-"))
@@ -143,7 +135,7 @@ def fetch_sdist(pin: SdistPin, cache_dir: Path | str | None = None, *, pip_args:
         files = sorted(out.iterdir()) if out.is_dir() else []
         if len(files) != 1 or not files[0].name.endswith((".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")):
             raise SdistError(f"{pin}: expected pip to save one sdist tarball, got {[f.name for f in files]}")
-        actual = _sha256(files[0])
+        actual = sha256_file(files[0])
         if actual != pin.sha256:  # pip checked already; a second look costs nothing
             raise SdistHashMismatch(pin, actual, str(files[0].name))
         target = cache / files[0].name

@@ -1,5 +1,5 @@
-"""Task manifests (repair tasks); later: query builders and mutation operators."""
-from .manifest import ManifestError, Task, TestCommand, load_manifest, parse_test_command, repo_resolver
-from .queries import QUERY_TYPES, Query, build_query
+"""Task producers: mutation operators, mutant discovery, localization tasks mined from git history.
 
-__all__ = ["QUERY_TYPES", "Query", "build_query", "ManifestError", "Task", "TestCommand", "load_manifest", "parse_test_command", "repo_resolver"]
+High in the stack (discovery validates mutants with the repair harness); the
+task types they produce — manifests and queries — live in :mod:`beacon.data`.
+"""

@@ -43,7 +43,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ..localize.gold import Gold, GoldError, gold_from_patch
-from ..repair.unified_diff import parse_unified_diff
+from ..data.unified_diff import parse_unified_diff
 from ..repo.git import GitError, GitSource, run_git
 from ..repo.history import git_log
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from beacon.localize.instances import SnapshotCache, load_instances
 from beacon.retrieval import assemble_context
 from beacon.retrieval.registry import known_methods
-from beacon.repair.unified_diff import parse_unified_diff
+from beacon.data.unified_diff import parse_unified_diff
 from beacon.repo.history import INPUT_NAMES
 from beacon.retrieval.recipes import method_params
 

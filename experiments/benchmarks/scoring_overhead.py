@@ -31,7 +31,7 @@ from beacon.repair.canary import CanarySecret, bootstrap_code, install_plugin, s
 from beacon.repair.control import make_control_repo
 from beacon.repair.prepare import RunSettings, prepare_task
 from beacon.repo import materialize
-from beacon.tasks import load_manifest, repo_resolver
+from beacon.data import load_manifest, repo_resolver
 
 
 def main() -> None:

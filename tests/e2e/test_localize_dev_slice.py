@@ -87,7 +87,8 @@ def test_paper_acc_table_matches_records(sweep):
 
 def test_scripted_locbench_episode_on_a_real_instance(sweep):
     from beacon.localize import SnapshotCache, gold_from_patch, load_instances
-    from beacon.localize.env import LocBenchEnv, Repository, score_trajectory
+    from beacon.localize.env import LocBenchEnv, score_trajectory
+    from beacon.localize.repository import Repository
     from beacon.localize.policies import run_scripted
 
     inst = load_instances(DEV / "instances.jsonl")[0]

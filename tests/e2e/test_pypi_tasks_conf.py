@@ -14,7 +14,7 @@ from omegaconf import OmegaConf
 from omegaconf.errors import ConfigKeyError, MissingMandatoryValue
 
 from beacon.repo.pypi import DEFAULT_CACHE, SdistPin, materialize_pin
-from beacon.tasks import load_manifest, repo_resolver
+from beacon.data import load_manifest, repo_resolver
 from experiments.runner import load_tasks, scientific_config
 from experiments.schema import TasksConf, check_values, validate
 

@@ -1,25 +1,14 @@
 """Fixtures for graph tests: write small real repositories into tmp dirs."""
 from __future__ import annotations
 
-import textwrap
+import functools
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from beacon.graph import CodebaseGraph, EdgeType
-
-
-def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
-    """Write ``files`` under ``root``; str contents are dedented, bytes written as is."""
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(textwrap.dedent(content).lstrip("\n"), encoding="utf-8", newline="")
-    return root
+from repotools import write_tree
 
 
 @pytest.fixture
@@ -30,7 +19,7 @@ def make_repo(tmp_path):
     def make(files: dict[str, str | bytes]) -> Path:
         root = tmp_path / f"repo{next(counter)}"
         root.mkdir()
-        return write_tree(root, files)
+        return write_tree(root, files, dedent=True)
 
     return make
 
@@ -68,7 +57,7 @@ def assert_same_graph(a: CodebaseGraph, b: CodebaseGraph) -> None:
 @pytest.fixture(scope="session")
 def write_files():
     """``write_files(root, files) -> root`` (usable from module-scoped fixtures)."""
-    return write_tree
+    return functools.partial(write_tree, dedent=True)
 
 
 @pytest.fixture(scope="session")

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from beacon.graph import CodebaseGraph, EdgeType, GraphBuilder
+from repotools import git
 
 REPO = {
     "pkg/__init__.py": "from .a import f\n",
@@ -204,13 +204,6 @@ def test_copied_tree_with_same_cache_gives_same_graph(repo, tmp_path, same_graph
 
 
 # -- real git history ------------------------------------------------------------
-def git(root: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@e", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
-    done = subprocess.run(["git", "-C", str(root), *args], env=env, check=True, capture_output=True, text=True)
-    return done.stdout.strip()
-
-
 @pytest.fixture
 def history(repo) -> tuple[Path, list[str]]:
     """Three commits: the base tree, a one-line body edit, an interface edit."""

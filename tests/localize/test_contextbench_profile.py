@@ -9,7 +9,7 @@ import pytest
 from beacon.localize.contextbench import (
     ReferenceGold, Tree, deleted_lines, edit_loc, evaluate_instance, merge, overlap,
 )
-from beacon.localize.metrics import auc_coverage
+from beacon.localize.context_metrics import auc_coverage
 from beacon.localize.trajectories import (
     TrajectoryFormatError, find_trajectories, read_checkpoints, read_traj, read_traj_json, read_trajectory,
 )

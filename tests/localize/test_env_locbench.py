@@ -2,16 +2,14 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import textwrap
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
-from beacon.localize.env import LocBenchEnv, Repository, SnapshotError, ToolError, score_submission
+from beacon.localize.env import LocBenchEnv, score_submission
+from beacon.localize.repository import Repository, SnapshotError, ToolError
+from repotools import commit_tree, git
 
 FILES = {
     "pkg/__init__.py": "",
@@ -43,30 +41,6 @@ FILES = {
 }
 
 
-def git(cwd: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t", "GIT_CONFIG_GLOBAL": "/dev/null", "PATH": os.environ["PATH"]}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout.strip()
-
-
-def make_snapshot(root: Path, files: dict[str, str | bytes], links: dict[str, str] | None = None) -> tuple[Path, str]:
-    """Write ``files`` (dedented) and symlinks ``links`` (name -> target), commit; ``(root, commit)``."""
-    root.mkdir(parents=True)
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            path.write_bytes(text)
-        else:
-            path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    for name, target in (links or {}).items():
-        os.symlink(target, root / name)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "snapshot")
-    return root, git(root, "rev-parse", "HEAD")
-
-
 @dataclass(frozen=True)
 class FakeGold:
     instance_id: str
@@ -85,7 +59,7 @@ GOLD = FakeGold("demo-1", ("pkg/retry.py::RetryPolicy.compute_retry_delay", "pkg
 def snapshot(tmp_path):
     outside = tmp_path / "secret.txt"
     outside.write_text("top secret\n")
-    return make_snapshot(tmp_path / "repo", FILES, {"escape.py": str(outside), "alias.py": "pkg/config.py"})
+    return commit_tree(tmp_path / "repo", FILES, {"escape.py": str(outside), "alias.py": "pkg/config.py"})
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from beacon.graph import CodebaseGraph
-from beacon.localize.gold import Gold, PatchMismatchError, PatchParseError, gold_from_patch
+from beacon.localize.gold import Gold, gold_from_patch
+from beacon.localize.hunks import PatchMismatchError, PatchParseError
 
 BASE = {
     "pkg/__init__.py": "",

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,31 +10,18 @@ from beacon.localize.gold import Gold, gold_from_patch
 from beacon.localize.importers import (
     ImportFormatError, load_contextbench, load_locagent, locagent_id, score_contextbench, score_locagent,
 )
+from repotools import fix_scene
 
 M_PY = "import os\n\n\ndef f(x):\n    y = x + 1\n    return y\n\n\ndef g():\n    return 2\n"
 MODEL_PATCH = ("--- a/m.py\n+++ b/m.py\n@@ -5,2 +5,2 @@\n     y = x + 1\n-    return y\n+    return y + 0\n"
                "@@ -9,2 +9,2 @@\n def g():\n-    return 2\n+    return 3\n")
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True,
-                          capture_output=True).stdout.decode()
-
-
 @pytest.fixture
 def scene(tmp_path) -> tuple[Path, str]:
     """A real repo at its base commit and the fix's ``git diff`` (m.py lines 5 and 10)."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    _git(repo, "init", "-q")
-    (repo / "m.py").write_text(M_PY)
-    (repo / "n.py").write_text("A = 1\n")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "base")
-    (repo / "m.py").write_text(M_PY.replace("x + 1", "x + 2").replace("return 2", "return 3"))
-    _git(repo, "commit", "-qam", "fix")
-    patch = _git(repo, "diff", "HEAD~1", "HEAD")
-    _git(repo, "checkout", "-q", "HEAD~1")
+    repo, patch = fix_scene(tmp_path / "repo", {"m.py": M_PY, "n.py": "A = 1\n"},
+                            {"m.py": M_PY.replace("x + 1", "x + 2").replace("return 2", "return 3")})
     return repo, patch
 
 

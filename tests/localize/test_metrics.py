@@ -9,37 +9,27 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from beacon.localize.gold import Gold, PatchMismatchError, gold_from_patch
-from beacon.localize.metrics import (
-    ContextPrediction, acc_at_k, aggregate, auc_coverage, budget_recall, context_scores, edit_loc, mrr,
-    parse_diff, rank_files, rank_functions, rank_modules, recall_at_k, redundancy, span_redundancy,
+from beacon.localize.gold import Gold, gold_from_patch
+from beacon.localize.hunks import PatchMismatchError
+from beacon.localize.context_metrics import (
+    ContextPrediction, auc_coverage, context_scores, edit_loc, parse_diff, redundancy, span_redundancy,
     trajectory_scores,
 )
+from beacon.localize.metrics import (
+    acc_at_k, aggregate, budget_recall, mrr, rank_files, rank_functions, rank_modules, recall_at_k,
+)
+from repotools import fix_scene
 
 # m.py line starts (bytes): 1:0 2:10 3:11 4:12 5:22 6:36 7:49 8:50 9:51 10:60, end 73
 M_PY = "import os\n\n\ndef f(x):\n    y = x + 1\n    return y\n\n\ndef g():\n    return 2\n"
 N_PY = "A = 1\n"
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True,
-                          capture_output=True).stdout.decode()
-
-
 @pytest.fixture
 def scene(tmp_path) -> tuple[Path, Gold]:
     """A real two-commit repo at its base commit, and the gold of the fix (lines 5 and 10 of m.py)."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    _git(repo, "init", "-q")
-    (repo / "m.py").write_text(M_PY)
-    (repo / "n.py").write_text(N_PY)
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "base")
-    (repo / "m.py").write_text(M_PY.replace("x + 1", "x + 2").replace("return 2", "return 3"))
-    _git(repo, "commit", "-qam", "fix")
-    patch = _git(repo, "diff", "HEAD~1", "HEAD")
-    _git(repo, "checkout", "-q", "HEAD~1")
+    repo, patch = fix_scene(tmp_path / "repo", {"m.py": M_PY, "n.py": N_PY},
+                            {"m.py": M_PY.replace("x + 1", "x + 2").replace("return 2", "return 3")})
     return repo, gold_from_patch("scene", patch, repo)
 
 

@@ -2,21 +2,19 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import textwrap
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
 from beacon.graph import CodebaseGraph
-from beacon.localize.env import LocBenchEnv, Repository
+from beacon.localize.env import LocBenchEnv
+from beacon.localize.repository import Repository
 from beacon.localize.policies import (DROPPED_OBSERVATION, LLM_PROMPT_VERSION, PromptBudgetError, parse_reply,
                                       run_llm, run_scripted, strongest_identifiers)
 from beacon.providers.base import Completion, prompt_sha256, sha256_hex
 from beacon.providers.oracle import OracleProvider
 from beacon.tokens import count_tokens
+from repotools import commit_tree
 
 FILES = {
     "shop/__init__.py": "",
@@ -62,12 +60,6 @@ FILES = {
 QUERY = "apply_discount gives the wrong discounted amount: 10 percent off 100 returns 0 instead of 90"
 
 
-def git(cwd: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t", "GIT_CONFIG_GLOBAL": "/dev/null", "PATH": os.environ["PATH"]}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout.strip()
-
-
 @dataclass(frozen=True)
 class FakeGold:
     instance_id: str
@@ -83,14 +75,7 @@ GOLD = FakeGold("shop-1", ("shop/pricing.py::apply_discount",), ("shop/pricing.p
 
 @pytest.fixture(scope="module")
 def snapshot(tmp_path_factory):
-    root = tmp_path_factory.mktemp("shop")
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "shop")
-    return root, git(root, "rev-parse", "HEAD")
+    return commit_tree(tmp_path_factory.mktemp("shop"), FILES, message="shop")
 
 
 @pytest.fixture(scope="module")

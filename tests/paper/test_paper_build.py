@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from beacon.artifacts import RunWriter
+from latex_tables import assert_summary_matches_tex, parse_tex
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTCOMES = ("pass", "abstain", "no_patch", "invalid_patch", "unauthorized_path", "syntax_error", "suspicious_edit", "tampered",
@@ -161,37 +162,6 @@ def yes(flag):
 def sectioned(rows: dict[tuple, list[str]], control_at: int) -> list[list[list[str]]]:
     keys = sorted(rows)
     return [s for s in ([rows[k] for k in keys if not k[control_at]], [rows[k] for k in keys if k[control_at]]) if s]
-
-
-def parse_tex(path: Path) -> tuple[list[str], list[list[list[str]]], str, str]:
-    """(header, sections of rows of cells, caption, label) of a booktabs table written by paper.build."""
-    text = path.read_text()
-    lines = text.splitlines()
-    assert lines.count(r"\toprule") == 1 and lines.count(r"\bottomrule") == 1
-    top, bottom = lines.index(r"\toprule"), lines.index(r"\bottomrule")
-    assert lines[top + 2] == r"\midrule"
-
-    def cells(line):
-        assert line.endswith(r" \\"), line
-        return [unescape(c) for c in line[:-3].split(" & ")]
-
-    sections, current = [], []
-    for line in lines[top + 3:bottom]:
-        if line == r"\midrule":
-            sections.append(current)
-            current = []
-        else:
-            current.append(cells(line))
-    sections.append(current)
-    caption = next(l for l in lines if l.startswith(r"\caption{"))[len(r"\caption{"):-1]
-    label = next(l for l in lines if l.startswith(r"\label{"))[len(r"\label{"):-1]
-    return cells(lines[top + 1]), sections, unescape(caption), label
-
-
-def unescape(s: str) -> str:
-    for a, b in ((r"\_", "_"), (r"\%", "%"), (r"\&", "&"), (r"\#", "#"), (r"\$", "$"), (r"\{", "{"), (r"\}", "}")):
-        s = s.replace(a, b)
-    return s
 
 
 def expected_rates(runs, field, ):
@@ -362,22 +332,7 @@ def test_runs_table_and_summary_hold_every_cell(built, corpus):
                      str(sum(1 for r in recs if not r["dry_run"] and r["outcome"] is None)),
                      str(sum(r["control"] for r in kept)), str(sum(not r["control"] for r in kept))])
     assert sections == [rows]
-    summary = json.loads((built / "summary.json").read_text())
-    tex_files = sorted(p.stem for p in built.glob("tab_*.tex"))
-    assert sorted(summary["tables"]) == tex_files
-    for label in tex_files:
-        header, sections, _, _ = parse_tex(built / f"{label}.tex")
-        table = summary["tables"][label]
-        assert table["columns"] == header
-        flat = [row for section in sections for row in section]
-        assert len(flat) == len(table["rows"]) == len(table["row_order"])
-        for row_id, cells in zip(table["row_order"], flat):
-            for column, text in zip(header, cells):
-                value = table["rows"][row_id][column]
-                if isinstance(value, float):
-                    assert text in (f"{value:.1f}", f"{value:+.1f}"), (label, row_id, column)
-                else:
-                    assert text == ("--" if value is None else str(value)), (label, row_id, column)
+    summary = assert_summary_matches_tex(built)
     assert summary["counts"] == {"rows_read": sum(len(r) for r in map(lambda d: (d / "records.jsonl")
                                                                       .read_text().splitlines(), runs.values())),
                                  "dry_run_excluded": 3, "no_outcome_excluded": 2 * 10,

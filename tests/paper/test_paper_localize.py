@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 from beacon.artifacts import RunWriter
+from latex_tables import assert_summary_matches_tex, parse_tex
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # `paper` is a top-level folder of the checkout, not an installed package
@@ -247,55 +248,6 @@ def expected_paired(runs) -> list[list[list[str]]]:
     second = [paired(lab, "Budget function recall", str(b), budget_values(runs, lab, b, "budget_function_recall"),
                      budget_values(runs, "bm25", b, "budget_function_recall")) for lab in labels for b in BUDGETS]
     return [first, second]
-
-
-def parse_tex(path: Path) -> tuple[list[str], list[list[list[str]]], str, str]:
-    """(header, sections of rows of cells, caption, label) of a booktabs table written by paper.build."""
-    lines = path.read_text().splitlines()
-    top, bottom = lines.index(r"\toprule"), lines.index(r"\bottomrule")
-    assert lines[top + 2] == r"\midrule"
-
-    def cells(line):
-        assert line.endswith(r" \\"), line
-        return [unescape(c) for c in line[:-3].split(" & ")]
-
-    sections, current = [], []
-    for line in lines[top + 3:bottom]:
-        if line == r"\midrule":
-            sections.append(current)
-            current = []
-        else:
-            current.append(cells(line))
-    sections.append(current)
-    caption = next(x for x in lines if x.startswith(r"\caption{"))[len(r"\caption{"):-1]
-    latex_label = next(x for x in lines if x.startswith(r"\label{"))[len(r"\label{"):-1]
-    return cells(lines[top + 1]), sections, unescape(caption), latex_label
-
-
-def unescape(s: str) -> str:
-    for a, b in ((r"\_", "_"), (r"\%", "%"), (r"\&", "&"), (r"\#", "#"), (r"\$", "$"), (r"\{", "{"), (r"\}", "}")):
-        s = s.replace(a, b)
-    return s
-
-
-def assert_summary_matches_tex(out: Path) -> dict:
-    summary = json.loads((out / "summary.json").read_text())
-    labels = sorted(p.stem for p in out.glob("tab_*.tex"))
-    assert sorted(summary["tables"]) == labels
-    for lab in labels:
-        header, sections, _, _ = parse_tex(out / f"{lab}.tex")
-        table = summary["tables"][lab]
-        assert table["columns"] == header
-        flat = [row for section in sections for row in section]
-        assert len(flat) == len(table["rows"]) == len(table["row_order"])
-        for row_id, cells in zip(table["row_order"], flat):
-            for column, text in zip(header, cells):
-                value = table["rows"][row_id][column]
-                if isinstance(value, float):
-                    assert text in (f"{value:.1f}", f"{value:+.1f}"), (lab, row_id, column)
-                else:
-                    assert text == ("--" if value is None else str(value)), (lab, row_id, column)
-    return summary
 
 
 # -- tests -------------------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from beacon.repair.attempt import AttemptSpec, run_attempt
 from beacon.repair.control import make_control_repo
 from beacon.repair.prepare import RunSettings, prepare_task
 from beacon.repair.structured import MODE_CANNOT, MODE_JSON_SCHEMA, response_schema, schema_sha256
-from beacon.tasks import load_manifest, repo_resolver
+from beacon.data import load_manifest, repo_resolver
 
 SCHEMA = response_schema("exact_edit")
 SERVER = str(Path(__file__).with_name("llama_like_server.py"))

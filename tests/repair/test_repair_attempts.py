@@ -12,8 +12,8 @@ from beacon.repair.attempt import OUTCOMES, AttemptSpec, run_attempt
 from beacon.repair.control import make_control_repo
 from beacon.repair.prepare import RunSettings, prepare_task
 from beacon.repair.task_policy import source_file_problems
-from beacon.tasks import load_manifest, repo_resolver
-from beacon.tasks.manifest import Task
+from beacon.data import load_manifest, repo_resolver
+from beacon.data.manifest import Task
 
 SETTINGS = RunSettings(allow_local_execution=True, timeout_s=20)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -14,6 +13,7 @@ from beacon.repair.junit import (
 )
 from beacon.repair.controls import snapshot_protected
 from beacon.repair.pytest_runner import run_pytest
+from repotools import write_tree
 
 MAPPING_REPO = {
     "pkg/__init__.py": "def add(a, b):\n    return a + b\n",
@@ -33,18 +33,10 @@ MAPPING_REPO = {
 }
 
 
-def write_repo(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
-
-
 @pytest.fixture(scope="module")
 def mapping_run(tmp_path_factory):
     """One real run of the mapping repo plus pytest's own list of its node ids."""
-    root = write_repo(tmp_path_factory.mktemp("mapping"), MAPPING_REPO)
+    root = write_tree(tmp_path_factory.mktemp("mapping"), MAPPING_REPO)
     collected = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
          "--import-mode=importlib", "--rootdir", str(root), "tests"],

@@ -16,6 +16,7 @@ from beacon.repair.controls import snapshot_protected
 from beacon.repair.junit import parse_junit
 from beacon.repair.pytest_runner import TamperedCheckoutError, run_pytest, verify_run
 from beacon.repair.sandbox import find_bwrap
+from repotools import write_tree
 
 BWRAP, WHY_NO_BWRAP = find_bwrap()
 needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=f"bubblewrap unavailable: {WHY_NO_BWRAP}")
@@ -46,17 +47,9 @@ FORCE_PASS_CONFTEST = (
 )
 
 
-def write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
-
-
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory) -> Path:
-    return write(tmp_path_factory.mktemp("pristine") / "repo", PRISTINE)
+    return write_tree(tmp_path_factory.mktemp("pristine") / "repo", PRISTINE)
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +63,7 @@ def patched(pristine, tmp_path):
     def make(calc: str, extra: dict[str, str] | None = None) -> Path:
         checkout = tmp_path / f"checkout{len(list(tmp_path.iterdir()))}" / "repo"
         shutil.copytree(pristine, checkout)
-        return write(checkout, {"pkg/calc.py": calc, **(extra or {})})
+        return write_tree(checkout, {"pkg/calc.py": calc, **(extra or {})})
     return make
 
 

@@ -15,18 +15,11 @@ from beacon.repair.pytest_runner import (
     OUTPUT_CAP, TamperedCheckoutError, run_pytest, verify_run,
 )
 from beacon.repair.sandbox import SandboxUnavailableError, find_bwrap
+from repotools import write_tree
 
 BWRAP, WHY_NO_BWRAP = find_bwrap()
 needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=f"bubblewrap unavailable: {WHY_NO_BWRAP}")
 MODES = ["off", pytest.param("required", marks=needs_bwrap)]
-
-
-def write_repo(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
 
 
 def run(root: Path, selection=("tests",), **kw):
@@ -36,7 +29,7 @@ def run(root: Path, selection=("tests",), **kw):
 
 
 def test_passing_repo_passes_with_hardened_argv(tmp_path):
-    root = write_repo(tmp_path / "repo", {
+    root = write_tree(tmp_path / "repo", {
         "pkg/__init__.py": "def add(a, b):\n    return a + b\n",
         "tests/test_add.py": "from pkg import add\n\ndef test_add():\n    assert add(1, 2) == 3\n",
     })
@@ -77,7 +70,7 @@ def test_environment_is_an_allowlist(tmp_path, monkeypatch, sandbox):
                "PYTEST_ADDOPTS": "-k nothing", "PYTEST_PLUGINS": "evil", "VIRTUAL_ENV": "/v"}
     for key, value in secrets.items():
         monkeypatch.setenv(key, value)
-    root = write_repo(tmp_path / "repo", {"tests/test_env.py": ENV_PROBE})
+    root = write_tree(tmp_path / "repo", {"tests/test_env.py": ENV_PROBE})
     result = run(root, sandbox=sandbox)
     assert verify_run(result, ["tests/test_env.py::test_env"]).passed, result.stdout
     seen = json.loads((root / "env.json").read_text())
@@ -93,7 +86,7 @@ def test_environment_is_an_allowlist(tmp_path, monkeypatch, sandbox):
 
 
 def test_extra_env_may_not_smuggle_credentials(tmp_path):
-    root = write_repo(tmp_path / "repo", {"tests/test_a.py": "def test_a():\n    pass\n"})
+    root = write_tree(tmp_path / "repo", {"tests/test_a.py": "def test_a():\n    pass\n"})
     for key in ("GITHUB_TOKEN", "DB_PASSWORD", "PYTHONPATH", "PYTEST_ADDOPTS", "HOME"):
         with pytest.raises(ValueError, match=key):
             run(root, sandbox="off", extra_env={key: "x"})
@@ -127,7 +120,7 @@ def _assert_stopped(beat: Path) -> None:
 
 @pytest.mark.parametrize("sandbox", MODES)
 def test_timeout_kills_the_whole_process_group(tmp_path, sandbox):
-    root = write_repo(tmp_path / "repo", {"tests/test_hang.py": HEARTBEAT + (
+    root = write_tree(tmp_path / "repo", {"tests/test_hang.py": HEARTBEAT + (
         "\ndef test_hang():\n    start_child()\n    time.sleep(60)\n")})
     start = time.monotonic()
     result = run(root, sandbox=sandbox, timeout=1.5)
@@ -141,7 +134,7 @@ def test_timeout_kills_the_whole_process_group(tmp_path, sandbox):
 
 @pytest.mark.parametrize("sandbox", MODES)
 def test_background_grandchild_dies_when_pytest_exits(tmp_path, sandbox):
-    root = write_repo(tmp_path / "repo", {"tests/test_bg.py": HEARTBEAT + (
+    root = write_tree(tmp_path / "repo", {"tests/test_bg.py": HEARTBEAT + (
         "\ndef test_bg():\n    start_child()\n")})
     result = run(root, sandbox=sandbox)
     assert verify_run(result, ["tests/test_bg.py::test_bg"]).passed and result.duration < 5
@@ -151,7 +144,7 @@ def test_background_grandchild_dies_when_pytest_exits(tmp_path, sandbox):
 @needs_bwrap
 def test_sandbox_also_kills_a_grandchild_that_left_the_group(tmp_path):
     """setsid() escapes a process-group kill; the sandbox's PID namespace still ends it."""
-    root = write_repo(tmp_path / "repo", {"tests/test_bg.py": HEARTBEAT + (
+    root = write_tree(tmp_path / "repo", {"tests/test_bg.py": HEARTBEAT + (
         "\ndef test_bg():\n    start_child(start_new_session=True)\n")})
     result = run(root, sandbox="required")
     assert verify_run(result, ["tests/test_bg.py::test_bg"]).passed
@@ -159,7 +152,7 @@ def test_sandbox_also_kills_a_grandchild_that_left_the_group(tmp_path):
 
 
 def test_output_is_capped_and_flagged(tmp_path):
-    root = write_repo(tmp_path / "repo", {"tests/test_loud.py": (
+    root = write_tree(tmp_path / "repo", {"tests/test_loud.py": (
         "import atexit, os\n\n"
         "def _flood():\n"
         "    for fd in (1, 2):\n"
@@ -184,13 +177,13 @@ def test_output_is_capped_and_flagged(tmp_path):
     (["tests"], ["-x"], "not allowed"),
 ])
 def test_selection_and_flags_are_validated(tmp_path, selection, flags, message):
-    root = write_repo(tmp_path / "repo", {"tests/test_a.py": "def test_a():\n    pass\n"})
+    root = write_tree(tmp_path / "repo", {"tests/test_a.py": "def test_a():\n    pass\n"})
     with pytest.raises(ValueError, match=message):
         run_pytest(root, selection, protected={}, flags=flags, sandbox="off")
 
 
 def test_report_dir_inside_the_checkout_is_refused(tmp_path):
-    root = write_repo(tmp_path / "repo", {"tests/test_a.py": "def test_a():\n    pass\n"})
+    root = write_tree(tmp_path / "repo", {"tests/test_a.py": "def test_a():\n    pass\n"})
     with pytest.raises(ValueError, match="outside the checkout"):
         run(root, sandbox="off", report_dir=root / "reports")
 
@@ -198,12 +191,12 @@ def test_report_dir_inside_the_checkout_is_refused(tmp_path):
 def test_only_the_checkouts_own_root_config_is_used(tmp_path):
     # An ancestor config would collect check_* functions (one of which fails)
     # and deselect everything via addopts.
-    write_repo(tmp_path, {"pytest.ini": "[pytest]\npython_functions = check_*\naddopts = -k nothing\n"})
-    bare = write_repo(tmp_path / "bare", {"tests/test_a.py": "def test_a():\n    pass\n\ndef check_b():\n    assert 0\n"})
+    write_tree(tmp_path, {"pytest.ini": "[pytest]\npython_functions = check_*\naddopts = -k nothing\n"})
+    bare = write_tree(tmp_path / "bare", {"tests/test_a.py": "def test_a():\n    pass\n\ndef check_b():\n    assert 0\n"})
     verdict = verify_run(run(bare, sandbox="off"), ["tests/test_a.py::test_a"])
     assert verdict.passed, verdict.reasons
     # The checkout's own config is honoured, except addopts.
-    own = write_repo(tmp_path / "own", {
+    own = write_tree(tmp_path / "own", {
         "pyproject.toml": '[tool.pytest.ini_options]\npython_functions = ["check_*"]\naddopts = "-k nothing"\n',
         "tests/test_a.py": "def check_a():\n    pass\n\ndef test_b():\n    assert 0\n",
     })
@@ -213,7 +206,7 @@ def test_only_the_checkouts_own_root_config_is_used(tmp_path):
 
 
 def test_tampered_control_files_refuse_to_run(tmp_path):
-    pristine = write_repo(tmp_path / "pristine", {
+    pristine = write_tree(tmp_path / "pristine", {
         "pyproject.toml": "[tool.pytest.ini_options]\nmarkers = ['slow']\n",
         "tests/conftest.py": "import pytest\n",
         "tests/test_a.py": "def test_a():\n    pass\n",
@@ -239,7 +232,7 @@ def test_tampered_control_files_refuse_to_run(tmp_path):
 
 
 def test_sandbox_required_without_bwrap_raises_and_auto_falls_back(tmp_path, monkeypatch):
-    root = write_repo(tmp_path / "repo", {"tests/test_a.py": "def test_a():\n    pass\n"})
+    root = write_tree(tmp_path / "repo", {"tests/test_a.py": "def test_a():\n    pass\n"})
     empty = tmp_path / "empty-bin"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))  # no bwrap on PATH for the harness
@@ -288,7 +281,7 @@ def test_host_private_dirs_are_hidden():
 def test_sandbox_isolates_network_and_filesystem(tmp_path):
     outside = tmp_path / "outside-dir"
     outside.mkdir()
-    root = write_repo(tmp_path / "repo", {"tests/test_sandbox.py": SANDBOX_PROBE, "tests/conftest.py": "",
+    root = write_tree(tmp_path / "repo", {"tests/test_sandbox.py": SANDBOX_PROBE, "tests/conftest.py": "",
                                           "tests/outside.txt": str(outside)})
     result = run(root, sandbox="required", network="deny")
     ids = [f"tests/test_sandbox.py::{name}" for name in
@@ -303,7 +296,7 @@ def test_sandbox_isolates_network_and_filesystem(tmp_path):
 
 @needs_bwrap
 def test_network_allow_keeps_the_network_namespace(tmp_path):
-    root = write_repo(tmp_path / "repo", {"tests/test_a.py": "def test_a():\n    pass\n"})
+    root = write_tree(tmp_path / "repo", {"tests/test_a.py": "def test_a():\n    pass\n"})
     result = run(root, sandbox="required", network="allow")
     assert result.sandboxed and not result.network_isolated and "--unshare-net" not in result.argv
     assert verify_run(result, ["tests/test_a.py::test_a"]).passed
@@ -311,7 +304,7 @@ def test_network_allow_keeps_the_network_namespace(tmp_path):
 
 @pytest.mark.parametrize("sandbox", MODES)
 def test_src_layout_imports_its_package_without_installing_it(tmp_path, sandbox):
-    root = write_repo(tmp_path / "repo", {
+    root = write_tree(tmp_path / "repo", {
         "src/mypkg/__init__.py": "def add(a, b):\n    return a + b\n",
         "tests/test_add.py": "from mypkg import add\n\ndef test_add():\n    assert add(1, 2) == 3\n",
     })
@@ -319,14 +312,14 @@ def test_src_layout_imports_its_package_without_installing_it(tmp_path, sandbox)
     assert verify_run(result, ["tests/test_add.py::test_add"]).passed, (result.stdout, result.stderr)
     assert f"pythonpath={root}/src" in result.argv
     # A path pytest would split (spaces, quotes) is quoted for its shlex-split ini value.
-    odd = write_repo(tmp_path / "it's a repo", {
+    odd = write_tree(tmp_path / "it's a repo", {
         "src/mypkg/__init__.py": "def add(a, b):\n    return a + b\n",
         "tests/test_add.py": "from mypkg import add\n\ndef test_add():\n    assert add(1, 2) == 3\n",
     })
     quoted = run(odd, sandbox=sandbox)
     assert verify_run(quoted, ["tests/test_add.py::test_add"]).passed, (quoted.stdout, quoted.stderr)
     # Without the src/ entry on sys.path the same tests cannot even be collected.
-    flat = write_repo(tmp_path / "flat", {"lib/mypkg/__init__.py": "def add(a, b):\n    return a + b\n",
+    flat = write_tree(tmp_path / "flat", {"lib/mypkg/__init__.py": "def add(a, b):\n    return a + b\n",
                                           "tests/test_add.py": "from mypkg import add\n\ndef test_add():\n    pass\n"})
     broken = run(flat, sandbox=sandbox)
     assert not verify_run(broken, ["tests/test_add.py::test_add"]).passed
@@ -334,12 +327,12 @@ def test_src_layout_imports_its_package_without_installing_it(tmp_path, sandbox)
 
 
 def test_src_layout_detection_defers_to_the_projects_own_pythonpath(tmp_path):
-    from beacon.repair.pytest_runner import src_layout_path
+    from beacon.repair.pytest_setup import src_layout_path
 
-    root = write_repo(tmp_path / "repo", {"src/mypkg/__init__.py": "", "tests/test_a.py": "def test_a():\n    pass\n"})
+    root = write_tree(tmp_path / "repo", {"src/mypkg/__init__.py": "", "tests/test_a.py": "def test_a():\n    pass\n"})
     assert src_layout_path(root, None) == f"{root}/src"
     for setting in ("pythonpath = src lib", "pythonpath: helpers"):  # the project's setting is used as it is
-        ini = write_repo(tmp_path / "cfg", {"pytest.ini": f"[pytest]\n{setting}\n"}) / "pytest.ini"
+        ini = write_tree(tmp_path / "cfg", {"pytest.ini": f"[pytest]\n{setting}\n"}) / "pytest.ini"
         assert src_layout_path(root, ini) is None
     (root / "src" / "__init__.py").write_text("")  # src/ itself a package, imported from the root
     assert src_layout_path(root, None) is None
@@ -348,5 +341,5 @@ def test_src_layout_detection_defers_to_the_projects_own_pythonpath(tmp_path):
     (root / "src" / "mypkg").rmdir()
     (root / "src" / "notes.txt").write_text("no code here\n")
     assert src_layout_path(root, None) is None
-    single = write_repo(tmp_path / "single", {"src/m.py": ""})  # a one-module src layout counts
+    single = write_tree(tmp_path / "single", {"src/m.py": ""})  # a one-module src layout counts
     assert src_layout_path(single, None) == f"{single}/src"

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 from pathlib import Path
@@ -11,7 +10,7 @@ import pytest
 
 from beacon.repair.canary import CanarySecret, check_canaries
 from beacon.repair.junit import parse_junit
-from beacon.repair import pytest_runner
+from beacon.repair import pytest_setup
 from beacon.repair.pytest_runner import run_pytest, verify_run
 from beacon.repair.sandbox import SANDBOX_UID, find_bwrap
 
@@ -114,7 +113,7 @@ def test_auto_without_bubblewrap_warns_once_and_records_it(tmp_path, capfd, monk
     empty = tmp_path / "bin"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))  # no bwrap on PATH
-    monkeypatch.setattr(pytest_runner, "_warned_unsandboxed", set())  # earlier tests may have warned already
+    monkeypatch.setattr(pytest_setup, "_warned_unsandboxed", set())  # earlier tests may have warned already
     run = run_pytest(root, ["tests"], protected={}, sandbox="auto")
     assert not run.sandboxed and "bwrap is not on PATH" in run.sandbox_note and run.mounts == ()
     assert verify_run(run, ["tests/test_ok.py::test_ok"]).passed

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from beacon.repair.screen import RULES, check_allowances, constructs, screen_edit
-from beacon.tasks.manifest import SCREEN_RULES
+from beacon.data.manifest import SCREEN_RULES
 
 BASE = (
     "import os\nimport re\nfrom . import compat\n\n\n"

@@ -46,8 +46,8 @@ from beacon.repair.attempt import OUTCOMES, AttemptSpec, run_attempt
 from beacon.repair.control import make_control_repo
 from beacon.repair.prepare import RunSettings, prepare_task
 from beacon.repair.sandbox import find_bwrap
-from beacon.tasks import load_manifest, repo_resolver
-from beacon.tasks.manifest import Task
+from beacon.data import load_manifest, repo_resolver
+from beacon.data.manifest import Task
 
 
 def _load_cases():

@@ -1,18 +1,12 @@
 """Snapshots from real git repositories: working tree, bare and bundle; never the caller's tree."""
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from beacon.repo import GitError, materialize, open_source, replace_line
-
-
-def git(cwd, *args):
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t", "GIT_CONFIG_GLOBAL": "/dev/null", "PATH": "/usr/bin:/bin"}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout.strip()
+from repotools import git
 
 
 @pytest.fixture

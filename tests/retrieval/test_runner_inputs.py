@@ -19,7 +19,7 @@ from beacon.repair.job import run_repair_job
 from beacon.repair.prepare import RunSettings, prepare_task
 from beacon.repo.history import RepoHistory
 from beacon.retrieval import MissingInputError, get_method
-from beacon.tasks import load_manifest, repo_resolver
+from beacon.data import load_manifest, repo_resolver
 
 
 @pytest.fixture(scope="module")

@@ -2,16 +2,17 @@
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 
 from beacon.repair.prepare import RunSettings
 from beacon.repo.git import open_source
-from beacon.tasks import ManifestError, load_manifest, repo_resolver
-from beacon.tasks.discover import DiscoveryError, DiscoveryLimitError, Limits, ValidateOptions, discover, killing_command
+from beacon.data import ManifestError, load_manifest, repo_resolver
+from beacon.tasks.discover import DiscoveryError, DiscoveryLimitError, Limits, ValidateOptions, discover
+from beacon.tasks.validate import killing_command
 from beacon.tasks.mutate import mutations
 from experiments.discover import main
+from repotools import git
 
 CALC = '''"""Calc helpers."""
 import math
@@ -38,12 +39,6 @@ def test_clamp():
 def test_even():
     assert is_even(4)
 '''
-
-
-def git(cwd, *args):
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t", "GIT_CONFIG_GLOBAL": "/dev/null", "PATH": "/usr/bin:/bin"}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout.strip()
 
 
 @pytest.fixture

@@ -2,18 +2,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from beacon.tasks import ManifestError, load_manifest, parse_test_command, repo_resolver
-
-
-def git(cwd, *args):
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t", "GIT_CONFIG_GLOBAL": "/dev/null", "PATH": "/usr/bin:/bin"}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout.strip()
+from beacon.data import ManifestError, load_manifest, parse_test_command, repo_resolver
+from repotools import git
 
 
 @pytest.fixture

@@ -6,7 +6,8 @@ import ast
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from beacon.tasks.mutate import OPERATORS, compiles, mutations
+from beacon.tasks.mutate import compiles, mutations
+from beacon.tasks.operators import OPERATORS
 
 
 def body(*lines: str) -> str:

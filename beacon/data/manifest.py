@@ -15,7 +15,6 @@ file must still compile.
 """
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from dataclasses import asdict, dataclass, field
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..repo.git import FULL_HASH, GitError, GitSource
+from .jsonl import jsonl_objects
 
 REQUIRED = {
     "repo": str, "commit": str, "bug_location": str, "mutation_type": str,
@@ -196,26 +196,19 @@ def load_manifest(path: Path | str, *, resolve_repo: Callable[[str], GitSource] 
     path = Path(path)
     tasks: list[Task] = []
     seen: dict[str, int] = {}
-    with open(path, encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
+    for lineno, row in jsonl_objects(path, ManifestError):
+        task = _row_to_task(row, path, lineno)
+        if task.task_id in seen:
+            raise ManifestError(path, lineno, "task_id",
+                                f"duplicate id {task.task_id!r} (first on line {seen[task.task_id]})")
+        seen[task.task_id] = lineno
+        if resolve_repo is not None:
             try:
-                row = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise ManifestError(path, lineno, None, f"invalid JSON: {exc.msg}", column=exc.colno) from None
-            task = _row_to_task(row, path, lineno)
-            if task.task_id in seen:
-                raise ManifestError(path, lineno, "task_id",
-                                    f"duplicate id {task.task_id!r} (first on line {seen[task.task_id]})")
-            seen[task.task_id] = lineno
-            if resolve_repo is not None:
-                try:
-                    source = resolve_repo(task.repo)
-                except (GitError, FileNotFoundError) as exc:
-                    raise ManifestError(path, lineno, "repo", str(exc)) from None
-                check_against_source(task, source, path, lineno)
-            tasks.append(task)
+                source = resolve_repo(task.repo)
+            except (GitError, FileNotFoundError) as exc:
+                raise ManifestError(path, lineno, "repo", str(exc)) from None
+            check_against_source(task, source, path, lineno)
+        tasks.append(task)
     return tasks
 
 

@@ -1,0 +1,228 @@
+"""The static screen's AST walk: every screened construct of one module as ``(rule, key, line)``."""
+from __future__ import annotations
+
+import ast
+from typing import Mapping
+
+from .screen_names import attribute_chain, fold_constant, import_aliases
+from .screen_rules import (
+    ALL_MODULES, AMBIGUOUS, ATTR_FUNCS, COMPARISON_DUNDERS, DANGER_DUNDERS, DANGER_NAMES, DENYLISTED,
+    DYNAMIC_ATTRS, DYNAMIC_MODULES, DYNAMIC_NAMES, EXIT_NAMES, FRAMEWORK_MODULES, FRAMEWORK_TEXT, FRAME_ATTRS,
+    HOST_PATH, SAFE_ATTRS, VALUE_ONLY_NAMES,
+)
+
+
+class Collector(ast.NodeVisitor):
+    """Every screened construct of one module, as ``(rule, key, line)``."""
+
+    def __init__(self, aliases: Mapping[str, str]):
+        self.aliases = aliases  # local name -> dotted origin, from the file's imports
+        self.found: list[tuple[str, str, int]] = []
+        self.called: set[int] = set()  # ids of getattr-family names that are judged as direct calls
+        self.pieces: set[int] = set()  # ids of string constants judged as part of a larger string, or docstrings
+
+    def add(self, rule: str, key: str, node: ast.AST) -> None:
+        self.found.append((rule, key, getattr(node, "lineno", 0)))
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self.add("import", alias.name, node)
+            self._module_rule(alias.name, node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        base = "." * node.level + (node.module or "")
+        for alias in node.names:
+            self.add("import", f"{base}.{alias.name}" if node.module else base + alias.name, node)
+            if node.level == 0 and node.module:
+                self._module_rule(f"{node.module}.{alias.name}", node)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self._docstring(node)
+        if node.name in COMPARISON_DUNDERS:
+            self.add("comparison_override", f"def {node.name}", node)
+        self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if node.id in COMPARISON_DUNDERS and isinstance(node.ctx, ast.Store):
+            self.add("comparison_override", f"assign {node.id}", node)
+        self._name(node)
+        self._module_rule(node.id, node)
+
+    def _name(self, node: ast.Name) -> None:
+        if node.id in VALUE_ONLY_NAMES and id(node) not in self.called:
+            # `g = getattr`, `map(getattr, ...)`: the attribute name escapes every check of a direct call.
+            self.add("dynamic_code", f"{node.id} as a value", node)
+        if node.id in DYNAMIC_NAMES:
+            self.add("dynamic_code", node.id, node)
+        if node.id in DANGER_NAMES:
+            self.add("introspection", node.id, node)
+        if node.id in EXIT_NAMES and node.id not in self.aliases:
+            self.add("process_exit", node.id, node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        chain = attribute_chain(node)
+        if chain is None:  # e.g. `().__class__`: judge this attribute, then the expression below it
+            if node.attr in DANGER_DUNDERS or node.attr in FRAME_ATTRS:
+                self.add("introspection", node.attr, node)
+            if node.attr in DYNAMIC_ATTRS:
+                self.add("dynamic_code", f"attribute {node.attr}", node)
+            self.generic_visit(node)
+            return
+        parts = chain.split(".")
+        for attr in parts[1:]:
+            if attr in DANGER_DUNDERS or attr in FRAME_ATTRS:
+                self.add("introspection", attr, node)
+            if attr in DYNAMIC_ATTRS:  # `re.enum.bltns.exec`: builtins reached through a module
+                self.add("dynamic_code", f"attribute {attr}", node)
+        if node.attr in COMPARISON_DUNDERS and isinstance(node.ctx, (ast.Store, ast.Del)):
+            self.add("comparison_override", f"assign {node.attr}", node)
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        self._name(root)
+        dotted = self._module_rule(chain, node)
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and parts[0] in self.aliases:
+            self.add("interpreter", f"assign:{dotted}", node)  # monkeypatching an imported module or object
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self._folded(node)
+        if len(node.args) >= 3 and isinstance(node.args[1], ast.Tuple) and (
+                isinstance(node.args[2], ast.Dict)
+                or (isinstance(node.args[2], ast.Call) and isinstance(node.args[2].func, ast.Name)
+                    and node.args[2].func.id == "dict")):
+            # `type(...)`-like (`type(int)(name, bases, {...})`): a class built at run time
+            self.add("dynamic_code", "class built at run time", node)
+        if isinstance(node.func, ast.Name) and node.func.id in VALUE_ONLY_NAMES:
+            self.called.add(id(node.func))
+        if isinstance(node.func, ast.Name) and node.func.id == "type" and len(node.args) == 3:
+            self.add("dynamic_code", "type(name, bases, namespace)", node)  # a class built at run time
+        if isinstance(node.func, ast.Name) and node.func.id in ATTR_FUNCS and len(node.args) < 2:
+            self.add("dynamic_code", f"{node.func.id}(<computed name>)", node)
+        if isinstance(node.func, ast.Name) and node.func.id in ATTR_FUNCS and len(node.args) >= 2:
+            name = node.args[1]
+            if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+                self.add("dynamic_code", f"{node.func.id}(<computed name>)", node)
+            elif node.func.id in {"setattr", "delattr"} and isinstance(node.args[0], ast.Name) \
+                    and node.args[0].id in self.aliases:
+                self.add("interpreter", f"assign:{self.aliases[node.args[0].id]}.{name.value}", node)
+        self.generic_visit(node)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self._docstring(node)
+        if any(k.arg == "metaclass" for k in node.keywords) or any(
+                isinstance(b, ast.Name) and b.id == "type" for b in node.bases):
+            self.add("dynamic_code", "metaclass", node)  # controls the class namespace at creation
+        self.generic_visit(node)
+
+    def visit_MatchClass(self, node: ast.MatchClass) -> None:
+        for attr in node.kwd_attrs:  # `case object(__globals__=g)` reads an attribute by pattern
+            self._attribute_name(attr, node)
+        self.generic_visit(node)
+
+    def visit_keyword(self, node: ast.keyword) -> None:
+        if node.arg:  # `dict(__eq__=...)`, `SimpleNamespace(__globals__=...)`
+            self._attribute_name(node.arg, node)
+        self.generic_visit(node)
+
+    def _folded(self, node: ast.AST) -> None:
+        folded = fold_constant(node)  # `"__e" + "q__"`, `"__qe__"[::-1]`: judge the string the program will build
+        if isinstance(folded, bytes):
+            folded = folded.decode("latin-1")
+        if isinstance(folded, list):
+            folded = "".join(x for x in folded if isinstance(x, str))
+        if isinstance(folded, str):
+            self._text(folded, node)
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        self._folded(node)
+        self.pieces.update(id(c) for c in (node.left, node.right) if isinstance(c, ast.Constant))
+        self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        self._folded(node)
+        self.generic_visit(node)
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
+        self._folded(node)
+        self.pieces.update(id(c) for c in node.values if isinstance(c, ast.Constant))
+        self.generic_visit(node)
+
+    def _docstring(self, node) -> None:
+        body = getattr(node, "body", None)
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            self.pieces.add(id(body[0].value))  # documentation, never executed as written
+
+    def visit_Module(self, node: ast.Module) -> None:
+        self._docstring(node)
+        self.generic_visit(node)
+
+    def _attribute_name(self, attr: str, node: ast.AST) -> None:
+        if attr in DANGER_DUNDERS or attr in FRAME_ATTRS:
+            self.add("introspection", attr, node)
+        if attr in COMPARISON_DUNDERS:
+            self.add("comparison_override", f"keyword {attr}", node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if id(node) in self.pieces:
+            return
+        if isinstance(node.value, bytes):
+            self._text(node.value.decode("latin-1"), node)
+        elif isinstance(node.value, str):
+            self._text(node.value, node)
+
+    def _text(self, text: str, node: ast.AST) -> None:
+        if HOST_PATH.search(text) or "/dev/fd" in text or "/proc/" in text:
+            self.add("host_path", text[:60], node)
+        if FRAMEWORK_TEXT.search(text):
+            self.add("test_framework", f"string:{text[:40]}", node)
+        if text in DANGER_DUNDERS or text in FRAME_ATTRS or text in DANGER_NAMES:
+            self.add("introspection", f"string:{text}", node)
+        if text in COMPARISON_DUNDERS:
+            self.add("comparison_override", f"string:{text}", node)
+
+    def _module_rule(self, chain: str, node: ast.AST) -> str:
+        """Judge a name or attribute chain by the first dangerous module in it; returns it resolved."""
+        parts = chain.split(".")
+        resolved = parts[0] in self.aliases
+        if resolved:
+            parts = self.aliases[parts[0]].split(".") + parts[1:]
+        dotted = ".".join(parts)
+        for i, raw in enumerate(parts):
+            # Modules keep private aliases of what they import (`collections._sys`, `random._os`).
+            part = raw if raw in ALL_MODULES else raw.lstrip("_")
+            if part not in ALL_MODULES:
+                continue
+            # `code`, `signal`, `socket` … are also ordinary variable and attribute names: only an
+            # imported one counts. Past the root, a module name counts only in a chain rooted at an
+            # import (`compat.sys.modules`, `collections._sys`), not on a local object (`agent.os`).
+            if part in AMBIGUOUS and not (resolved and i == 0):
+                continue
+            if i > 0 and not resolved:
+                continue
+            rest = parts[i + 1:]
+            if part in DENYLISTED and rest and rest[0] not in DENYLISTED[part]:
+                return dotted  # `os.path.join`, `sys.version_info`; the bare module as a value stays a finding
+            if part in SAFE_ATTRS and rest and rest[0] in SAFE_ATTRS[part]:
+                return dotted
+            rule = ("dynamic_code" if part in DYNAMIC_MODULES else
+                    "test_framework" if part in FRAMEWORK_MODULES else "interpreter")
+            self.add(rule, ".".join(parts[i:i + 2]), node)
+            return dotted
+        return dotted
+
+
+def constructs(source: str) -> list[tuple[str, str, int]]:
+    """Every screened construct in ``source`` as ``(rule, key, line)``; raises ``SyntaxError``.
+
+    The file is parsed from the UTF-8 bytes the harness writes, so a coding
+    declaration (``# coding: utf-7``, ``unicode_escape``) is honoured exactly
+    as the interpreter will honour it: the screen sees the code that runs.
+    """
+    data = source.encode("utf-8")
+    tree = ast.parse(data)
+    collector = Collector(import_aliases(tree))
+    collector.visit(tree)
+    return collector.found

@@ -1,0 +1,116 @@
+"""What a name or expression in edited code stands for, as the static screen sees it.
+
+``fold_constant`` evaluates string-building expressions of constants (so
+``"__e" + "q__"`` is judged as ``__eq__``), ``attribute_chain`` spells an
+attribute chain rooted at a name, ``import_aliases`` maps the names a module's
+imports bind to their dotted origin.
+"""
+from __future__ import annotations
+
+import ast
+
+FOLD_LIMIT = 4096  # characters: longer constants are not built (and never needed to name anything)
+FOLD_METHODS = frozenset({"join", "decode", "encode", "lower", "upper", "replace", "strip", "lstrip", "rstrip",
+                           "format", "casefold", "swapcase", "title", "capitalize"})
+
+
+def fold_constant(node: ast.AST, depth: int = 0):
+    """The constant a string-building expression evaluates to (``"__e" + "q__"``, ``"__qe__"[::-1]``,
+    ``"".join([...])``, ``"%s" % x``, f-strings, ``bytes([...]).decode()``, ``chr(95)``, ``map(chr, ...)``);
+    ``None`` when it is not built from constants alone. Only these pure operations are evaluated."""
+    if depth > 40:
+        return None
+    d = depth + 1
+    try:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes, int)) and not isinstance(node.value, bool):
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            value = fold_constant(node.operand, d)
+            return -value if isinstance(value, int) else None
+        if isinstance(node, (ast.List, ast.Tuple)):
+            items = [fold_constant(e, d) for e in node.elts]
+            return None if any(i is None for i in items) else items
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult, ast.Mod)):
+            left, right = fold_constant(node.left, d), fold_constant(node.right, d)
+            if left is None or right is None or isinstance(left, list) and isinstance(node.op, ast.Mod):
+                return None
+            if isinstance(node.op, ast.Mult) and (isinstance(left, int) and isinstance(right, int)):
+                return left * right if abs(left * right) < 10**9 else None
+            if isinstance(node.op, ast.Mod) and isinstance(right, list):
+                right = tuple(right)
+            value = {ast.Add: lambda: left + right, ast.Mult: lambda: left * right,
+                     ast.Mod: lambda: left % right}[type(node.op)]()
+            return value if not isinstance(value, (str, bytes, list)) or len(value) <= FOLD_LIMIT else None
+        if isinstance(node, ast.Subscript):
+            value = fold_constant(node.value, d)
+            if not isinstance(value, (str, bytes, list)):
+                return None
+            sl = node.slice
+            if isinstance(sl, ast.Slice):
+                parts = [None if p is None else fold_constant(p, d) for p in (sl.lower, sl.upper, sl.step)]
+                if any(p is not None and not isinstance(p, int) for p in parts):
+                    return None
+                return value[slice(*parts)]
+            index = fold_constant(sl, d)
+            return value[index] if isinstance(index, int) else None
+        if isinstance(node, ast.JoinedStr):
+            out = []
+            for v in node.values:
+                if isinstance(v, ast.FormattedValue):
+                    if v.format_spec is not None:
+                        return None
+                    inner = fold_constant(v.value, d)
+                    if inner is None:
+                        return None
+                    out.append(str(inner))
+                else:
+                    out.append(str(v.value))
+            return "".join(out)
+        if isinstance(node, ast.Call) and not node.keywords:
+            args = [fold_constant(a, d) for a in node.args]
+            if isinstance(node.func, ast.Attribute) and node.func.attr in FOLD_METHODS:
+                target = fold_constant(node.func.value, d)
+                if isinstance(target, (str, bytes)) and all(a is not None for a in args):
+                    value = getattr(target, node.func.attr)(*args)
+                    return value if len(value) <= FOLD_LIMIT else None
+                return None
+            if isinstance(node.func, ast.Name):
+                name = node.func.id
+                if name == "map" and len(node.args) == 2 and isinstance(node.args[0], ast.Name) \
+                        and node.args[0].id == "chr" and isinstance(args[1], list):
+                    return [chr(c) for c in args[1]]
+                if name in {"chr", "str", "bytes", "bytearray", "list", "tuple", "reversed", "sorted"} and \
+                        all(a is not None for a in args) and len(args) <= 1:
+                    value = {"chr": chr, "str": str, "bytes": bytes, "bytearray": bytes, "list": list,
+                             "tuple": list, "reversed": lambda x: list(reversed(x)), "sorted": sorted}[name](*args)
+                    return value if not isinstance(value, (str, bytes, list)) or len(value) <= FOLD_LIMIT else None
+    except (TypeError, ValueError, IndexError, OverflowError, MemoryError, UnicodeError, KeyError):
+        return None
+    return None
+
+
+def attribute_chain(node: ast.AST) -> str | None:
+    """``a.b.c`` for an attribute chain rooted at a name, else ``None``."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def import_aliases(tree: ast.AST) -> dict[str, str]:
+    """Local names bound by imports anywhere in the module -> their dotted origin."""
+    out: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            for a in node.names:
+                if a.name != "*":  # relative ones too: `from . import compat` makes `compat` a module
+                    out[a.asname or a.name] = f"{base}.{a.name}" if node.module else base + a.name
+    return out

@@ -1,0 +1,101 @@
+"""The static screen's vocabulary: its rules and the modules, attributes and names each rule flags.
+
+:mod:`beacon.repair.screen` documents what every rule means; this module is
+the data it is built from, kept apart so the lists can be read (and extended)
+without the AST walk around them.
+"""
+from __future__ import annotations
+
+import re
+
+RULES = {
+    "import": "a new import statement",
+    "dynamic_code": "dynamic code execution or import (exec, eval, compile, __import__, importlib, computed getattr)",
+    "interpreter": "reaching into the interpreter or process (sys, os process/exec/env/exit, builtins, gc, "
+                   "inspect, ctypes, signal, atexit, …) or patching another module",
+    "test_framework": "reaching into the test framework (pytest, _pytest, unittest.mock, pluggy)",
+    "introspection": "dunder or frame introspection (__globals__, __code__, __builtins__, __subclasses__, f_back, …)",
+    "host_path": "a path into the host (/dev/fd, /proc, /etc, /root, /home, /tmp, …)",
+    "process_exit": "ending or escaping the test run (exit, SystemExit, KeyboardInterrupt, BaseException)",
+    "unscreenable": "a file the screen cannot analyse (nesting that exhausts the parser, undecodable source)",
+    "comparison_override": "defining how objects compare or test true (__eq__, __ne__, __lt__, __bool__, __hash__, "
+                           "__contains__, __instancecheck__, …): an always-equal return value fools assertions",
+}
+SCREEN_VERSION = 1
+
+DYNAMIC_NAMES = frozenset({"exec", "eval", "compile", "__import__", "breakpoint", "globals", "locals", "vars"})
+DYNAMIC_MODULES = frozenset({"importlib", "runpy", "code", "codeop", "marshal", "types"})
+INTERPRETER_MODULES = frozenset({
+    "sys", "os", "builtins", "gc", "inspect", "ctypes", "signal", "atexit", "subprocess", "multiprocessing",
+    "threading", "_thread", "socket", "shutil", "tempfile", "resource", "faulthandler", "traceback", "weakref",
+    "pty", "fcntl", "mmap", "posix", "site", "sysconfig", "posixpath",
+})
+FRAMEWORK_MODULES = frozenset({"pytest", "_pytest", "unittest", "pluggy", "doctest", "py"})
+ALL_MODULES = DYNAMIC_MODULES | INTERPRETER_MODULES | FRAMEWORK_MODULES
+# Module names that are also common variable or attribute names: screened only when imported.
+AMBIGUOUS = frozenset({"code", "types", "site", "py", "mmap", "pty", "signal", "socket", "resource", "traceback",
+                        "posix", "fcntl", "marshal", "doctest", "runpy", "codeop", "sysconfig", "posixpath",
+                        "threading", "inspect", "weakref", "shutil", "tempfile", "unittest"})
+# `sys` and `os` are judged by what they reach: the process, exec, the environment, exit, file
+# descriptors, the import system and frames (a use of anything else — `sys.version_info`, `os.listdir`,
+# `os.makedirs`, `sys.stdout.write` — is no finding).
+SYS_DANGER = frozenset({
+    "modules", "argv", "orig_argv", "exit", "executable", "_base_executable", "settrace", "setprofile", "_getframe",
+    "_current_frames", "_current_exceptions", "meta_path", "path_hooks", "path_importer_cache", "path",
+    "addaudithook", "audit", "setrecursionlimit", "breakpointhook", "excepthook", "displayhook", "unraisablehook",
+    "call_tracing", "gettrace", "getprofile", "setswitchinterval", "set_asyncgen_hooks", "monitoring", "_xoptions",
+    "__stdout__", "__stderr__", "__stdin__", "exc_info", "exception", "last_traceback", "last_value", "last_exc"})
+OS_DANGER = frozenset({
+    "_exit", "abort", "kill", "killpg", "system", "popen", "fork", "forkpty", "execl", "execle", "execlp", "execlpe",
+    "execv", "execve", "execvp", "execvpe", "spawnl", "spawnle", "spawnlp", "spawnlpe", "spawnv", "spawnve",
+    "spawnvp", "spawnvpe", "posix_spawn", "posix_spawnp", "environ", "environb", "putenv", "unsetenv", "getenv",
+    "getenvb", "setsid", "setpgid", "setpgrp", "setuid", "setgid", "seteuid", "setegid", "setreuid", "setregid",
+    "dup", "dup2", "open", "fdopen", "openpty", "pipe", "pipe2", "write", "writev", "pwrite", "read", "readv",
+    "pread", "close", "closerange", "chdir", "fchdir", "chroot", "register_at_fork", "wait", "waitpid", "wait3",
+    "wait4", "waitid", "getppid", "pidfd_open", "memfd_create", "sendfile", "truncate", "ftruncate", "symlink",
+    "link", "mkfifo", "mknod", "chmod", "fchmod", "chown", "lchown", "fchown", "remove", "unlink", "rmdir",
+    "removedirs", "rename", "renames", "replace", "utime", "sched_setaffinity", "nice", "eventfd", "set_inheritable"})
+DENYLISTED = {"sys": SYS_DANGER, "os": OS_DANGER, "posix": OS_DANGER, "nt": OS_DANGER}
+# Other interpreter modules are findings except for these harmless parts, which honest code uses.
+SAFE_ATTRS = {
+    "inspect": frozenset({"signature", "Signature", "Parameter", "isclass", "isfunction", "ismethod", "isroutine",
+                          "iscoroutinefunction", "isgeneratorfunction", "isasyncgenfunction", "isawaitable",
+                          "iscoroutine", "isgenerator", "isbuiltin", "ismodule", "isabstract", "isdatadescriptor",
+                          "getdoc", "cleandoc", "getfullargspec", "unwrap", "BoundArguments"}),
+    "threading": frozenset({"Lock", "RLock", "Event", "Condition", "Semaphore", "BoundedSemaphore", "Barrier",
+                            "local", "get_ident", "current_thread"}),
+    "weakref": frozenset({"ref", "proxy", "WeakValueDictionary", "WeakKeyDictionary", "WeakSet", "WeakMethod"}),
+    "shutil": frozenset({"which", "get_terminal_size", "copyfileobj", "copyfile", "copy", "copy2", "copytree",
+                         "copymode", "copystat", "disk_usage"}),
+    "traceback": frozenset({"format_exc", "format_exception", "format_exception_only", "print_exc", "format_tb",
+                            "TracebackException", "print_exception"}),
+    "tempfile": frozenset({"TemporaryDirectory", "NamedTemporaryFile", "TemporaryFile", "SpooledTemporaryFile",
+                           "mkdtemp", "mkstemp", "gettempdir"}),
+}
+DANGER_DUNDERS = frozenset({
+    "__globals__", "__code__", "__builtins__", "__subclasses__", "__bases__", "__base__", "__mro__", "__dict__",
+    "__closure__", "__func__", "__self__", "__import__", "__loader__", "__spec__", "__getattribute__",
+    "__reduce__", "__reduce_ex__", "__defaults__", "__kwdefaults__", "__traceback__", "__wrapped__",
+    "__setattr__", "__delattr__", "__init_subclass__", "__class_getitem__", "__objclass__", "__match_args__",
+})
+FRAME_ATTRS = frozenset({
+    "f_back", "f_globals", "f_locals", "f_code", "f_builtins", "f_trace", "f_lasti", "tb_frame", "tb_next",
+    "gi_frame", "gi_code", "cr_frame", "cr_code", "ag_frame", "ag_code", "co_code", "co_consts", "co_names",
+    "_getframe", "settrace", "setprofile",
+})
+DANGER_NAMES = frozenset({"__builtins__", "__loader__", "__spec__"})
+# Builtins (and builtins modules) reached as attributes; `compile` is left out (`re.compile`).
+DYNAMIC_ATTRS = frozenset({"exec", "eval", "__import__", "globals", "locals", "vars", "breakpoint", "getattr",
+                            "setattr", "delattr", "bltns", "builtins", "_getframe"})
+COMPARISON_DUNDERS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__",
+                                 "__hash__", "__contains__", "__instancecheck__", "__subclasscheck__", "__cmp__"})
+EXIT_NAMES = frozenset({"exit", "quit", "SystemExit", "KeyboardInterrupt", "GeneratorExit", "BaseException"})
+ATTR_FUNCS = frozenset({"getattr", "setattr", "delattr", "hasattr"})
+# Builtins that are screened when called directly; used as a value (aliased, passed to map) they are a finding.
+VALUE_ONLY_NAMES = ATTR_FUNCS
+# A whole string (not a piece of an f-string or a concatenation: those are judged once built) that
+# starts at a kernel interface (`/dev`, `/proc`, `/sys`) or at a file under another top-level host
+# folder (`/etc/shadow`, `/home/u/.ssh`; a route such as "/home" is no finding).
+HOST_PATH = re.compile(r"^\s*/(?:(?:dev|proc|sys)(?:/|$)|(?:etc|root|home|tmp|var|run|usr|bin|sbin|lib|lib32|lib64|opt|"
+                        r"mnt|srv|boot|media|work|nix|snap)/[^/\s])")
+FRAMEWORK_TEXT = re.compile(r"pytest|junit|conftest|pluggy", re.IGNORECASE)

@@ -1,0 +1,56 @@
+"""Shared test helpers: write small file trees and commit them as real git repositories in tmp dirs.
+
+Git runs with a fixed identity and no user or system config, so a developer's
+``~/.gitconfig`` (hooks, ``diff.noprefix``, signing) never changes a test.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def git(cwd: Path | str, *args: str, strip: bool = True) -> str:
+    """``git *args`` in ``cwd``; its stdout (stripped unless ``strip=False``, e.g. for a diff)."""
+    done = subprocess.run(["git", *args], cwd=cwd, env={"PATH": os.environ["PATH"], **GIT_ENV}, check=True,
+                          capture_output=True, text=True)
+    return done.stdout.strip() if strip else done.stdout
+
+
+def write_tree(root: Path, files: dict[str, str | bytes], *, dedent: bool = False) -> Path:
+    """Write ``files`` (relative path -> text or bytes) under ``root``; ``dedent`` strips common indentation."""
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(textwrap.dedent(content).lstrip("\n") if dedent else content, encoding="utf-8", newline="")
+    return root
+
+
+def commit_tree(root: Path, files: dict[str, str | bytes], links: dict[str, str] | None = None, *,
+                dedent: bool = True, message: str = "snapshot") -> tuple[Path, str]:
+    """A new repository at ``root`` holding ``files`` and symlinks ``links`` (name -> target); ``(root, commit)``."""
+    root.mkdir(parents=True, exist_ok=True)
+    write_tree(root, files, dedent=dedent)
+    for name, target in (links or {}).items():
+        os.symlink(target, root / name)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", message)
+    return root, git(root, "rev-parse", "HEAD")
+
+
+def fix_scene(root: Path, base: dict[str, str], fixed: dict[str, str]) -> tuple[Path, str]:
+    """A repository with a base commit and a fix commit on top, checked out at the base; ``(root, fix diff)``."""
+    commit_tree(root, base, dedent=False, message="base")
+    write_tree(root, fixed)
+    git(root, "commit", "-qam", "fix")
+    patch = git(root, "diff", "HEAD~1", "HEAD", strip=False)
+    git(root, "checkout", "-q", "HEAD~1")
+    return root, patch
