@@ -53,7 +53,7 @@ def config_options(group: str, rule: str = "") -> str:
     ``rule``: ``kind=a|b`` keeps options whose ``kind`` key is one of those (tasks), ``prefix=p`` the
     names starting with p, ``!prefix=p`` the others (experiment presets are named after their runner).
     """
-    from experiments.runner import PROJECT_ROOT
+    from experiments.job import PROJECT_ROOT
 
     names = []
     for path in sorted((PROJECT_ROOT / "conf" / group).glob("*.yaml")):
@@ -82,7 +82,7 @@ def resolve_input(path: str) -> str:
     """
     from hydra.utils import to_absolute_path
 
-    from experiments.runner import PROJECT_ROOT
+    from experiments.job import PROJECT_ROOT
 
     resolved = Path(to_absolute_path(path))
     if not Path(path).is_absolute() and not resolved.exists() and (PROJECT_ROOT / path).exists():
@@ -124,23 +124,17 @@ def record_failure(run_dir: Path, cfg: DictConfig, overrides: list[str], exc: Ba
     with its composed config and no inputs; ``discard_setup_failure`` clears it
     when the same job is run again.
     """
-    from beacon.artifacts import RunWriter, code_state, package_versions
     from beacon.artifacts.runfile import RUN_JSON
+
+    from experiments.job import RunSpec, open_writer
 
     path = run_dir / RUN_JSON
     try:
         if path.is_file() and json.loads(path.read_text(encoding="utf-8")).get("status") == "failed":
             return
-        from experiments.runner import PACKAGES, PROJECT_ROOT
-
         plain = OmegaConf.to_container(cfg, resolve=False)  # resolve=False: a bad interpolation is the error itself
         plain.pop("hydra", None)
-        try:
-            code = code_state(PROJECT_ROOT)
-        except Exception:
-            code = {"commit": None, "dirty": None}
-        writer = RunWriter(run_dir, config=plain, scientific=plain, overrides=overrides, inputs={}, code=code,
-                           packages=package_versions(PACKAGES))
+        writer = open_writer(RunSpec(run_dir, config=plain, scientific=plain, overrides=overrides))
         writer.fail(exc, message=one_line(exc) if named else None)
     except Exception as inner:  # the failure stays visible on stderr and in the end-of-sweep summary
         log.error("could not record the failure in %s: %s", path, one_line(inner))

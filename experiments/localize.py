@@ -20,16 +20,15 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
-from beacon.artifacts import RunWriter, code_state, package_versions, sha256_file
-from beacon.artifacts.errors import CodeStateError
-from beacon.localize.evaluate import evaluate
+from beacon.artifacts import sha256_file
+from beacon.localize.evaluate import Cell
 from beacon.localize.gold import gold_from_patch
 from beacon.localize.instances import SnapshotCache, load_instances
 from beacon.retrieval import get_method
-from beacon.retrieval.recipes import RecipeError, method_params
 from experiments.cli import discard_setup_failure, hydra_task, resolve_input
-from experiments.errors import UsageError, is_named, one_line, require_path
-from experiments.runner import PACKAGES, PROJECT_ROOT, scientific_config
+from experiments.errors import UsageError, require_path
+from experiments.job import RunSpec, run_job
+from experiments.runner import scientific_config
 from experiments.schema import LocalizeConf, check_budgets, check_methods, resolve_methods, validate
 
 log = logging.getLogger("beacon")
@@ -70,23 +69,18 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
         instances = instances[: cfg.tasks.limit]
     repos_dirs = [Path(resolve_path(d)) for d in [cfg.tasks.repos_dir, *cfg.tasks.get("repos_dirs", [])]]
     cache = SnapshotCache(Path(resolve_path(cfg.cache_dir)), repos_dirs)
-    try:
-        code = code_state(PROJECT_ROOT)
-    except CodeStateError:
-        code = {"commit": None, "dirty": None}
     plain = OmegaConf.to_container(cfg, resolve=True)
     scientific = scientific_config(cfg)
     if not any(plain["grid"].values()):
         scientific.pop("grid")  # no in-job grid: the config hash of runs made before grids existed
     run_dir = job_dir / "run"
-    writer = RunWriter(run_dir, config=plain, scientific=scientific, overrides=overrides,
-                       inputs={"instances": sha256_file(instances_path)}, code=code,
-                       packages=package_versions(PACKAGES))
-    try:
-        if writer.sealed:
-            return run_dir
+    spec = RunSpec(run_dir, config=plain, scientific=scientific, overrides=overrides,
+                   inputs={"instances": sha256_file(instances_path)})
+    show = cfg.progress if cfg.progress is not None else (sys.stderr.isatty() and not os.environ.get("CI"))
+    task_name = cfg.tasks.name
+
+    def body(writer) -> None:
         done = writer.finished_keys()
-        show = cfg.progress if cfg.progress is not None else (sys.stderr.isatty() and not os.environ.get("CI"))
         for inst in tqdm(instances, disable=not show, unit="instance", leave=False):
             cells = [(name, params, budget, f"{inst.instance_id}|{name}({_param_text(params)})|{budget}")
                      for name, params in methods.items() for budget in budgets]
@@ -101,37 +95,21 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
             except Exception as exc:  # recorded on every cell of the instance; the others go on
                 failure = f"{type(exc).__name__}: {exc}"
             for name, params, budget, key in cells:
-                base = {"key": key, "kind": "localize", "instance_id": inst.instance_id, "repo": inst.repo,
-                        "base_commit": inst.base_commit, "method": name, "method_params": params,
-                        "budget": budget}
-                # which task set and split (mined tasks: tune/test) the row belongs to, so reports
-                # group by it even when one job runs both splits; optional
-                # for readers (paper.localization), since runs before it lack the field
-                base["task_set"] = cfg.tasks.name + (f"/{inst.extra['split']}" if inst.extra.get("split") else "")
-                record = {**base, "metrics": None, "error": failure}
-                if failure is None:
-                    try:
-                        record = {**evaluate(graph, inst.instance_id, inst.problem_statement, gold, name,
-                                             budget, params, inputs), **base, "error": None}
-                    except Exception as exc:  # one method failing on one instance is a recorded row
-                        record = {**base, "metrics": None, "error": f"{type(exc).__name__}: {exc}"}
-                writer.append(record)
-        writer.seal()
-        return run_dir
-    except Exception as exc:
-        writer.fail(exc, message=one_line(exc) if is_named(exc) else None)
-        log.error("job failed: %s: %s", type(exc).__name__, one_line(exc))
-        raise
-    finally:
-        writer.close()
+                # task_set: which task set and split (mined tasks: tune/test) the row belongs to, so
+                # reports group by it even when one job runs both splits
+                cell = Cell(key, inst.instance_id, inst.repo, inst.base_commit, name, params, budget,
+                            task_name + (f"/{inst.extra['split']}" if inst.extra.get("split") else ""))
+                if failure is not None:
+                    writer.append(cell.failed(failure).to_json())
+                    continue
+                try:
+                    row = cell.scored(graph, inst.problem_statement, gold, inputs)
+                except Exception as exc:  # one method failing on one instance is a recorded row
+                    row = cell.failed(f"{type(exc).__name__}: {exc}")
+                writer.append(row.to_json())
 
-
-def method_conf_params(name: str) -> dict:
-    """The params of ``conf/method/<name>.yaml`` (``beacon.retrieval.recipes``), a usage error when it is missing."""
-    try:
-        return method_params(name)
-    except RecipeError as exc:
-        raise UsageError(f"grid.methods: {exc} (every registered method has one)") from None
+    run_job(spec, body)
+    return run_dir
 
 
 def _param_text(params: dict) -> str:

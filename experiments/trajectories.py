@@ -30,14 +30,14 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from beacon.artifacts import RunWriter, code_state, package_versions, sha256_file
-from beacon.artifacts.errors import CodeStateError
+from beacon.artifacts import sha256_file
 from beacon.localize.agent_scoring import PROFILES, score_trajectory
 from beacon.localize.contextbench import ReferenceGold, aggregate
 from beacon.localize.gold import gold_from_patch
 from beacon.localize.instances import SnapshotCache
 from beacon.localize.trajectories import find_trajectories, kind_of, read_trajectory
-from experiments.runner import PACKAGES, PROJECT_ROOT
+from beacon.records import KIND, TrajectoryRecord
+from experiments.job import RunSpec, run_job
 
 AGENTS = {"checkpoints": "swe-agent", "traj": "swe-agent", "traj.json": "mini-swe-agent"}
 
@@ -144,55 +144,56 @@ def run(argv: list[str] | None = None) -> Path:
                   "trajectories": names, "snapshots": "trees" if args.trees else "repos"}
     inputs = {"instances": sha256_file(args.instances),
               **{f"trajectory:{n}": sha256_file(f) for n, f in zip(names, files)}}
-    try:
-        code = code_state(PROJECT_ROOT)
-    except CodeStateError:
-        code = {"commit": None, "dirty": None}
     config = {**scientific, "argv": list(argv if argv is not None else sys.argv[1:])}
-    writer = RunWriter(args.out, config=config, scientific=scientific, overrides=config["argv"], inputs=inputs,
-                       code=code, packages=package_versions(PACKAGES))
-    with writer, tempfile.TemporaryDirectory(prefix="beacon-trees-") as scratch:
-        if writer.sealed:
-            return args.out
-        snapshot, done = Snapshots(args, Path(scratch)), writer.finished_keys()
-        seen: set[str] = set()
-        for name, file in zip(names, files):
-            agent = args.agent or AGENTS[kind_of(file)]
-            record = read_trajectory(file)
-            iid = record["instance_id"]
-            if iid not in instances:
-                raise TrajectoryRunError(f"{file}: instance {iid!r} is not in {args.instances}")
-            if iid in seen:
-                raise TrajectoryRunError(f"{file}: a second trajectory for instance {iid!r} (choose one format "
-                                         "with --glob)")
-            seen.add(iid)
-            inst = instances[iid]
-            base = {"instance_id": iid, "repo": inst.get("repo") or "", "base_commit": inst.get("base_commit") or "",
-                    "task_set": task_set, "trajectory": {"file": name, "sha256": inputs[f"trajectory:{name}"]}}
-            todo = [p for p in args.profiles if f"{iid}|{agent}/{p}" not in done]
-            try:
-                repo = snapshot(inst) if todo else None
-                gold = gold_from_patch(iid, inst["patch"], repo) if todo else None
-                failure = None
-            except Exception as exc:  # recorded on the instance's rows; the others go on
-                failure = f"{type(exc).__name__}: {exc}"
-            for profile in todo:
-                key = f"{iid}|{agent}/{profile}"
-                row, error = None, failure
-                if failure is None:
-                    try:
-                        row = score_trajectory(record, profile=profile, agent=agent, gold=gold,
-                                               reference_gold=reference_gold(inst, gold), repo=repo)
-                    except Exception as exc:  # one trajectory failing is a recorded row
-                        error = f"{type(exc).__name__}: {exc}"
-                if row is None:
-                    row = {"kind": "localize", "method": f"{agent}/{profile}",
-                           "method_params": {"metric_profile": profile, "source": "trajectory"}, "budget": 0,
-                           "metric_profile": profile, "metrics": None, "error": error}
-                writer.append({"key": key, **base, **row})
+    spec = RunSpec(args.out, config=config, scientific=scientific, overrides=config["argv"], inputs=inputs)
+
+    def body(writer) -> None:
+        with tempfile.TemporaryDirectory(prefix="beacon-trees-") as scratch:
+            seen = _score_all(args, writer, instances, names, files, inputs, task_set, Snapshots(args, Path(scratch)))
         writer.set_environment("instances_without_trajectory", sorted(set(instances) - seen))
-        writer.seal()
+
+    run_job(spec, body, log_failure=False)  # main prints the one-line error
     return args.out
+
+
+def _score_all(args, writer, instances, names, files, inputs, task_set, snapshot) -> set[str]:
+    """Append the rows not yet recorded; the instances that have a trajectory."""
+    done, seen = writer.finished_keys(), set()
+    for name, file in zip(names, files):
+        agent = args.agent or AGENTS[kind_of(file)]
+        record = read_trajectory(file)
+        iid = record["instance_id"]
+        if iid not in instances:
+            raise TrajectoryRunError(f"{file}: instance {iid!r} is not in {args.instances}")
+        if iid in seen:
+            raise TrajectoryRunError(f"{file}: a second trajectory for instance {iid!r} (choose one format "
+                                     "with --glob)")
+        seen.add(iid)
+        inst = instances[iid]
+        base = {"instance_id": iid, "repo": inst.get("repo") or "", "base_commit": inst.get("base_commit") or "",
+                "task_set": task_set, "trajectory": {"file": name, "sha256": inputs[f"trajectory:{name}"]}}
+        todo = [p for p in args.profiles if f"{iid}|{agent}/{p}" not in done]
+        try:
+            repo = snapshot(inst) if todo else None
+            gold = gold_from_patch(iid, inst["patch"], repo) if todo else None
+            failure = None
+        except Exception as exc:  # recorded on the instance's rows; the others go on
+            failure = f"{type(exc).__name__}: {exc}"
+        for profile in todo:
+            key = f"{iid}|{agent}/{profile}"
+            row, error = None, failure
+            if failure is None:
+                try:
+                    row = score_trajectory(record, profile=profile, agent=agent, gold=gold,
+                                           reference_gold=reference_gold(inst, gold), repo=repo)
+                except Exception as exc:  # one trajectory failing is a recorded row
+                    error = f"{type(exc).__name__}: {exc}"
+            if row is None:
+                row = {"kind": KIND, "method": f"{agent}/{profile}",
+                       "method_params": {"metric_profile": profile, "source": "trajectory"}, "budget": 0,
+                       "metric_profile": profile, "metrics": None, "error": error}
+            writer.append(TrajectoryRecord(key=key, **base, **row).to_json())
+    return seen
 
 
 def main(argv: list[str] | None = None) -> int:

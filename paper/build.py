@@ -39,10 +39,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from beacon.artifacts import atomic_write_bytes, atomic_write_text, safe_label
+from beacon.records import OUTCOMES
 
 from . import outcome_grid
 from .latex import Table
-from .load import OUTCOMES, BuildInputError, Dataset, load, restrict
+from .load import BuildInputError, Dataset, load, restrict
 from .loc_tables import loc_notes, localization_tables, slice_note
 from .localization import BUDGET_METRICS, RANKING_METRICS
 from .tables import Settings, all_tables, notes

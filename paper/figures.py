@@ -16,6 +16,8 @@ import matplotlib.style
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullLocator
 
+from beacon.records import OUTCOMES
+
 from .latex import Table, escape
 from .tables import CONTROLS
 
@@ -36,10 +38,9 @@ COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e3
           "#9e9ac8", "#969696")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "p", "h", "H", "d", "8", "1", "2", "3", "4",
            "+", "x", "|")
-OUTCOME_COLORS = {"pass": "#2ca02c", "abstain": "#bcbd22", "no_patch": "#c7c7c7", "invalid_patch": "#ff7f0e",
-                  "unauthorized_path": "#9467bd", "syntax_error": "#e377c2", "timeout": "#17becf",
-                  "test_fail": "#d62728", "harness_error": "#7f7f7f", "suspicious_edit": "#8c564b",
-                  "tampered": "#000000"}
+# One colour per outcome, in the order of beacon.records.Outcome (the one outcome list).
+OUTCOME_COLORS = dict(zip(OUTCOMES, ("#2ca02c", "#bcbd22", "#c7c7c7", "#ff7f0e", "#9467bd", "#e377c2", "#8c564b",
+                                     "#000000", "#17becf", "#d62728", "#7f7f7f"), strict=True))
 PDF_METADATA = {"Creator": "beacon paper.build", "Producer": None, "CreationDate": None, "ModDate": None}
 PNG_METADATA = {"Software": None}
 

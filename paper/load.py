@@ -1,24 +1,23 @@
 """Find, verify and read the repair and localization runs a paper build is made from.
 
-A path given on the command line is a run when it holds ``run.json``;
-otherwise it is searched recursively for run folders (a Hydra multirun
-sweep), using the same job discovery as ``python -m beacon.artifacts
-collect``, so a job folder that never created its run is reported as a
-*missing* job. Every run is checked with :func:`beacon.artifacts.verify`;
+The runs are found by :mod:`paper.runs` (a run folder, or the jobs of a
+sweep below a folder; a job that never created its run is *missing*). Every run is checked with :func:`beacon.artifacts.verify`;
 an unsealed or altered run, or a missing job, is refused unless the caller
 allows it, and then it stays marked (``RunInfo.problems``) in every output.
 
-A row is a localization row when its ``kind`` is ``"localize"`` (checked
-and kept by :mod:`paper.localization`) and a repair row when it has no
-``kind`` or ``kind == "repair"``; any other kind is refused. A run may hold
-either kind (or, unusually, both); a build may mix runs of both kinds.
+Every row is read through :mod:`beacon.records` (``read_rows``), which
+types and validates it and names the file, line and field of a bad one: a
+row with ``kind == "localize"`` is a ``LocalizationRecord`` or
+``TrajectoryRecord`` (the metrics the paper reports are checked by
+:mod:`paper.localization`), a row without ``kind`` a ``RepairOutcome``; any
+other kind is refused. A run may hold either kind (or, unusually, both); a
+build may mix runs of both kinds.
 
-Repair rows (one repair attempt each, shaped like ``beacon.repair.attempt``'s
-records) are validated field by field. Rows with ``dry_run`` true and rows
-whose ``outcome`` is null (invalid tasks) are excluded here and counted;
-rows with ``control`` true are kept and carry their flag, so that every
-table and figure can report them separately. Localization rows with an
-``error`` are kept, flagged, and excluded from every metric.
+Repair rows with ``dry_run`` true and rows whose ``outcome`` is null
+(invalid tasks) are excluded here and counted; rows with ``control`` true
+are kept and carry their flag, so that every table and figure can report
+them separately. Localization rows with an ``error`` are kept, flagged, and
+excluded from every metric.
 
 Method labels are computed over both kinds together, so one label names one
 method and parameter set everywhere in a build.
@@ -32,55 +31,18 @@ from typing import Any, Sequence
 
 import pandas as pd
 
-from beacon.artifacts import RUN_JSON, CorruptRecordsError, RunFileError, iter_records, load_run_json, verify
-from beacon.artifacts.verify import find_jobs
+from beacon.artifacts import RUN_JSON, CorruptRecordsError, RunFileError, load_run_json, verify
+# The one list of repair outcomes (beacon.records, below the pipeline): every per-outcome column,
+# figure bar and check follows it. Records written before schema 2 never hold suspicious_edit or tampered.
+from beacon.records import ABSENT, Outcome, RecordError, RepairOutcome, read_rows
 
 from . import localization
 from .errors import BuildInputError
-
-# The one list of repair outcomes (beacon.records, below the pipeline): every per-outcome column,
-# figure bar and check follows it. Records written before schema 2 never hold suspicious_edit or tampered.
-from beacon.records import OUTCOMES  # noqa: E402
+from .runs import RunInfo, discover, failure_reason, sweeps_of
 # Two rows are the same experimental cell when these agree; the method is
 # what a paired comparison varies.
 PAIR_KEYS = ("task_id", "budget", "query_type", "edit_format", "provider")
 RECORDS_NAME = "records.jsonl"
-_FIELDS: dict[str, tuple[type, ...]] = {
-    "task_id": (str,), "method": (str,), "method_params": (dict,), "budget": (int,), "query_type": (str,),
-    "edit_format": (str,), "provider": (str,), "control": (bool,), "dry_run": (bool,),
-    "outcome": (str, type(None)),
-}
-# Absent from rows whose task could not even be prepared (no context was built): those rows
-# count in pass rates and failure modes but not in coverage.
-_OPTIONAL: dict[str, tuple[type, ...]] = {"covers_bug_line": (bool, type(None))}
-
-
-@dataclass
-class RunInfo:
-    name: str  # display name: the run folder's name, or <sweep name>/<job path>
-    path: Path
-    config_hash: str | None = None
-    status: str | None = None
-    problems: list[str] = field(default_factory=list)
-    rows: int = 0  # every row read, of either kind
-    repair_rows: int = 0  # repair rows read (dry-run and invalid ones included)
-    dry_run: int = 0
-    no_outcome: int = 0
-    control: int = 0
-    method_rows: int = 0
-    loc_rows: int = 0  # localization rows read
-    loc_errors: int = 0  # localization rows with an error (excluded from every metric)
-    unsandboxed: int = 0  # scored rows whose tests ran without the sandbox (sandboxed: false)
-
-    @property
-    def verified(self) -> bool:
-        return not self.problems
-
-    @property
-    def manifest(self) -> str:
-        n = len(self.problems)
-        return "verified" if self.verified else f"UNVERIFIED ({n} problem{'' if n == 1 else 's'})"
-
 
 @dataclass
 class Dataset:
@@ -157,79 +119,6 @@ def method_label(method: str, params: dict[str, Any]) -> str:
     return f"{method}({','.join(parts)})"
 
 
-def sweeps_of(paths: list[Path]) -> list[str]:
-    """Display names of the sweeps below ``paths``: folders holding Hydra's multirun.yaml (else the folder given)."""
-    names: list[str] = []
-    for arg in map(Path, paths):
-        if (arg / RUN_JSON).is_file():
-            continue
-        base = arg.resolve().name
-        found = sorted({p.parent for p in arg.rglob("multirun.yaml")}, key=lambda p: p.as_posix())
-        names += [base if f == arg else f"{base}/{f.relative_to(arg).as_posix()}" for f in found] or [base]
-    return names
-
-
-def _failure(path: Path) -> str | None:
-    """The one-line reason when ``path/run.json`` says failed, else None (unreadable files are verify's to report)."""
-    try:
-        meta = json.loads((path / RUN_JSON).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(meta, dict) or meta.get("status") != "failed":
-        return None
-    error = meta.get("error") if isinstance(meta.get("error"), dict) else {}
-    return str(error.get("message") or "no reason recorded").splitlines()[0] if error else "no reason recorded"
-
-
-def discover(paths: list[Path]) -> tuple[list[RunInfo], list[str]]:
-    """Run folders (and missing job folders) named by, or found below, ``paths``."""
-    runs: list[RunInfo] = []
-    missing: list[str] = []
-    for arg in paths:
-        arg = Path(arg)
-        if not arg.is_dir():
-            raise BuildInputError(f"{arg}: not a folder; expected a run folder (with {RUN_JSON}) or a sweep folder")
-        real = arg.resolve()
-        base = real.name
-        if (arg / RUN_JSON).is_file():
-            # A bare Hydra job number says little on its own: keep its sweep's name, as discovery does.
-            runs.append(RunInfo(f"{real.parent.name}/{base}" if base.isdigit() else base, arg))
-            continue
-        jobs = find_jobs(arg)
-        found = [job for job in jobs if (job / RUN_JSON).is_file()]
-        if not found:
-            raise BuildInputError(f"{arg}: no run folder (a folder holding {RUN_JSON}) found in or below it")
-        runs += [RunInfo(f"{base}/{job.relative_to(arg).as_posix()}", job) for job in found]
-        missing += [f"{base}/{job.relative_to(arg).as_posix()}" for job in jobs if job not in found]
-    seen: dict[Path, str] = {}
-    names: set[str] = set()
-    for run in runs:
-        real = run.path.resolve()
-        if real in seen:
-            raise BuildInputError(f"{run.path}: given twice (also as {seen[real]}); pass each run once")
-        if run.name in names:
-            raise BuildInputError(f"{run.path}: two runs are named {run.name!r}; pass runs whose folder "
-                                  "names differ (or their parent sweep folders)")
-        seen[real] = run.name
-        names.add(run.name)
-    return runs, missing
-
-
-def _check_row(row: dict, where: str) -> None:
-    for name, types in [*_FIELDS.items(), *_OPTIONAL.items()]:
-        if name not in row:
-            if name in _OPTIONAL:
-                continue
-            raise BuildInputError(f"{where}: field '{name}' is missing; expected a repair record "
-                                  "(see beacon.repair.attempt.run_attempt)")
-        value = row[name]
-        if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
-            expected = " or ".join("null" if t is type(None) else t.__name__ for t in types)
-            raise BuildInputError(f"{where}: field '{name}': expected {expected}, got {value!r}")
-    if row["outcome"] is not None and row["outcome"] not in OUTCOMES:
-        raise BuildInputError(f"{where}: field 'outcome': {row['outcome']!r} is not one of {', '.join(OUTCOMES)}")
-
-
 def _read_run(run: RunInfo) -> tuple[list[dict], list[dict]]:
     """(kept repair rows, localization rows) of one run."""
     try:
@@ -242,36 +131,32 @@ def _read_run(run: RunInfo) -> tuple[list[dict], list[dict]]:
         raise BuildInputError(f"{run.name}: {path} is missing; a run folder always has {RECORDS_NAME}")
     kept, loc = [], []
     try:
-        for lineno, row in enumerate(iter_records(path), start=1):
-            where = f"{path}:{lineno}"
-            kind = row.get("kind", "repair")
-            if kind == localization.KIND:
-                localization.check_row(row, where)
-                run.rows += 1
+        for row in read_rows(path):
+            run.rows += 1
+            if not isinstance(row, RepairOutcome):
+                localization.check_metrics(row, f"{path}:{run.rows}")
                 run.loc_rows += 1
-                run.loc_errors += row["error"] is not None
+                run.loc_errors += row.error is not None
                 loc.append(localization.convert(row, run.name))
                 continue
-            if kind != "repair":
-                raise BuildInputError(f"{where}: field 'kind': expected 'repair' (or no kind) or "
-                                      f"'{localization.KIND}', got {kind!r}")
-            _check_row(row, where)
-            run.rows += 1
             run.repair_rows += 1
-            if row["dry_run"]:
+            if row.dry_run:
                 run.dry_run += 1
-            elif row["outcome"] is None:
+            elif row.outcome is None:
                 run.no_outcome += 1
             else:
-                run.control += row["control"]
-                run.method_rows += not row["control"]
-                run.unsandboxed += row.get("sandboxed") is False
-                kept.append({"run": run.name, "key": row["key"], "task_id": row["task_id"],
-                             "method": row["method"], "params": json.dumps(row["method_params"], sort_keys=True),
-                             "budget": row["budget"], "query_type": row["query_type"],
-                             "edit_format": row["edit_format"], "provider": row["provider"],
-                             "control": row["control"], "outcome": row["outcome"],
-                             "passed": row["outcome"] == "pass", "covers": row.get("covers_bug_line")})
+                run.control += row.control
+                run.method_rows += not row.control
+                run.unsandboxed += row.sandboxed is False
+                covers = None if row.covers_bug_line is ABSENT else row.covers_bug_line
+                kept.append({"run": run.name, "key": row.key, "task_id": row.task_id,
+                             "method": row.method, "params": json.dumps(row.method_params, sort_keys=True),
+                             "budget": row.budget, "query_type": row.query_type,
+                             "edit_format": row.edit_format, "provider": row.provider,
+                             "control": row.control, "outcome": row.outcome.value,
+                             "passed": row.outcome is Outcome.PASS, "covers": covers})
+    except RecordError as exc:
+        raise BuildInputError(str(exc)) from None
     except CorruptRecordsError as exc:
         raise BuildInputError(f"{run.name}: {exc}; the run cannot be read") from None
     return kept, loc
@@ -295,7 +180,7 @@ def load(paths: list[Path], *, allow_unsealed: bool = False) -> Dataset:
     runs, missing = discover(paths)
     # A failed job (its run.json says so, with the reason) is left out, not refused: the sweep's other
     # jobs are complete results, and every output names what is missing and why.
-    failed = [(run.name, reason) for run in runs if (reason := _failure(run.path)) is not None]
+    failed = [(run.name, reason) for run in runs if (reason := failure_reason(run.path)) is not None]
     runs = [run for run in runs if run.name not in {name for name, _ in failed}]
     if not runs:
         raise BuildInputError("every run failed, nothing to build: "

@@ -14,9 +14,11 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from beacon.records import OUTCOMES
+
 from .figures import OUTCOME_COLORS, FigureOut, _render
 from .latex import Column, Table
-from .load import OUTCOMES, Dataset
+from .load import Dataset
 from .tables import CONTROL_NOTE, notes
 
 MAX_TASKS = 10

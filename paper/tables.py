@@ -12,8 +12,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from beacon.records import OUTCOMES
+
 from .latex import Column, Table
-from .load import OUTCOMES, PAIR_KEYS, BuildInputError, Dataset
+from .load import PAIR_KEYS, BuildInputError, Dataset
 from .stats import LEVEL, paired_bootstrap_ci, wilson_ci
 
 CELL = ["method", "query_type", "provider", "edit_format", "budget", "control"]

@@ -1,7 +1,9 @@
 """Score one retrieval method on one localization instance at one budget.
 
-The method sees the base-commit graph and the problem statement only. The
-record keeps the ranking (symbols, files, modules, functions), the packed
+The method sees the base-commit graph and the problem statement only.
+:func:`evaluate` gives the scored fields; :class:`Cell` names one row of a
+localization run (instance, method, budget) and turns them, or an error,
+into a :class:`~beacon.records.LocalizationRecord`. The record keeps the ranking (symbols, files, modules, functions), the packed
 snippets and every metric; it holds no timestamps or absolute paths, so
 identical inputs give identical records.
 
@@ -15,10 +17,13 @@ count for files only.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
+from typing import Any
 
 from ..graph.codebase import CodebaseGraph
 from ..graph.symbols import MODULE_QUALNAME, Symbol
 from ..repo.history import NO_INPUTS, RepoInputs
+from ..records import KIND, LocalizationRecord
 from ..retrieval import assemble_context
 from .gold import Gold
 from .metrics import acc_at_k, budget_recall, mrr, recall_at_k
@@ -86,6 +91,7 @@ def ranking_metrics(ranked: dict[str, list[str]], gold: Gold) -> dict[str, float
 
 def evaluate(graph: CodebaseGraph, instance_id: str, query: str, gold: Gold, method: str,
              budget: int, params: dict | None = None, inputs: RepoInputs = NO_INPUTS) -> dict:
+    """The scored fields of a localization row (``LocalizationRecord``'s, without the run's identity fields)."""
     params = dict(params or {})
     result = assemble_context(graph, query, method, budget=budget, inputs=inputs, **params)
     ranked = rankings(graph, [i for i, _ in result.ranking])
@@ -110,3 +116,31 @@ def evaluate(graph: CodebaseGraph, instance_id: str, query: str, gold: Gold, met
         "context_snippets": [[s.symbol_id, s.path, s.start_line, s.end_line] for s in result.context.snippets],
         "metrics": metrics,
     }
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One row of a localization run: an instance, a method with its parameters, a budget."""
+
+    key: str
+    instance_id: str
+    repo: str
+    base_commit: str
+    method: str
+    params: dict[str, Any]
+    budget: int
+    task_set: str  # the tasks config name, with /<split> for mined tasks
+
+    def _identity(self) -> dict[str, Any]:
+        return {"key": self.key, "instance_id": self.instance_id, "repo": self.repo, "base_commit": self.base_commit,
+                "method": self.method, "method_params": self.params, "budget": self.budget, "task_set": self.task_set}
+
+    def scored(self, graph: CodebaseGraph, query: str, gold: Gold,
+               inputs: RepoInputs = NO_INPUTS) -> LocalizationRecord:
+        """The method scored on this cell (exceptions of the method go to the caller)."""
+        fields = evaluate(graph, self.instance_id, query, gold, self.method, self.budget, self.params, inputs)
+        return LocalizationRecord(**{**fields, **self._identity(), "error": None})
+
+    def failed(self, error: str) -> LocalizationRecord:
+        """The row of a cell that could not be scored: its error, no metrics."""
+        return LocalizationRecord(**self._identity(), kind=KIND, metrics=None, error=error)

@@ -6,9 +6,9 @@ Outcomes (never collapsed into a pass): ``pass``, ``abstain``, ``no_patch``,
 :mod:`beacon.repair.screen`), ``tampered`` (the run's canary tests contradict
 its report, :mod:`beacon.repair.canary`), ``timeout``, ``test_fail``,
 ``harness_error``. A ``pass`` comes only from :func:`verify_run` on a fresh
-JUnit report whose canaries behaved. ``record["checks"]`` holds each layer's
+JUnit report whose canaries behaved. ``row.checks`` holds each layer's
 evidence (screen, canaries, integrity, sandbox) so a reader can see why a
-pass is a pass. ``record["structured_output"]`` says whether the answer was
+pass is a pass. ``row.structured_output`` says whether the answer was
 constrained by the edit format's JSON schema (:mod:`beacon.repair.structured`)
 or why not; the answer is parsed equally strictly either way. A dry run
 assembles context and prompt without calling a model or executing code; its
@@ -26,10 +26,11 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..providers.base import Provider, ProviderError
-from ..records import OUTCOMES  # noqa: F401  (re-exported: the outcome vocabulary, see beacon.records)
+from ..records import Outcome, RepairOutcome
 from ..retrieval import assemble_context
 from ..retrieval.recipes import method_params
 from ..data.queries import build_query
+from ..tokens import count_tokens
 from .edits import Abstain, apply_edit, check_python_syntax, parse_edit
 from .errors import EditApplyError, EditParseError, EditSyntaxError
 from .policy import PolicyViolation, check_edit
@@ -78,7 +79,7 @@ def _clean(message: str, prepared: PreparedTask) -> str:
 
 def run_attempt(prepared: PreparedTask, spec: AttemptSpec, provider_for: Callable[[PreparedTask, AttemptSpec], Provider],
                 settings: RunSettings, *, dry_run: bool, slot: str) -> tuple[dict, dict]:
-    """Score one attempt; returns (record, timings)."""
+    """Score one attempt; returns (row, timings), the row keyed as the job records it (``spec.key``)."""
     task = prepared.task
     timings: dict[str, float] = {}
     clock = time.perf_counter()
@@ -96,40 +97,36 @@ def run_attempt(prepared: PreparedTask, spec: AttemptSpec, provider_for: Callabl
     prompt = build_prompt(query.text, context.render(), spec.edit_format, structured=structured)
     timings["retrieve_s"] = time.perf_counter() - clock
     covers = any(s.path == task.path and s.start_line <= task.line <= s.end_line for s in context.snippets)
-    record: dict = {
-        "task_id": task.task_id, "task_sha256": _sha(repr(sorted(task.to_json().items()))),
-        "repo": task.repo, "commit": task.commit, "bug_location": task.bug_location,
-        "mutation_type": task.mutation_type, "method": spec.method, "method_params": dict(spec.method_params),
-        "budget": spec.budget, "query_type": spec.query_type, "query_oracle": query.oracle,
-        "query_fallback": query.fallback, "edit_format": spec.edit_format, "provider": spec.provider,
-        "control": spec.method == "target_file" or query.oracle or spec.provider == "oracle",
-        "context_tokens": context.total_tokens, "context_renderer": context.renderer,
-        "context_snippets": context.symbol_ids, "context_notes": list(context.notes),
-        "covers_bug_line": covers, "ranking_top": [i for i, _ in result.ranking[:20]],
-        "prompt_version": prompt.version, "prompt_template_sha256": prompt.template_sha256,
-        "prompt_sha256": prompt.sha256, "prompt_tokens": None, "prompt": prompt.text,
-        "structured_output": structured.record(),
-        "dry_run": dry_run, "task_valid": prepared.valid, "task_invalid_reason": prepared.invalid_reason,
-        "baseline": prepared.baseline, "mutant": prepared.mutant, "sandboxed": prepared.sandboxed,
-        "model": None, "response": None, "repair": None, "outcome": None, "outcome_detail": None,
-        "tests": None, "checks": None,
-    }
-    from ..tokens import count_tokens
-
-    record["prompt_tokens"] = count_tokens(prompt.text)
+    row = RepairOutcome(
+        key=spec.key(task.task_id), task_id=task.task_id, task_sha256=_sha(repr(sorted(task.to_json().items()))),
+        repo=task.repo, commit=task.commit, bug_location=task.bug_location,
+        mutation_type=task.mutation_type, method=spec.method, method_params=dict(spec.method_params),
+        budget=spec.budget, query_type=spec.query_type, query_oracle=query.oracle,
+        query_fallback=query.fallback, edit_format=spec.edit_format, provider=spec.provider,
+        control=spec.method == "target_file" or query.oracle or spec.provider == "oracle",
+        context_tokens=context.total_tokens, context_renderer=context.renderer,
+        context_snippets=context.symbol_ids, context_notes=list(context.notes),
+        covers_bug_line=covers, ranking_top=[i for i, _ in result.ranking[:20]],
+        prompt_version=prompt.version, prompt_template_sha256=prompt.template_sha256,
+        prompt_sha256=prompt.sha256, prompt_tokens=count_tokens(prompt.text), prompt=prompt.text,
+        structured_output=structured.record(),
+        dry_run=dry_run, task_valid=prepared.valid, task_invalid_reason=prepared.invalid_reason,
+        baseline=prepared.baseline, mutant=prepared.mutant, sandboxed=prepared.sandboxed,
+        model=None, response=None, repair=None, outcome=None, outcome_detail=None, tests=None, checks=None,
+    )
     if not dry_run and not settings.allow_local_execution:
         raise PermissionError("scoring executes repository code: set allow_local_execution=true (or use dry_run)")
     if dry_run or not prepared.valid:
-        return record, timings
+        return row, timings
     try:
-        outcome, detail = _score(prepared, spec, provider_for, settings, prompt, record, timings, slot)
+        row.outcome, row.outcome_detail = _score(prepared, spec, provider_for, settings, prompt, row, timings, slot)
     except (OSError, ValueError, RuntimeError) as exc:  # the harness failed, not the model
-        outcome, detail = "harness_error", _clean(f"{type(exc).__name__}: {exc}", prepared)
-    record["outcome"], record["outcome_detail"] = outcome, detail
-    return record, timings
+        row.outcome, row.outcome_detail = Outcome.HARNESS_ERROR, _clean(f"{type(exc).__name__}: {exc}", prepared)
+    return row, timings
 
 
-def _score(prepared, spec, provider_for, settings, prompt, record, timings, slot) -> tuple[str, str | None]:
+def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, timings,
+           slot) -> tuple[Outcome, str | None]:
     task = prepared.task
     provider = provider_for(prepared, spec)
     # Only keywords that are set: a provider that cannot constrain output need not accept them.
@@ -140,49 +137,49 @@ def _score(prepared, spec, provider_for, settings, prompt, record, timings, slot
                                        seed=spec.seed, **extra)
     except ProviderError as exc:
         timed_out = "timed out" in str(exc).lower() or "timeout" in str(exc).lower()
-        return ("timeout" if timed_out else "harness_error"), _clean(f"provider: {exc}", prepared)
+        return (Outcome.TIMEOUT if timed_out else Outcome.HARNESS_ERROR), _clean(f"provider: {exc}", prepared)
     finally:
         timings["model_s"] = time.perf_counter() - clock
-    record["model"] = completion.model
-    record["response"] = {
+    row.model = completion.model
+    row.response = {
         "text": completion.text, "sha256": completion.response_sha256, "request_sha256": completion.request_sha256,
         "stop_reason": completion.stop_reason, "input_tokens": completion.input_tokens,
         "output_tokens": completion.output_tokens, "usable": completion.usable,
         "unusable_reason": completion.unusable_reason, "model_digest": completion.model_digest,
     }
     if not completion.usable:
-        return "invalid_patch", f"unusable completion: {completion.unusable_reason or completion.stop_reason}"
+        return Outcome.INVALID_PATCH, f"unusable completion: {completion.unusable_reason or completion.stop_reason}"
     try:
         edit = parse_edit(completion.text, spec.edit_format)
     except EditParseError as exc:
         has_edit = any(m in completion.text for m in _EDIT_MARKERS)
-        return ("invalid_patch" if has_edit else "no_patch"), str(exc)
+        return (Outcome.INVALID_PATCH if has_edit else Outcome.NO_PATCH), str(exc)
     if isinstance(edit, Abstain):
-        return "abstain", edit.reason or None
+        return Outcome.ABSTAIN, edit.reason or None
     if spec.edit_format == "diff":
         problem = extended_header_problem(completion.text)
         if problem:
-            return "unauthorized_path", problem
+            return Outcome.UNAUTHORIZED_PATH, problem
     current = {task.path: prepared.mutated_text}
     try:
         check_edit(edit, edit_policy(task), current, protected=prepared.protected)
     except PolicyViolation as exc:
-        return "unauthorized_path", str(exc)
+        return Outcome.UNAUTHORIZED_PATH, str(exc)
     try:
-        new_files = apply_edit(edit, current, spans=list(record_spans(prepared, record)))
+        new_files = apply_edit(edit, current, spans=list(record_spans(prepared, row)))
     except EditApplyError as exc:
-        return "invalid_patch", str(exc)
+        return Outcome.INVALID_PATCH, str(exc)
     try:
         check_python_syntax(new_files)
     except EditSyntaxError as exc:
-        return "syntax_error", str(exc)
-    record["repair"] = {path: {"sha256": _sha(text), "diff_lines_changed": _changed(prepared.mutated_text, text)}
+        return Outcome.SYNTAX_ERROR, str(exc)
+    row.repair = {path: {"sha256": _sha(text), "diff_lines_changed": _changed(prepared.mutated_text, text)}
                         for path, text in sorted(new_files.items())}
     screen = screen_edit(current, new_files, task.screen_allow)
-    checks = record["checks"] = {"screen": screen.evidence(), "canaries": {"ran": False}, "integrity": {"ran": False},
+    checks = row.checks = {"screen": screen.evidence(), "canaries": {"ran": False}, "integrity": {"ran": False},
                                  "sandbox": {"ran": False}}
     if screen.suspicious:
-        return "suspicious_edit", "; ".join(f.describe() for f in screen.findings[:5])
+        return Outcome.SUSPICIOUS_EDIT, "; ".join(f.describe() for f in screen.findings[:5])
     checkout = prepared.fresh_mutant(f"attempt-{slot}")
     try:
         (checkout / task.path).write_text(new_files[task.path], encoding="utf-8")
@@ -194,21 +191,21 @@ def _score(prepared, spec, provider_for, settings, prompt, record, timings, slot
                              report_dir=prepared.work / "reports" / f"attempt-{slot}")
         except TamperedCheckoutError as exc:
             checks["integrity"] = {"ran": True, "before_run": _clean(str(exc), prepared)}
-            return "unauthorized_path", _clean(str(exc), prepared)
+            return Outcome.UNAUTHORIZED_PATH, _clean(str(exc), prepared)
         timings["tests_s"] = time.perf_counter() - clock
     finally:
         shutil.rmtree(checkout, ignore_errors=True)
     verdict = verify_run(run, prepared.original_ids)
-    record["tests"] = {"outcomes": dict(sorted(run.report.outcome_counts().items())) if run.report else {},
+    row.tests = {"outcomes": dict(sorted(run.report.outcome_counts().items())) if run.report else {},
                        "exit_code": run.exit_code, "timed_out": run.timed_out, "sandboxed": run.sandboxed}
     checks.update(_run_evidence(run, len(prepared.protected)))
     if verdict.tampered:
-        return "tampered", _clean("; ".join(verdict.reasons[:5]), prepared)
+        return Outcome.TAMPERED, _clean("; ".join(verdict.reasons[:5]), prepared)
     if run.timed_out:
-        return "timeout", f"tests timed out after {settings.timeout_s:g} s"
+        return Outcome.TIMEOUT, f"tests timed out after {settings.timeout_s:g} s"
     if verdict.passed:
-        return "pass", None
-    return "test_fail", _clean("; ".join(verdict.reasons[:5]), prepared)
+        return Outcome.PASS, None
+    return Outcome.TEST_FAIL, _clean("; ".join(verdict.reasons[:5]), prepared)
 
 
 def _run_evidence(run: PytestRun, protected: int) -> dict:
@@ -222,10 +219,10 @@ def _run_evidence(run: PytestRun, protected: int) -> dict:
     }
 
 
-def record_spans(prepared: PreparedTask, record: dict):
+def record_spans(prepared: PreparedTask, row: RepairOutcome):
     """The spans the model was shown (for line-span edits), from the context's snippet ids."""
     graph = prepared.graph
-    for symbol_id in record["context_snippets"]:
+    for symbol_id in row.context_snippets:
         sym = graph.symbol(symbol_id)
         yield _Span(sym.path, sym.start_line, sym.end_line, graph.files[sym.path].text_sha256)
 

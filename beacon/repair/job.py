@@ -19,6 +19,7 @@ from typing import Callable
 
 from ..providers.base import Provider
 from ..providers.oracle import OracleProvider
+from ..records import Outcome, RepairOutcome
 from ..repo.git import GitSource
 from ..retrieval import get_method
 from ..retrieval.recipes import method_params
@@ -96,16 +97,15 @@ def run_repair_job(
                 summary.sandboxed = prepared.sandboxed
         for slot, (spec, key) in enumerate(todo):
             if prepared is None:
-                record, timing = _prepare_failure(task, spec, failure, dry_run), {}
+                row, timing = _prepare_failure(task, spec, failure, dry_run), {}
             else:
-                record, timing = run_attempt(prepared, spec, provider_for, settings, dry_run=dry_run, slot=str(slot))
-            record = {"key": key, **record}
-            writer.append(record)
+                row, timing = run_attempt(prepared, spec, provider_for, settings, dry_run=dry_run, slot=str(slot))
+            writer.append(row.to_json())
             with open(timings_path, "a", encoding="utf-8") as fh:
                 fh.write(json.dumps({"key": key, **{k: round(v, 6) for k, v in timing.items()}}) + "\n")
             for name, seconds in timing.items():
                 writer.add_timing(name, seconds)
-            outcome = record["outcome"] or ("dry_run" if dry_run else "invalid_task")
+            outcome = row.outcome.value if row.outcome else ("dry_run" if dry_run else "invalid_task")
             summary.outcomes[outcome] = summary.outcomes.get(outcome, 0) + 1
             summary.rows_written += 1
             if bar is not None:
@@ -116,14 +116,15 @@ def run_repair_job(
     return summary
 
 
-def _prepare_failure(task: Task, spec: AttemptSpec, failure: str | None, dry_run: bool) -> dict:
+def _prepare_failure(task: Task, spec: AttemptSpec, failure: str | None, dry_run: bool) -> RepairOutcome:
+    """The row of an attempt whose task could not be prepared: no context, prompt or test fields."""
     query = build_query(task, spec.query_type)
-    return {
-        "task_id": task.task_id, "repo": task.repo, "commit": task.commit, "bug_location": task.bug_location,
-        "mutation_type": task.mutation_type, "method": spec.method, "method_params": dict(spec.method_params),
-        "budget": spec.budget, "query_type": spec.query_type, "edit_format": spec.edit_format,
-        "query_oracle": query.oracle, "query_fallback": query.fallback,
-        "provider": spec.provider, "control": spec.method == "target_file" or query.oracle or spec.provider == "oracle",
-        "covers_bug_line": None, "dry_run": dry_run, "task_valid": False, "task_invalid_reason": failure,
-        "outcome": None if dry_run else "harness_error", "outcome_detail": failure,
-    }
+    return RepairOutcome(
+        key=spec.key(task.task_id), task_id=task.task_id, repo=task.repo, commit=task.commit,
+        bug_location=task.bug_location, mutation_type=task.mutation_type, method=spec.method,
+        method_params=dict(spec.method_params), budget=spec.budget, query_type=spec.query_type,
+        edit_format=spec.edit_format, query_oracle=query.oracle, query_fallback=query.fallback,
+        provider=spec.provider, control=spec.method == "target_file" or query.oracle or spec.provider == "oracle",
+        covers_bug_line=None, dry_run=dry_run, task_valid=False, task_invalid_reason=failure,
+        outcome=None if dry_run else Outcome.HARNESS_ERROR, outcome_detail=failure,
+    )

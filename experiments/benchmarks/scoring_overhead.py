@@ -84,7 +84,7 @@ def main() -> None:
             settings = RunSettings(allow_local_execution=True, sandbox="auto")
             record, timing = run_attempt(p, spec, lambda *_: OracleProvider(answer), settings, dry_run=False,
                                          slot=f"{round_}")
-            assert record["outcome"] == "pass", record["outcome_detail"]
+            assert record.outcome == "pass", record.outcome_detail
             times["scoring"].append(timing["tests_s"])
     bare = statistics.median(times["bare"])
     print(f"control tasks: {len(tasks)}, rounds: {args.repeats}, bubblewrap: {'yes' if sandbox_ok else 'no'}")

@@ -19,11 +19,10 @@ import numpy as np
 import pytest
 
 from beacon.artifacts import RunWriter
+from beacon.records import OUTCOMES, RepairOutcome
 from latex_tables import assert_summary_matches_tex, parse_tex
 
 ROOT = Path(__file__).resolve().parents[2]
-OUTCOMES = ("pass", "abstain", "no_patch", "invalid_patch", "unauthorized_path", "syntax_error", "suspicious_edit", "tampered",
-            "timeout", "test_fail", "harness_error")
 TASKS = [f"t{i:02d}" for i in range(1, 9)]
 FALLBACK_TASK = "t08"  # no developer report: its dev_report query reveals the line (an oracle control)
 INVALID_TASK = "t09"
@@ -250,21 +249,16 @@ def expected_router(runs):
 
 
 # -- tests -------------------------------------------------------------------------------------------------
-def test_outcomes_and_record_fields_mirror_the_repair_module():
-    import ast
+def test_fixture_rows_are_repair_outcomes_of_both_shapes():
+    """The synthetic rows parse as the runner's rows do: an attempted row has every field, a failed preparation
+    only the fields known before a context exists."""
+    import dataclasses
 
-    import beacon.repair.attempt as attempt
-    assert attempt.OUTCOMES == OUTCOMES
-    tree = ast.parse(Path(attempt.__file__).read_text())
-    literal = next(node.value for node in ast.walk(tree) if isinstance(node, ast.AnnAssign)
-                   and getattr(node.target, "id", None) == "record")
-    fields = {k.value for k in literal.keys}
-    assert set(record("t", "bm25", {}, 1, "vague", "replay", "pass", True)) == fields | {"key"}
-    job = Path(attempt.__file__).with_name("job.py")
-    failure = next(node for node in ast.walk(ast.parse(job.read_text()))
-                   if isinstance(node, ast.FunctionDef) and node.name == "_prepare_failure")
-    returned = next(node.value for node in ast.walk(failure) if isinstance(node, ast.Return))
-    assert set(prep_failure_record("t", "bm25", 1, "vague", "replay")) == {k.value for k in returned.keys} | {"key"}
+    full = record("t", "bm25", {}, 1, "vague", "replay", "pass", True)
+    assert set(full) == {f.name for f in dataclasses.fields(RepairOutcome)}
+    assert RepairOutcome.from_json(full).prepared
+    failed = RepairOutcome.from_json(prep_failure_record("t", "bm25", 1, "vague", "replay"))
+    assert not failed.prepared and failed.outcome == "harness_error"
 
 
 def test_pass_rate_and_coverage_tables_match_records(built, corpus):

@@ -251,29 +251,25 @@ def expected_paired(runs) -> list[list[list[str]]]:
 
 
 # -- tests -------------------------------------------------------------------------------------------------------
-def _literal_keys(tree: ast.AST, func: str, target: str | None) -> set[str]:
-    fn = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == func)
-    if target is None:
-        node = next(n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and isinstance(n.value, ast.Dict))
-    else:
-        node = next(n.value for n in ast.walk(fn) if isinstance(n, ast.Assign)
-                    and getattr(n.targets[0], "id", None) == target and isinstance(n.value, ast.Dict))
-    return {k.value for k in node.keys if isinstance(k, ast.Constant)}
-
-
 def test_rows_are_shaped_like_the_runner_and_evaluate():
-    """Parsed, not imported: the shape the paper reads is the shape the runner writes."""
+    """The synthetic rows are the runner's types: a scored row has every field, an error row only the identity."""
+    import dataclasses
+
+    from beacon.records import LocalizationRecord, row_from_json
+
+    scored, failed = loc_record("i01", "bm25", {}, 1000), error_record("i01", "bm25", {}, 1000, "E: x")
+    # written as before the runner recorded task_set (so the build's default set is exercised too)
+    assert set(scored) == {f.name for f in dataclasses.fields(LocalizationRecord)} - {"task_set"}
+    assert isinstance(row_from_json(scored), LocalizationRecord) and row_from_json(scored).to_json() == scored
+    assert row_from_json(failed).to_json() == failed
     evaluate = ast.parse((ROOT / "beacon" / "localize" / "evaluate.py").read_text())
     runner = ast.parse((ROOT / "experiments" / "localize.py").read_text())
-    body, added = _literal_keys(evaluate, "evaluate", None), _literal_keys(runner, "run_localize", "base")
-    assert set(loc_record("i01", "bm25", {}, 1000)) == body | added | {"error"}
-    assert set(error_record("i01", "bm25", {}, 1000, "E: x")) == added | {"metrics", "error"}
     consts = {n.targets[0].id: ast.literal_eval(n.value) for n in evaluate.body
               if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "").endswith("_KS")}
     assert (consts["FILE_KS"], consts["MODULE_KS"], consts["FUNCTION_KS"]) == (FILE_KS, MODULE_KS, FUNCTION_KS)
     source = (ROOT / "beacon" / "localize" / "evaluate.py").read_text()
     assert '"budget_file_recall"' in source and '"budget_function_recall"' in source
-    assert set(RANKING) <= set(loc_record("i01", "bm25", {}, 1000)["metrics"])
+    assert set(RANKING) <= set(scored["metrics"])
     keys = [ast.unparse(n) for n in ast.walk(runner) if isinstance(n, ast.JoinedStr)
             and ast.unparse(n).startswith("f'{inst.instance_id}|")]
     assert keys == ["f'{inst.instance_id}|{name}({_param_text(params)})|{budget}'"]
@@ -429,7 +425,7 @@ def _with(row: dict, **change) -> dict:
 
 @pytest.mark.parametrize("make, message", [
     (lambda: _with(loc_record("i02", "bm25", {}, 1000), kind="localise"),
-     "records.jsonl:2: field 'kind': expected 'repair' (or no kind) or 'localize', got 'localise'"),
+     "records.jsonl:2: field 'kind': expected 'localize' or no kind (a repair row), got 'localise'"),
     (lambda: _with(loc_record("i02", "bm25", {}, 1000), budget="1000"),
      "records.jsonl:2: field 'budget': expected int"),
     (lambda: {k: v for k, v in loc_record("i02", "bm25", {}, 1000).items() if k != "error"},

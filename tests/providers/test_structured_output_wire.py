@@ -107,8 +107,8 @@ def prepared(tmp_path_factory):
 
 def attempt(prepared, provider, slot, *, capability="json_schema", fmt="exact_edit"):
     spec = AttemptSpec("bm25", 2000, "vague", fmt, "openai", (), 128, "auto", capability)
-    record, _ = run_attempt(prepared, spec, lambda p, s: provider, SETTINGS, dry_run=False, slot=slot)
-    return record
+    row, _ = run_attempt(prepared, spec, lambda p, s: provider, SETTINGS, dry_run=False, slot=slot)
+    return row.to_json()
 
 
 @pytest.mark.parametrize("answer,outcome", [

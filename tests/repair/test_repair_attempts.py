@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from beacon.providers import OracleProvider, render_repair
-from beacon.repair.attempt import OUTCOMES, AttemptSpec, run_attempt
+from beacon.records import OUTCOMES
+from beacon.repair.attempt import AttemptSpec, run_attempt
 from beacon.repair.control import make_control_repo
 from beacon.repair.prepare import RunSettings, prepare_task
 from beacon.repair.task_policy import source_file_problems
@@ -39,9 +40,9 @@ def attempt(prepared, answer: str | None, fmt="exact_edit", method="bm25", budge
     if answer is None:  # the known repair
         task = prepared.task
         answer = render_repair(task.path, prepared.mutated_text, task.line, task.repair_line, fmt)
-    record, timings = run_attempt(prepared, spec, lambda p, s: OracleProvider(answer), SETTINGS,
-                                  dry_run=False, slot=slot)
-    return record
+    row, timings = run_attempt(prepared, spec, lambda p, s: OracleProvider(answer), SETTINGS,
+                               dry_run=False, slot=slot)
+    return row.to_json()
 
 
 def exact(search, replace, path="textkit/numbers.py"):
@@ -115,7 +116,7 @@ def test_truncated_completion_never_becomes_a_patch(prepared):
             return Completion(**{**good.__dict__, "stop_reason": "length", "truncated": True})
 
     spec = AttemptSpec("bm25", 2000, "vague", "exact_edit", "truncating")
-    record, _ = run_attempt(prepared, spec, lambda p, s: Truncating(), SETTINGS, dry_run=False, slot="trunc")
+    record = run_attempt(prepared, spec, lambda p, s: Truncating(), SETTINGS, dry_run=False, slot="trunc")[0].to_json()
     assert record["outcome"] == "invalid_patch" and "unusable" in record["outcome_detail"]
 
 
@@ -131,8 +132,8 @@ def test_dry_run_has_null_scores_and_runs_nothing(control, tmp_path):
     prepared_dry = prepare_task(tasks[1], resolve(tasks[1].repo), tmp_path / "w", RunSettings())
     assert prepared_dry.baseline == {} and prepared_dry.original_ids == ()
     spec = AttemptSpec("bm25", 2000, "dev_report", "diff", "oracle")
-    record, _ = run_attempt(prepared_dry, spec, lambda p, s: pytest.fail("no model in a dry run"), RunSettings(),
-                            dry_run=True, slot="dry")
+    record = run_attempt(prepared_dry, spec, lambda p, s: pytest.fail("no model in a dry run"), RunSettings(),
+                         dry_run=True, slot="dry")[0].to_json()
     assert record["outcome"] is None and record["response"] is None and record["prompt_tokens"] > 0
     assert "moving_average drops the final window" in record["prompt"]
     with pytest.raises(PermissionError, match="allow_local_execution"):

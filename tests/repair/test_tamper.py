@@ -42,7 +42,8 @@ from pathlib import Path
 import pytest
 
 from beacon.providers import OracleProvider, render_repair
-from beacon.repair.attempt import OUTCOMES, AttemptSpec, run_attempt
+from beacon.records import OUTCOMES
+from beacon.repair.attempt import AttemptSpec, run_attempt
 from beacon.repair.control import make_control_repo
 from beacon.repair.prepare import RunSettings, prepare_task
 from beacon.repair.sandbox import find_bwrap
@@ -198,8 +199,8 @@ def host(prepared, tmp_path_factory):
 def submit(prep, answer: str, fmt: str, slot: str, settings: RunSettings = SETTINGS) -> dict:
     """Score ``answer`` as a model's completion; ``target_file`` renders the whole file (line_span spans)."""
     spec = AttemptSpec("target_file", 2000, "vague", fmt, "scripted")
-    record, _ = run_attempt(prep, spec, lambda p, s: OracleProvider(answer), settings, dry_run=False, slot=slot)
-    return record
+    row, _ = run_attempt(prep, spec, lambda p, s: OracleProvider(answer), settings, dry_run=False, slot=slot)
+    return row.to_json()
 
 
 def _redacted(text: str | None, planted: dict[str, str]) -> str | None:
