@@ -45,6 +45,7 @@ from beacon.localize.instances import Instance, SnapshotCache, load_instances
 from beacon.localize.metrics import budget_recall
 from beacon.retrieval import assemble_context
 from beacon.retrieval.registry import known_methods
+from experiments.benchmarks.graph_build import readme_rows
 from experiments.benchmarks.method_outputs import REPOS, SHARED, _first_file
 from experiments.localize import method_conf_params
 
@@ -131,7 +132,8 @@ def run_pass(cache_dir: Path, sets, methods: dict[str, dict], budgets: tuple[int
     return out
 
 
-def report(passes: dict[str, dict[str, tuple[Timers, int, int]]], methods: list[str]) -> None:
+def report(passes: dict[str, dict[str, tuple[Timers, int, int]]], methods: list[str],
+           budgets: tuple[int, ...]) -> None:
     labels = list(next(iter(passes.values())))
     cols = [(p, label) for p in passes for label in labels]
     print(f"{'stage (s)':<14}" + "".join(f"{p + ' ' + label:>18}" for p, label in cols))
@@ -161,6 +163,12 @@ def report(passes: dict[str, dict[str, tuple[Timers, int, int]]], methods: list[
         status = "PASS" if warm <= TARGET_WARM_REAL_S else "MISS"
         print(f"target: warm full grid on the {n} real dev issues <= {TARGET_WARM_REAL_S:.0f} s: "
               f"{warm:.1f} s, ratio {warm / TARGET_WARM_REAL_S:.2f}  {status}")
+        rows = [(f"full grid on the {n} real dev issues, warm ({len(methods)} methods x {budgets})",
+                 f"{warm:.1f} s", f"<= {TARGET_WARM_REAL_S:.0f} s", status)]
+        if "cold" in passes:
+            cold = sum(passes["cold"][label][0].total for label in real)
+            rows.append(("the same grid, cold (fresh cache folder)", f"{cold:.1f} s", "", ""))
+        readme_rows(rows, "python -m experiments.benchmarks.localize_sweep --limit 0")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -187,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         cache_dir = args.cache_dir or Path(tmp)
         passes = {p: run_pass(cache_dir, sets, methods, budgets) for p in wanted}
     print(f"grid: {len(methods)} methods x budgets {list(budgets)}; cache {args.cache_dir or 'temporary'}")
-    report(passes, names)
+    report(passes, names, budgets)
     return 0
 
 
