@@ -25,7 +25,8 @@ Speed (see ``experiments/benchmarks/graph_build.py``):
 * an incremental rebuild repeats only cheap per-file bookkeeping: the scan
   takes one ``lstat`` per file, interfaces are memoised per content hash,
   module names per path list, symbols per file, and the CSR arrays are
-  concatenations of per-file sorted edges checked in one pass.
+  the last build's per-file sorted edges with the changed files spliced in,
+  checked in one pass.
 """
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ from typing import Iterator
 import numpy as np
 
 from .codebase import CodebaseGraph, SourceFile
-from .edges import EDGE_TYPES, csr_from_sorted_parts, sorted_pairs_by_type
+from .edges import EdgeAssembler, sorted_pairs_by_type
 from .parse import FileParse
 from .parse_store import POOL_MIN_BYTES, ParseStore, default_workers
 from .resolve import Resolver, module_names
@@ -93,9 +94,15 @@ class GraphBuilder:
         self._resolved: dict[str, tuple[str, tuple[np.ndarray, ...], Counter]] = {}
         self._fingerprint: bytes | None = None
         self._tables: RepoTables | None = None  # valid for self._fingerprint
+        self._edges = EdgeAssembler()
         self.last_reparsed: list[str] = []
         self.last_resolved: list[str] = []
         self.last_tables_rebuilt = False  # whether the last build rebuilt the resolution tables
+
+    @property
+    def last_spliced(self) -> bool:
+        """Whether the last build spliced changed files' edges into the previous CSR concatenation."""
+        return self._edges.last_spliced
 
     def build(self) -> CodebaseGraph:
         with _gc_paused():
@@ -193,7 +200,7 @@ class GraphBuilder:
             for key, value in counts.items():
                 stats[key] = stats.get(key, 0) + value
         n = len(symbols)
-        edges = {etype: csr_from_sorted_parts([p[t] for p in pair_parts], n) for t, etype in enumerate(EDGE_TYPES)}
+        edges = self._edges.assemble(pair_parts, n)
         stats["files_indexed"] = len(order)
         stats["files_skipped"] = len(skipped)
         stats["symbols"] = n

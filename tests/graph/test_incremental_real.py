@@ -5,7 +5,8 @@ walks the last first-parent commits before a SWE-bench tag (real edits:
 bodies, signatures, new and deleted files), and then takes random one-line
 body edits (hypothesis) that add calls to real functions. After every step
 the graph must equal a cold build node for node and edge for edge; a body
-edit must reparse and re-resolve one file and reuse the resolution tables.
+edit must reparse and re-resolve one file, reuse the resolution tables and
+splice its edges into the previous CSR arrays.
 """
 from __future__ import annotations
 
@@ -103,6 +104,7 @@ def test_random_body_edits_match_cold_builds(requests_repo, edit_sites, same_gra
             assert builder.last_reparsed == [rel]
             assert builder.last_resolved == [rel]
             assert not builder.last_tables_rebuilt  # a body edit keeps every interface
+            assert builder.last_spliced  # and the other files' edges are reused as they are
             same_graph(graph, cold(requests_repo))
     finally:
         for rel, text in originals.items():
