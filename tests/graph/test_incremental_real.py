@@ -11,7 +11,6 @@ splice its edges into the previous CSR arrays.
 from __future__ import annotations
 
 import ast
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -21,8 +20,7 @@ from hypothesis import strategies as st
 
 from beacon.graph import CodebaseGraph, GraphBuilder
 
-BUNDLE = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "swebench_lite_dev" / "repos" / "psf__requests.bundle"
-TAG = "swebench/psf__requests-2317"
+TAG = "swebench/psf__requests-2317"  # the clone_requests fixture's tag
 COMMITS = 30  # reaches back past commits that add definitions (interface edits)
 
 
@@ -32,15 +30,8 @@ def git(root: Path, *args: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def requests_repo(tmp_path_factory) -> Path:
-    if not BUNDLE.exists():
-        pytest.skip(f"requests git bundle not found at {BUNDLE} (shared data not present)")
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
-    dest = tmp_path_factory.mktemp("requests") / "repo"
-    subprocess.run(["git", "clone", "--quiet", str(BUNDLE), str(dest)], check=True, capture_output=True)
-    git(dest, "checkout", "-q", TAG)
-    return dest
+def requests_repo(tmp_path_factory, clone_requests) -> Path:
+    return clone_requests(tmp_path_factory)
 
 
 def cold(root: Path) -> CodebaseGraph:
