@@ -18,7 +18,8 @@ RSS is its own and the diffusion runs on one core. Per graph: transition
 build, save, ``load_transition`` (memory-mapped ``.npy``), ``π_global`` once,
 then per query (median and p90 over ``--queries``): *diffusion* = softmax
 prior + the new diffusion (``push.warm_pagerank``: forward push to 1e-5, then
-the power iteration warm-started from it, tol 1e-3; Perron's ``solver=warm``) on the
+the iteration warm-started from it with Anderson extrapolation, tol 1e-3;
+Perron's ``solver=warm``) on the
 memory-mapped matrix, timed query by query against *today's* diffusion (the
 cold power iteration at tol 1e-4, Perron's solver until issue 17) in the same
 process, with the L1 error of both against a tight solve (tol 1e-10), the
