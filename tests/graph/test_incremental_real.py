@@ -55,39 +55,47 @@ def test_walking_real_commits_matches_cold_builds(requests_repo, tmp_path, same_
     assert len({k[2] for k in kinds if k[1]}) >= 3
 
 
-def _functions(tree: ast.Module) -> list[ast.FunctionDef]:
-    return [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.body]
+def _edit_sites(text: str) -> list[tuple[int, int]]:
+    """(line, indent) of the first statement of every function body that does not start with a docstring."""
+    sites = []
+    for fn in ast.walk(ast.parse(text)):
+        if isinstance(fn, ast.FunctionDef) and fn.body:
+            first = fn.body[0]
+            on_own_line = first.lineno > fn.lineno  # not `def f(): return 1`
+            if on_own_line and (not isinstance(first, ast.Expr) or not isinstance(first.value, ast.Constant)):
+                sites.append((first.lineno, first.col_offset))
+    return sites
 
 
 @pytest.fixture(scope="module")
-def edit_sites(requests_repo) -> tuple[list[tuple[str, int, int]], list[str]]:
-    """(file, line of a function's first statement, its indent) for every function; names to call."""
-    sites, names = [], set()
+def edit_files(requests_repo) -> tuple[list[str], list[str]]:
+    """Files with a function to edit, and the function names of the package (what the edits call)."""
+    files, names = [], set()
     for path in sorted((requests_repo / "requests").glob("*.py")):
-        rel = path.relative_to(requests_repo).as_posix()
-        for fn in _functions(ast.parse(path.read_text(encoding="utf-8"))):
-            first = fn.body[0]
-            if not isinstance(first, ast.Expr) or not isinstance(first.value, ast.Constant):
-                sites.append((rel, first.lineno, first.col_offset))
-            names.add(fn.name)
-    return sites, sorted(names)
+        text = path.read_text(encoding="utf-8")
+        if _edit_sites(text):
+            files.append(path.relative_to(requests_repo).as_posix())
+        names |= {n.name for n in ast.walk(ast.parse(text)) if isinstance(n, ast.FunctionDef)}
+    return files, sorted(names)
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_random_body_edits_match_cold_builds(requests_repo, edit_sites, same_graph, data):
-    sites, names = edit_sites
+def test_random_body_edits_match_cold_builds(requests_repo, edit_files, same_graph, data):
+    files, names = edit_files
     # no disk cache: it would outlive the example, and a repeated edit would then not be reparsed
     builder = GraphBuilder(requests_repo)
     builder.build()
     originals: dict[str, str] = {}
     try:
         for _ in range(data.draw(st.integers(1, 3), label="edits")):
-            rel, line, indent = data.draw(st.sampled_from(sites), label="site")
-            callee = data.draw(st.sampled_from(names), label="callee")
+            rel = data.draw(st.sampled_from(files), label="file")
             path = requests_repo / rel
             text = path.read_text(encoding="utf-8")
             originals.setdefault(rel, text)
+            # sites of the current text, so that a second edit of a file stays valid Python
+            line, indent = data.draw(st.sampled_from(_edit_sites(text)), label="site")
+            callee = data.draw(st.sampled_from(names), label="callee")
             lines = text.splitlines(keepends=True)
             lines.insert(line - 1, " " * indent + f"{callee}()\n")  # a call: this file's edges change
             path.write_text("".join(lines), encoding="utf-8")
