@@ -14,29 +14,15 @@ from __future__ import annotations
 import builtins
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from .parse import LOCAL, Chain, FileParse, ImportRef
 from .symbols import EdgeType
+from .tables import RepoTables, module_names
 
 EXTERNAL = -2  # a target outside the repository (stdlib, third party, builtins)
 _MAX_DEPTH = 12
 _BUILTINS = frozenset(dir(builtins))
-
-
-def module_names(paths: list[str]) -> dict[str, str]:
-    """Dotted module name per path: walk up while the folder has ``__init__.py``."""
-    path_set = set(paths)
-    names: dict[str, str] = {}
-    for path in paths:
-        parts = list(PurePosixPath(path).parts)
-        stem = parts[-1][:-3]
-        dotted = [] if stem == "__init__" else [stem]
-        folders = parts[:-1]
-        while folders and "/".join(folders + ["__init__.py"]) in path_set:
-            dotted.insert(0, folders.pop())
-        names[path] = ".".join(dotted) if dotted else (folders[-1] if folders else stem)
-    return names
+__all__ = ["EXTERNAL", "Resolution", "Resolver", "RepoTables", "module_names"]
 
 
 @dataclass
@@ -48,33 +34,24 @@ class Resolution:
 
 
 class Resolver:
-    def __init__(self, parses: dict[str, FileParse], package_paths: list[str]):
+    """Resolves files' references; the per-repository tables may be shared (see ``RepoTables``).
+
+    The memo tables (module attributes, class bases) read bindings, which may
+    change between builds without changing the tables: a ``Resolver`` lives
+    for one build.
+    """
+
+    def __init__(self, parses: dict[str, FileParse], package_paths: list[str],
+                 tables: RepoTables | None = None):
         self.parses = parses
-        self.paths = sorted(parses)
-        self.offset: dict[str, int] = {}
-        self.owner_path: list[str] = []
-        total = 0
-        for path in self.paths:
-            self.offset[path] = total
-            n = len(parses[path].defs)
-            self.owner_path.extend([path] * n)
-            total += n
-        self.size = total
-        names = module_names(sorted(set(package_paths) | set(self.paths)))
-        self.module_of = {p: names[p] for p in self.paths}
-        self.path_of_module: dict[str, str] = {}
-        for path in self.paths:
-            # First by sorted path wins for duplicate module names (e.g. two scripts).
-            self.path_of_module.setdefault(self.module_of[path], path)
-        self.by_name: dict[str, list[int]] = {}
-        for path in self.paths:
-            base = self.offset[path]
-            for i, d in enumerate(parses[path].defs):
-                if i:
-                    # Redefinitions (`f`, `f#2`) share the Python name, so they
-                    # make it ambiguous for the unique-name fallback.
-                    name = d.qualname.rsplit(".", 1)[-1].split("#", 1)[0]
-                    self.by_name.setdefault(name, []).append(base + i)
+        self.tables = tables = tables or RepoTables.build(parses, package_paths)
+        self.paths = tables.paths
+        self.offset = tables.offset
+        self.owner_path = tables.owner_path
+        self.size = tables.size
+        self.module_of = tables.module_of
+        self.path_of_module = tables.path_of_module
+        self.by_name = tables.by_name
         self._module_attr: dict[tuple[str, str], int | None] = {}
         self._bases: dict[int, list[int]] = {}
 

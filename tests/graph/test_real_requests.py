@@ -4,8 +4,6 @@ Every asserted edge below was checked by reading the requests source at that tag
 """
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -13,21 +11,12 @@ import pytest
 
 from beacon.graph import CodebaseGraph, EdgeType, GraphBuilder
 
-BUNDLE = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "swebench_lite_dev" / "repos" / "psf__requests.bundle"
-TAG = "swebench/psf__requests-2317"
 C, I, H, K = EdgeType.CALLS, EdgeType.IMPORTS, EdgeType.INHERITS, EdgeType.CONTAINS
 
 
 @pytest.fixture(scope="module")
-def requests_tree(tmp_path_factory) -> Path:
-    if not BUNDLE.exists():
-        pytest.skip(f"requests git bundle not found at {BUNDLE} (shared data not present)")
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
-    dest = tmp_path_factory.mktemp("requests") / "repo"
-    subprocess.run(["git", "clone", "--quiet", str(BUNDLE), str(dest)], check=True, capture_output=True)
-    subprocess.run(["git", "-C", str(dest), "checkout", "-q", TAG], check=True, capture_output=True)
-    return dest
+def requests_tree(tmp_path_factory, clone_requests) -> Path:
+    return clone_requests(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

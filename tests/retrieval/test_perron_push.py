@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from beacon.graph.codebase import csr_from_pairs
 from beacon.retrieval.diffusion import DiffusionNotConverged, Prior, global_pagerank, softmax_prior
-from beacon.retrieval.push import push_pagerank, warm_pagerank
+from beacon.retrieval.push import anderson_pagerank, push_pagerank, warm_pagerank
 from beacon.retrieval.transition import EdgeWeights, build_transition
 
 EPS = st.sampled_from([1e-2, 1e-3, 1e-4, 1e-6])
@@ -80,16 +80,58 @@ def test_push_keeps_the_acl_per_node_bound_on_undirected_walks(t, data, eps, bet
 
 
 @settings(max_examples=60, deadline=None)
-@given(directed(), st.data(), BETA, st.sampled_from([1e-3, 1e-6, 1e-10]))
-def test_warm_started_iteration_is_within_the_power_iterations_bound(t, data, beta, tol):
+@given(directed(), st.data(), BETA, st.sampled_from([1e-3, 1e-6, 1e-10]), st.sampled_from([0, 1, 3]))
+def test_warm_started_iteration_is_within_the_power_iterations_bound(t, data, beta, tol, depth):
     prior = a_prior(data, t.n)
     glob = global_pagerank(t, beta=beta).pi
-    result = warm_pagerank(t, prior, glob, beta=beta, eps=1e-3, tol=tol, max_iter=5000)
+    result = warm_pagerank(t, prior, glob, beta=beta, eps=1e-3, tol=tol, max_iter=5000, depth=depth)
     exact = direct_solve(t, prior, beta)
-    assert result.converged and result.method == "push+power"
+    assert result.converged and result.method == ("push+power" if depth == 0 else "push+anderson")
     # β·tol/(1 − β) bounds the raw iterate; the final clip/renormalisation at most doubles it
     assert np.abs(result.pi - exact).sum() <= 2 * result.error_bound(beta) + 1e-9
     assert abs(result.pi.sum() - 1.0) <= 1e-12 and (result.pi >= 0).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(directed(), st.data(), BETA, st.integers(1, 5))
+def test_anderson_bound_holds_from_any_start(t, data, beta, depth):
+    """``‖f(x_k) − π*‖₁ ≤ β·‖g_k‖₁/(1 − β)`` whatever the start and the extrapolation did."""
+    prior = a_prior(data, t.n)
+    raw = np.array(data.draw(st.lists(st.floats(0, 1, allow_nan=False), min_size=t.n, max_size=t.n))) + 1e-9
+    result = anderson_pagerank(t, prior, raw / raw.sum(), beta=beta, tol=1e-8, max_iter=5000, depth=depth)
+    exact = direct_solve(t, prior, beta)
+    assert result.converged and result.method == "anderson"
+    assert np.abs(result.pi - exact).sum() <= 2 * result.error_bound(beta) + 1e-9
+    assert abs(result.pi.sum() - 1.0) <= 1e-12 and (result.pi >= 0).all()
+
+
+def test_anderson_needs_fewer_mat_vecs_on_a_power_law_call_graph():
+    rng = np.random.default_rng(7)
+    n = 5000
+    src = rng.choice(n, 10 * n, p=_power_law(n, 2.5, rng))
+    dst = rng.choice(n, 10 * n, p=_power_law(n, 2.1, rng))
+    keep = src != dst
+    t = build_transition(n, csr_from_pairs(src[keep], dst[keep], n), EdgeWeights())
+    glob = global_pagerank(t).pi
+    sim = np.zeros(n)
+    sim[rng.choice(n, 200, replace=False)] = rng.gamma(2.0, 2.0, 200)
+    prior = softmax_prior(sim)
+    exact = direct_solve(t, prior, 0.85)
+    plain = warm_pagerank(t, prior, glob, eps=1e-5, tol=1e-6, depth=0)
+    fast = warm_pagerank(t, prior, glob, eps=1e-5, tol=1e-6, depth=3)
+    assert fast.iterations < plain.iterations
+    for walk in (plain, fast):
+        assert np.abs(walk.pi - exact).sum() <= 2 * walk.error_bound(0.85)
+    with pytest.warns(DiffusionNotConverged, match="did not converge"):
+        capped = anderson_pagerank(t, prior, prior.dense(), tol=1e-12, max_iter=2)
+    assert not capped.converged and capped.iterations == 2
+    with pytest.raises(ValueError, match="depth"):
+        anderson_pagerank(t, prior, prior.dense(), depth=-1)
+
+
+def _power_law(n, alpha, rng):
+    w = np.arange(1, n + 1, dtype=np.float64) ** (-1.0 / (alpha - 1.0))
+    return (w / w.sum())[rng.permutation(n)]
 
 
 def test_push_is_local_and_warns_when_capped():
