@@ -63,7 +63,9 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
         require_path("tasks.repos_dir", cfg.tasks.repos_dir, Path(resolve_path(cfg.tasks.repos_dir)), kind="folder",
                      hint=(f" (nor is any of tasks.repos_dirs {list(folders[1:])})" if folders[1:] else "") + SHARED_HINT)
     discard_setup_failure(job_dir / "run")
-    instances = load_instances(instances_path)
+    more_paths = [require_path(f"tasks.more_instances[{i}]", value, Path(resolve_path(value)), hint=SHARED_HINT)
+                  for i, value in enumerate(cfg.tasks.get("more_instances", []))]
+    instances = _load_all([instances_path, *more_paths])
     if cfg.tasks.get("split"):  # mined tasks carry split tune/test (beacon.tasks.mine)
         instances = [inst for inst in instances if inst.extra.get("split") == cfg.tasks.split]
     if cfg.tasks.limit is not None:
@@ -80,7 +82,9 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
         scientific.pop("grid")  # no in-job grid: the config hash of runs made before grids existed
     run_dir = job_dir / "run"
     writer = RunWriter(run_dir, config=plain, scientific=scientific, overrides=overrides,
-                       inputs={"instances": sha256_file(instances_path)}, code=code,
+                       inputs={"instances": sha256_file(instances_path),
+                               **{f"more_instances[{i}]": sha256_file(p) for i, p in enumerate(more_paths)}},
+                       code=code,
                        packages=package_versions(PACKAGES))
     try:
         if writer.sealed:
@@ -123,6 +127,19 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
         raise
     finally:
         writer.close()
+
+
+def _load_all(paths: list[Path]) -> list:
+    """The instances of every file in order; an instance id in two files is an error naming both."""
+    instances, origin = [], {}
+    for path in paths:
+        for inst in load_instances(path):
+            if inst.instance_id in origin:
+                raise UsageError(f"tasks.more_instances: instance {inst.instance_id!r} is in both "
+                                 f"{origin[inst.instance_id]} and {path}; each instance may come from one file")
+            origin[inst.instance_id] = path
+            instances.append(inst)
+    return instances
 
 
 def method_conf_params(name: str) -> dict:
