@@ -45,21 +45,19 @@ def table(summary: dict, task_set: str, reference: str) -> str:
     def order(m: str) -> tuple:
         return (-(acc[f"{task_set}|File Acc@1|{m}"]["Mean"] or 0), m)
 
+    def cell(m: str, mean: tuple, paired_key: str) -> str:
+        text = f"{_f(mean[0])} [{_f(mean[1])}, {_f(mean[2])}]"
+        if m == reference:
+            return text
+        p = paired[paired_key]
+        return text + f"<br>{_d(p['Difference (pp)'])} [{_d(p['CI low (pp)'])}, {_d(p['CI high (pp)'])}]"
+
     for m in sorted(methods, key=order):
-        cells = []
-        for metric in RANKING:
-            r = acc[f"{task_set}|{metric}|{m}"]
-            cell = f"{_f(r['Mean'])} [{_f(r['CI low'])}, {_f(r['CI high'])}]"
-            if m != reference:
-                p = paired[f"{task_set}|{m}|{metric}|any"]
-                cell += f"<br>{_d(p['Difference (pp)'])} [{_d(p['CI low (pp)'])}, {_d(p['CI high (pp)'])}]"
-            cells.append(cell)
+        cells = [cell(m, tuple(acc[f"{task_set}|{metric}|{m}"][k] for k in ("Mean", "CI low", "CI high")),
+                      f"{task_set}|{m}|{metric}|any") for metric in RANKING]
         r = budget[f"{task_set}|{m}|{BUDGET}"]
-        cell = f"{_f(r['Function recall (%)'])} [{_f(r['Function CI low (%)'])}, {_f(r['Function CI high (%)'])}]"
-        if m != reference:
-            p = paired[f"{task_set}|{m}|Function recall|{BUDGET}"]
-            cell += f"<br>{_d(p['Difference (pp)'])} [{_d(p['CI low (pp)'])}, {_d(p['CI high (pp)'])}]"
-        cells.append(cell)
+        cells.append(cell(m, (r["Function recall (%)"], r["Function CI low (%)"], r["Function CI high (%)"]),
+                          f"{task_set}|{m}|Function recall|{BUDGET}"))
         lines.append(f"| `{m}` | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -81,15 +79,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     readme = args.check.read_text()
     start, end = readme.find(BEGIN), readme.find(END)
-    if start < 0 or end < 0:
-        print(f"{args.check}: no generated block (markers {BEGIN!r} ... {END!r})", file=sys.stderr)
-        return 1
-    if readme[start:end + len(END)] != text:
-        print(f"{args.check}: the localize_real block differs from {args.summary}; regenerate it", file=sys.stderr)
-        return 1
-    print(f"{args.check}: localize_real block matches {args.summary}")
-    return 0
-
+    problem = ("no generated block (markers missing)" if start < 0 or end < 0 else
+               f"the localize_real block differs from {args.summary}; regenerate it"
+               if readme[start:end + len(END)] != text else None)
+    print(f"{args.check}: {problem or f'localize_real block matches {args.summary}'}",
+          file=sys.stderr if problem else sys.stdout)
+    return 1 if problem else 0
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -11,7 +11,8 @@ ranking with ``hybrid_prf``'s own packing order. Scored like the runner
 recall within 4000 tokens. Weights ``WEIGHTS`` per signal are tried on every
 set; the chosen weight maximises the sum of the four metrics' means over the
 sets given (the real dev issues and the mined ``tune`` split only; the mined
-``test`` split is a final check, ``--sets test``, at ``--weights``). Also
+``test`` split is a final check, ``--sets test``, at ``--weights``, which
+also blends several signals at once). Also
 prints the median per-query time of the three signals together on a graph
 whose indexes are built (first call per graph excluded), and of
 ``hybrid_prf``'s rank.
@@ -34,6 +35,7 @@ from beacon.retrieval.signals_real.frames import frame_scores
 from beacon.retrieval.signals_real.index import graph_index
 from beacon.retrieval.signals_real.literals import literal_scores
 from experiments.benchmarks.localize_real_sets import DEFAULT_CACHE, loaded
+from paper.stats import paired_bootstrap_ci
 from experiments.localize import method_conf_params
 
 SIGNALS = {"literal": literal_scores, "frame": frame_scores, "dotted": dotted_scores}
@@ -77,11 +79,23 @@ def _mean(values) -> float | None:
     return 100 * sum(known) / len(known) if known else None
 
 
+def paired(rows: list[dict], base: list[dict], ids: list[str], metric: str) -> str:
+    """Mean difference from hybrid_prf in points with its paired bootstrap interval (paper.stats)."""
+    keep = [(i, a[metric] - b[metric]) for i, a, b in zip(ids, rows, base)
+            if a[metric] is not None and b[metric] is not None]
+    if not keep:
+        return "--"
+    low, high = paired_bootstrap_ci([i for i, _ in keep], [d for _, d in keep])
+    return f"{100 * sum(d for _, d in keep) / len(keep):+.1f} [{100 * low:+.1f}, {100 * high:+.1f}]"
+
+
 def run_set(which: str, cache_dir: Path, limit: int | None, configs: dict[str, dict[str, float]],
-            timings: dict[str, list[float]]) -> dict[str, dict[str, float | None]]:
+            timings: dict[str, list[float]]) -> dict[str, dict]:
     method = get_method("hybrid_prf", **method_conf_params("hybrid_prf"))
     rows: dict[str, list[dict]] = {name: [] for name in configs}
+    ids: list[str] = []
     for inst, graph, gold in loaded(which, cache_dir, limit):
+        ids.append(inst.instance_id)
         q = inst.problem_statement
         method.rank(graph, q)  # warm the graph's indexes: times below are per query after the build
         start = time.perf_counter()
@@ -95,7 +109,8 @@ def run_set(which: str, cache_dir: Path, limit: int | None, configs: dict[str, d
         for name, weights in configs.items():
             parts = {s: (weights.get(s, 0.0), sigs[s]) for s in SIGNALS}
             rows[name].append(score(graph, method, blend(graph, base, parts), gold))
-    return {name: {m: _mean(r[m] for r in rs) for m in METRICS} | {"n": len(rs)} for name, rs in rows.items()}
+    return {name: {m: _mean(r[m] for r in rs) for m in METRICS} | {"n": len(rs)}
+            | {f"diff {m}": paired(rs, rows["hybrid_prf"], ids, m) for m in METRICS} for name, rs in rows.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,22 +118,29 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sets", default="real,tune")
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
-    ap.add_argument("--weights", default=None, help="only this blend, e.g. literal=0.25,frame=0.5")
+    ap.add_argument("--weights", action="append", default=None,
+                    help="only these blends (repeatable), e.g. literal=0.25,frame=0.5")
     args = ap.parse_args(argv)
     if args.weights:
-        chosen = {k: float(v) for k, v in (p.split("=") for p in args.weights.split(","))}
-        configs = {"hybrid_prf": {}, "blend " + args.weights: chosen}
+        configs = {"hybrid_prf": {}}
+        configs |= {w: {k: float(v) for k, v in (p.split("=") for p in w.split(","))} for w in args.weights}
     else:
         configs = {"hybrid_prf": {}}
         configs |= {f"+{s} w={w}": {s: w} for s in SIGNALS for w in WEIGHTS if w}
     sets = args.sets.split(",")
     timings: dict[str, list[float]] = {"hybrid_prf": [], "signals": []}
     results = {which: run_set(which, args.cache_dir, args.limit, configs, timings) for which in sets}
-    print(f"{'config':<28}" + "".join(f"{which + ' ' + m:>22}" for which in sets for m in METRICS))
+    width = max(28, *(len(n) + 2 for n in configs))
+    print(f"{'config':<{width}}" + "".join(f"{which + ' ' + m:>22}" for which in sets for m in METRICS))
     for name in configs:
         cells = [results[w][name][m] for w in sets for m in METRICS]
-        print(f"{name:<28}" + "".join(f"{'--' if c is None else f'{c:.1f}':>22}" for c in cells))
+        print(f"{name:<{width}}" + "".join(f"{'--' if c is None else f'{c:.1f}':>22}" for c in cells))
     print("n: " + ", ".join(f"{w} {results[w]['hybrid_prf']['n']}" for w in sets))
+    if args.weights:
+        print("difference from hybrid_prf, points [paired 95% bootstrap interval over instances]:")
+        for name in list(configs)[1:]:
+            for w in sets:
+                print(f"  {name} on {w}: " + "; ".join(f"{m} {results[w][name]['diff ' + m]}" for m in METRICS))
     if not args.weights:
         def total(name: str) -> float:
             return sum(results[w][name][m] or 0.0 for w in sets for m in METRICS)
