@@ -64,3 +64,16 @@ def test_an_instance_in_two_files_is_refused_naming_both(tmp_path):
 def test_a_missing_extra_file_names_its_key(tmp_path):
     proc = _localize(tmp_path, f"tasks.more_instances=[{tmp_path / 'nope.jsonl'}]")
     assert proc.returncode != 0 and "tasks.more_instances[0]" in proc.stderr, proc.stderr[-2000:]
+
+
+def test_an_unused_more_instances_leaves_the_config_hash_alone():
+    """Runs made before the key existed keep their config hash (experiments.runner._LATER_TASK_KEYS)."""
+    from omegaconf import OmegaConf
+
+    from experiments.runner import scientific_config
+    from experiments.schema import LocalizeConf, validate
+
+    cfg = OmegaConf.create({"method": {"name": "bm25"}, "tasks": {"name": "t", "kind": "swebench", "instances": "a"}})
+    assert "more_instances" not in scientific_config(validate(cfg, LocalizeConf))["tasks"]
+    cfg.tasks.more_instances = ["b"]
+    assert scientific_config(validate(cfg, LocalizeConf))["tasks"]["more_instances"] == ["b"]
