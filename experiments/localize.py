@@ -62,7 +62,9 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
         require_path("tasks.repos_dir", cfg.tasks.repos_dir, Path(resolve_path(cfg.tasks.repos_dir)), kind="folder",
                      hint=(f" (nor is any of tasks.repos_dirs {list(folders[1:])})" if folders[1:] else "") + SHARED_HINT)
     discard_setup_failure(job_dir / "run")
-    instances = load_instances(instances_path)
+    more_paths = [require_path(f"tasks.more_instances[{i}]", value, Path(resolve_path(value)), hint=SHARED_HINT)
+                  for i, value in enumerate(cfg.tasks.get("more_instances", []))]
+    instances = _load_all([instances_path, *more_paths])
     if cfg.tasks.get("split"):  # mined tasks carry split tune/test (beacon.tasks.mine)
         instances = [inst for inst in instances if inst.extra.get("split") == cfg.tasks.split]
     if cfg.tasks.limit is not None:
@@ -75,7 +77,8 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
         scientific.pop("grid")  # no in-job grid: the config hash of runs made before grids existed
     run_dir = job_dir / "run"
     spec = RunSpec(run_dir, config=plain, scientific=scientific, overrides=overrides,
-                   inputs={"instances": sha256_file(instances_path)})
+                   inputs={"instances": sha256_file(instances_path),
+                           **{f"more_instances[{i}]": sha256_file(p) for i, p in enumerate(more_paths)}})
     show = cfg.progress if cfg.progress is not None else (sys.stderr.isatty() and not os.environ.get("CI"))
     task_name = cfg.tasks.name
 
@@ -110,6 +113,19 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
 
     run_job(spec, body)
     return run_dir
+
+
+def _load_all(paths: list[Path]) -> list:
+    """The instances of every file in order; an instance id in two files is an error naming both."""
+    instances, origin = [], {}
+    for path in paths:
+        for inst in load_instances(path):
+            if inst.instance_id in origin:
+                raise UsageError(f"tasks.more_instances: instance {inst.instance_id!r} is in both "
+                                 f"{origin[inst.instance_id]} and {path}; each instance may come from one file")
+            origin[inst.instance_id] = path
+            instances.append(inst)
+    return instances
 
 
 def _param_text(params: dict) -> str:

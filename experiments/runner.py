@@ -35,7 +35,7 @@ log = logging.getLogger("beacon")
 # Fields that never change results: kept in run.json's config, left out of the hash.
 _NOT_SCIENTIFIC = {"work_dir", "cache_dir", "progress", "print_table", "paper"}  # never in the config hash
 # TasksConf keys added after runs were archived: left out while unused, so earlier configs keep their hash.
-_LATER_TASK_KEYS = ("pypi", "repos_dirs", "split")
+_LATER_TASK_KEYS = ("pypi", "repos_dirs", "split", "more_instances")
 # ProviderConf keys added later, with the value that means "as before": left out at that value.
 _LATER_PROVIDER_KEYS = {"structured_output": "off", "generation": {}}
 

@@ -63,6 +63,7 @@ class TasksConf:
     kind: str = "manifest"  # manifest | control (repair) | swebench (localization)
     manifest: Optional[str] = None  # repair: a JSONL task manifest
     instances: Optional[str] = None  # localization: SWE-bench-style instances (JSON or JSONL)
+    more_instances: List[str] = field(default_factory=list)  # localization: more instance files, read after instances
     repos_dir: Optional[str] = None
     repos_dirs: List[str] = field(default_factory=list)  # localization: more folders searched after repos_dir
     split: Optional[str] = None  # localization: only instances whose "split" field is this (mined: tune/test)

@@ -1,0 +1,125 @@
+"""Per-graph indexes shared by the issue-structure signals, memoised per graph object.
+
+``graph_index(graph)`` is built once per ``CodebaseGraph`` instance and kept
+in a ``WeakKeyDictionary`` (so it dies with the graph and never enters
+``graph.cache``, which other modules own): files in sorted order, each
+symbol's file, per file its definitions sorted by span (for "innermost
+definition at line N"), simple names and qualnames per file, and the module
+name -> file table. ``SignalScores`` is what every signal returns.
+"""
+from __future__ import annotations
+
+import weakref
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Callable, TypeVar
+
+import numpy as np
+
+from ...graph.codebase import CodebaseGraph
+from ...graph.symbols import MODULE_QUALNAME
+
+T = TypeVar("T")
+# id(graph) -> (weak reference, memo). A WeakKeyDictionary cannot hold a CodebaseGraph (a dataclass
+# with eq, hence unhashable); the reference's callback drops the entry when the graph dies, and the
+# identity check guards against a reused id.
+_MEMO: dict[int, tuple[weakref.ref, dict[str, object]]] = {}
+
+
+def _slot(graph: CodebaseGraph) -> dict[str, object]:
+    key = id(graph)
+    found = _MEMO.get(key)
+    if found is None or found[0]() is not graph:
+        found = _MEMO[key] = (weakref.ref(graph, lambda _ref, key=key: _MEMO.pop(key, None)), {})
+    return found[1]
+
+
+def memo(graph: CodebaseGraph, key: str, build: Callable[[CodebaseGraph], T]) -> T:
+    """``build(graph)`` once per graph object and key."""
+    slot = _slot(graph)
+    if key not in slot:
+        slot[key] = build(graph)
+    return slot[key]  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class SignalScores:
+    """A signal's evidence: per symbol (graph order) and per file (``GraphIndex.paths`` order)."""
+
+    symbol: np.ndarray
+    file: np.ndarray
+
+    @property
+    def empty(self) -> bool:
+        return not (self.symbol.any() or self.file.any())
+
+
+@dataclass(frozen=True)
+class GraphIndex:
+    paths: tuple[str, ...]
+    file_of: np.ndarray  # per symbol: index into paths
+    module_node: dict[str, int]  # path -> node of its module symbol
+    spans: dict[str, list[tuple[int, int, int]]]  # path -> (start, end, node) of its definitions
+    qualnames: dict[str, dict[str, int]]  # path -> qualname -> node (first definition)
+    module_file: dict[str, str]  # dotted module name -> path
+    is_test: np.ndarray  # per symbol
+    import_paths: dict[str, str]  # path -> the path its module name implies (src/a/b.py -> a/b.py)
+
+    def at_line(self, path: str, line: int) -> int | None:
+        """The innermost definition of ``path`` holding ``line`` (the module node outside any)."""
+        best = None
+        for start, end, node in self.spans.get(path, ()):
+            if start <= line <= end and (best is None or end - start < best[1] - best[0]):
+                best = (start, end, node)
+        return best[2] if best else self.module_node.get(path)
+
+    def match(self, mentioned: str) -> list[str]:
+        """Files a mentioned path names: equal, or a suffix of it on a ``/`` boundary, either as the
+        graph path or as the file's import path (``shop/fields.py`` for ``src/shop/fields.py``), so an
+        installed package's traceback (``site-packages/shop/fields.py``) finds a ``src/`` layout; or the
+        mentioned path is a suffix of the graph path (``fields.py`` or ``shop/fields.py`` as written)."""
+        m = mentioned.replace("\\", "/").lstrip("/")
+        out = []
+        for path, imported in self.import_paths.items():
+            if any(p == m or m.endswith("/" + p) or p.endswith("/" + m) for p in (path, imported)):
+                out.append(path)
+        return out
+
+    def votes(self, symbol: np.ndarray) -> np.ndarray:
+        """Definitions vote for their files: the per-file sum of ``symbol``."""
+        return np.bincount(self.file_of, weights=symbol, minlength=len(self.paths))
+
+
+def _build(graph: CodebaseGraph) -> GraphIndex:
+    paths = tuple(sorted({s.path for s in graph.symbols}))
+    pos = {p: i for i, p in enumerate(paths)}
+    file_of = np.fromiter((pos[s.path] for s in graph.symbols), dtype=np.int64, count=len(graph.symbols))
+    module_node: dict[str, int] = {}
+    spans: dict[str, list[tuple[int, int, int]]] = defaultdict(list)
+    qualnames: dict[str, dict[str, int]] = defaultdict(dict)
+    for node, s in enumerate(graph.symbols):
+        if s.qualname == MODULE_QUALNAME:
+            module_node.setdefault(s.path, node)
+            continue
+        spans[s.path].append((s.start_line, s.end_line, node))
+        qualnames[s.path].setdefault(s.qualname, node)
+    module_file = {f.module: path for path, f in sorted(graph.files.items()) if f.module}
+    import_paths = {}
+    for path in paths:
+        module = graph.files[path].module if path in graph.files else ""
+        tail = "/__init__.py" if path.endswith("/__init__.py") else ".py"
+        import_paths[path] = module.replace(".", "/") + tail if module and path.endswith(".py") else path
+    is_test = np.fromiter((s.is_test for s in graph.symbols), dtype=bool, count=len(graph.symbols))
+    return GraphIndex(paths, file_of, module_node, dict(spans), dict(qualnames), module_file, is_test,
+                      import_paths)
+
+
+def graph_index(graph: CodebaseGraph) -> GraphIndex:
+    return memo(graph, "graph_index", _build)
+
+
+def scores(graph: CodebaseGraph, symbol: np.ndarray) -> SignalScores:
+    """Symbol evidence on non-test definitions, with the file votes it implies."""
+    index = graph_index(graph)
+    symbol = np.where(index.is_test, 0.0, symbol)
+    return SignalScores(symbol, index.votes(symbol))

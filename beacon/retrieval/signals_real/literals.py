@@ -1,0 +1,127 @@
+"""String literals of the code that an issue quotes: error messages, warnings, option names.
+
+A bug report often pastes the message the program printed (``ValueError:
+Invalid value for 'x'``) or names an option (``--ignore-local-config``,
+``max_line_length``). Both are string constants in the code, usually in the
+very function that has to change. The index (once per graph) cuts every
+string constant of every non-test file into *fragments*: pieces between
+format placeholders (``{name}``, ``%s``, ``%(x)r``), lower-cased, whitespace
+collapsed. A fragment is matchable when it is a phrase (at least
+``MIN_WORDS`` words and ``MIN_CHARS`` characters) or an option-like token
+(``MIN_TOKEN_CHARS`` characters with ``-`` or ``_``, matched as a whole token).
+Docstrings are left out: they paraphrase the code, and an issue that quotes
+documentation points at the docs, not at the definition.
+
+A fragment found in the issue scores the innermost definition holding the
+constant with ``words / files`` (longer phrases are more specific, an option
+token counts as one word; a fragment in many files says little), once per
+definition and fragment.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...graph.codebase import CodebaseGraph
+from .index import SignalScores, graph_index, memo, scores
+
+MIN_WORDS = 3
+MIN_CHARS = 12
+MIN_TOKEN_CHARS = 6
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}|%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGc%]")
+_SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"[a-z0-9_]+")
+_OPTION = re.compile(r"-{0,2}[a-z0-9][a-z0-9_-]*[-_][a-z0-9_-]*[a-z0-9]")
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9_-]*[a-z0-9]")
+
+
+def normalise(text: str) -> str:
+    return _SPACE.sub(" ", text.lower()).strip()
+
+
+def fragments(literal: str) -> list[str]:
+    """The matchable pieces of one string constant (see the module docstring)."""
+    out = []
+    for piece in _PLACEHOLDER.split(literal):
+        piece = normalise(piece).strip(" :,.;'\"()[]")
+        if len(piece) >= MIN_CHARS and len(_WORD.findall(piece)) >= MIN_WORDS:
+            out.append(piece)
+        elif " " not in piece and len(piece) >= MIN_TOKEN_CHARS and _OPTION.fullmatch(piece):
+            out.append(piece)
+    return out
+
+
+def _docstring_ids(tree: ast.AST) -> set[int]:
+    ids = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                ids.add(id(first.value))
+    return ids
+
+
+@dataclass(frozen=True)
+class LiteralIndex:
+    phrases: dict[str, dict[str, list[int]]]  # first word -> phrase -> nodes holding it
+    tokens: dict[str, list[int]]  # option-like token -> nodes
+    files: dict[str, int]  # fragment -> number of files holding it
+
+
+def _build(graph: CodebaseGraph) -> LiteralIndex:
+    index = graph_index(graph)
+    holders: dict[str, set[int]] = defaultdict(set)
+    for path in index.paths:
+        module = index.module_node.get(path)
+        if module is None or graph.symbols[module].is_test:
+            continue
+        try:
+            tree = ast.parse(graph.files[path].text)
+        except (SyntaxError, ValueError):  # the graph indexed it without a full parse; no literals then
+            continue
+        skip = _docstring_ids(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+                for frag in fragments(node.value):
+                    owner = index.at_line(path, node.lineno)
+                    if owner is not None:
+                        holders[frag].add(owner)
+    phrases: dict[str, dict[str, list[int]]] = defaultdict(dict)
+    tokens: dict[str, list[int]] = {}
+    files: dict[str, int] = {}
+    for frag, nodes in holders.items():
+        ordered = sorted(nodes)
+        files[frag] = len({int(index.file_of[n]) for n in ordered})
+        if " " in frag:
+            phrases[_WORD.findall(frag)[0]][frag] = ordered
+        else:
+            tokens[frag] = ordered
+    return LiteralIndex(dict(phrases), tokens, files)
+
+
+def literal_index(graph: CodebaseGraph) -> LiteralIndex:
+    return memo(graph, "literal_index", _build)
+
+
+def matched_fragments(graph: CodebaseGraph, query: str) -> list[str]:
+    """The code's fragments that ``query`` contains, sorted (phrases as substrings, tokens as whole tokens)."""
+    lit = literal_index(graph)
+    text = normalise(query)
+    words = set(_WORD.findall(text))
+    found = [p for w in sorted(words & lit.phrases.keys()) for p in lit.phrases[w] if p in text]
+    found += [t for t in set(_TOKEN.findall(text)) | set(_OPTION.findall(text)) if t in lit.tokens]
+    return sorted(set(found))
+
+
+def literal_scores(graph: CodebaseGraph, query: str) -> SignalScores:
+    lit = literal_index(graph)
+    symbol = np.zeros(len(graph.symbols))
+    for frag in matched_fragments(graph, query):
+        nodes = lit.tokens.get(frag) or lit.phrases[_WORD.findall(frag)[0]][frag]
+        words = 1 if frag in lit.tokens else len(_WORD.findall(frag))  # an option name is one word
+        symbol[nodes] += words / lit.files[frag]
+    return scores(graph, symbol)

@@ -1,0 +1,37 @@
+"""The instance sets the issue-14 diagnostics read: the 21 real dev issues and the mined ``tune`` split.
+
+Shared by ``localize_real_errors`` and ``localize_real_signals``. The
+SWE-bench Lite *test* split is never listed here: it is the held-out set.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from beacon.graph.codebase import CodebaseGraph
+from beacon.localize.gold import Gold, gold_from_patch
+from beacon.localize.instances import Instance, SnapshotCache, load_instances
+
+SHARED = Path("../shared/data")
+REAL = (SHARED / "swebench_lite_dev/instances.jsonl", SHARED / "swebench_lite_devsplit/instances.jsonl")
+MINED = Path("experiments/data/mined_tasks.jsonl")
+REPOS = [SHARED / "swebench_lite_dev/repos", SHARED / "swebench_lite_devsplit/repos", SHARED / "git_repos"]
+DEFAULT_CACHE = Path("/work/main/.beacon-cache")
+
+
+def instances(which: str) -> list[Instance]:
+    """``real`` (21), ``tune`` or ``test`` (mined halves)."""
+    if which == "real":
+        return [inst for path in REAL for inst in load_instances(path)]
+    if which in ("tune", "test"):
+        return [inst for inst in load_instances(MINED) if inst.extra.get("split") == which]
+    raise ValueError(f"unknown instance set {which!r}; expected real, tune or test")
+
+
+def loaded(which: str, cache_dir: Path, limit: int | None = None) -> Iterator[tuple[Instance, CodebaseGraph, Gold]]:
+    """Each instance with its base-commit graph (from the shared cache) and its gold."""
+    cache = SnapshotCache(cache_dir, REPOS)
+    for inst in instances(which)[:limit]:
+        graph = cache.graph(inst.repo, inst.base_commit)
+        gold = gold_from_patch(inst.instance_id, inst.patch, cache.snapshot(inst.repo, inst.base_commit))
+        yield inst, graph, gold
