@@ -11,11 +11,14 @@ must never be scored as a patch, so callers gate on :attr:`Completion.usable`.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from dataclasses import dataclass, field, fields
 from typing import Any, Protocol, runtime_checkable
+
+from ..digests import sha256_bytes
+
+sha256_hex = sha256_bytes  # the providers' name for it (request and response digests)
 
 # Normalised stop reasons. Adapters map their service's vocabulary onto these
 # and keep the service's own word in ``raw_stop_reason``.
@@ -58,7 +61,7 @@ class PromptTooLong(ProviderError):
 
 def prompt_sha256(prompt: str) -> str:
     """SHA-256 hex digest of the UTF-8 encoding of ``prompt``."""
-    return hashlib.sha256(prompt.encode("utf-8")).hexdigest()
+    return sha256_bytes(prompt.encode("utf-8"))
 
 
 def request_key(prompt: str, response_schema: dict[str, Any] | None = None) -> str:
@@ -83,10 +86,6 @@ def canonical_json(obj: Any) -> bytes:
     """
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
                       allow_nan=False).encode("utf-8")
-
-
-def sha256_hex(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass(frozen=True)
