@@ -12,15 +12,8 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
-import pytest
 
 BEACON = Path(__file__).resolve().parents[1] / "beacon"
-
-# Modules of beacon.retrieval that still read git history themselves; the retrieval work moves that
-# into beacon.repo and hands history in. Once they are gone the assertion below runs by itself;
-# a *new* retrieval module that runs git fails it straight away.
-RETRIEVAL_GIT_PENDING = {"beacon.retrieval.history", "beacon.retrieval.commit_log"}
-
 
 def module_name(path: Path, root: Path = BEACON) -> str:
     parts = list(path.relative_to(root.parent).with_suffix("").parts)
@@ -156,8 +149,5 @@ def test_retrieval_never_runs_git():
         for target, line in imports(path):
             if target in git or any(target.startswith(g + ".") for g in git):
                 offenders[module_name(path)].append(f"{path.relative_to(BEACON.parent)}:{line} imports {target}")
-    if offenders and set(offenders) <= RETRIEVAL_GIT_PENDING:
-        pytest.skip("beacon.retrieval still reads git history itself in "
-                    f"{sorted(offenders)} (moving to beacon.repo in the retrieval work); enforced once they are gone")
     assert not offenders, "beacon.retrieval must not run git (history comes from beacon.repo):\n" + "\n".join(
         line for lines in offenders.values() for line in lines)
