@@ -12,8 +12,8 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
-
 BEACON = Path(__file__).resolve().parents[1] / "beacon"
+
 
 def module_name(path: Path, root: Path = BEACON) -> str:
     parts = list(path.relative_to(root.parent).with_suffix("").parts)
