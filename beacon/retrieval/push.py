@@ -32,6 +32,13 @@ Beacon's walk weights callers by ``λ_caller ≠ λ_call``, so only the bounds
 above are claimed for it. ``p`` is returned as it is (summing to
 ``1 − ‖r‖₁``): rescaling would break the lower bound and changes no ranking.
 Work is ``O(1/((1 − β)·eps))`` edge updates whatever the graph size.
+
+Perron's ``solver="push"`` is ``warm_pagerank``: push alone loses on call
+graphs (they reach their hubs in two hops, so most of the mass is still
+residual when the frontier is already the whole graph), so a short push
+(at most ``_PUSH_ROUNDS`` rounds over half of ``T``'s entries) gives the
+start ``p + ‖r‖₁·π_global`` and its first walk step for free, and Anderson
+extrapolation takes it to the power iteration's L1 stopping rule and bound.
 """
 from __future__ import annotations
 
