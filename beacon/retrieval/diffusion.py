@@ -19,7 +19,7 @@ Specificity damps hubs: ``Spec(v) = π_query(v) / (π_global(v) + ε)^γ`` with
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -119,9 +119,11 @@ class Diffusion:
     converged: bool
     dropped: float = 0.0  # L1 mass pruned from δ (0 for the exact iteration)
     prior_fallback: str | None = None
-    method: str = "power"  # "push" (``push.push_pagerank``: residual = the exact L1 error) or "push+power"
+    method: str = "power"  # "push" (``push.push_pagerank``: residual = the exact L1 error), "push+anderson", …
     pushes: int = 0  # single-node pushes (push only)
     touched: int = 0  # nodes with a non-zero estimate or residual (push only)
+    rounds: int = 0  # push rounds (each pushes every node over its threshold at once)
+    step: np.ndarray | None = None  # π·T (``global_rank_for`` only): a warm start's first step without a mat-vec
 
     def error_bound(self, beta: float) -> float:
         """Upper bound on ``‖π − π*‖₁`` (truncation of the series plus pruning; push: its residual mass)."""
@@ -227,13 +229,14 @@ def global_pagerank(t: Transition, *, beta: float = 0.85, tol: float = 1e-10, ma
 
 def global_rank_for(graph: CodebaseGraph, weights: EdgeWeights = EdgeWeights(), *, beta: float = 0.85,
                     tol: float = 1e-10, max_iter: int = 1000) -> Diffusion:
-    """``π_global`` of ``graph``, computed once per graph and parameters (``GraphIndexes.global_ranks``)."""
+    """``π_global`` of ``graph`` with its ``step`` ``π_global·T``, once per graph and parameters (``global_ranks``)."""
     key = (weights, beta, tol, max_iter)
     ranks = indexes_for(graph).global_ranks
     found = ranks.get(key)
     if found is None:
-        found = ranks[key] = global_pagerank(transition_for(graph, weights), beta=beta, tol=tol,
-                                                   max_iter=max_iter)
+        t = transition_for(graph, weights)
+        walk = global_pagerank(t, beta=beta, tol=tol, max_iter=max_iter)
+        found = ranks[key] = replace(walk, step=t.transposed @ walk.pi)
     return found
 
 

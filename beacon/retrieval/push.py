@@ -32,6 +32,13 @@ Beacon's walk weights callers by ``λ_caller ≠ λ_call``, so only the bounds
 above are claimed for it. ``p`` is returned as it is (summing to
 ``1 − ‖r‖₁``): rescaling would break the lower bound and changes no ranking.
 Work is ``O(1/((1 − β)·eps))`` edge updates whatever the graph size.
+
+Perron's ``solver="push"`` is ``warm_pagerank``: push alone loses on call
+graphs (they reach their hubs in two hops, so most of the mass is still
+residual when the frontier is already the whole graph), so a short push
+(at most ``_PUSH_ROUNDS`` rounds over half of ``T``'s entries) gives the
+start ``p + ‖r‖₁·π_global`` and its first walk step for free, and Anderson
+extrapolation takes it to the power iteration's L1 stopping rule and bound.
 """
 from __future__ import annotations
 
@@ -43,6 +50,8 @@ from .diffusion import Diffusion, DiffusionNotConverged, Prior, personalized_pag
 from .transition import Transition
 
 _DENSE_FRACTION = 0.05  # frontier volume share above which scattering into a length-n vector beats sorting
+_PUSH_ROUNDS = 12  # warm_pagerank's push: at most this many rounds ...
+_PUSH_VOLUME = 0.5  # ... over at most this share of T's entries (half a mat-vec); then the iteration takes over
 
 
 def _push_targets(t: Transition, active: np.ndarray, mass: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -55,18 +64,19 @@ def _push_targets(t: Transition, active: np.ndarray, mass: np.ndarray) -> tuple[
     return m.indices[pos], m.data[pos] * np.repeat(mass, lens)
 
 
-def push_pagerank(t: Transition, prior: Prior, *, beta: float = 0.85, eps: float = 1e-6,
-                  max_rounds: int = 10_000) -> Diffusion:
-    """``π_query`` by forward push to ``r(u) < eps·deg(u)`` everywhere (bounds: module docstring).
+def _forward_push(t: Transition, prior: Prior, beta: float, eps: float, max_rounds: int,
+                  max_volume: float = np.inf):
+    """``(p, r, rounds, pushes, converged)``: push every node over ``eps·deg(u)``, round by round.
 
-    ``iterations`` counts rounds, ``pushes`` single-node pushes, ``touched``
-    the nodes whose estimate or residual is non-zero. Warns with
-    ``DiffusionNotConverged`` if ``max_rounds`` rounds leave nodes above threshold.
+    Stops early after ``max_rounds`` rounds or once the pushed rows hold
+    ``max_volume`` entries in all; the invariant holds after every round.
     """
     if not 0 < beta < 1:
         raise ValueError(f"beta must be in (0, 1), got {beta!r}")
     if prior.n != t.n:
         raise ValueError(f"prior has {prior.n} nodes, the transition matrix {t.n}")
+    if len(prior.nodes) == 0:  # p0 must be a distribution; softmax_prior never builds an empty one
+        raise ValueError("prior has no nodes (an empty seed): expected weights summing to 1, e.g. Prior.uniform")
     if not eps > 0 or max_rounds < 1:
         raise ValueError(f"need eps > 0 and max_rounds >= 1, got eps={eps!r}, max_rounds={max_rounds!r}")
     n = t.n
@@ -75,14 +85,15 @@ def push_pagerank(t: Transition, prior: Prior, *, beta: float = 0.85, eps: float
     r = np.zeros(n)
     r[prior.nodes] = prior.weights
     active = prior.nodes[prior.weights >= threshold[prior.nodes]]
-    rounds = pushes = 0
-    while len(active) and rounds < max_rounds:
+    rounds = pushes = volume = 0
+    while len(active) and rounds < max_rounds and volume < max_volume:
         mass = r[active]
         r[active] = 0.0
         p[active] += (1.0 - beta) * mass
         rounds += 1
         pushes += len(active)
         targets, amounts = _push_targets(t, active, beta * mass)
+        volume += len(targets)
         teleported = beta * float(mass[t.dangling[active]].sum())
         if len(targets) > _DENSE_FRACTION * n:
             r += np.bincount(targets, weights=amounts, minlength=n)
@@ -97,15 +108,27 @@ def push_pagerank(t: Transition, prior: Prior, *, beta: float = 0.85, eps: float
             r[prior.nodes] += teleported * prior.weights
             touched = np.union1d(touched, prior.nodes)
         active = touched[r[touched] >= threshold[touched]]
-    converged = len(active) == 0
+    return p, r, rounds, pushes, len(active) == 0
+
+
+def push_pagerank(t: Transition, prior: Prior, *, beta: float = 0.85, eps: float = 1e-6,
+                  max_rounds: int = 10_000) -> Diffusion:
+    """``π_query`` by forward push to ``r(u) < eps·deg(u)`` everywhere (bounds: module docstring).
+
+    ``iterations`` and ``rounds`` count rounds, ``pushes`` single-node
+    pushes, ``touched`` the nodes whose estimate or residual is non-zero.
+    Warns with ``DiffusionNotConverged`` if ``max_rounds`` rounds leave nodes
+    above threshold. An empty prior (no seed) is a ``ValueError``.
+    """
+    p, r, rounds, pushes, converged = _forward_push(t, prior, beta, eps, max_rounds)
     if not converged:
         warnings.warn(
-            f"forward push did not converge: {len(active)} nodes above eps·deg after {rounds} rounds "
+            f"forward push did not converge: nodes above eps·deg after {rounds} rounds "
             f"(eps={eps:.3g}, beta={beta}); raise max_rounds or eps", DiffusionNotConverged, stacklevel=2,
         )
     touched = int(np.count_nonzero((p > 0) | (r > 0)))
     return Diffusion(p, rounds, float(r.sum()), converged, prior_fallback=prior.fallback, method="push",
-                     pushes=pushes, touched=touched)
+                     pushes=pushes, touched=touched, rounds=rounds)
 
 
 def _walk_step(t: Transition, x: np.ndarray, prior: Prior, beta: float) -> np.ndarray:
@@ -117,85 +140,109 @@ def _walk_step(t: Transition, x: np.ndarray, prior: Prior, beta: float) -> np.nd
 
 
 def anderson_pagerank(t: Transition, prior: Prior, start: np.ndarray, *, beta: float = 0.85, tol: float = 1e-4,
-                      max_iter: int = 200, depth: int = 3) -> Diffusion:
+                      max_iter: int = 200, depth: int = 3, first: np.ndarray | None = None) -> Diffusion:
     """``π* = f(π*)`` from ``start`` by Anderson-accelerated fixed-point iteration (type II, ``depth`` past steps).
 
-    Step ``k`` evaluates ``f(x_k)`` (one mat-vec) and the residual
-    ``g_k = f(x_k) − x_k``; the next iterate is ``f(x_k)`` minus the
-    combination of the last ``depth`` differences of iterates and residuals
-    that best cancels ``g_k`` (least squares on a ``depth × depth`` system).
-    It stops when ``‖g_k‖₁ ≤ tol`` and returns ``f(x_k)``. The guarantee does
-    not depend on how ``x_k`` was extrapolated: ``f(x) − π* = β·(x − π*)·G``
-    with ``G = T + d·p0ᵀ`` non-negative and row-stochastic, so ``f`` is a
-    ``β``-contraction in L1 and ``‖f(x_k) − π*‖₁ ≤ β·‖g_k‖₁/(1 − β)`` — the
-    power iteration's bound (``Diffusion.error_bound``) for any iterate. A
-    step whose residual grows restarts the history (a plain step), so the
-    iteration is never worse than a few wasted mat-vecs. ``depth=0`` is the
-    plain iteration from ``start``.
+    Step ``k`` evaluates ``f(x_k)`` (one mat-vec; ``first = f(start)`` when
+    the caller has it for free) and the residual ``g_k = f(x_k) − x_k``; the
+    next iterate is ``f(x_k)`` minus the combination of the last ``depth``
+    differences of iterates and residuals that best cancels ``g_k`` (least
+    squares on a ``depth × depth`` system). It stops when ``‖g_k‖₁ ≤ tol``
+    and returns ``f(x_k)``. The guarantee does not depend on how ``x_k`` was
+    extrapolated: ``f(x) − π* = β·(x − π*)·G`` with ``G = T + d·p0ᵀ``
+    non-negative and row-stochastic, so ``f`` is a ``β``-contraction in L1
+    and ``‖f(x_k) − π*‖₁ ≤ β·‖g_k‖₁/(1 − β)`` — the power iteration's bound
+    (``Diffusion.error_bound``) for any iterate. A step whose residual grows
+    restarts the history (a plain step), so the iteration is never worse than
+    a few wasted mat-vecs. ``depth=0`` is the plain iteration from ``start``.
+    ``iterations`` counts the mat-vecs done here (a given ``first`` is not one).
     """
     if depth < 0 or max_iter < 1 or not tol > 0:
         raise ValueError(f"need depth >= 0, max_iter >= 1 and tol > 0, got {depth!r}, {max_iter!r}, {tol!r}")
-    x = np.array(start, dtype=np.float64)
-    xs: list[np.ndarray] = []
-    gs: list[np.ndarray] = []
+    x = np.asarray(start, dtype=np.float64)  # never written to: the iterates below are new arrays
+    fx = _walk_step(t, x, prior, beta) if first is None else np.asarray(first, dtype=np.float64)
+    matvecs = int(first is None)
+    # Rows of dg hold differences of successive residuals, rows of dfx those of successive f(x) (= x + g):
+    # all the extrapolation reads, kept in place (the oldest row is overwritten) so a step is three small BLAS calls.
+    dg = np.empty((max(depth, 1), len(x)))
+    dfx = np.empty_like(dg)
+    rows = 0
+    last_fx = last_g = None
     last = np.inf
-    for iteration in range(1, max_iter + 1):
-        fx = _walk_step(t, x, prior, beta)
+    while True:
         g = fx - x
         residual = float(np.abs(g).sum())
-        if residual <= tol:
+        if residual <= tol or matvecs >= max_iter:
             break
         if residual > last:  # the extrapolation overshot: start the history again from a plain step
-            xs, gs = [], []
+            rows, last_fx = 0, None
         last = residual
-        xs.append(x)
-        gs.append(g)
-        del xs[:-depth - 1], gs[:-depth - 1]
-        if len(xs) < 2:
+        if depth and last_fx is not None:
+            np.subtract(g, last_g, out=dg[rows % depth])
+            np.subtract(fx, last_fx, out=dfx[rows % depth])
+            rows += 1
+        last_fx, last_g = fx, g
+        if rows:
+            k = min(rows, depth)
+            gamma = np.linalg.lstsq(dg[:k] @ dg[:k].T, dg[:k] @ g, rcond=None)[0]
+            x = fx - gamma @ dfx[:k]
+        else:
             x = fx
-            continue
-        dg = [b - a for a, b in zip(gs, gs[1:])]
-        dx = [b - a for a, b in zip(xs, xs[1:])]
-        gram = np.array([[u @ v for v in dg] for u in dg])
-        gamma = np.linalg.lstsq(gram, np.array([u @ g for u in dg]), rcond=None)[0]
-        x = fx
-        for c, u, v in zip(gamma, dx, dg):
-            x = x - c * (u + v)
-    else:
+        fx = _walk_step(t, x, prior, beta)
+        matvecs += 1
+    converged = residual <= tol
+    if not converged:
         warnings.warn(
             f"Anderson-accelerated PageRank did not converge: L1 residual {residual:.3g} > tol {tol:.3g} "
-            f"after {max_iter} iterations (beta={beta}); raise max_iter or tol", DiffusionNotConverged, stacklevel=2,
+            f"after {matvecs} iterations (beta={beta}); raise max_iter or tol", DiffusionNotConverged, stacklevel=2,
         )
     pi = np.maximum(fx, 0.0)  # extrapolated iterates may dip below 0; π* does not
     pi /= pi.sum()
-    return Diffusion(pi, iteration, residual, residual <= tol, prior_fallback=prior.fallback,
+    return Diffusion(pi, matvecs, residual, converged, prior_fallback=prior.fallback,
                      method="power" if depth == 0 else "anderson")
 
 
 def warm_pagerank(t: Transition, prior: Prior, pi_global: np.ndarray, *, beta: float = 0.85, eps: float = 1e-5,
-                  tol: float = 1e-4, max_iter: int = 200, depth: int = 3) -> Diffusion:
-    """Forward push to ``eps``, then the iteration warm-started at ``p + ‖r‖₁·π_global`` (``anderson_pagerank``).
+                  tol: float = 1e-4, max_iter: int = 200, depth: int = 3,
+                  global_step: np.ndarray | None = None) -> Diffusion:
+    """Forward push to ``eps``, then the iteration from ``x0 = p + ‖r‖₁·π_global`` (``anderson_pagerank``).
 
     Push alone loses on graphs that mix fast (a power-law call graph reaches
     its hubs in two hops, so the residual it leaves is spread everywhere and
     shrinking it costs more than mat-vecs do). But its estimate ``p`` is exact
     up to the residual's mass, and the walk started from a spread-out residual
     lands near the global walk ``π_global`` (computed once per graph), so
-    ``p + ‖r‖₁·π_global`` (which sums to 1) starts the iteration several
-    mat-vecs closer. From there Anderson extrapolation (``depth`` > 0; 0 is
-    the plain power iteration) needs fewer mat-vecs again (5 instead of 8 at
-    ``tol = 1e-3`` on the 100k-node benchmark graph). The stopping rule and
-    its guarantee are the power iteration's: ``‖π − π*‖₁ ≤ β·tol/(1 − β)``
-    (``Diffusion.error_bound``) before the final clip and renormalisation.
-    ``iterations`` counts mat-vecs after the push; ``pushes``/``touched`` are the push's.
+    ``x0`` (which sums to 1) starts the iteration several mat-vecs closer.
+    Its first step costs no mat-vec: push keeps ``(1 − β)·r = (1 − β)·p0 +
+    β·p·G − p``, so ``f(p) = p + (1 − β)·r``, and ``f`` is affine, so
+    ``f(x0) = f(p) + ‖r‖₁·β·(π_global·T + (π_global·d)·p0)`` from
+    ``global_step = π_global·T`` (once per graph; computed here if not given).
+    From there Anderson extrapolation (``depth`` > 0; 0 is the plain power
+    iteration) needs 3 mat-vecs for ``tol = 1e-2`` and 4 for ``3e-3`` on the
+    100k-node benchmark graph. The stopping rule and its guarantee are the
+    power iteration's: ``‖π − π*‖₁ ≤ β·tol/(1 − β)`` (``Diffusion.error_bound``)
+    before the final clip and renormalisation, which at most double it.
+    ``iterations`` counts mat-vecs after the push; ``pushes``/``rounds``/``touched`` are the push's.
     """
-    local = push_pagerank(t, prior, beta=beta, eps=eps)
-    start = local.pi + local.residual * np.asarray(pi_global, dtype=np.float64)
-    start /= start.sum()  # rounding only: both parts are exact up to float error
+    # Push only while it is cheaper than the mat-vecs it saves: at most _PUSH_ROUNDS rounds (each has a fixed
+    # numpy overhead, which dominates on small graphs) over at most _PUSH_VOLUME·nnz(T) entries in all.
+    p, r, rounds, pushes, _ = _forward_push(t, prior, beta, eps, _PUSH_ROUNDS, _PUSH_VOLUME * max(t.matrix.nnz, t.n))
+    mass = float(r.sum())
+    pi_global = np.asarray(pi_global, dtype=np.float64)
+    if global_step is None:
+        global_step = t.transposed @ pi_global
+    touched = int(np.count_nonzero(p + r))  # both are non-negative
+    start = mass * pi_global
+    start += p
+    first = (mass * beta) * np.asarray(global_step, dtype=np.float64)
+    r *= 1.0 - beta
+    first += r
+    first += p
+    first[prior.nodes] += mass * beta * float(pi_global[t.dangling_nodes].sum()) * prior.weights
     if depth == 0:
-        walk = personalized_pagerank(t, prior, beta=beta, tol=tol, max_iter=max_iter, start=start)
+        walk = personalized_pagerank(t, prior, beta=beta, tol=tol, max_iter=max_iter, start=start / start.sum())
     else:
-        walk = anderson_pagerank(t, prior, start, beta=beta, tol=tol, max_iter=max_iter, depth=depth)
+        walk = anderson_pagerank(t, prior, start, beta=beta, tol=tol, max_iter=max_iter, depth=depth, first=first)
     return Diffusion(walk.pi, walk.iterations, walk.residual, walk.converged, prior_fallback=prior.fallback,
-                     method="push+power" if depth == 0 else "push+anderson", pushes=local.pushes,
-                     touched=local.touched)
+                     method="push+power" if depth == 0 else "push+anderson", pushes=pushes, touched=touched,
+                     rounds=rounds)

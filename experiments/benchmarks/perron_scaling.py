@@ -17,14 +17,15 @@ Each graph runs in its own child process, pinned to one CPU, so that its peak
 RSS is its own and the diffusion runs on one core. Per graph: transition
 build, save, ``load_transition`` (memory-mapped ``.npy``), ``π_global`` once,
 then per query (median and p90 over ``--queries``): *diffusion* = softmax
-prior + the new diffusion (``push.warm_pagerank``: forward push to 1e-5, then
-the iteration warm-started from it with Anderson extrapolation, tol 1e-3;
-Perron's ``solver=warm``) on the
+prior + the new diffusion (``push.warm_pagerank`` as the ``perron_push``
+recipe configures it: forward push to ``push_eps``, then Anderson-extrapolated
+walk steps from its estimate, the first without a mat-vec, to ``tol``, which
+``--tol`` overrides) on the
 memory-mapped matrix, timed query by query against *today's* diffusion (the
-cold power iteration at tol 1e-4, Perron's solver until issue 17) in the same
-process, with the L1 error of both against a tight solve (tol 1e-10), the
-mat-vecs, and the push's pushes and touched nodes; push alone (no
-iteration) is reported too, with its error; *packing* = specificity, the candidate pool and the
+cold power iteration at tol 1e-4, ``perron``'s solver) in the same
+process, with the L1 error of both against a tight solve (tol 1e-10) and the
+guaranteed bound β·tol/(1 − β), the mat-vecs, and the push's pushes, rounds
+and touched nodes; push alone (no iteration) is reported too, with its error; *packing* = specificity, the candidate pool and the
 frontier packer (budget 8000). Synthetic queries put BM25-like scores on 200
 random nodes and snippets cost a log-normal number of tokens (median 120);
 sympy uses real BM25 scores and exact token costs under the ``default`` and
@@ -47,6 +48,7 @@ import tarfile
 import tempfile
 import time
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +56,7 @@ import numpy as np
 from beacon.graph.codebase import csr_from_pairs
 from beacon.retrieval.diffusion import DiffusionNotConverged, global_pagerank, personalized_pagerank, softmax_prior, specificity
 from beacon.retrieval.frontier import FixedCosts, frontier_pack
+from beacon.retrieval import get_method
 from beacon.retrieval.perron import Perron
 from beacon.retrieval.push import push_pagerank, warm_pagerank
 from beacon.retrieval.transition import EdgeWeights, build_transition, load_transition, save_transition
@@ -67,7 +70,7 @@ BUDGET = 8000
 TOL = 1e-4  # today's (pre-issue-17) solver: the cold power iteration at this tolerance
 TARGET_MS = 20.0  # per diffusion at 100k nodes / 1M edges
 TARGET_RATIO = 0.25  # new diffusion / today's, same process, same queries
-PERRON = Perron("perron", solver="warm", tol=1e-3)  # the new diffusion (opt-in: method.params.solver=warm)
+PERRON: Perron = get_method("perron_push")  # the new diffusion, as its recipe sets it (child(): --tol on top)
 # (bug-report query, the symbol that must change)
 SYMPY_QUERIES = (
     ("trigsimp does not simplify sin(x)**2 + cos(x)**2 inside a nested expression", "sympy/simplify/trigsimp.py::trigsimp"),
@@ -84,8 +87,7 @@ SYMPY_QUERIES = (
      "sympy/integrals/risch.py::risch_integrate"),
     ("limit of x*log(x) at zero is wrong in the gruntz algorithm", "sympy/series/gruntz.py::gruntz"),
 )
-COMPARED = ("bm25", "ppr", "perron", "perron_no_specificity", "perron_no_frontier", "ppr:warm", "perron:warm")
-WARM = {"solver": "warm", "tol": 1e-3}  # ":warm" above: the method with the new diffusion
+COMPARED = ("bm25", "ppr", "perron", "perron_no_specificity", "perron_no_frontier", "ppr_push", "perron_push")
 
 
 # -- helpers -------------------------------------------------------------------
@@ -127,15 +129,15 @@ def summary(seconds: list[float]) -> dict[str, float]:
     return {"median_ms": statistics.median(ms), "p90_ms": ms[min(len(ms) - 1, int(0.9 * len(ms)))]}
 
 
-def compare_diffusions(t, prior, pi_global) -> dict:
+def compare_diffusions(t, prior, glob) -> dict:
     """Today's solver and the new one on one prior, interleaved so both see the same machine load."""
     old, old_s = timed(lambda: personalized_pagerank(t, prior, tol=TOL))
-    new, new_s = timed(lambda: warm_pagerank(t, prior, pi_global, beta=PERRON.beta, eps=PERRON.push_eps,
-                                             tol=PERRON.tol, max_iter=PERRON.max_iter))
+    new, new_s = timed(lambda: warm_pagerank(t, prior, glob.pi, beta=PERRON.beta, eps=PERRON.push_eps,
+                                             tol=PERRON.tol, max_iter=PERRON.max_iter, global_step=glob.step))
     local, push_s = timed(lambda: push_pagerank(t, prior, beta=PERRON.beta, eps=PERRON.push_eps))
     exact = personalized_pagerank(t, prior, tol=1e-10, max_iter=1000).pi
     return {"old_s": old_s, "new_s": new_s, "push_s": push_s, "old_iterations": old.iterations,
-            "new_iterations": new.iterations, "pushes": new.pushes, "touched": new.touched, "new": new,
+            "new_iterations": new.iterations, "pushes": new.pushes, "rounds": new.rounds, "touched": new.touched, "new": new,
             "old_err": float(np.abs(old.pi - exact).sum()), "new_err": float(np.abs(new.pi - exact).sum()),
             "push_err": float(np.abs(local.pi - exact).sum())}
 
@@ -147,7 +149,7 @@ def diffusion_summary(samples: list[dict]) -> dict:
         "push_only": summary([c["push_s"] for c in samples]),
         "ratio": med(c["new_s"] / c["old_s"] for c in samples),
         "iterations": med(c["new_iterations"] for c in samples), "old_iterations": med(c["old_iterations"] for c in samples),
-        "pushes": med(c["pushes"] for c in samples), "touched": med(c["touched"] for c in samples),
+        "pushes": med(c["pushes"] for c in samples), "rounds": med(c["rounds"] for c in samples), "touched": med(c["touched"] for c in samples),
         "new_err": med(c["new_err"] for c in samples), "old_err": med(c["old_err"] for c in samples),
         "push_err": med(c["push_err"] for c in samples),
     }
@@ -173,6 +175,7 @@ def run_synthetic(n: int, queries: int, caller: float, seed: int = 0) -> dict:
         loaded = io.pop("loaded")
         del t
         glob, global_s = timed(lambda: global_pagerank(loaded))
+        glob = replace(glob, step=loaded.transposed @ glob.pi)  # as global_rank_for memoises it
         adjacency = (loaded.matrix + loaded.matrix.T).tocsr()
         costs = np.clip(rng.lognormal(np.log(120), 0.8, n), 10, 2000).astype(np.int64)
         compared, packing = [], []
@@ -180,7 +183,7 @@ def run_synthetic(n: int, queries: int, caller: float, seed: int = 0) -> dict:
             sim = np.zeros(n)
             hits = rng.choice(n, min(200, n), replace=False)
             sim[hits] = rng.gamma(2.0, 2.0, len(hits))
-            compared.append(compare_diffusions(loaded, softmax_prior(sim), glob.pi))
+            compared.append(compare_diffusions(loaded, softmax_prior(sim), glob))
             walk = compared[-1]["new"]
 
             def pack_one():
@@ -202,7 +205,6 @@ def run_sympy(cache: Path, queries: int) -> dict:
     from beacon.graph import CodebaseGraph
     from beacon.graph.symbols import EdgeType
     from beacon.localize import hub_suppression_index, recall_at_budget, reciprocal_rank
-    from beacon.retrieval import get_method
     from beacon.retrieval.diffusion import global_rank_for
     from beacon.retrieval.lexical import bm25_scores
     from beacon.retrieval.transition import transition_for
@@ -223,7 +225,7 @@ def run_sympy(cache: Path, queries: int) -> dict:
         compared = []
         for q in texts:
             sim = bm25_scores(graph, q)  # similarity is not diffusion; timed apart below
-            compared.append(compare_diffusions(loaded, softmax_prior(sim), glob.pi))
+            compared.append(compare_diffusions(loaded, softmax_prior(sim), glob))
         packing = {}
         for renderer in ("default", "breadcrumbs"):
             method = get_method("perron", renderer=renderer)
@@ -234,8 +236,7 @@ def run_sympy(cache: Path, queries: int) -> dict:
             packing[renderer] = summary(samples)
         quality = {}
         for name in COMPARED:
-            base, _, variant = name.partition(":")
-            method = get_method(base, **(WARM if variant == "warm" else {}))
+            method = get_method(name)
             rr, recall, hsi = [], [], []
             for q, target in SYMPY_QUERIES:
                 if target not in graph.index:
@@ -254,6 +255,13 @@ def run_sympy(cache: Path, queries: int) -> dict:
         }
 
 
+def use_tol(tol: float | None) -> None:
+    """``--tol``: the new solver with that stopping residual instead of its recipe's."""
+    global PERRON
+    if tol is not None:
+        PERRON = get_method("perron_push", tol=tol)
+
+
 def child(spec: str, queries: int, cache: Path, caller: float) -> None:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
@@ -265,7 +273,7 @@ def child(spec: str, queries: int, cache: Path, caller: float) -> None:
 # -- report -------------------------------------------------------------------------
 def table(rows: list[dict]) -> str:
     header = ("graph", "nodes", "call edges", "nnz(T)", "build s", "save s", "mmap load ms", "π_global s (it)",
-              "diffusion ms med/p90", "mat-vecs", "pushes", "touched", "L1 err", "today ms (it)", "today L1 err",
+              "diffusion ms med/p90", "mat-vecs", "pushes (rounds)", "touched", "L1 err", "today ms (it)", "today L1 err",
               "ratio", "push alone ms (L1 err)", "packing ms med/p90", "peak RSS MB")
     lines = [header]
     for r in rows:
@@ -273,7 +281,7 @@ def table(rows: list[dict]) -> str:
             r["graph"], f"{r['nodes']:,}", f"{r['call_edges']:,}", f"{r['nnz_T']:,}", f"{r['build_s']:.2f}",
             f"{r['save_s']:.2f}", f"{r['load_ms']:.2f}", f"{r['global_s']:.2f} ({r['global_iterations']})",
             f"{r['diffusion']['median_ms']:.1f} / {r['diffusion']['p90_ms']:.1f}", f"{r['iterations']:.0f}",
-            f"{r['pushes']:,.0f}", f"{r['touched']:,.0f}", f"{r['new_err']:.1e}",
+            f"{r['pushes']:,.0f} ({r['rounds']:.0f})", f"{r['touched']:,.0f}", f"{r['new_err']:.1e}",
             f"{r['old_diffusion']['median_ms']:.1f} ({r['old_iterations']:.0f})", f"{r['old_err']:.1e}",
             f"{r['ratio']:.2f}", f"{r['push_only']['median_ms']:.1f} ({r['push_err']:.1e})",
             f"{r['packing']['median_ms']:.1f} / {r['packing']['p90_ms']:.1f}", f"{r['peak_rss_mb']:.0f}",
@@ -295,9 +303,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-sympy", action="store_true")
     parser.add_argument("--lambda-caller", type=float, default=EdgeWeights().caller,
                         help="caller-edge weight of the synthetic graphs (0 halves nnz(T))")
+    parser.add_argument("--tol", type=float, help="the new solver's stopping L1 residual (default: perron_push's)")
     parser.add_argument("--json", type=Path, help="also write the raw results here")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # child mode: one graph, JSON on stdout
     args = parser.parse_args(argv)
+    use_tol(args.tol)
     if args.one:
         child(args.one, args.queries, args.cache.expanduser(), args.lambda_caller)
         return 0
@@ -306,7 +316,8 @@ def main(argv: list[str] | None = None) -> int:
     for spec in specs:
         print(f"running {spec} ...", file=sys.stderr, flush=True)
         cmd = [sys.executable, "-m", "experiments.benchmarks.perron_scaling", "--one", spec,
-               "--queries", str(args.queries), "--cache", str(args.cache), "--lambda-caller", str(args.lambda_caller)]
+               "--queries", str(args.queries), "--cache", str(args.cache), "--lambda-caller", str(args.lambda_caller),
+               *(["--tol", str(args.tol)] if args.tol is not None else [])]
         env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
         done = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True, env=env)
         rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
@@ -319,8 +330,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"target: diffusion / today's (cold power iteration, tol {TOL:g}, same process) <= {TARGET_RATIO}: "
                   f"median ratio {ratio:.2f} ({med:.1f} / {r['old_diffusion']['median_ms']:.1f} ms) -> "
                   f"{'PASS' if ratio <= TARGET_RATIO else 'MISS'}")
+            bound = PERRON.beta * PERRON.tol / (1 - PERRON.beta)
+            print(f"error: L1 {r['new_err']:.1e} median, guaranteed <= {bound:.1e} (beta*tol/(1-beta), tol "
+                  f"{PERRON.tol:g}); pushes {r['pushes']:,.0f} in {r['rounds']:.0f} rounds, {r['touched']:,.0f} "
+                  f"nodes touched, then {r['iterations']:.0f} mat-vecs")
             readme_rows([
-                ("Perron diffusion, 100k nodes / 1M call edges (solver=warm), median", f"{med:.1f} ms",
+                (f"Perron diffusion, 100k nodes / 1M call edges (perron_push, tol {PERRON.tol:g}), median",
+                 f"{med:.1f} ms",
                  f"<= {TARGET_MS:.0f} ms", "PASS" if med <= TARGET_MS else "MISS"),
                 ("the same / today's power iteration, same process", f"{ratio:.2f}x (L1 err {r['new_err']:.0e} "
                  f"vs {r['old_err']:.0e}, {r['iterations']:.0f} vs {r['old_iterations']:.0f} mat-vecs)",

@@ -65,9 +65,10 @@ def graph(graph_of):
 HUB = "shop/log.py::log_event"
 
 
-def test_ppr_ranks_the_logging_hub_high_and_perron_damps_it(graph):
-    ppr = [sid for sid, _ in assemble_context(graph, QUERY, "ppr", budget=400).ranking]
-    perron = [sid for sid, _ in assemble_context(graph, QUERY, "perron", budget=400).ranking]
+@pytest.mark.parametrize("suffix", ["", "_push"])  # the power iteration, and the push solver of issue 17
+def test_ppr_ranks_the_logging_hub_high_and_perron_damps_it(graph, suffix):
+    ppr = [sid for sid, _ in assemble_context(graph, QUERY, "ppr" + suffix, budget=400).ranking]
+    perron = [sid for sid, _ in assemble_context(graph, QUERY, "perron" + suffix, budget=400).ranking]
     assert HUB in ppr[:5]
     assert HUB not in perron[:5]
     assert perron[0].startswith("shop/config.py::")

@@ -160,10 +160,72 @@ def test_perron_with_the_warm_solver_ranks_like_the_power_iteration(tmp_path):
     query = "helper returns the wrong sum of f3 and f17"
     for name in ("perron", "ppr"):
         power = get_method(name, tol=1e-12, max_iter=5000).retrieve(graph, query, 600)
-        warm = get_method(name, solver="warm", push_eps=1e-4, tol=1e-12, max_iter=5000).retrieve(graph, query, 600)
+        warm = get_method(name, solver="push", push_eps=1e-4, tol=1e-12, max_iter=5000).retrieve(graph, query, 600)
         assert [s for s, _ in warm.ranking] == [s for s, _ in power.ranking]
         assert warm.context.render() == power.context.render()
     with pytest.raises(ValueError, match="solver"):
         get_method("perron", solver="lanczos")
     with pytest.raises(ValueError, match="prune"):
-        get_method("perron", solver="warm", prune=1e-3)
+        get_method("perron", solver="push", prune=1e-3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(directed(), st.data(), EPS, BETA)
+def test_the_free_first_step_is_the_walk_step(t, data, eps, beta):
+    """Push keeps ``(1 − β)·r = (1 − β)·p0 + β·p·G − p``, so ``f(p) = p + (1 − β)·r`` needs no mat-vec."""
+    from beacon.retrieval.push import _forward_push, _walk_step
+
+    prior = a_prior(data, t.n)
+    p, r, rounds, pushes, converged = _forward_push(t, prior, beta, eps, 10_000)
+    assert converged and pushes >= rounds
+    np.testing.assert_allclose(p + (1 - beta) * r, _walk_step(t, p, prior, beta), rtol=0, atol=1e-12)
+    glob = global_pagerank(t, beta=beta).pi
+    with_step = warm_pagerank(t, prior, glob, beta=beta, eps=eps, tol=1e-9, max_iter=5000,
+                              global_step=t.transposed @ glob)
+    assert with_step.rounds <= rounds and with_step.pushes <= pushes  # its push stops early on big frontiers
+    assert np.abs(with_step.pi - direct_solve(t, prior, beta)).sum() <= 2 * with_step.error_bound(beta) + 1e-9
+
+
+def test_the_push_solver_is_deterministic_byte_for_byte():
+    rng = np.random.default_rng(3)
+    n = 3000
+    src, dst = rng.integers(0, n, 8 * n), rng.integers(0, n, 8 * n)
+    keep = src != dst
+    sim = np.zeros(n)
+    sim[rng.choice(n, 100, replace=False)] = rng.gamma(2.0, 2.0, 100)
+    runs = []
+    for _ in range(2):  # everything rebuilt from the same input
+        t = build_transition(n, csr_from_pairs(src[keep], dst[keep], n), EdgeWeights())
+        glob = global_pagerank(t).pi
+        runs.append(warm_pagerank(t, softmax_prior(sim), glob, eps=1e-5, tol=1e-2, global_step=t.transposed @ glob))
+    assert runs[0].pi.tobytes() == runs[1].pi.tobytes()
+    assert (runs[0].iterations, runs[0].pushes, runs[0].rounds, runs[0].touched) == (
+        runs[1].iterations, runs[1].pushes, runs[1].rounds, runs[1].touched)
+
+
+@pytest.mark.parametrize("beta", [0.5, 0.85])
+def test_a_graph_of_dangling_nodes_keeps_the_prior(beta):
+    """No edges: every step teleports back to p0, so π = p0 (push converges geometrically to it)."""
+    n = 40
+    t = build_transition(n, csr_from_pairs(np.array([], dtype=np.int64), np.array([], dtype=np.int64), n))
+    assert t.dangling.all()
+    prior = Prior(n, np.array([3, 17]), np.array([0.25, 0.75]))
+    pushed = push_pagerank(t, prior, beta=beta, eps=1e-9)
+    assert pushed.converged and np.abs(pushed.pi - prior.dense()).sum() == pytest.approx(pushed.residual, abs=1e-12)
+    warm = warm_pagerank(t, prior, global_pagerank(t, beta=beta).pi, beta=beta, eps=1e-3, tol=1e-10)
+    np.testing.assert_allclose(warm.pi, prior.dense(), rtol=0, atol=1e-9)
+
+
+def test_an_empty_seed_is_refused_and_no_similarity_falls_back_to_uniform():
+    n = 30
+    t = build_transition(n, csr_from_pairs(np.arange(n - 1), np.arange(1, n), n))
+    empty = Prior(n, np.array([], dtype=np.int64), np.array([]))
+    with pytest.raises(ValueError, match="empty seed"):
+        push_pagerank(t, empty)
+    with pytest.raises(ValueError, match="empty seed"):
+        warm_pagerank(t, empty, global_pagerank(t).pi)
+    prior = softmax_prior(np.zeros(n))  # a query that matches nothing
+    assert prior.fallback and len(prior.nodes) == n
+    walk = warm_pagerank(t, prior, global_pagerank(t).pi, tol=1e-10)
+    assert walk.prior_fallback == prior.fallback
+    np.testing.assert_allclose(walk.pi, global_pagerank(t).pi, rtol=0, atol=1e-8)

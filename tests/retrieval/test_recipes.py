@@ -39,11 +39,14 @@ def test_every_recipe_names_a_known_composer():
     assert set(composers.values()) <= set(COMPOSERS)
     assert {n for n, c in composers.items() if c != "blend"} == {
         "bca", "bca_d1", "bca_d5", "bca_no_closure", "bca_no_scoring", "perron", "perron_no_frontier",
-        "perron_no_specificity", "ppr", "repomap", "repomap_lexical", "target_file"}
+        "perron_no_specificity", "perron_push", "ppr", "ppr_push", "repomap", "repomap_lexical", "target_file"}
     assert all(type(get_method(n)) is COMPOSERS[c] for n, c in composers.items())
     # Ablations are their base plus the switch: no copied parameters.
     assert method_params("ppr") == {**method_params("perron"), "use_specificity": False, "use_frontier": False}
     assert method_params("bca_d5") == {**method_params("bca"), "depth": 5}
+    push = {"solver": "push", "push_eps": 1e-5, "tol": 1e-2}
+    assert method_params("perron_push") == {**method_params("perron"), **push}
+    assert method_params("ppr_push") == {**method_params("ppr"), **push}
 
 
 def test_blends_are_recipes_of_the_one_composer():
