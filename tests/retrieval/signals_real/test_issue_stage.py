@@ -99,6 +99,8 @@ def test_a_quoted_message_lifts_the_raising_definition_first(store):
 def test_the_signals_computed_are_the_ones_weighted(store):
     assert frame_scores(store, ISSUE).symbol.any() and literal_scores(store, ISSUE).symbol.any()
     parts = get_method("hybrid_real", **method_params("hybrid_real")).scores(store, ISSUE).components
+    assert {"literal", "frame", "dotted"} <= parts.keys()
+    parts = get_method("hybrid_real_no_dotted", **method_params("hybrid_real_no_dotted")).scores(store, ISSUE).components
     assert {"literal", "frame"} <= parts.keys() and "dotted" not in parts  # a weight of 0 is not computed
     assert "literal" not in get_method("hybrid_prf", **method_params("hybrid_prf")).scores(store, ISSUE).components
 
@@ -116,7 +118,7 @@ def test_the_stage_adds_weighted_unit_evidence_and_file_votes_to_the_scaled_tota
     assert got[~cand].max() == 0.0  # tests and modules stay out
 
 
-@pytest.mark.parametrize("name", ["hybrid_real", "hybrid_real_dotted", "hybrid_real_no_literal"])
+@pytest.mark.parametrize("name", ["hybrid_real", "hybrid_real_no_dotted", "hybrid_real_no_literal"])
 def test_weights_at_zero_give_the_base_recipes_ranking_exactly(store, name):
     off = get_method(name, **method_params(name, {w: 0.0 for w in ISSUE_WEIGHTS}))
     base = get_method("hybrid_prf", **method_params("hybrid_prf"))
@@ -126,7 +128,7 @@ def test_weights_at_zero_give_the_base_recipes_ranking_exactly(store, name):
 
 
 def test_no_existing_recipe_runs_the_issue_stage():
-    new = {"hybrid_real", "hybrid_real_dotted", "hybrid_real_no_literal", "hybrid_real_no_frame", "literal_only",
+    new = {"hybrid_real", "hybrid_real_no_dotted", "hybrid_real_no_literal", "hybrid_real_no_frame", "literal_only",
            "frame_only", "dotted_only"}
     for name in set(blend_recipes()) - new:
         assert not any(method_params(name).get(w) for w in ISSUE_WEIGHTS), name
@@ -134,8 +136,8 @@ def test_no_existing_recipe_runs_the_issue_stage():
 
 def test_the_recipes_agree_with_the_registry():
     prf = method_params("hybrid_prf")
-    assert method_params("hybrid_real") == {**prf, "w_literal": 0.25, "w_frame": 0.25, "w_dotted": 0.0}
-    assert method_params("hybrid_real_dotted") == {**method_params("hybrid_real"), "w_dotted": 0.1}
+    assert method_params("hybrid_real") == {**prf, "w_literal": 0.25, "w_frame": 0.25, "w_dotted": 0.1}
+    assert method_params("hybrid_real_no_dotted") == {**method_params("hybrid_real"), "w_dotted": 0.0}
     assert method_params("hybrid_real_no_literal") == {**method_params("hybrid_real"), "w_literal": 0.0}
     assert method_params("hybrid_real_no_frame") == {**method_params("hybrid_real"), "w_frame": 0.0}
     for signal in ("literal", "frame", "dotted"):
