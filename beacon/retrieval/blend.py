@@ -6,7 +6,7 @@ signal weights and the normalisation, fusion, blending and packing settings;
 new blend variant or ablation is a YAML file (``defaults: [hybrid, _self_]``
 plus its own weights), never Python. A weight of 0 switches its signal off
 (it is not computed). Per definition ``v`` (not a module, not a test) in file
-``f(v)``, in four stages:
+``f(v)``, in five stages:
 
 1. **lexical** (``fusion`` linear: each signal divided by its maximum over the
    candidates; ``rrf``: reciprocal ranks, ``Σ w / (rrf_k + rank)``; ``raw``:
@@ -31,6 +31,11 @@ plus its own weights), never Python. A weight of 0 switches its signal off
 4. **late signals**: ``+ w_loose_path · P̂(f(v))`` (loose path words,
    ``mentions``) ``+ w_log_file · L̂_F(f(v)) + w_log_function · L̂_G(v)`` (votes
    of similar past commits, ``commit_log``; input ``change_log``).
+5. **issue structure** (``signals_real``; only when one of its weights is
+   set): the total divided by its maximum, then
+   ``+ Σ w · (unit(evidence(v)) + unit(votes(f(v))))`` for ``w_literal``
+   (string constants the issue quotes), ``w_frame`` (traceback frames) and
+   ``w_dotted`` (dotted API names and imports resolved through the graph).
 
 Candidates are definitions (``candidates: definitions``: no modules, no
 tests) or every non-test symbol (``symbols``; tests too with
@@ -61,7 +66,8 @@ CANDIDATES = ("definitions", "symbols")
 _NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_graph", "w_keywords", "w_hashed",
                  "whole_file_share", "vendored",
                  "w_prf_file", "w_prf_sym", "w_ctx", "ctx_weight", "w_cover", "cover_power", "w_cooc", "w_topk",
-                 "peripheral", "w_fname", "w_history", "w_function", "w_loose_path", "w_log_file", "w_log_function")
+                 "peripheral", "w_fname", "w_history", "w_function", "w_loose_path", "w_log_file", "w_log_function",
+                 "w_literal", "w_frame", "w_dotted")
 _COUNTS = ("prf_files", "prf_terms", "topk", "log_k")
 
 
@@ -121,6 +127,10 @@ class Blend(RankThenPack):
     w_log_file: float = 0.0
     w_log_function: float = 0.0
     log_k: int = 20
+    # 5. issue structure
+    w_literal: float = 0.0
+    w_frame: float = 0.0
+    w_dotted: float = 0.0
     # candidates and packing
     candidates: str = "definitions"  # or "symbols": modules too (and tests with include_tests)
     ground_named: bool = False  # symbols the query names verbatim first (grounded_bm25)
@@ -162,6 +172,7 @@ class Blend(RankThenPack):
         total = stages.expansion(self, graph, query, cand, total, parts)
         total = stages.priors(self, graph, inputs, total, parts)
         total = stages.late(self, graph, query, inputs, cand, total, parts)
+        total = stages.issue(self, graph, query, cand, total, parts)
         total[~cand] = 0.0
         index = file_index(graph)
         file_total = np.zeros(len(index.paths))

@@ -5,7 +5,8 @@ each index once per graph. A member is None (or absent from its keyed
 family) until the module named for it builds it on first use: the term index
 in ``text``, BM25 weights in ``lexical``/``filelevel``/``stemmed``, masks in
 ``masks``, the file index in ``file_index``, walks in ``transition`` and
-``diffusion``, and so on, each through its own accessor (``term_index(graph)``,
+``diffusion``, the issue-structure indexes in ``signals_real.index`` and
+``signals_real.literals``, and so on, each through its own accessor (``term_index(graph)``,
 ``packable(graph)``, …); no module builds or reads another's member
 directly. Arrays are numpy/scipy members so that the object can later be
 saved beside the graph and memory-mapped.
@@ -28,6 +29,8 @@ if TYPE_CHECKING:  # the types only: this module imports no other retrieval modu
     from .diffusion import Diffusion
     from .file_index import FileIndex
     from .mentions import Mentions
+    from .signals_real.index import GraphIndex
+    from .signals_real.literals import LiteralIndex
     from .text import TermIndex
     from .transition import EdgeWeights, Transition
 
@@ -66,6 +69,9 @@ class GraphIndexes:
     walk_adjacency: dict[EdgeWeights, sp.csr_matrix] = field(default_factory=dict)
     global_ranks: dict[tuple, Diffusion] = field(default_factory=dict)  # (weights, beta, tol, max_iter)
     path_name_nodes: dict[tuple[str, str], list[int]] | None = None  # (path, name) -> non-module nodes
+    # issue-structure signals (signals_real): module table and spans, the code's string-literal fragments
+    issue_graph: GraphIndex | None = None
+    issue_literals: LiteralIndex | None = None
     # vectors
     hashed_vectors: np.ndarray | None = None
     # token counts of breadcrumb chunks (text the graph holds anyway)

@@ -1,9 +1,10 @@
-"""The composer's four stages (``blend``): each reads a ``Blend``'s weights and adds its signals to the total.
+"""The composer's five stages (``blend``): each reads a ``Blend``'s weights and adds its signals to the total.
 
 Kept apart from ``Blend`` itself (parameters, ranking, packing) so that each
 file stays short; the order of the additions is part of the recipe's output
-(float sums), so it is fixed here: lexical, expansion, priors, late signals.
-A signal whose weight is 0 is not computed.
+(float sums), so it is fixed here: lexical, expansion, priors, late signals, issue structure.
+A signal whose weight is 0 is not computed; the issue stage runs only when
+one of its weights is set, so a recipe without them is unchanged.
 """
 from __future__ import annotations
 
@@ -27,6 +28,9 @@ from .mentions import loose_path_matches, mention_weights
 from .neighbors import neighbor_max
 from .normalise import reciprocal_ranks, unit_scale
 from .repomap import repomap_scores
+from .signals_real.dotted import dotted_scores
+from .signals_real.frames import frame_scores
+from .signals_real.literals import literal_scores
 from .stemmed import bm25_field
 from .text import term_index
 from .transition import EdgeWeights
@@ -34,6 +38,7 @@ from .transition import EdgeWeights
 if TYPE_CHECKING:
     from .blend import Blend
 
+ISSUE = {"literal": literal_scores, "frame": frame_scores, "dotted": dotted_scores}
 EXPANSION = ("w_prf_file", "w_prf_sym", "w_ctx", "w_cover", "w_cooc", "w_topk", "w_fname")
 
 
@@ -155,4 +160,29 @@ def late(m: Blend, graph: CodebaseGraph, query: str, inputs: RepoInputs, cand: n
         parts["log_file"], parts["log_function"] = file_vote[file_of], function_vote
         total = (total + m.w_log_file * unit_scale(parts["log_file"], cand)
                  + m.w_log_function * unit_scale(parts["log_function"], cand))
+    return total
+
+
+def issue(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, total: np.ndarray,
+          parts: dict) -> np.ndarray:
+    """``total / max total + Σ w · (unit(symbol evidence) + unit(file votes)[file])`` over the issue-structure
+    signals (``signals_real``: ``w_literal``, ``w_frame``, ``w_dotted``), on the candidates.
+
+    The total is divided by its maximum first so that a weight is a share of the best score (0.25: a quoted
+    message lifts its definition by a quarter of the top score); a file's votes lift every definition in it.
+    """
+    weights = {name: getattr(m, f"w_{name}") for name in ISSUE}
+    if not any(weights.values()):
+        return total
+    top = float(total[cand].max()) if cand.any() else 0.0
+    total = np.where(cand, total / top if top > 0 else 0.0, 0.0)
+    file_of = file_index(graph).file_of
+    for name, weight in weights.items():
+        if not weight:
+            continue
+        found = ISSUE[name](graph, query)  # each scaled by its maximum over every symbol / file
+        parts[name] = found.symbol + found.file[file_of]
+        lift = (unit_scale(found.symbol, np.ones(len(found.symbol), dtype=bool))
+                + unit_scale(found.file, np.ones(len(found.file), dtype=bool))[file_of])
+        total = total + weight * np.where(cand, lift, 0.0)
     return total

@@ -29,12 +29,12 @@ from pathlib import Path
 from beacon.localize.evaluate import rankings
 from beacon.retrieval.mentions import file_index, match_path
 from beacon.retrieval.query_features import query_features
+from beacon.retrieval.recipes import method_params
 from beacon.retrieval.registry import get_method
 from beacon.retrieval.signals_real.dotted import names, resolve
 from beacon.retrieval.signals_real.frames import resolve_frame
 from beacon.retrieval.signals_real.literals import literal_index, matched_fragments
 from experiments.benchmarks.localize_real_sets import DEFAULT_CACHE, loaded
-from experiments.localize import method_conf_params
 
 CUES = ("path", "frame", "dotted", "literal", "code", "gold_fn")
 
@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--method", default="hybrid_prf")
     ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
     args = ap.parse_args(argv)
-    method = get_method(args.method, **method_conf_params(args.method))
+    method = get_method(args.method, **method_params(args.method))
     missed: dict[str, Counter] = {"@1": Counter(), "@5": Counter()}
     n_miss = Counter()
     fn_miss = 0

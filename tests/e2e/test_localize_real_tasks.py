@@ -1,9 +1,13 @@
-"""Instances from several files in one localization run (``tasks.more_instances``), on real issues.
+"""Real issues in localization runs: several instance files in one run, the recommended default, the preset.
 
 One requests issue (``swebench_lite_dev``) and one sqlfluff issue
 (``swebench_lite_devsplit``, a ``src/`` layout) in one job: both are scored
 under one task set, sqlfluff's gold is found under ``src/`` and ranked by
-the graph's own paths, and an instance listed in two files is refused.
+the graph's own paths, and an instance listed in two files is refused. The
+default method of ``conf/localize.yaml`` is the recommended ``hybrid_real``,
+and on a flask issue that quotes the CLI's own message it ranks the gold file
+first where its base ``hybrid_prf`` does not. The ``localize_real`` preset
+scores every registered method but the oracle.
 """
 from __future__ import annotations
 
@@ -77,3 +81,31 @@ def test_an_unused_more_instances_leaves_the_config_hash_alone():
     assert "more_instances" not in scientific_config(validate(cfg, LocalizeConf))["tasks"]
     cfg.tasks.more_instances = ["b"]
     assert scientific_config(validate(cfg, LocalizeConf))["tasks"]["more_instances"] == ["b"]
+
+
+def test_the_default_method_is_hybrid_real_and_a_quoted_message_finds_the_gold_file(tmp_path):
+    """flask-5063 quotes the ``.env`` tip that ``flask/cli.py`` prints; hybrid_prf ranks another file first."""
+    a = _pick(DEV / "instances.jsonl", "pallets__flask-5063", tmp_path / "a.jsonl")
+    common = [f"tasks.instances={a}", f"cache_dir={tmp_path / 'cache'}", "print_table=false"]
+    runs = {}
+    for label, extra in (("default", []), ("hybrid_prf", ["method=hybrid_prf"])):
+        proc = subprocess.run([sys.executable, "-m", "experiments.localize", *common, *extra,
+                               f"hydra.run.dir={tmp_path / label}"],
+                              cwd=ROOT, env={**os.environ, "CI": "1"}, capture_output=True, text=True, timeout=900)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        (row,) = [json.loads(x) for x in (tmp_path / label / "run" / "records.jsonl").read_text().splitlines()]
+        runs[label] = row
+    assert runs["default"]["method"] == "hybrid_real" and runs["hybrid_prf"]["method"] == "hybrid_prf"
+    gold = runs["default"]["gold"]["files"]
+    assert runs["default"]["ranked"]["files"][0] in gold and runs["default"]["metrics"]["file_acc@1"] == 1.0
+    assert runs["hybrid_prf"]["ranked"]["files"][0] not in gold
+
+
+def test_the_localize_real_preset_scores_every_registered_method_but_the_oracle():
+    from omegaconf import OmegaConf
+
+    from beacon.retrieval import method_names
+
+    preset = OmegaConf.load(ROOT / "conf" / "experiment" / "localize_real.yaml")
+    methods = list(preset.grid.methods)
+    assert len(methods) == len(set(methods)) and set(methods) == set(method_names()) - {"target_file"}

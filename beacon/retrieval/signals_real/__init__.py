@@ -9,10 +9,11 @@
   base classes to definitions.
 
 Each signal scores definitions (a per-symbol array) and lets them vote for
-their files (``SignalScores.file``). The small per-graph indexes they need
-live in ``index.py``, memoised per graph object (never in ``graph.cache``).
-The composer (``conf/method``) decides how they are weighted; nothing here is
-a registered method.
+their files (``SignalScores.file``). The per-graph indexes they need are
+typed members of ``GraphIndexes`` (``issue_graph``, built in ``index.py``;
+``issue_literals``, built in ``literals.py``). The composer weighs them in its
+issue stage (``stages.issue``: ``w_literal``, ``w_frame``, ``w_dotted`` of a
+recipe, e.g. ``conf/method/hybrid_real.yaml``).
 """
 from __future__ import annotations
 

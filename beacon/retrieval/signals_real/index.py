@@ -1,45 +1,22 @@
-"""Per-graph indexes shared by the issue-structure signals, memoised per graph object.
+"""Per-graph index shared by the issue-structure signals (``GraphIndexes.issue_graph``), and ``SignalScores``.
 
-``graph_index(graph)`` is built once per ``CodebaseGraph`` instance and kept
-in a ``WeakKeyDictionary`` (so it dies with the graph and never enters
-``graph.cache``, which other modules own): files in sorted order, each
-symbol's file, per file its definitions sorted by span (for "innermost
-definition at line N"), simple names and qualnames per file, and the module
-name -> file table. ``SignalScores`` is what every signal returns.
+``graph_index(graph)`` is built once per graph and kept as the typed member
+``issue_graph`` of the graph's ``GraphIndexes`` (``beacon.retrieval.indexes``,
+the one owner of per-graph state): files in sorted order (the ``FileIndex``
+order), each symbol's file, per file its definitions sorted by span (for
+"innermost definition at line N"), qualnames per file, and the module name ->
+file table. ``SignalScores`` is what every signal returns.
 """
 from __future__ import annotations
 
-import weakref
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Callable, TypeVar
 
 import numpy as np
 
 from ...graph.codebase import CodebaseGraph
 from ...graph.symbols import MODULE_QUALNAME
-
-T = TypeVar("T")
-# id(graph) -> (weak reference, memo). A WeakKeyDictionary cannot hold a CodebaseGraph (a dataclass
-# with eq, hence unhashable); the reference's callback drops the entry when the graph dies, and the
-# identity check guards against a reused id.
-_MEMO: dict[int, tuple[weakref.ref, dict[str, object]]] = {}
-
-
-def _slot(graph: CodebaseGraph) -> dict[str, object]:
-    key = id(graph)
-    found = _MEMO.get(key)
-    if found is None or found[0]() is not graph:
-        found = _MEMO[key] = (weakref.ref(graph, lambda _ref, key=key: _MEMO.pop(key, None)), {})
-    return found[1]
-
-
-def memo(graph: CodebaseGraph, key: str, build: Callable[[CodebaseGraph], T]) -> T:
-    """``build(graph)`` once per graph object and key."""
-    slot = _slot(graph)
-    if key not in slot:
-        slot[key] = build(graph)
-    return slot[key]  # type: ignore[return-value]
+from ..indexes import indexes_for
 
 
 @dataclass(frozen=True)
@@ -115,7 +92,11 @@ def _build(graph: CodebaseGraph) -> GraphIndex:
 
 
 def graph_index(graph: CodebaseGraph) -> GraphIndex:
-    return memo(graph, "graph_index", _build)
+    """The graph's ``GraphIndex`` (built once per graph, kept in ``GraphIndexes.issue_graph``)."""
+    ix = indexes_for(graph)
+    if ix.issue_graph is None:
+        ix.issue_graph = _build(graph)
+    return ix.issue_graph
 
 
 def scores(graph: CodebaseGraph, symbol: np.ndarray) -> SignalScores:

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...graph.codebase import CodebaseGraph
-from .index import SignalScores, graph_index, memo, scores
+from ..indexes import indexes_for
+from .index import SignalScores, graph_index, scores
 
 MIN_WORDS = 3
 MIN_CHARS = 12
@@ -104,7 +105,11 @@ def _build(graph: CodebaseGraph) -> LiteralIndex:
 
 
 def literal_index(graph: CodebaseGraph) -> LiteralIndex:
-    return memo(graph, "literal_index", _build)
+    """The graph's ``LiteralIndex`` (built once per graph, kept in ``GraphIndexes.issue_literals``)."""
+    ix = indexes_for(graph)
+    if ix.issue_literals is None:
+        ix.issue_literals = _build(graph)
+    return ix.issue_literals
 
 
 def matched_fragments(graph: CodebaseGraph, query: str) -> list[str]:

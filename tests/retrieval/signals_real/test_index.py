@@ -1,12 +1,9 @@
-"""The per-graph index of the issue-structure signals: innermost definitions, module table, memo lifetime."""
+"""The per-graph index of the issue-structure signals: innermost definitions, module table, kept in the graph's GraphIndexes."""
 from __future__ import annotations
-
-import gc
 
 import numpy as np
 
-from beacon.retrieval.signals_real import index as index_mod
-from beacon.retrieval.signals_real.index import graph_index, memo, scores
+from beacon.retrieval.signals_real.index import graph_index, scores
 
 from .conftest import node
 
@@ -32,20 +29,18 @@ def test_scores_drop_tests_and_vote_for_files(shop):
     assert s.file[idx.paths.index("src/shop/fields.py")] == 3.0 and s.file.sum() == 3.0
 
 
-def test_memo_is_per_graph_object_and_dies_with_it(shop):
-    calls = []
-    assert memo(shop, "probe", lambda g: calls.append(1) or "built") == "built"
-    assert memo(shop, "probe", lambda g: calls.append(1) or "again") == "built" and calls == [1]
-    assert "probe" not in shop.cache  # never in graph.cache
-    from beacon.graph.codebase import CodebaseGraph
+def test_indexes_are_typed_members_of_the_graphs_indexes_built_once(shop):
+    from beacon.retrieval.indexes import indexes_for
+    from beacon.retrieval.signals_real.literals import literal_index
 
-    other = CodebaseGraph(symbols=[], files={}, edges={})
-    memo(other, "probe", lambda g: "other")
-    key = id(other)
-    assert key in index_mod._MEMO
-    del other
-    gc.collect()
-    assert key not in index_mod._MEMO
+    shop.cache.clear()
+    first, lits = graph_index(shop), literal_index(shop)
+    ix = indexes_for(shop)
+    assert ix.issue_graph is first and ix.issue_literals is lits
+    assert graph_index(shop) is first and literal_index(shop) is lits  # built once per graph
+    shop.cache.clear()  # the benchmarks' cold start drops them with every other index
+    again = graph_index(shop)
+    assert again is not first and again.module_file == first.module_file and again.paths == first.paths
 
 
 def test_paths_match_by_graph_path_and_by_import_path(shop):
