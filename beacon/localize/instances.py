@@ -25,6 +25,7 @@ from ..graph.codebase import CodebaseGraph
 from ..repo.git import FULL_HASH, GitSource, open_source
 from ..repo.snapshot import materialize
 from ..repo.history import INPUT_NAMES, NO_INPUTS, RepoHistory, RepoInputs, read_inputs
+from ..retrieval.index_store import attach_store
 
 REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
 
@@ -99,10 +100,14 @@ def find_repository(repos_dir: Path | str | Sequence[Path | str], repo: str) -> 
 
 
 class SnapshotCache:
-    """Snapshots and saved graphs per commit under ``root`` (safe to share between runs)."""
+    """Snapshots, saved graphs and their saved indexes per commit under ``root`` (safe to share between runs).
 
-    def __init__(self, root: Path | str, repos_dir: Path | str | Sequence[Path | str]):
+    ``index_store=False`` keeps indexes in memory only (nothing read from or written to ``root/indexes``).
+    """
+
+    def __init__(self, root: Path | str, repos_dir: Path | str | Sequence[Path | str], *, index_store: bool = True):
         self.root = Path(root)
+        self.index_store = index_store
         self.repos_dirs = _dirs(repos_dir)
         self.repos_dir = self.repos_dirs[0]
         self._sources: dict[str, GitSource] = {}
@@ -151,6 +156,8 @@ class SnapshotCache:
                     shutil.rmtree(tmp, ignore_errors=True)
                     if not (saved / "graph.json").is_file():
                         raise
+            if self.index_store:
+                attach_store(graph, self.root / "indexes")
             self._graphs[key] = graph
         return self._graphs[key]
 
