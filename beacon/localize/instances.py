@@ -24,6 +24,7 @@ from typing import Sequence
 from ..graph.codebase import CodebaseGraph
 from ..repo.git import FULL_HASH, GitSource, open_source
 from ..repo.snapshot import materialize
+from ..repo.inputs_store import InputsStore
 from ..repo.history import INPUT_NAMES, NO_INPUTS, RepoHistory, RepoInputs, read_inputs
 from ..retrieval.index_store import attach_store
 
@@ -114,6 +115,7 @@ class SnapshotCache:
         self._graphs: dict[str, CodebaseGraph] = {}
         self._histories: dict[str, RepoHistory] = {}
         self._inputs: dict[str, RepoInputs] = {}
+        self._saved_inputs = InputsStore(self.root / "inputs")
 
     def source(self, repo: str) -> GitSource:
         if repo not in self._sources:
@@ -165,7 +167,8 @@ class SnapshotCache:
         """The history inputs named in ``needs`` (what the methods' ``needs()`` declare) up to ``commit``.
 
         Read once per commit and input (git log, blame and ``log -p``, never past the commit), and only
-        when a method needs them; line history blames the graph's non-test files.
+        when a method needs them; line history blames the graph's non-test files. Each input read is saved
+        under ``root/inputs`` (``InputsStore``), so a later run on the commit loads it instead.
         """
         if not needs:
             return NO_INPUTS
@@ -175,8 +178,13 @@ class SnapshotCache:
         if missing:
             paths = sorted({s.path for s in self.graph(repo, commit).symbols if not s.is_test}) \
                 if "line_history" in missing else ()
-            new = read_inputs(self.source(repo), commit, missing, paths)
-            have = RepoInputs(**{n: getattr(have, n) if getattr(new, n) is None else getattr(new, n)
-                                 for n in INPUT_NAMES})
+            found = {n: self._saved_inputs.load(repo, commit, n, paths) for n in missing}
+            unread = frozenset(n for n, v in found.items() if v is None)
+            if unread:
+                new = read_inputs(self.source(repo), commit, unread, paths)
+                for name in unread:
+                    found[name] = getattr(new, name)
+                    self._saved_inputs.save(repo, commit, name, found[name], paths)
+            have = RepoInputs(**{n: found.get(n, getattr(have, n)) for n in INPUT_NAMES})
             self._inputs[key] = have
         return RepoInputs(**{n: getattr(have, n) if n in needs else None for n in INPUT_NAMES})
