@@ -196,7 +196,7 @@ class IndexStore:
                                  f"expected {spec['shape']} {spec['dtype']}")
             if _crc(array) != spec["crc32"]:
                 raise ValueError(f"{label}.npy: CRC-32 mismatch (file corrupted)")
-            arrays[label] = array
+            arrays[label] = np.asarray(array)  # a plain view of the mapping: no memmap subclass on every slice
         return name, key, _decode(meta["kind"], meta, arrays)
 
     def _discard(self, entry: Path) -> None:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import mmap
 import multiprocessing
 import warnings
 
@@ -19,6 +18,7 @@ from beacon.retrieval.index_store import INDEX_FORMAT, IndexStore, IndexStoreWar
 from beacon.retrieval.indexes import STORED, STORED_FAMILIES, indexes_for
 from beacon.retrieval.recipes import method_params
 from beacon.repo.history import EMPTY_HISTORY
+from tests.retrieval.test_perron_diffusion import _maps_a_file  # memory-mapped, not copied?
 
 QUERY = "retry_delay grows too fast when the Client retries a request; see pkg/retry.py"
 SOURCES = {
@@ -66,15 +66,6 @@ def _same(a, b) -> bool:
     return a == b
 
 
-def _mapped(array) -> bool:
-    """Is ``array`` (a view of) a memory-mapped file rather than a copy in memory?"""
-    while array is not None:
-        if isinstance(array, (np.memmap, mmap.mmap)):
-            return True
-        array = getattr(array, "base", None)
-    return False
-
-
 def _members(graph):
     ix = indexes_for(graph)
     return {name: getattr(ix, name) for name in sorted(STORED | STORED_FAMILIES)}
@@ -100,7 +91,7 @@ def test_saved_indexes_load_equal_to_built_ones_and_rank_identically(tmp_path):
     for name in loaded:
         assert _same(loaded[name], _members(built)[name]), name
     assert list(loaded["stem_map"][0]) == list(_members(built)["stem_map"][0])
-    assert _mapped(loaded["term_index"].tf.data) and _mapped(loaded["bm25_symbol"][(1.2, 0.75)].indices)
+    assert _maps_a_file(loaded["term_index"].tf.data) and _maps_a_file(loaded["bm25_symbol"][(1.2, 0.75)].indices)
     assert _outputs(reader) == expected
 
 
