@@ -8,7 +8,9 @@ without ``.git``) or ``<owner>__<name>.bundle``, in one folder or the first of s
 
 Snapshots are materialised once per commit (``git archive``) and their graphs
 saved once per commit (``CodebaseGraph.save``), so a sweep over methods and
-budgets parses each base commit once. Methods only ever see the snapshot and
+budgets parses each base commit once; the graphs' retrieval indexes
+(``beacon.retrieval.index_store``) and the git inputs read for a commit
+(``beacon.repo.inputs_store``) are saved beside them, so a later run loads both. Methods only ever see the snapshot and
 the problem statement, never the patch.
 """
 from __future__ import annotations
