@@ -28,7 +28,7 @@ from ..repo.git import FULL_HASH, GitSource, open_source
 from ..repo.snapshot import materialize
 from ..repo.inputs_store import InputsStore
 from ..repo.history import INPUT_NAMES, NO_INPUTS, RepoHistory, RepoInputs, read_inputs
-from ..retrieval.index_store import attach_store
+from ..retrieval.indexes import attach_store
 
 REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
 

@@ -1,7 +1,7 @@
 """``IndexStore``: a graph's retrieval indexes saved on disk, memory-mapped on load, keyed by the graph's content.
 
 A graph loaded through the snapshot cache carries the store's root folder
-(``attach_store``); ``indexes_for`` then fills its ``GraphIndexes`` from
+(``indexes.attach_store``); ``indexes_for`` then fills its ``GraphIndexes`` from
 ``<root>/<digest[:2]>/<digest>/v<INDEX_FORMAT>/`` and writes every stored
 member through to that folder as soon as it is built, so the second process on
 a graph pays a load instead of a build. ``digest`` is ``graph_digest(graph)``,
@@ -40,17 +40,11 @@ if TYPE_CHECKING:
 
 # Bump when any stored member's builder changes its output, or this layout changes.
 INDEX_FORMAT = 1
-STORE_KEY = "index_store_root"  # graph.cache key: the folder of the graph's store (see ``attach_store``)
 _SPARSE = {cls.__name__: cls for cls in (sp.csr_matrix, sp.csc_matrix, sp.csr_array, sp.csc_array)}
 
 
 class IndexStoreWarning(UserWarning):
     """A stored index member was unreadable, stale or corrupt; it is rebuilt instead."""
-
-
-def attach_store(graph: CodebaseGraph, root: Path | str) -> None:
-    """Let ``indexes_for(graph)`` load from and save to the store under ``root`` (before its first use)."""
-    graph.cache[STORE_KEY] = Path(root)
 
 
 def graph_digest(graph: CodebaseGraph) -> str:

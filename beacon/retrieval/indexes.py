@@ -13,7 +13,7 @@ saved beside the graph and memory-mapped.
 The object lives in the graph's own memo under one key (``INDEXES_KEY``), so
 ``graph.cache.clear()`` (the benchmarks' "cold start") drops every index at
 once, and the graph's link to its index store with it. A graph with a store
-(``index_store.attach_store``, done by the snapshot cache) starts with every
+(``attach_store``, done by the snapshot cache) starts with every
 member saved there (memory-mapped), and each member named in ``STORED`` or
 ``STORED_FAMILIES`` is written through to the store when its accessor builds it. It holds indexes only: repository history is an explicit input
 (``beacon.repo.history.RepoInputs``), never an index.
@@ -21,12 +21,13 @@ member saved there (memory-mapped), and each member named in ``STORED`` or
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from .index_store import STORE_KEY, IndexStore, graph_digest
+from .index_store import IndexStore, graph_digest
 
 if TYPE_CHECKING:  # the types only: this module imports no other retrieval module
     from ..graph.codebase import CodebaseGraph
@@ -37,6 +38,7 @@ if TYPE_CHECKING:  # the types only: this module imports no other retrieval modu
     from .transition import EdgeWeights, Transition
 
 INDEXES_KEY = "retrieval_indexes"
+STORE_KEY = "index_store_root"  # the folder of the graph's index store (see ``attach_store``)
 # Members saved with the graph (arrays, sparse matrices, and the two vocabularies with their matrices).
 # The rest are cheap to build, keyed by objects that are not literals, or per-query memos.
 STORED = frozenset({"term_index", "file_tf", "stem_map", "test_mask", "test_files", "vendored", "peripheral",
@@ -114,6 +116,11 @@ def indexes_for(graph: CodebaseGraph) -> GraphIndexes:
         if root is not None:
             _open_store(found, IndexStore(root, graph_digest(graph)))
     return found
+
+
+def attach_store(graph: CodebaseGraph, root: Path | str) -> None:
+    """Let ``indexes_for(graph)`` load from and save to the index store under ``root`` (before its first use)."""
+    graph.cache[STORE_KEY] = Path(root)
 
 
 def _open_store(ix: GraphIndexes, store: IndexStore) -> None:

@@ -44,7 +44,7 @@ from beacon.graph import GraphBuilder, scan
 from beacon.graph.build import DEFAULT_MAX_FILE_BYTES, POOL_MIN_BYTES
 from beacon.retrieval import method_names
 from beacon.repo.history import EMPTY_HISTORY
-from beacon.retrieval.index_store import attach_store
+from beacon.retrieval.indexes import attach_store
 from beacon.retrieval.registry import get_method
 from beacon.tokens import count_tokens
 

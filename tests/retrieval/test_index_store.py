@@ -14,8 +14,8 @@ from beacon.graph import CodebaseGraph
 from beacon.localize.instances import SnapshotCache
 from beacon.repair.control import make_control_repo
 from beacon.retrieval import assemble_context, method_names
-from beacon.retrieval.index_store import INDEX_FORMAT, IndexStore, IndexStoreWarning, attach_store, graph_digest
-from beacon.retrieval.indexes import STORED, STORED_FAMILIES, indexes_for
+from beacon.retrieval.index_store import INDEX_FORMAT, IndexStore, IndexStoreWarning, graph_digest
+from beacon.retrieval.indexes import STORED, STORED_FAMILIES, attach_store, indexes_for
 from beacon.retrieval.recipes import method_params
 from beacon.repo.history import EMPTY_HISTORY
 from tests.retrieval.test_perron_diffusion import _maps_a_file  # memory-mapped, not copied?
