@@ -8,7 +8,9 @@ without ``.git``) or ``<owner>__<name>.bundle``, in one folder or the first of s
 
 Snapshots are materialised once per commit (``git archive``) and their graphs
 saved once per commit (``CodebaseGraph.save``), so a sweep over methods and
-budgets parses each base commit once. Methods only ever see the snapshot and
+budgets parses each base commit once; the graphs' retrieval indexes
+(``beacon.retrieval.index_store``) and the git inputs read for a commit
+(``beacon.repo.inputs_store``) are saved beside them, so a later run loads both. Methods only ever see the snapshot and
 the problem statement, never the patch.
 """
 from __future__ import annotations
@@ -24,7 +26,9 @@ from typing import Sequence
 from ..graph.codebase import CodebaseGraph
 from ..repo.git import FULL_HASH, GitSource, open_source
 from ..repo.snapshot import materialize
+from ..repo.inputs_store import InputsStore
 from ..repo.history import INPUT_NAMES, NO_INPUTS, RepoHistory, RepoInputs, read_inputs
+from ..retrieval.indexes import attach_store
 
 REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
 
@@ -99,16 +103,21 @@ def find_repository(repos_dir: Path | str | Sequence[Path | str], repo: str) -> 
 
 
 class SnapshotCache:
-    """Snapshots and saved graphs per commit under ``root`` (safe to share between runs)."""
+    """Snapshots, saved graphs and their saved indexes per commit under ``root`` (safe to share between runs).
 
-    def __init__(self, root: Path | str, repos_dir: Path | str | Sequence[Path | str]):
+    ``index_store=False`` keeps indexes in memory only (nothing read from or written to ``root/indexes``).
+    """
+
+    def __init__(self, root: Path | str, repos_dir: Path | str | Sequence[Path | str], *, index_store: bool = True):
         self.root = Path(root)
+        self.index_store = index_store
         self.repos_dirs = _dirs(repos_dir)
         self.repos_dir = self.repos_dirs[0]
         self._sources: dict[str, GitSource] = {}
         self._graphs: dict[str, CodebaseGraph] = {}
         self._histories: dict[str, RepoHistory] = {}
         self._inputs: dict[str, RepoInputs] = {}
+        self._saved_inputs = InputsStore(self.root / "inputs")
 
     def source(self, repo: str) -> GitSource:
         if repo not in self._sources:
@@ -151,6 +160,8 @@ class SnapshotCache:
                     shutil.rmtree(tmp, ignore_errors=True)
                     if not (saved / "graph.json").is_file():
                         raise
+            if self.index_store:
+                attach_store(graph, self.root / "indexes")
             self._graphs[key] = graph
         return self._graphs[key]
 
@@ -158,7 +169,8 @@ class SnapshotCache:
         """The history inputs named in ``needs`` (what the methods' ``needs()`` declare) up to ``commit``.
 
         Read once per commit and input (git log, blame and ``log -p``, never past the commit), and only
-        when a method needs them; line history blames the graph's non-test files.
+        when a method needs them; line history blames the graph's non-test files. Each input read is saved
+        under ``root/inputs`` (``InputsStore``), so a later run on the commit loads it instead.
         """
         if not needs:
             return NO_INPUTS
@@ -168,8 +180,13 @@ class SnapshotCache:
         if missing:
             paths = sorted({s.path for s in self.graph(repo, commit).symbols if not s.is_test}) \
                 if "line_history" in missing else ()
-            new = read_inputs(self.source(repo), commit, missing, paths)
-            have = RepoInputs(**{n: getattr(have, n) if getattr(new, n) is None else getattr(new, n)
-                                 for n in INPUT_NAMES})
+            found = {n: self._saved_inputs.load(repo, commit, n, paths) for n in missing}
+            unread = frozenset(n for n, v in found.items() if v is None)
+            if unread:
+                new = read_inputs(self.source(repo), commit, unread, paths)
+                for name in unread:
+                    found[name] = getattr(new, name)
+                    self._saved_inputs.save(repo, commit, name, found[name], paths)
+            have = RepoInputs(**{n: found.get(n, getattr(have, n)) for n in INPUT_NAMES})
             self._inputs[key] = have
         return RepoInputs(**{n: getattr(have, n) if n in needs else None for n in INPUT_NAMES})

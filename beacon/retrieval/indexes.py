@@ -13,16 +13,22 @@ saved beside the graph and memory-mapped.
 
 The object lives in the graph's own memo under one key (``INDEXES_KEY``), so
 ``graph.cache.clear()`` (the benchmarks' "cold start") drops every index at
-once. It holds indexes only: repository history is an explicit input
+once, and the graph's link to its index store with it. A graph with a store
+(``attach_store``, done by the snapshot cache) starts with every
+member saved there (memory-mapped), and each member named in ``STORED`` or
+``STORED_FAMILIES`` is written through to the store when its accessor builds it. It holds indexes only: repository history is an explicit input
 (``beacon.repo.history.RepoInputs``), never an index.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
+
+from .index_store import IndexStore, graph_digest
 
 if TYPE_CHECKING:  # the types only: this module imports no other retrieval module
     from ..graph.codebase import CodebaseGraph
@@ -35,6 +41,24 @@ if TYPE_CHECKING:  # the types only: this module imports no other retrieval modu
     from .transition import EdgeWeights, Transition
 
 INDEXES_KEY = "retrieval_indexes"
+STORE_KEY = "index_store_root"  # the folder of the graph's index store (see ``attach_store``)
+# Members saved with the graph (arrays, sparse matrices, and the two vocabularies with their matrices).
+# The rest are cheap to build, keyed by objects that are not literals, or per-query memos.
+STORED = frozenset({"term_index", "file_tf", "stem_map", "test_mask", "test_files", "vendored", "peripheral",
+                    "packable", "prf_file_idf", "file_name_bm25", "call_neighbors", "bca_closure", "hashed_vectors"})
+STORED_FAMILIES = frozenset({"bm25_symbol", "bm25_file", "stem_fields", "bm25_stemmed", "context_bm25"})
+
+
+class StoredFamily(dict):
+    """A keyed family of one member that writes each new entry through to the graph's store."""
+
+    def __init__(self, store: IndexStore, name: str):
+        super().__init__()
+        self.store, self.name = store, name
+
+    def __setitem__(self, key, value) -> None:
+        super().__setitem__(key, value)
+        self.store.save(self.name, key, value)
 
 
 @dataclass(eq=False)
@@ -79,6 +103,14 @@ class GraphIndexes:
     # the last query's result only: a sweep asks several methods the same query in a row
     last_mentions: tuple[str, Mentions] | None = None
     last_repomap: tuple[tuple, Any] | None = None
+    # where built members are saved (None: in memory only)
+    store: IndexStore | None = field(default=None, repr=False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        store = self.__dict__.get("store")
+        if store is not None and value is not None and name in STORED:
+            store.save(name, None, value)
 
 
 def indexes_for(graph: CodebaseGraph) -> GraphIndexes:
@@ -86,4 +118,24 @@ def indexes_for(graph: CodebaseGraph) -> GraphIndexes:
     found = graph.cache.get(INDEXES_KEY)
     if found is None:
         found = graph.cache[INDEXES_KEY] = GraphIndexes()
+        root = graph.cache.get(STORE_KEY)
+        if root is not None:
+            _open_store(found, IndexStore(root, graph_digest(graph)))
     return found
+
+
+def attach_store(graph: CodebaseGraph, root: Path | str) -> None:
+    """Let ``indexes_for(graph)`` load from and save to the index store under ``root`` (before its first use)."""
+    graph.cache[STORE_KEY] = Path(root)
+
+
+def _open_store(ix: GraphIndexes, store: IndexStore) -> None:
+    """Fill ``ix`` with the members saved in ``store`` and write later ones through to it."""
+    for name in STORED_FAMILIES:
+        object.__setattr__(ix, name, StoredFamily(store, name))
+    for (name, key), value in store.load().items():
+        if key is None and name in STORED:
+            object.__setattr__(ix, name, value)
+        elif key is not None and name in STORED_FAMILIES:
+            dict.__setitem__(getattr(ix, name), key, value)
+    ix.store = store

@@ -16,6 +16,7 @@ The document-term matrix is built once per graph and memoised on it.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -87,7 +88,7 @@ def _without_imports(lines: list[str]) -> str:
         if in_import:  # inside a parenthesised multi-line import
             in_import = ")" not in line
             continue
-        if _IMPORT_LINE.match(line):
+        if "import" in line and _IMPORT_LINE.match(line):  # the substring test skips most lines cheaply
             in_import = "(" in line and ")" not in line
             continue
         kept.append(line)
@@ -119,14 +120,21 @@ def term_index(graph: CodebaseGraph) -> TermIndex:
     if ix.term_index is not None:
         return ix.term_index
     vocab: dict[str, int] = {}
+    # Each distinct identifier is split once per graph, its terms numbered when it is first seen: the
+    # same numbering (first occurrence of each term in document order) and counts as ``terms(doc)``
+    # term by term, without a Python step per occurrence.
+    word_ids: dict[str, tuple[int, ...]] = {}
     indptr = [0]
     indices: list[int] = []
     data: list[float] = []
     for doc in own_documents(graph):
         counts: dict[int, int] = {}
-        for t in terms(doc):
-            j = vocab.setdefault(t, len(vocab))
-            counts[j] = counts.get(j, 0) + 1
+        for word, n in Counter(_IDENT.findall(doc)).items():  # distinct words in first-occurrence order
+            ids = word_ids.get(word)
+            if ids is None:
+                ids = word_ids[word] = tuple(vocab.setdefault(t, len(vocab)) for t in split_identifier(word))
+            for j in ids:
+                counts[j] = counts.get(j, 0) + n
         for j in sorted(counts):
             indices.append(j)
             data.append(counts[j])

@@ -12,15 +12,17 @@ It runs twice in one process:
 * **cold**: a fresh temporary cache folder (or ``--cache-dir`` if given and
   empty): bundles, snapshots, parses and graphs are all made;
 * **warm**: the same folder again through a new ``SnapshotCache``: graphs are
-  loaded from disk, git history and every method's indexes are built again
-  (they are not saved with the graph yet, issue 15).
+  loaded from disk, the git inputs from the saved inputs
+  (``beacon.repo.inputs_store``) and the indexes from the index store
+  (``beacon.retrieval.index_store``), both written by the cold pass.
 
 Per pass and task set it prints the total seconds of each stage, in the
 runner's order (one instance at a time, every method × budget on its graph):
 *snapshot* (``SnapshotCache.snapshot``), *graph* (``SnapshotCache.graph``),
-*history* (git history attached for the methods that use it), *gold*
-(``gold_from_patch``), *first query* (each method's first select on a graph:
-its indexes plus one select + pack), *select+pack* (every other
+*history* (git history attached for the methods that use it), *indexes*
+(opening the graph's index store: its digest and every saved member, mapped),
+*gold* (``gold_from_patch``), *first query* (each method's first select on a
+graph: the indexes it still has to build plus one select + pack), *select+pack* (every other
 ``assemble_context`` call), *metrics* (the rankings and metrics of
 ``beacon.localize.evaluate``); then the per-method first-query and
 select+pack totals, and the target "warm full grid on the 21 real dev issues
@@ -44,6 +46,7 @@ from beacon.localize.instances import Instance, SnapshotCache, load_instances
 from beacon.localize.metrics import budget_recall
 from beacon.retrieval import assemble_context
 from beacon.retrieval import get_method
+from beacon.retrieval.indexes import indexes_for
 from beacon.retrieval.recipes import method_params
 from beacon.retrieval.registry import known_methods
 from experiments.benchmarks.graph_build import readme_rows
@@ -55,7 +58,7 @@ REAL_SETS = (
 )
 BUDGETS = (2000, 4000, 8000)
 TARGET_WARM_REAL_S = 60.0  # warm full grid on the 21 real dev issues
-STAGES = ("snapshot", "graph", "history", "gold", "first query", "select+pack", "metrics")
+STAGES = ("snapshot", "graph", "history", "indexes", "gold", "first query", "select+pack", "metrics")
 
 
 class Timers:
@@ -90,6 +93,8 @@ def run_instance(cache: SnapshotCache, inst: Instance, methods: dict[str, dict],
         graph = cache.graph(inst.repo, inst.base_commit)
     with timers("history"):  # the git inputs the methods declare (RepoInputs), read once per instance
         inputs = cache.inputs(inst.repo, inst.base_commit, needs)
+    with timers("indexes"):  # the saved indexes, if any (the members still missing are built by first queries)
+        indexes_for(graph)
     with timers("gold"):
         gold = gold_from_patch(inst.instance_id, inst.patch, snapshot)
     cells = 0
