@@ -119,4 +119,7 @@ class Selection:
         return cost
 
     def context(self, budget: int, notes: tuple[str, ...] = ()) -> Context:
-        return Context(tuple(snippet_for(self.graph, c) for c in self.chosen), self.renderer, budget, notes)
+        # per-snippet blocks are token-aligned: ``used`` is the exact count, so the context is not tokenised again
+        known = self.used if self._mode == "blocks" else None
+        return Context(tuple(snippet_for(self.graph, c) for c in self.chosen), self.renderer, budget, notes,
+                       known_tokens=known)
