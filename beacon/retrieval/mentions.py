@@ -141,7 +141,8 @@ class PathWords:
     """Every file's loose path words (``_path_words``) as ids into one word list, built once per graph."""
 
     words: tuple[str, ...]  # distinct path words
-    stems: tuple[str, ...]  # their light stems
+    by_stem: dict[str, np.ndarray]  # light stem -> ids of the words that may match (3+ chars, not skipped)
+    by_prefix: dict[str, int]  # word -> id, for the words that may match as a prefix (5+ chars, not skipped)
     name: np.ndarray  # per file: id of its name word
     parts: sp.csr_matrix  # files x words: how often each word is a part of the file's snake_case name
     folders: sp.csr_matrix  # files x words: how often each word is one of the file's folders
@@ -172,8 +173,13 @@ def path_words(graph: CodebaseGraph) -> PathWords:
             m.sum_duplicates()
             return m
 
-        words = tuple(ids)
-        ix.path_words = PathWords(words, tuple(stem(w) for w in words), name, counts(parts), counts(folders))
+        live = {w: j for w, j in ids.items() if len(w) >= MIN_NAME_CHARS and w not in _LOOSE_SKIP}
+        by_stem: dict[str, list[int]] = {}
+        for w, j in live.items():
+            by_stem.setdefault(stem(w), []).append(j)
+        ix.path_words = PathWords(tuple(ids), {k: np.asarray(v, dtype=np.int64) for k, v in by_stem.items()},
+                                  {w: j for w, j in live.items() if len(w) >= LOOSE_PREFIX_CHARS},
+                                  name, counts(parts), counts(folders))
     return ix.path_words
 
 
@@ -192,20 +198,24 @@ def loose_path_matches(graph: CodebaseGraph, query: str | QueryFeatures) -> np.n
     stems are ``mention_weights``' job; this is the fuzzy complement, for commit
     messages that say "the debugger" rather than ``werkzeug/debug/__init__.py``.
 
-    Each distinct path word of the graph is tested once per query (``PathWords``),
-    and a prefix test is a set lookup among the identifiers' prefixes.
+    The path words are indexed once per graph (``PathWords``): a query looks up
+    its identifiers' stems and prefixes there instead of testing every file.
     """
     from .stemmed import stem  # stemmed imports this module
 
     features = query if isinstance(query, QueryFeatures) else query_features(query)
     words = {w.lower() for w in features.identifiers if len(w) >= MIN_NAME_CHARS}
     word_stems = {stem(w) for w in words}
-    # "some identifier starts with the path word" == "the path word is one of the identifiers' prefixes"
-    prefixes = {w[:n] for w in words for n in range(LOOSE_PREFIX_CHARS, len(w) + 1)}
     pw = path_words(graph)
-    hit = np.fromiter(
-        (len(word) >= MIN_NAME_CHARS and word not in _LOOSE_SKIP
-         and (word_stem in word_stems or (len(word) >= LOOSE_PREFIX_CHARS and word in prefixes))
-         for word, word_stem in zip(pw.words, pw.stems)), dtype=np.float64, count=len(pw.words))
+    hit = np.zeros(len(pw.words))
+    for word_stem in word_stems:
+        found = pw.by_stem.get(word_stem)
+        if found is not None:
+            hit[found] = 1.0
+    # "some identifier starts with the path word" == "the path word is one of the identifiers' prefixes"
+    for prefix in {w[:n] for w in words for n in range(LOOSE_PREFIX_CHARS, len(w) + 1)}:
+        j = pw.by_prefix.get(prefix)
+        if j is not None:
+            hit[j] = 1.0
     # sums of 0/1 and halves: exact in any order
     return hit[pw.name] + 0.5 * (pw.parts @ hit) + 0.5 * (pw.folders @ hit)
