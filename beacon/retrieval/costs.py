@@ -98,6 +98,10 @@ class Selection:
             return None
         key = self.key(node)
         current = self._sections.get(key, [])
+        if self._mode == "blocks":  # additive blocks: the node's block minus the blocks it replaces
+            sym = self.graph.symbols[node]
+            return block_cost(self.graph, node, self.renderer) - sum(
+                block_cost(self.graph, c, self.renderer) for c in current if sym.contains(self.graph.symbols[c]))
         return self._tokens(key, self._after(node, current)) - self._section_tokens.get(key, 0)
 
     def _after(self, node: int, current: list[int]) -> list[int]:

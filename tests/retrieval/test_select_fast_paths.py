@@ -196,3 +196,15 @@ def test_caches_follow_a_rebuilt_graph(tmp_path):
     assert loose_path_matches(after, query).tolist() == _loose_by_file(after, query)
     # the old graph's answers did not change
     assert loose_path_matches(before, query).tolist() == _loose_by_file(before, query)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from([-1.5, -0.0, 0.0, 0.25, 1.0, 2.0]), min_size=64, max_size=64))
+def test_neighbor_max_equals_the_sparse_row_max(graph, raw):
+    from beacon.retrieval.neighbors import call_neighbors, neighbor_max
+
+    score = np.resize(np.asarray(raw), len(graph.symbols))
+    adj = call_neighbors(graph)
+    assert adj.nnz  # the tree has calls
+    expected = np.asarray(adj.multiply(score[None, :]).max(axis=1).todense()).ravel()
+    assert neighbor_max(graph, score).tolist() == expected.tolist()
