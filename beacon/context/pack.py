@@ -8,8 +8,10 @@ pays only the difference, so overlapping selections are never paid for twice.
 
 Block costs are exact cl100k_base counts, memoised per graph and renderer.
 Because blocks are token-aligned (see ``render``), the context's size is the
-sum of its blocks; the final count of the whole rendered string is checked
-against the budget all the same.
+sum of its blocks, and the packer hands that sum to the ``Context`` rather
+than tokenising the whole rendered string again (a property test checks the
+two agree). With a whole-context renderer the rendered candidate is counted
+whole, and the final context is recounted against the budget.
 
 The walk stops when nothing more can fit or after ``patience`` consecutive
 candidates that did not fit, which bounds work on large repositories.
@@ -88,8 +90,12 @@ def pack(
         chosen.insert(position, node)
         by_path.setdefault(sym.path, same_file).append(node)
         used += delta
+    if not whole:
+        # Blocks are token-aligned, so ``used`` (a sum of exact block counts) is
+        # the exact count of the rendered context: no need to tokenise it again.
+        return Context(tuple(snippet_for(graph, c) for c in chosen), renderer, budget, notes, known_tokens=used)
     context = Context(tuple(snippet_for(graph, c) for c in chosen), renderer, budget, notes)
-    while context.total_tokens > budget:  # guard; token-aligned blocks make this unreachable
+    while context.total_tokens > budget:  # guard: the trial renders' order may differ from the final one
         chosen.pop()
         context = Context(tuple(snippet_for(graph, c) for c in chosen), renderer, budget, notes)
     return context

@@ -48,13 +48,17 @@ class Context:
     """Selected snippets in order, rendered with one renderer under a budget.
 
     ``total_tokens`` is the cl100k_base count of exactly ``render()``:
-    headers, separators and line numbers included.
+    headers, separators and line numbers included. A packer that already
+    knows it exactly (the sum of token-aligned block counts, see ``render``)
+    passes it as ``known_tokens``, so the whole context is not tokenised a
+    second time; otherwise it is counted from ``render()`` on first use.
     """
 
     snippets: tuple[Snippet, ...]
     renderer: str = "default"
     budget: int | None = None
     notes: tuple[str, ...] = field(default=())
+    known_tokens: int | None = field(default=None, compare=False, repr=False)
 
     def render(self) -> str:
         from .render import render_snippets
@@ -63,7 +67,7 @@ class Context:
 
     @cached_property
     def total_tokens(self) -> int:
-        return count_tokens(self.render())
+        return count_tokens(self.render()) if self.known_tokens is None else self.known_tokens
 
     @property
     def symbol_ids(self) -> list[str]:

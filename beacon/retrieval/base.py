@@ -16,10 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+import numpy as np
+
 from ..context.pack import pack
 from ..context.snippet import Context
 from ..graph.codebase import CodebaseGraph
 from ..repo.history import NO_INPUTS, RepoInputs
+from .indexes import indexes_for
 
 
 @dataclass(frozen=True)
@@ -78,16 +81,38 @@ class RankThenPack:
                           ranking: list[tuple[int, float]]) -> list[int]:
         return [node for node, _ in ranking]
 
+    def ranked_context(self, graph: CodebaseGraph, query: str, budget: int,
+                       inputs: RepoInputs = NO_INPUTS) -> tuple[Context, list[tuple[int, float]]]:
+        """The packed context and the ranking (node, score) it came from; subclasses pack their own way."""
+        ranking = self.rank(graph, query, inputs) if budget >= 0 else []
+        order = self.order_for_packing(graph, query, ranking)
+        return pack(graph, order, budget, self.renderer, notes=self.notes), ranking
+
     def select(self, graph: CodebaseGraph, query: str, budget: int, inputs: RepoInputs = NO_INPUTS) -> Context:
-        return self.retrieve(graph, query, budget, inputs).context
+        # the context alone: no symbol ids for the whole ranking
+        return self.ranked_context(graph, query, budget, inputs)[0]
 
     def retrieve(self, graph: CodebaseGraph, query: str, budget: int,
                  inputs: RepoInputs = NO_INPUTS) -> RetrievalResult:
-        ranking = self.rank(graph, query, inputs) if budget >= 0 else []
-        order = self.order_for_packing(graph, query, ranking)
-        context = pack(graph, order, budget, self.renderer, notes=self.notes)
-        ids = [(graph.symbols[n].id, float(s)) for n, s in ranking]
-        return RetrievalResult(context, ids, self.name, budget)
+        context, ranking = self.ranked_context(graph, query, budget, inputs)
+        return RetrievalResult(context, ranking_ids(graph, ranking), self.name, budget)
+
+
+def ranking_ids(graph: CodebaseGraph, ranking: list[tuple[int, float]]) -> list[tuple[str, float]]:
+    """``ranking`` with symbol ids for nodes and plain floats for scores (one array lookup, not one per node)."""
+    if not ranking:
+        return []
+    nodes, scores = zip(*ranking)
+    ids = symbol_ids(graph)[np.asarray(nodes, dtype=np.int64)].tolist()
+    return list(zip(ids, np.asarray(scores, dtype=np.float64).tolist()))
+
+
+def symbol_ids(graph: CodebaseGraph) -> np.ndarray:
+    """Every symbol's id as an object array (built once per graph, ``GraphIndexes.symbol_ids``)."""
+    ix = indexes_for(graph)
+    if ix.symbol_ids is None:
+        ix.symbol_ids = np.array([s.id for s in graph.symbols], dtype=object)
+    return ix.symbol_ids
 
 
 def assemble_context(graph: CodebaseGraph, query: str, method: str | Method, *,

@@ -29,6 +29,8 @@ from .base import RankThenPack
 from .hashed import hashed_similarity
 from .indexes import indexes_for
 from .lexical import bm25_scores
+from .masks import is_test_mask, module_mask
+from .normalise import top_k
 from .text import term_index
 
 _CLOSURE_EDGES = (EdgeType.CALLS, EdgeType.INHERITS, EdgeType.DECORATES, EdgeType.CONTAINS)
@@ -58,11 +60,15 @@ def closure(graph: CodebaseGraph, seeds: list[int], depth: int) -> list[int]:
     seen = np.zeros(len(graph.symbols), dtype=bool)
     seen[order] = True
     frontier = np.array([s for s in order if graph.symbols[s].kind != "module"], dtype=np.int64)
+    reached = np.zeros(len(graph.symbols), dtype=bool)
     for _ in range(depth):
         if len(frontier) == 0:
             break
-        reached = np.unique(adjacency[frontier].indices)
-        new = reached[~seen[reached]]
+        # mark, then read back in node order: the sorted unique neighbours without hashing or sorting them
+        reached[adjacency[frontier].indices] = True
+        reached &= ~seen
+        new = np.flatnonzero(reached)
+        reached[new] = False
         seen[new] = True
         order.extend(new.tolist())
         frontier = new
@@ -79,43 +85,55 @@ class BCA(RankThenPack):
     use_scoring: bool = True
     shuffle_seed: int = 0
 
+    def _eligible_mask(self, graph: CodebaseGraph) -> np.ndarray:
+        """``eligible`` for every node at once (tests only with ``include_tests``)."""
+        return np.ones(len(graph.symbols), dtype=bool) if self.include_tests else ~is_test_mask(graph)
+
     def seed_nodes(self, graph: CodebaseGraph, query: str) -> list[int]:
         scores = bm25_scores(graph, query)
-        nodes = np.flatnonzero(scores > 0)
-        order = nodes[np.lexsort((nodes, -scores[nodes]))]
-        picked = [int(n) for n in order if self.eligible(graph, int(n)) and graph.symbols[n].kind != "module"]
-        return picked[: self.seeds]
+        ok = self._eligible_mask(graph) & ~module_mask(graph)
+        nodes = np.flatnonzero((scores > 0) & ok)
+        if len(nodes) > self.seeds:  # only the best ``seeds`` are kept: no need to sort the rest
+            nodes = top_k(nodes, scores[nodes], self.seeds)
+        return nodes[np.lexsort((nodes, -scores[nodes]))][: self.seeds].tolist()
 
     def rank(self, graph, query, inputs=NO_INPUTS):
         seeds = self.seed_nodes(graph, query)
         candidates = closure(graph, seeds, self.depth) if self.use_closure else seeds
-        candidates = [c for c in candidates if self.eligible(graph, c)]
+        ok = self._eligible_mask(graph)
+        cands = np.asarray(candidates, dtype=np.int64)
+        cands = cands[ok[cands]]
         if not self.use_scoring:
+            candidates = cands.tolist()
             rng = random.Random(self.shuffle_seed)
             rng.shuffle(candidates)
             return [(c, 0.0) for c in candidates]
         sim = hashed_similarity(graph, query)
-        candidates.sort(key=lambda c: (-sim[c], c))
-        candidates = candidates[: self.pool]
-        return self.greedy_coverage(graph, query, candidates, sim)
+        cands = top_k(cands, sim[cands], self.pool)  # only the best ``pool`` are kept: sort those alone
+        cands = cands[np.lexsort((cands, -sim[cands]))][: self.pool]  # by similarity, ties by node
+        return self.greedy_coverage(graph, query, cands.tolist(), sim)
 
     def greedy_coverage(self, graph, query, candidates, sim):
+        """Greedy order by ``sim + coverage_weight · new query terms / query terms`` (first best wins ties)."""
         index = term_index(graph)
         q_cols, _ = index.query_vector(query)
-        q_set = set(int(c) for c in q_cols)
-        tf = index.tf
-        covers = {c: set(int(j) for j in tf.indices[tf.indptr[c]:tf.indptr[c + 1]]) & q_set for c in candidates}
-        covered: set[int] = set()
-        remaining = list(candidates)
+        q_cols = np.unique(q_cols)
+        cands = np.asarray(candidates, dtype=np.int64)
+        # covers[i, j]: does candidate i's document hold query term j?
+        covers = (index.tf[cands][:, q_cols] > 0).toarray() if len(cands) else np.zeros((0, len(q_cols)), bool)
+        base = np.asarray(sim, dtype=np.float64)[cands]
+        denom = max(len(q_cols), 1)
+        new_terms = covers.sum(axis=1)  # per candidate: query terms it holds that are not covered yet
+        taken = np.zeros(len(cands), dtype=bool)
         ranking: list[tuple[int, float]] = []
-        denom = max(len(q_set), 1)
-        while remaining:
-            best, best_gain = None, -np.inf
-            for c in remaining:
-                gain = float(sim[c]) + self.coverage_weight * len(covers[c] - covered) / denom
-                if gain > best_gain:
-                    best, best_gain = c, gain
-            remaining.remove(best)
-            covered |= covers[best]
-            ranking.append((best, best_gain))
+        for _ in range(len(cands)):
+            gain = base + self.coverage_weight * new_terms / denom
+            gain[taken] = -np.inf
+            best = int(np.argmax(gain))  # the first maximum: candidates keep their order, as the list scan did
+            taken[best] = True
+            fresh = covers[best].copy()
+            if fresh.any():  # these terms are covered now: nobody gains them any more
+                new_terms = new_terms - covers[:, fresh].sum(axis=1)
+                covers[:, fresh] = False
+            ranking.append((int(cands[best]), float(gain[best])))
         return ranking

@@ -49,6 +49,7 @@ what a method does is its recipe.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -56,9 +57,10 @@ from ..context.pack import block_cost, pack
 from ..graph.codebase import CodebaseGraph
 from ..repo.history import NO_INPUTS, RepoInputs
 from . import stages
-from .base import RankThenPack, RetrievalResult
+from .base import RankThenPack
 from .file_index import file_index
-from .lexical import named_first
+from .lexical import named_first, named_mask
+from .normalise import best_first, best_first_lazily
 from .masks import is_test_mask, packable
 
 FUSIONS = ("linear", "rrf", "raw")
@@ -180,25 +182,53 @@ class Blend(RankThenPack):
         return BlendScores(total, parts, file_total)
 
     # -- ranking and packing --------------------------------------------------
-    def rank(self, graph, query, inputs=NO_INPUTS):
+    def ranked_nodes(self, graph: CodebaseGraph, query: str, inputs: RepoInputs = NO_INPUTS
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """The ranking as arrays: nodes with a positive total, best first (ties by node), and their totals."""
         total = self.scores(graph, query, inputs).total
         nodes = np.flatnonzero(total > 0)
         nodes = nodes[np.lexsort((nodes, -total[nodes]))]
-        ranking = list(zip(nodes.tolist(), total[nodes].tolist()))
-        return named_first(graph, query, ranking) if self.ground_named else ranking
+        if self.ground_named:
+            nodes = named_first(graph, query, nodes)
+        return nodes, total[nodes]
+
+    def rank(self, graph, query, inputs=NO_INPUTS):
+        nodes, scores = self.ranked_nodes(graph, query, inputs)
+        return list(zip(nodes.tolist(), scores.tolist()))
 
     def packing_order(self, graph: CodebaseGraph, ranking: list[tuple[int, float]], budget: int) -> list[int]:
         """Rank order, with the best file's module (the whole file) first when it is cheap enough."""
         order = [n for n, _ in ranking]
-        if not order or self.whole_file_share <= 0:
-            return order
-        index = file_index(graph)
-        module = int(index.module_node[index.file_of[order[0]]])
-        if module >= 0 and block_cost(graph, module, self.renderer) <= self.whole_file_share * budget:
-            return [module] + order
-        return order
+        return self._whole_file_first(graph, order[0] if order else None, budget) + order
 
-    def retrieve(self, graph, query, budget, inputs=NO_INPUTS):
-        ranking = self.rank(graph, query, inputs)
-        context = pack(graph, self.packing_order(graph, ranking, budget), budget, self.renderer, notes=self.notes)
-        return RetrievalResult(context, [(graph.symbols[n].id, s) for n, s in ranking], self.name, budget)
+    def _whole_file_first(self, graph: CodebaseGraph, best: int | None, budget: int) -> list[int]:
+        """``[module of the best node's file]`` when it is packed whole first, else ``[]``."""
+        if best is None or self.whole_file_share <= 0:
+            return []
+        index = file_index(graph)
+        module = int(index.module_node[index.file_of[best]])
+        if module >= 0 and block_cost(graph, module, self.renderer) <= self.whole_file_share * budget:
+            return [module]
+        return []
+
+    def select(self, graph, query, budget, inputs=NO_INPUTS):
+        # The context alone: packing reads a few hundred candidates at most, so the ranking is sorted lazily
+        # (``best_first_lazily``, the same order as ``ranked_nodes``) and never turned into pairs or ids.
+        total = self.scores(graph, query, inputs).total
+        nodes = np.flatnonzero(total > 0)
+        if self.ground_named:
+            hit = named_mask(graph, query)[nodes]
+            named, rest = nodes[hit], nodes[~hit]
+            order = chain(best_first(named, total[named]).tolist(), best_first_lazily(rest, total[rest]))
+        else:
+            order = best_first_lazily(nodes, total[nodes])
+        best = next(order, None)
+        head = [] if best is None else [best]
+        order = chain(self._whole_file_first(graph, best, budget), head, order)
+        return pack(graph, order, budget, self.renderer, notes=self.notes)
+
+    def ranked_context(self, graph, query, budget, inputs=NO_INPUTS):
+        nodes, scores = self.ranked_nodes(graph, query, inputs)
+        ranking = list(zip(nodes.tolist(), scores.tolist()))
+        return pack(graph, self.packing_order(graph, ranking, budget), budget, self.renderer,
+                    notes=self.notes), ranking

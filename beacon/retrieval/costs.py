@@ -98,6 +98,10 @@ class Selection:
             return None
         key = self.key(node)
         current = self._sections.get(key, [])
+        if self._mode == "blocks":  # additive blocks: the node's block minus the blocks it replaces
+            sym = self.graph.symbols[node]
+            return block_cost(self.graph, node, self.renderer) - sum(
+                block_cost(self.graph, c, self.renderer) for c in current if sym.contains(self.graph.symbols[c]))
         return self._tokens(key, self._after(node, current)) - self._section_tokens.get(key, 0)
 
     def _after(self, node: int, current: list[int]) -> list[int]:
@@ -119,4 +123,7 @@ class Selection:
         return cost
 
     def context(self, budget: int, notes: tuple[str, ...] = ()) -> Context:
-        return Context(tuple(snippet_for(self.graph, c) for c in self.chosen), self.renderer, budget, notes)
+        # per-snippet blocks are token-aligned: ``used`` is the exact count, so the context is not tokenised again
+        known = self.used if self._mode == "blocks" else None
+        return Context(tuple(snippet_for(self.graph, c) for c in self.chosen), self.renderer, budget, notes,
+                       known_tokens=known)

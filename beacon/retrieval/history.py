@@ -36,20 +36,28 @@ import numpy as np
 from ..graph.codebase import CodebaseGraph
 from ..repo.history import LineHistory, RepoHistory
 from .file_index import file_index
-from .masks import packable, test_files
+from .masks import module_mask, packable, test_files
 
 
 def function_history_scores(graph: CodebaseGraph, lines: LineHistory, *, tau: float,
                             skip: int = 0) -> np.ndarray:
     """``G(v)`` per symbol: Σ exp(-d / tau) over the distinct commits at distance d ≥ skip that changed a line of v."""
     out = np.zeros(len(graph.symbols))
-    for i, s in enumerate(graph.symbols):
-        arr = lines.get(s.path)
-        if arr is None or s.kind == "module":
+    if not lines:
+        return out
+    index = file_index(graph)
+    modules = module_mask(graph)
+    pos = {p: f for f, p in enumerate(index.paths)}
+    symbols = graph.symbols
+    for path, arr in lines.items():  # only the blamed files: most symbols have no line history
+        f = pos.get(path)
+        if f is None or arr is None:
             continue
-        ds = np.unique(arr[s.start_line: s.end_line + 1])
-        ds = ds[ds >= max(skip, 0)]
-        out[i] = float(np.exp(-ds / tau).sum())
+        for i in np.flatnonzero((index.file_of == f) & ~modules).tolist():
+            s = symbols[i]
+            ds = np.unique(arr[s.start_line: s.end_line + 1])
+            ds = ds[ds >= max(skip, 0)]
+            out[i] = float(np.exp(-ds / tau).sum())
     return out
 
 

@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # the types only: this module imports no other retrieval modu
     from ..graph.codebase import CodebaseGraph
     from .diffusion import Diffusion
     from .file_index import FileIndex
-    from .mentions import Mentions
+    from .mentions import Mentions, PathWords
     from .signals_real.index import GraphIndex
     from .signals_real.literals import LiteralIndex
     from .text import TermIndex
@@ -93,11 +93,14 @@ class GraphIndexes:
     walk_adjacency: dict[EdgeWeights, sp.csr_matrix] = field(default_factory=dict)
     global_ranks: dict[tuple, Diffusion] = field(default_factory=dict)  # (weights, beta, tol, max_iter)
     path_name_nodes: dict[tuple[str, str], list[int]] | None = None  # (path, name) -> non-module nodes
+    path_words: PathWords | None = None  # loose path words of every file (``mentions.loose_path_matches``)
     # issue-structure signals (signals_real): module table and spans, the code's string-literal fragments
     issue_graph: GraphIndex | None = None
     issue_literals: LiteralIndex | None = None
     # vectors
     hashed_vectors: np.ndarray | None = None
+    # every symbol's id (object array), for turning a ranking into ids at once (``base.ranking_ids``)
+    symbol_ids: np.ndarray | None = None
     # token counts of breadcrumb chunks (text the graph holds anyway)
     chunk_tokens: dict[str, int] = field(default_factory=dict)
     # the last query's result only: a sweep asks several methods the same query in a row

@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..graph.codebase import CodebaseGraph
+from .file_index import file_index
 from .indexes import indexes_for
 from .text import identifiers, term_index
 
@@ -53,18 +54,37 @@ def keyword_overlap(graph: CodebaseGraph, query: str) -> np.ndarray:
     return np.asarray(present.sum(axis=1)).ravel()
 
 
-def named_first(graph: CodebaseGraph, query: str, ranking: list[tuple[int, float]]) -> list[tuple[int, float]]:
-    """``ranking`` with the symbols the query names verbatim first (each group keeps its order).
+def named_mask(graph: CodebaseGraph, query: str) -> np.ndarray:
+    """Per symbol: does the query name it verbatim (simple name of 3+ characters, or qualified name)?
 
-    A symbol is *named* when its simple name (3+ characters) or its qualified
-    name appears as an identifier in the query text. Only the query is read,
-    never a task's labels.
+    Looked up by name (``FileIndex.by_name``, module nodes by their file's
+    stem), not by visiting every symbol. Only the query is read, never a
+    task's labels.
     """
     named = identifiers(query)
     dotted = {w for w in query.replace("(", " ").replace(")", " ").split() if "." in w}
+    index = file_index(graph)
+    symbols = graph.symbols
+    mask = np.zeros(len(symbols), dtype=bool)
+    for word in named:
+        if len(word) < 3:
+            continue
+        found = index.by_name.get(word)
+        if found is not None:
+            mask[found] = True
+        for f in index.by_stem.get(word, ()):  # a module's name is its file's stem
+            module = int(index.module_node[f])
+            if module >= 0 and symbols[module].name == word:
+                mask[module] = True
+    for word in dotted:  # a qualname: its last part is the (non-module) symbol's name
+        for node in index.by_name.get(word.rsplit(".", 1)[-1].split("#", 1)[0], ()):
+            if symbols[node].qualname == word:
+                mask[node] = True
+    return mask
 
-    def is_named(node: int) -> bool:
-        s = graph.symbols[node]
-        return (len(s.name) >= 3 and s.name in named) or s.qualname in dotted
 
-    return [(n, sc) for n, sc in ranking if is_named(n)] + [(n, sc) for n, sc in ranking if not is_named(n)]
+def named_first(graph: CodebaseGraph, query: str, nodes: np.ndarray) -> np.ndarray:
+    """``nodes`` (a ranking, best first) with the symbols the query names verbatim first (each group keeps its order)."""
+    nodes = np.asarray(nodes, dtype=np.int64)
+    hit = named_mask(graph, query)[nodes]
+    return np.concatenate((nodes[hit], nodes[~hit]))

@@ -57,6 +57,14 @@ def peripheral_mask(graph: CodebaseGraph) -> np.ndarray:
     return ix.peripheral
 
 
+def module_mask(graph: CodebaseGraph) -> np.ndarray:
+    """Per node: is it a module (a whole file)? Derived from ``FileIndex.module_node``, one module per file."""
+    module_node = file_index(graph).module_node
+    mask = np.zeros(len(graph.symbols), dtype=bool)
+    mask[module_node[module_node >= 0]] = True
+    return mask
+
+
 def packable(graph: CodebaseGraph) -> np.ndarray:
     """Per node: may it be packed (not a test, not a module)?"""
     ix = indexes_for(graph)

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..graph.codebase import CodebaseGraph
 from .file_index import FileIndex, file_index
@@ -135,6 +136,53 @@ def _path_words(path: str) -> tuple[str, list[str]]:
     return name.strip("_"), [f.strip("_") for f in folders]
 
 
+@dataclass(frozen=True)
+class PathWords:
+    """Every file's loose path words (``_path_words``) as ids into one word list, built once per graph."""
+
+    words: tuple[str, ...]  # distinct path words
+    by_stem: dict[str, np.ndarray]  # light stem -> ids of the words that may match (3+ chars, not skipped)
+    by_prefix: dict[str, int]  # word -> id, for the words that may match as a prefix (5+ chars, not skipped)
+    name: np.ndarray  # per file: id of its name word
+    parts: sp.csr_matrix  # files x words: how often each word is a part of the file's snake_case name
+    folders: sp.csr_matrix  # files x words: how often each word is one of the file's folders
+
+
+def path_words(graph: CodebaseGraph) -> PathWords:
+    """The graph's ``PathWords`` (``GraphIndexes.path_words``)."""
+    from .stemmed import stem  # stemmed imports this module
+
+    ix = indexes_for(graph)
+    if ix.path_words is None:
+        ids: dict[str, int] = {}
+        paths = file_index(graph).paths
+        name = np.zeros(len(paths), dtype=np.int64)
+        parts: list[list[int]] = []
+        folders: list[list[int]] = []
+        for f, path in enumerate(paths):
+            word, dirs = _path_words(path)
+            name[f] = ids.setdefault(word, len(ids))
+            parts.append([ids.setdefault(p, len(ids)) for p in (word.split("_") if "_" in word else ()) if p])
+            folders.append([ids.setdefault(d, len(ids)) for d in dirs])
+
+        def counts(rows: list[list[int]]) -> sp.csr_matrix:
+            indptr = np.cumsum([0] + [len(r) for r in rows])
+            data = np.ones(int(indptr[-1]))
+            cols = np.fromiter((j for r in rows for j in r), dtype=np.int64, count=int(indptr[-1]))
+            m = sp.csr_matrix((data, cols, indptr), shape=(len(rows), len(ids)))
+            m.sum_duplicates()
+            return m
+
+        live = {w: j for w, j in ids.items() if len(w) >= MIN_NAME_CHARS and w not in _LOOSE_SKIP}
+        by_stem: dict[str, list[int]] = {}
+        for w, j in live.items():
+            by_stem.setdefault(stem(w), []).append(j)
+        ix.path_words = PathWords(tuple(ids), {k: np.asarray(v, dtype=np.int64) for k, v in by_stem.items()},
+                                  {w: j for w, j in live.items() if len(w) >= LOOSE_PREFIX_CHARS},
+                                  name, counts(parts), counts(folders))
+    return ix.path_words
+
+
 def loose_path_matches(graph: CodebaseGraph, query: str | QueryFeatures) -> np.ndarray:
     """Per file: does prose name it loosely? 1 if the file's name matches, plus 0.5 per matching folder or name part.
 
@@ -149,25 +197,25 @@ def loose_path_matches(graph: CodebaseGraph, query: str | QueryFeatures) -> np.n
     plus its part ``shell`` by prefix). Exact
     stems are ``mention_weights``' job; this is the fuzzy complement, for commit
     messages that say "the debugger" rather than ``werkzeug/debug/__init__.py``.
+
+    The path words are indexed once per graph (``PathWords``): a query looks up
+    its identifiers' stems and prefixes there instead of testing every file.
     """
     from .stemmed import stem  # stemmed imports this module
 
     features = query if isinstance(query, QueryFeatures) else query_features(query)
     words = {w.lower() for w in features.identifiers if len(w) >= MIN_NAME_CHARS}
     word_stems = {stem(w) for w in words}
-
-    def hit(path_word: str) -> bool:
-        if len(path_word) < MIN_NAME_CHARS or path_word in _LOOSE_SKIP:
-            return False
-        if stem(path_word) in word_stems:
-            return True
-        return len(path_word) >= LOOSE_PREFIX_CHARS and any(w.startswith(path_word) for w in words)
-
-    index = file_index(graph)
-    out = np.zeros(len(index.paths))
-    for f, path in enumerate(index.paths):
-        name, folders = _path_words(path)
-        parts = [p for p in name.split("_") if p] if "_" in name else []
-        out[f] = (1.0 if hit(name) else 0.0) + 0.5 * sum(hit(p) for p in parts) + 0.5 * sum(hit(d) for d in folders)
-    return out
-
+    pw = path_words(graph)
+    hit = np.zeros(len(pw.words))
+    for word_stem in word_stems:
+        found = pw.by_stem.get(word_stem)
+        if found is not None:
+            hit[found] = 1.0
+    # "some identifier starts with the path word" == "the path word is one of the identifiers' prefixes"
+    for prefix in {w[:n] for w in words for n in range(LOOSE_PREFIX_CHARS, len(w) + 1)}:
+        j = pw.by_prefix.get(prefix)
+        if j is not None:
+            hit[j] = 1.0
+    # sums of 0/1 and halves: exact in any order
+    return hit[pw.name] + 0.5 * (pw.parts @ hit) + 0.5 * (pw.folders @ hit)

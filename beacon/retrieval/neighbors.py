@@ -24,4 +24,14 @@ def call_neighbors(graph: CodebaseGraph) -> sp.csr_matrix:
 def neighbor_max(graph: CodebaseGraph, score: np.ndarray) -> np.ndarray:
     """Per symbol: the best ``score`` among its call neighbours (0 without any)."""
     adj = call_neighbors(graph)
-    return np.asarray(adj.multiply(score[None, :]).max(axis=1).todense()).ravel()
+    # The adjacency is 0/1, so a row's entries times the scores are the neighbours' scores themselves: one
+    # segmented max over ``score[indices]`` (no product matrix). As the sparse row max does, a row with
+    # implicit zeros (any row short of every column) never goes below 0.
+    out = np.zeros(adj.shape[0])
+    counts = np.diff(adj.indptr)
+    rows = np.flatnonzero(counts)
+    if len(rows):
+        out[rows] = np.maximum.reduceat(np.asarray(score, dtype=np.float64)[adj.indices], adj.indptr[rows])
+    partial = counts < adj.shape[1]
+    out[partial] = np.maximum(out[partial], 0.0)
+    return out

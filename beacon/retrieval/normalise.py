@@ -1,5 +1,7 @@
-"""Score normalisations for blends: scale to the candidates' maximum, or reciprocal ranks (RRF)."""
+"""Score normalisations for blends (scale to the candidates' maximum, reciprocal ranks) and a tie-keeping top-k."""
 from __future__ import annotations
+
+from typing import Iterator
 
 import numpy as np
 
@@ -17,3 +19,39 @@ def reciprocal_ranks(x: np.ndarray, mask: np.ndarray, k: float) -> np.ndarray:
     order = nodes[np.lexsort((nodes, -x[nodes]))]
     out[order] = 1.0 / (k + np.arange(1, len(order) + 1))
     return out
+
+
+def top_mask(values: np.ndarray, k: int) -> np.ndarray:
+    """Which ``values`` are among the ``k`` largest, every tie with the k-th value included (a partial sort).
+
+    Sorting the kept ones by value (ties by node) gives exactly the first
+    ``k`` of sorting everything the same way.
+    """
+    if k <= 0:
+        return np.zeros(len(values), dtype=bool)
+    if len(values) <= k:
+        return np.ones(len(values), dtype=bool)
+    return values >= values[np.argpartition(-values, k - 1)[k - 1]]
+
+
+def top_k(nodes: np.ndarray, values: np.ndarray, k: int) -> np.ndarray:
+    """The ``nodes`` whose ``values`` pass ``top_mask`` (in input order)."""
+    return nodes[top_mask(values, k)]
+
+
+def best_first(nodes: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``nodes`` by decreasing value, ties by node (the order every ranking here uses)."""
+    return nodes[np.lexsort((nodes, -values))]
+
+
+def best_first_lazily(nodes: np.ndarray, values: np.ndarray, head: int = 256) -> Iterator[int]:
+    """``best_first(nodes, values)`` as plain ints, sorting the best ``head`` first and the rest only if reached.
+
+    A packer stops after a few hundred candidates at most; sorting tens of
+    thousands of positive scores for it is wasted. The order is identical.
+    """
+    keep = top_mask(values, head)
+    yield from best_first(nodes[keep], values[keep]).tolist()
+    if not keep.all():  # every value left out is below every value kept
+        rest = ~keep
+        yield from best_first(nodes[rest], values[rest]).tolist()

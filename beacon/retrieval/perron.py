@@ -33,7 +33,7 @@ from ..context.pack import pack
 from ..context.snippet import Context
 from ..graph.codebase import CodebaseGraph
 from ..repo.history import NO_INPUTS, RepoInputs
-from .base import RankThenPack, RetrievalResult
+from .base import RankThenPack
 from .costs import Selection
 from .diffusion import Diffusion, global_rank_for, personalized_pagerank, softmax_prior, specificity
 from .push import warm_pagerank
@@ -42,6 +42,7 @@ from .hashed import hashed_similarity
 from .indexes import indexes_for
 from .lexical import bm25_scores
 from .masks import packable
+from .normalise import best_first, best_first_lazily, top_k
 from .transition import EdgeWeights, transition_for
 
 SIMILARITIES = ("bm25", "hashed")
@@ -148,31 +149,48 @@ class Perron(RankThenPack):
         spec = specificity(walk.pi, pi_global, gamma=self.gamma, eps=self.eps)
         return PerronScores(walk.pi, pi_global, spec, walk)
 
+    def _candidates(self, graph: CodebaseGraph, scored: PerronScores) -> np.ndarray:
+        """The ranked nodes, unordered: reached by the walk and packable."""
+        return np.flatnonzero((scored.pi_query > 0) & packable(graph))
+
     def _ranking(self, graph: CodebaseGraph, scored: PerronScores) -> list[tuple[int, float]]:
-        score = scored.score
-        nodes = np.flatnonzero((scored.pi_query > 0) & packable(graph))
-        nodes = nodes[np.lexsort((nodes, -score[nodes]))]
-        return list(zip(nodes.tolist(), score[nodes].tolist()))
+        nodes = self._candidates(graph, scored)
+        nodes = best_first(nodes, scored.score[nodes])
+        return list(zip(nodes.tolist(), scored.score[nodes].tolist()))
+
+    def select(self, graph: CodebaseGraph, query: str, budget: int, inputs: RepoInputs = NO_INPUTS) -> Context:
+        # the context alone: only what packing reads is sorted (the pool, or the head of the rank order)
+        scored = self.scores(graph, query)
+        nodes = self._candidates(graph, scored)
+        values = scored.score[nodes]
+        if self.use_frontier:
+            pool = top_k(nodes, values, self.pool)
+            return self._pack(graph, scored, best_first(pool, scored.score[pool])[: self.pool], budget)
+        return self._pack(graph, scored, best_first_lazily(nodes, values), budget)
 
     def rank(self, graph, query, inputs=NO_INPUTS):
         return self._ranking(graph, self.scores(graph, query))
 
-    def retrieve(self, graph: CodebaseGraph, query: str, budget: int,
-                 inputs: RepoInputs = NO_INPUTS) -> RetrievalResult:
+    def ranked_context(self, graph: CodebaseGraph, query: str, budget: int,
+                       inputs: RepoInputs = NO_INPUTS) -> tuple[Context, list[tuple[int, float]]]:
         scored = self.scores(graph, query)
         ranking = self._ranking(graph, scored)
-        context = self.pack_scored(graph, scored, ranking, budget)
-        ids = [(graph.symbols[n].id, s) for n, s in ranking]
-        return RetrievalResult(context, ids, self.name, budget)
+        return self.pack_scored(graph, scored, ranking, budget), ranking
 
     def pack_scored(self, graph: CodebaseGraph, scored: PerronScores, ranking: list[tuple[int, float]],
                     budget: int) -> Context:
         """Pack under ``budget``: frontier packing over the top ``pool``, or rank order."""
+        if not self.use_frontier:
+            return self._pack(graph, scored, [n for n, _ in ranking], budget)
+        return self._pack(graph, scored, np.array([n for n, _ in ranking[: self.pool]], dtype=np.int64), budget)
+
+    def _pack(self, graph: CodebaseGraph, scored: PerronScores, order, budget: int) -> Context:
+        """Frontier packing over ``order`` (the pool, best first), or rank-order packing of ``order``."""
         notes = self.notes + ((f"prior: {scored.diffusion.prior_fallback}",) if scored.diffusion.prior_fallback else ())
         if not self.use_frontier:
-            return pack(graph, [n for n, _ in ranking], budget, self.renderer, notes=notes)
+            return pack(graph, order, budget, self.renderer, notes=notes)
         selection = Selection(graph, self.renderer)
-        pool = np.array([n for n, _ in ranking[: self.pool]], dtype=np.int64)
+        pool = np.asarray(order, dtype=np.int64)
         frontier_pack(scored.score, pool, walk_adjacency(graph, self.weights), selection, budget, mu=self.mu)
         context = selection.context(budget, notes)
         while context.total_tokens > budget:  # the exact final check; section costs make it unreachable

@@ -20,13 +20,14 @@ import numpy as np
 from ..graph.codebase import CodebaseGraph
 from ..repo.history import NO_INPUTS
 from ..context.pack import pack
-from .base import RankThenPack, RetrievalResult
+from .base import RankThenPack
 from .diffusion import Prior, personalized_pagerank, softmax_prior
 from .indexes import indexes_for
 from .lexical import bm25_scores
 from .file_index import file_index
 from .mentions import mention_weights
 from .masks import packable
+from .normalise import best_first, best_first_lazily
 from .transition import EdgeWeights, transition_for
 
 
@@ -109,12 +110,19 @@ class RepoMap(RankThenPack):
     def rank(self, graph, query, inputs=NO_INPUTS):
         pi, _ = self.scores(graph, query)
         nodes = np.flatnonzero((pi > 0) & packable(graph))
-        nodes = nodes[np.lexsort((nodes, -pi[nodes]))]
+        nodes = best_first(nodes, pi[nodes])
         return list(zip(nodes.tolist(), pi[nodes].tolist()))
 
-    def retrieve(self, graph, query, budget, inputs=NO_INPUTS):
+    def select(self, graph, query, budget, inputs=NO_INPUTS):
+        # the context alone: packing reads a few hundred candidates, so the rank order is sorted lazily
+        pi, note = self.scores(graph, query)
+        nodes = np.flatnonzero((pi > 0) & packable(graph))
+        return pack(graph, best_first_lazily(nodes, pi[nodes]), budget, self.renderer,
+                    notes=self.notes + ((note,) if note else ()))
+
+    def ranked_context(self, graph, query, budget, inputs=NO_INPUTS):
         ranking = self.rank(graph, query, inputs)
         _, note = self.scores(graph, query)
         context = pack(graph, [n for n, _ in ranking], budget, self.renderer,
                        notes=self.notes + ((note,) if note else ()))
-        return RetrievalResult(context, [(graph.symbols[n].id, s) for n, s in ranking], self.name, budget)
+        return context, ranking
