@@ -65,7 +65,9 @@ def graph_digest(graph: CodebaseGraph) -> str:
 
 # -- codec: a member value <-> (kind, JSON extras, named arrays) -------------------
 def _encode(value: Any) -> tuple[str, dict, dict[str, np.ndarray]]:
-    from .text import TermIndex  # lazily: text imports indexes, which imports this module
+    # lazily: these modules import indexes, which imports this one
+    from .signals_real.literals import LiteralIndex, first_word as _first_word
+    from .text import TermIndex
 
     if isinstance(value, np.ndarray):
         return "array", {}, {"array": value}
@@ -77,6 +79,14 @@ def _encode(value: Any) -> tuple[str, dict, dict[str, np.ndarray]]:
         return "term_index", {**extra, "vocab": list(value.vocab)}, \
             {**arrays, "vocab_ids": np.fromiter(value.vocab.values(), np.int64, len(value.vocab)),
              "doc_len": value.doc_len}
+    if isinstance(value, LiteralIndex):  # fragment -> holding nodes (CSR rows, fragments sorted) and file counts
+        frags = sorted(value.files)
+        rows = [value.tokens[f] if f in value.tokens else value.phrases[_first_word(f)][f] for f in frags]
+        indptr = np.zeros(len(frags) + 1, dtype=np.int64)
+        np.cumsum([len(r) for r in rows], out=indptr[1:])
+        nodes = np.fromiter((n for r in rows for n in r), np.int64, int(indptr[-1]))
+        return "literal_index", {"fragments": frags}, \
+            {"indptr": indptr, "nodes": nodes, "files": np.fromiter((value.files[f] for f in frags), np.int64, len(frags))}
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], dict):  # stem map: (vocab, matrix)
         _, extra, arrays = _encode(value[1])
         return "vocab_matrix", {**extra, "vocab": list(value[0])}, \
@@ -104,6 +114,8 @@ def _decode(kind: str, extra: dict, arrays: dict[str, np.ndarray]) -> Any:
         return arrays["array"]
     if kind == "sparse":
         return _sparse(extra, arrays)
+    if kind == "literal_index":
+        return _literal_index(extra["fragments"], arrays)
     vocab = dict(zip(extra["vocab"], arrays["vocab_ids"].tolist()))
     if len(vocab) != len(extra["vocab"]):
         raise ValueError("vocabulary has duplicate terms")
@@ -112,6 +124,26 @@ def _decode(kind: str, extra: dict, arrays: dict[str, np.ndarray]) -> Any:
     if kind == "vocab_matrix":
         return vocab, _sparse(extra, arrays)
     raise ValueError(f"unknown member kind {kind!r}")
+
+
+def _literal_index(frags: list[str], arrays: dict[str, np.ndarray]):
+    from .signals_real.literals import LiteralIndex, first_word
+
+    indptr, nodes, files = arrays["indptr"], arrays["nodes"], arrays["files"]
+    if len(indptr) != len(frags) + 1 or len(files) != len(frags) or int(indptr[0]) != 0 \
+            or int(indptr[-1]) != len(nodes) or np.any(np.diff(indptr) <= 0) or len(set(frags)) != len(frags):
+        raise ValueError("inconsistent literal index (fragments, row pointers, nodes, file counts)")
+    phrases: dict[str, dict[str, list[int]]] = {}
+    tokens: dict[str, list[int]] = {}
+    bounds = indptr.tolist()
+    all_nodes = nodes.tolist()
+    for i, frag in enumerate(frags):
+        held = all_nodes[bounds[i]:bounds[i + 1]]
+        if " " in frag:
+            phrases.setdefault(first_word(frag), {})[frag] = held
+        else:
+            tokens[frag] = held
+    return LiteralIndex(phrases, tokens, dict(zip(frags, files.tolist())))
 
 
 def _crc(array: np.ndarray) -> int:

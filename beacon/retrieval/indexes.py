@@ -45,7 +45,8 @@ STORE_KEY = "index_store_root"  # the folder of the graph's index store (see ``a
 # Members saved with the graph (arrays, sparse matrices, and the two vocabularies with their matrices).
 # The rest are cheap to build, keyed by objects that are not literals, or per-query memos.
 STORED = frozenset({"term_index", "file_tf", "stem_map", "test_mask", "test_files", "vendored", "peripheral",
-                    "packable", "prf_file_idf", "file_name_bm25", "call_neighbors", "bca_closure", "hashed_vectors"})
+                    "packable", "prf_file_idf", "file_name_bm25", "call_neighbors", "bca_closure", "hashed_vectors",
+                    "issue_literals"})
 STORED_FAMILIES = frozenset({"bm25_symbol", "bm25_file", "stem_fields", "bm25_stemmed", "context_bm25"})
 
 

@@ -199,3 +199,23 @@ def test_the_snapshot_cache_saves_indexes_that_a_second_cache_loads(tmp_path):
     assert _outputs(second) == before
     plain = SnapshotCache(tmp_path / "cache", tmp_path / "repos", index_store=False).graph(repo, commit)
     assert indexes_for(plain).store is None and indexes_for(plain).term_index is None
+
+
+def test_a_graph_saved_by_another_schema_is_rebuilt_not_read(tmp_path):
+    from beacon.graph.codebase import GRAPH_SCHEMA, StaleGraphError
+
+    _, manifest = make_control_repo(tmp_path)
+    row = json.loads(manifest.read_text().splitlines()[0])
+    repo, commit = row["repo"], row["commit"]
+    fresh = SnapshotCache(tmp_path / "cache", tmp_path / "repos").graph(repo, commit)
+    saved = tmp_path / "cache" / "graphs" / repo.replace("/", "__") / commit
+    meta = json.loads((saved / "graph.json").read_text())
+    (saved / "graph.json").write_text(json.dumps({**meta, "schema": GRAPH_SCHEMA - 1}))
+    (saved / "literals.json").unlink()  # what an older schema did not write
+    with pytest.raises(StaleGraphError, match=f"expected {GRAPH_SCHEMA}"):
+        CodebaseGraph.load(saved)
+    again = SnapshotCache(tmp_path / "cache", tmp_path / "repos").graph(repo, commit)
+    assert again.files == fresh.files and again.symbols == fresh.symbols
+    assert json.loads((saved / "graph.json").read_text())["schema"] == GRAPH_SCHEMA  # replaced on disk
+    assert any(f.literals for f in again.files.values())
+    assert not [p for p in saved.parent.iterdir() if p.name.startswith(".")]  # nothing left behind
