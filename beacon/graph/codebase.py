@@ -19,9 +19,14 @@ import scipy.sparse as sp
 
 from .symbols import EdgeType, Skipped, Symbol
 
-GRAPH_SCHEMA = 1
+# 2: literals.json (each file's string constants).
+GRAPH_SCHEMA = 2
 _NODE_COLUMNS = ("id", "kind", "path", "qualname", "start_line", "end_line",
                  "start_byte", "end_byte", "is_test", "parent")
+
+
+class StaleGraphError(ValueError):
+    """A saved graph was written by another schema version: rebuild it, do not read it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +36,8 @@ class SourceFile:
     text_sha256: str  # of the indexed text (what renderers and edits pin)
     module: str
     text: str
+    # (line, value) of each string constant but docstrings (``parse.string_constants``), for literal matching
+    literals: tuple[tuple[int, str], ...] = ()
 
     def lines(self) -> list[str]:
         return self.text.split("\n")
@@ -157,6 +164,7 @@ class CodebaseGraph:
             for f in self.files.values()
         ]
         _write_json(out / "sources.json", {f.path: f.text for f in self.files.values()})
+        _write_json(out / "literals.json", {f.path: f.literals for f in self.files.values()})
         meta = {
             "schema": GRAPH_SCHEMA,
             "root": self.root,
@@ -172,13 +180,15 @@ class CodebaseGraph:
         src = Path(directory)
         meta = json.loads((src / "graph.json").read_text())
         if meta.get("schema") != GRAPH_SCHEMA:
-            raise ValueError(f"{src / 'graph.json'}: schema {meta.get('schema')!r}, expected {GRAPH_SCHEMA}")
+            raise StaleGraphError(f"{src / 'graph.json'}: schema {meta.get('schema')!r}, expected {GRAPH_SCHEMA}")
         nodes = json.loads((src / "nodes.json").read_text())
         columns = nodes["columns"]
         symbols = [Symbol(**dict(zip(columns, row))) for row in nodes["rows"]]
         texts = json.loads((src / "sources.json").read_text())
+        literals = json.loads((src / "literals.json").read_text())
         files = {
-            f["path"]: SourceFile(f["path"], f["sha256"], f["text_sha256"], f["module"], texts[f["path"]])
+            f["path"]: SourceFile(f["path"], f["sha256"], f["text_sha256"], f["module"], texts[f["path"]],
+                                  tuple((line, value) for line, value in literals[f["path"]]))
             for f in meta["files"]
         }
         mode = "r" if mmap else None

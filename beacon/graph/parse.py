@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from io import BytesIO
 
 # 4: LOCAL bindings; outcomes independent of warning filters. 5: `@(` decorator spans.
-PARSER_VERSION = 5
+# 6: string constants (``FileParse.literals``).
+PARSER_VERSION = 6
 
 Chain = tuple[str, ...]
 
@@ -62,6 +63,11 @@ class FileParse:
     imports: list[tuple[int, ImportRef]] = field(default_factory=list)
     bases: list[tuple[int, Chain]] = field(default_factory=list)
     decorators: list[tuple[int, Chain]] = field(default_factory=list)
+    # (line, value) of every string constant but docstrings, f-string parts included, in ``ast.walk`` order:
+    # error messages and option names an issue may quote (``retrieval.signals_real.literals``). Collected
+    # here because this parse is cached by content hash; a second parse per file for them cost more than
+    # the whole graph build.
+    literals: list[tuple[int, str]] = field(default_factory=list)
 
     def interface(self) -> bytes:
         """What other files' resolution can depend on: names, kinds, bindings, bases.
@@ -287,6 +293,28 @@ class _Extractor:
         self.body(node.body, index)
 
 
+_DOCSTRING_OWNERS = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def string_constants(tree: ast.Module) -> list[tuple[int, str]]:
+    """(line, value) of every ``str`` constant of ``tree`` except docstrings, in ``ast.walk`` order.
+
+    One walk: ``ast.walk`` visits a body's owner before the body, so each docstring is known before it is seen.
+    """
+    docs: set[int] = set()
+    out = []
+    for node in ast.walk(tree):
+        kind = type(node)
+        if kind is ast.Constant:
+            if type(node.value) is str and id(node) not in docs:
+                out.append((node.lineno, node.value))
+        elif kind in _DOCSTRING_OWNERS and node.body:
+            first = node.body[0]
+            if type(first) is ast.Expr and type(first.value) is ast.Constant:
+                docs.add(id(first.value))
+    return out
+
+
 def parse_source(data: bytes) -> FileParse:
     """Parse file bytes; raise ``ParseFailure`` with the skip reason on failure."""
     text = decode_source(data)
@@ -311,6 +339,7 @@ def parse_source(data: bytes) -> FileParse:
     result.bindings[0] = {}
     try:
         _Extractor(result).body(tree.body, 0)
+        result.literals = string_constants(tree)
     except RecursionError:
         raise ParseFailure("cannot index: nesting too deep") from None
     return result

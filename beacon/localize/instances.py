@@ -15,6 +15,7 @@ the problem statement, never the patch.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from ..graph.codebase import CodebaseGraph
+from ..graph.codebase import CodebaseGraph, StaleGraphError
 from ..repo.git import FULL_HASH, GitSource, open_source
 from ..repo.snapshot import materialize
 from ..repo.inputs_store import InputsStore
@@ -148,9 +149,16 @@ class SnapshotCache:
         key = f"{repo}@{commit}"
         if key not in self._graphs:
             saved = self.root / "graphs" / repo.replace("/", "__") / commit
+            graph = None
             if (saved / "graph.json").is_file():
-                graph = CodebaseGraph.load(saved)
-            else:
+                try:
+                    graph = CodebaseGraph.load(saved)
+                except StaleGraphError:  # an older schema: rebuilt below and replaced
+                    stale = saved.with_name(f".{commit}.stale-{os.getpid()}")
+                    with contextlib.suppress(OSError):
+                        os.replace(saved, stale)
+                    shutil.rmtree(stale, ignore_errors=True)
+            if graph is None:
                 graph = CodebaseGraph.from_repo(self.snapshot(repo, commit), cache_dir=self.root / "parse-cache")
                 tmp = saved.with_name(f".{commit}.tmp-{os.getpid()}")
                 graph.save(tmp)

@@ -14,10 +14,13 @@ One member is one folder: its arrays as ``.npy`` files plus ``meta.json``
 (member, family key, digest, format, kind, shapes, dtypes and a CRC-32 of
 every array). It is written into a private temporary folder and renamed into
 place, so readers never see half a member and of two concurrent writers one
-wins whole. On load each member is checked against its ``meta.json`` (format,
-digest, shapes, dtypes, checksums, CSR/CSC structure); a member that fails is
-reported with an ``IndexStoreWarning`` naming the folder and the fault, moved
-away, and rebuilt by its accessor on first use, never used.
+wins whole. Opening a store reads only the members' ``meta.json`` (``entries``); a member's
+arrays are read when it is first used (``load_entry``), so a method pays for
+the members it uses, not for all of them. Each member is then checked against
+its ``meta.json`` (format, digest, shapes, dtypes, checksums, CSR/CSC
+structure); a member that fails is reported with an ``IndexStoreWarning``
+naming the folder and the fault, moved away, and rebuilt by its accessor,
+never used.
 """
 from __future__ import annotations
 
@@ -65,7 +68,9 @@ def graph_digest(graph: CodebaseGraph) -> str:
 
 # -- codec: a member value <-> (kind, JSON extras, named arrays) -------------------
 def _encode(value: Any) -> tuple[str, dict, dict[str, np.ndarray]]:
-    from .text import TermIndex  # lazily: text imports indexes, which imports this module
+    # lazily: these modules import indexes, which imports this one
+    from .signals_real.literals import LiteralIndex, first_word as _first_word
+    from .text import TermIndex
 
     if isinstance(value, np.ndarray):
         return "array", {}, {"array": value}
@@ -77,6 +82,14 @@ def _encode(value: Any) -> tuple[str, dict, dict[str, np.ndarray]]:
         return "term_index", {**extra, "vocab": list(value.vocab)}, \
             {**arrays, "vocab_ids": np.fromiter(value.vocab.values(), np.int64, len(value.vocab)),
              "doc_len": value.doc_len}
+    if isinstance(value, LiteralIndex):  # fragment -> holding nodes (CSR rows, fragments sorted) and file counts
+        frags = sorted(value.files)
+        rows = [value.tokens[f] if f in value.tokens else value.phrases[_first_word(f)][f] for f in frags]
+        indptr = np.zeros(len(frags) + 1, dtype=np.int64)
+        np.cumsum([len(r) for r in rows], out=indptr[1:])
+        nodes = np.fromiter((n for r in rows for n in r), np.int64, int(indptr[-1]))
+        return "literal_index", {"fragments": frags}, \
+            {"indptr": indptr, "nodes": nodes, "files": np.fromiter((value.files[f] for f in frags), np.int64, len(frags))}
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], dict):  # stem map: (vocab, matrix)
         _, extra, arrays = _encode(value[1])
         return "vocab_matrix", {**extra, "vocab": list(value[0])}, \
@@ -104,6 +117,8 @@ def _decode(kind: str, extra: dict, arrays: dict[str, np.ndarray]) -> Any:
         return arrays["array"]
     if kind == "sparse":
         return _sparse(extra, arrays)
+    if kind == "literal_index":
+        return _literal_index(extra["fragments"], arrays)
     vocab = dict(zip(extra["vocab"], arrays["vocab_ids"].tolist()))
     if len(vocab) != len(extra["vocab"]):
         raise ValueError("vocabulary has duplicate terms")
@@ -112,6 +127,26 @@ def _decode(kind: str, extra: dict, arrays: dict[str, np.ndarray]) -> Any:
     if kind == "vocab_matrix":
         return vocab, _sparse(extra, arrays)
     raise ValueError(f"unknown member kind {kind!r}")
+
+
+def _literal_index(frags: list[str], arrays: dict[str, np.ndarray]):
+    from .signals_real.literals import LiteralIndex, first_word
+
+    indptr, nodes, files = arrays["indptr"], arrays["nodes"], arrays["files"]
+    if len(indptr) != len(frags) + 1 or len(files) != len(frags) or int(indptr[0]) != 0 \
+            or int(indptr[-1]) != len(nodes) or np.any(np.diff(indptr) <= 0) or len(set(frags)) != len(frags):
+        raise ValueError("inconsistent literal index (fragments, row pointers, nodes, file counts)")
+    phrases: dict[str, dict[str, list[int]]] = {}
+    tokens: dict[str, list[int]] = {}
+    bounds = indptr.tolist()
+    all_nodes = nodes.tolist()
+    for i, frag in enumerate(frags):
+        held = all_nodes[bounds[i]:bounds[i + 1]]
+        if " " in frag:
+            phrases.setdefault(first_word(frag), {})[frag] = held
+        else:
+            tokens[frag] = held
+    return LiteralIndex(phrases, tokens, dict(zip(frags, files.tolist())))
 
 
 def _crc(array: np.ndarray) -> int:
@@ -154,25 +189,48 @@ class IndexStore:
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
-    def load(self) -> dict[tuple[str, Any], Any]:
-        """Every sound member as ``{(name, key): value}``; an unsound one is reported, moved away and skipped."""
-        found: dict[tuple[str, Any], Any] = {}
+    def entries(self) -> dict[tuple[str, Any], Path]:
+        """Every member's ``(name, key)`` and folder, from its ``meta.json`` only (its arrays are not read yet).
+
+        A member whose ``meta.json`` is unreadable, stale or names another member is reported, moved away
+        and left out.
+        """
+        found: dict[tuple[str, Any], Path] = {}
         if not self.folder.is_dir():
             return found
         for entry in sorted(self.folder.iterdir()):
             if entry.name.startswith("."):
                 continue
             try:
-                name, key, value = self._load_member(entry)
+                name, key = self._identify(self._meta(entry), entry)
             except (OSError, ValueError, KeyError, TypeError, SyntaxError) as exc:
-                warnings.warn(IndexStoreWarning(f"{entry}: {exc}; discarded, the index is rebuilt"), stacklevel=3)
-                self._discard(entry)
+                self._reject(entry, exc)
                 continue
-            found[(name, key)] = value
+            found[(name, key)] = entry
         return found
 
-    def _load_member(self, entry: Path) -> tuple[str, Any, Any]:
-        meta = json.loads((entry / "meta.json").read_text(encoding="utf-8"))
+    def load_entry(self, entry: Path) -> Any | None:
+        """The checked value of the member in ``entry``, or None (reported, moved away) if it is unsound."""
+        try:
+            return self._load_member(entry)[2]
+        except (OSError, ValueError, KeyError, TypeError, SyntaxError) as exc:
+            self._reject(entry, exc)
+            return None
+
+    def load(self) -> dict[tuple[str, Any], Any]:
+        """Every sound member as ``{(name, key): value}``; an unsound one is reported, moved away and skipped."""
+        loaded = {ident: self.load_entry(entry) for ident, entry in self.entries().items()}
+        return {ident: value for ident, value in loaded.items() if value is not None}
+
+    def _reject(self, entry: Path, exc: Exception) -> None:
+        warnings.warn(IndexStoreWarning(f"{entry}: {exc}; discarded, the index is rebuilt"), stacklevel=4)
+        self._discard(entry)
+
+    @staticmethod
+    def _meta(entry: Path) -> dict:
+        return json.loads((entry / "meta.json").read_text(encoding="utf-8"))
+
+    def _identify(self, meta: dict, entry: Path) -> tuple[str, Any]:
         if meta.get("format") != INDEX_FORMAT or meta.get("digest") != self.digest:
             raise ValueError(f"stale: format {meta.get('format')!r} digest {meta.get('digest')!r}, expected "
                              f"format {INDEX_FORMAT} digest {self.digest}")
@@ -180,6 +238,11 @@ class IndexStore:
         key = None if meta["key"] is None else ast.literal_eval(meta["key"])
         if entry.name != self._entry(name, key):
             raise ValueError(f"folder name does not match member {name!r} key {meta['key']!r}")
+        return name, key
+
+    def _load_member(self, entry: Path) -> tuple[str, Any, Any]:
+        meta = self._meta(entry)
+        name, key = self._identify(meta, entry)
         arrays = {}
         for label, spec in meta["arrays"].items():
             # an empty array cannot be memory-mapped

@@ -14,8 +14,8 @@ saved beside the graph and memory-mapped.
 The object lives in the graph's own memo under one key (``INDEXES_KEY``), so
 ``graph.cache.clear()`` (the benchmarks' "cold start") drops every index at
 once, and the graph's link to its index store with it. A graph with a store
-(``attach_store``, done by the snapshot cache) starts with every
-member saved there (memory-mapped), and each member named in ``STORED`` or
+(``attach_store``, done by the snapshot cache) reads each member saved there
+(memory-mapped) on its first use, and each member named in ``STORED`` or
 ``STORED_FAMILIES`` is written through to the store when its accessor builds it. It holds indexes only: repository history is an explicit input
 (``beacon.repo.history.RepoInputs``), never an index.
 """
@@ -45,18 +45,47 @@ STORE_KEY = "index_store_root"  # the folder of the graph's index store (see ``a
 # Members saved with the graph (arrays, sparse matrices, and the two vocabularies with their matrices).
 # The rest are cheap to build, keyed by objects that are not literals, or per-query memos.
 STORED = frozenset({"term_index", "file_tf", "stem_map", "test_mask", "test_files", "vendored", "peripheral",
-                    "packable", "prf_file_idf", "file_name_bm25", "call_neighbors", "bca_closure", "hashed_vectors"})
+                    "packable", "prf_file_idf", "file_name_bm25", "call_neighbors", "bca_closure", "hashed_vectors",
+                    "issue_literals"})
 STORED_FAMILIES = frozenset({"bm25_symbol", "bm25_file", "stem_fields", "bm25_stemmed", "context_bm25"})
 
 
 class StoredFamily(dict):
-    """A keyed family of one member that writes each new entry through to the graph's store."""
+    """A keyed family of one member: entries saved in the graph's store are read on first ``get``
+    (``pending``: key -> member folder), and each new entry is written through to the store."""
 
-    def __init__(self, store: IndexStore, name: str):
+    def __init__(self, store: IndexStore, name: str, pending: dict[Any, Path] | None = None):
         super().__init__()
-        self.store, self.name = store, name
+        self.store, self.name, self.pending = store, name, dict(pending or {})
+
+    def _read(self, key) -> None:
+        if key in self.pending:
+            value = self.store.load_entry(self.pending.pop(key))
+            if value is not None:
+                dict.__setitem__(self, key, value)
+
+    def get(self, key, default=None):
+        self._read(key)
+        return super().get(key, default)
+
+    def __missing__(self, key):  # ``family[key]`` of an entry not read yet
+        self._read(key)
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        raise KeyError(key)
+
+    def __contains__(self, key) -> bool:
+        self._read(key)
+        return dict.__contains__(self, key)
+
+    def loaded(self) -> StoredFamily:
+        """Every pending entry read (for code that looks at the whole family rather than one key)."""
+        for key in list(self.pending):
+            self._read(key)
+        return self
 
     def __setitem__(self, key, value) -> None:
+        self.pending.pop(key, None)
         super().__setitem__(key, value)
         self.store.save(self.name, key, value)
 
@@ -108,12 +137,37 @@ class GraphIndexes:
     last_repomap: tuple[tuple, Any] | None = None
     # where built members are saved (None: in memory only)
     store: IndexStore | None = field(default=None, repr=False)
+    # stored members not read yet: name -> member folder (read on first attribute access, see _Pending)
+    pending: dict[str, Path] = field(default_factory=dict, repr=False)
 
     def __setattr__(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
         store = self.__dict__.get("store")
         if store is not None and value is not None and name in STORED:
             store.save(name, None, value)
+
+
+class _Pending(GraphIndexes):
+    """A ``GraphIndexes`` with stored members not read yet: the first access to one reads it from the store.
+
+    The instance's class is switched to this one while members are pending and back to ``GraphIndexes``
+    once none is, so attribute access costs nothing extra on a graph whose members are all in memory.
+    """
+
+    def __getattribute__(self, name: str) -> Any:
+        pending = object.__getattribute__(self, "pending")
+        if name in pending:
+            store = object.__getattribute__(self, "store")
+            value = store.load_entry(pending.pop(name))
+            if value is not None:
+                object.__setattr__(self, name, value)
+            if not pending:
+                object.__setattr__(self, "__class__", GraphIndexes)
+        return object.__getattribute__(self, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self.__dict__["pending"].pop(name, None)  # built before it was read: the built value wins
+        super().__setattr__(name, value)
 
 
 def indexes_for(graph: CodebaseGraph) -> GraphIndexes:
@@ -133,12 +187,13 @@ def attach_store(graph: CodebaseGraph, root: Path | str) -> None:
 
 
 def _open_store(ix: GraphIndexes, store: IndexStore) -> None:
-    """Fill ``ix`` with the members saved in ``store`` and write later ones through to it."""
+    """Point ``ix`` at the members saved in ``store`` (read on first use) and write later ones through to it."""
+    entries = store.entries()
     for name in STORED_FAMILIES:
-        object.__setattr__(ix, name, StoredFamily(store, name))
-    for (name, key), value in store.load().items():
-        if key is None and name in STORED:
-            object.__setattr__(ix, name, value)
-        elif key is not None and name in STORED_FAMILIES:
-            dict.__setitem__(getattr(ix, name), key, value)
+        pending = {key: entry for (member, key), entry in entries.items() if member == name and key is not None}
+        object.__setattr__(ix, name, StoredFamily(store, name, pending))
+    pending = {name: entry for (name, key), entry in entries.items() if key is None and name in STORED}
+    object.__setattr__(ix, "pending", pending)
     ix.store = store
+    if pending:
+        object.__setattr__(ix, "__class__", _Pending)

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import functools
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -72,25 +70,3 @@ def edges_of():
 def same_graph():
     """``same_graph(a, b)`` asserts two graphs are identical."""
     return assert_same_graph
-
-
-REQUESTS_BUNDLE = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "swebench_lite_dev" / "repos" / "psf__requests.bundle"
-REQUESTS_TAG = "swebench/psf__requests-2317"
-
-
-@pytest.fixture(scope="session")
-def clone_requests():
-    """``clone_requests(tmp_path_factory) -> Path``: a fresh clone of psf/requests at ``REQUESTS_TAG``
-    from the shared git bundle (skips when the shared data or git is missing)."""
-
-    def clone(factory) -> Path:
-        if not REQUESTS_BUNDLE.exists():
-            pytest.skip(f"requests git bundle not found at {REQUESTS_BUNDLE} (shared data not present)")
-        if shutil.which("git") is None:
-            pytest.skip("git is not installed")
-        dest = factory.mktemp("requests") / "repo"
-        subprocess.run(["git", "clone", "--quiet", str(REQUESTS_BUNDLE), str(dest)], check=True, capture_output=True)
-        subprocess.run(["git", "-C", str(dest), "checkout", "-q", REQUESTS_TAG], check=True, capture_output=True)
-        return dest
-
-    return clone

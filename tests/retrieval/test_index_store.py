@@ -15,7 +15,7 @@ from beacon.localize.instances import SnapshotCache
 from beacon.repair.control import make_control_repo
 from beacon.retrieval import assemble_context, method_names
 from beacon.retrieval.index_store import INDEX_FORMAT, IndexStore, IndexStoreWarning, graph_digest
-from beacon.retrieval.indexes import STORED, STORED_FAMILIES, attach_store, indexes_for
+from beacon.retrieval.indexes import STORED, STORED_FAMILIES, StoredFamily, attach_store, indexes_for
 from beacon.retrieval.recipes import method_params
 from beacon.repo.history import EMPTY_HISTORY
 from tests.retrieval.test_perron_diffusion import _maps_a_file  # memory-mapped, not copied?
@@ -68,7 +68,8 @@ def _same(a, b) -> bool:
 
 def _members(graph):
     ix = indexes_for(graph)
-    return {name: getattr(ix, name) for name in sorted(STORED | STORED_FAMILIES)}
+    members = {name: getattr(ix, name) for name in sorted(STORED | STORED_FAMILIES)}
+    return {name: v.loaded() if isinstance(v, StoredFamily) else v for name, v in members.items()}
 
 
 def test_saved_indexes_load_equal_to_built_ones_and_rank_identically(tmp_path):
@@ -137,9 +138,9 @@ def test_a_damaged_or_stale_member_is_reported_and_rebuilt(tmp_path, damage):
     else:
         (member / "meta.json").write_text("{not json")
     with pytest.warns(IndexStoreWarning, match=r"term_index: .*rebuilt") as caught:
-        ix = _reload(graph, tmp_path)
+        ix = _reload(graph, tmp_path)  # a bad meta.json is found on opening, bad arrays on first use
+        assert ix.term_index is None and not member.exists()  # never used; moved out of the way
     assert len(caught) == 1 and str(member) in str(caught[0].message)
-    assert ix.term_index is None and not member.exists()  # never used; moved out of the way
     assert ix.bm25_symbol[(1.2, 0.75)] is not None  # the sound members still load
     assemble_context(graph, QUERY, "bm25", budget=300)  # rebuilds the member and writes it again
     assert _same(ix.term_index, built) and (member / "meta.json").is_file()
@@ -199,3 +200,47 @@ def test_the_snapshot_cache_saves_indexes_that_a_second_cache_loads(tmp_path):
     assert _outputs(second) == before
     plain = SnapshotCache(tmp_path / "cache", tmp_path / "repos", index_store=False).graph(repo, commit)
     assert indexes_for(plain).store is None and indexes_for(plain).term_index is None
+
+
+def test_a_graph_saved_by_another_schema_is_rebuilt_not_read(tmp_path):
+    from beacon.graph.codebase import GRAPH_SCHEMA, StaleGraphError
+
+    _, manifest = make_control_repo(tmp_path)
+    row = json.loads(manifest.read_text().splitlines()[0])
+    repo, commit = row["repo"], row["commit"]
+    fresh = SnapshotCache(tmp_path / "cache", tmp_path / "repos").graph(repo, commit)
+    saved = tmp_path / "cache" / "graphs" / repo.replace("/", "__") / commit
+    meta = json.loads((saved / "graph.json").read_text())
+    (saved / "graph.json").write_text(json.dumps({**meta, "schema": GRAPH_SCHEMA - 1}))
+    (saved / "literals.json").unlink()  # what an older schema did not write
+    with pytest.raises(StaleGraphError, match=f"expected {GRAPH_SCHEMA}"):
+        CodebaseGraph.load(saved)
+    again = SnapshotCache(tmp_path / "cache", tmp_path / "repos").graph(repo, commit)
+    assert again.files == fresh.files and again.symbols == fresh.symbols
+    assert json.loads((saved / "graph.json").read_text())["schema"] == GRAPH_SCHEMA  # replaced on disk
+    assert any(f.literals for f in again.files.values())
+    assert not [p for p in saved.parent.iterdir() if p.name.startswith(".")]  # nothing left behind
+
+
+def test_a_reopened_store_reads_a_member_only_when_a_method_uses_it(tmp_path):
+    built = _graph(tmp_path)
+    expected = _outputs(built)
+    writer = CodebaseGraph.load(built.save(tmp_path / "saved"))
+    attach_store(writer, tmp_path / "store")
+    _outputs(writer)  # every member built and saved
+
+    reader = CodebaseGraph.load(tmp_path / "saved")
+    attach_store(reader, tmp_path / "store")
+    ix = indexes_for(reader)
+    stored = set(ix.pending)
+    assert {"term_index", "hashed_vectors", "bca_closure", "issue_literals"} <= stored
+    assert not dict.__len__(ix.bm25_symbol) and ix.bm25_symbol.pending  # a family's entries wait too
+    assemble_context(reader, QUERY, "bm25", budget=300, inputs=EMPTY_HISTORY)
+    assert "term_index" not in ix.pending and dict.__len__(ix.bm25_symbol) == 1  # read: bm25 uses them
+    assert {"hashed_vectors", "bca_closure", "issue_literals"} <= set(ix.pending)  # not read: bm25 does not
+    assert type(ix).__name__ == "_Pending"
+    assert _outputs(reader) == expected  # every other method reads what it needs on first use
+    for name in stored:
+        getattr(ix, name)
+    assert not ix.pending and type(ix).__name__ == "GraphIndexes"  # plain attribute access once all are read
+    assert all(_same(v, _members(built)[n]) for n, v in _members(reader).items())

@@ -12,6 +12,10 @@ collapsed. A fragment is matchable when it is a phrase (at least
 Docstrings are left out: they paraphrase the code, and an issue that quotes
 documentation points at the docs, not at the definition.
 
+The constants come from the graph (``SourceFile.literals``, collected by the
+graph build's parse, which is cached by file content), so building this index
+parses nothing.
+
 A fragment found in the issue scores the innermost definition holding the
 constant with ``words / files`` (longer phrases are more specific, an option
 token counts as one word; a fragment in many files says little), once per
@@ -19,7 +23,6 @@ definition and fragment.
 """
 from __future__ import annotations
 
-import ast
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -28,7 +31,7 @@ import numpy as np
 
 from ...graph.codebase import CodebaseGraph
 from ..indexes import indexes_for
-from .index import SignalScores, graph_index, scores
+from .index import GraphIndex, SignalScores, graph_index, scores
 
 MIN_WORDS = 3
 MIN_CHARS = 12
@@ -44,6 +47,11 @@ def normalise(text: str) -> str:
     return _SPACE.sub(" ", text.lower()).strip()
 
 
+def first_word(phrase: str) -> str:
+    """The key a phrase is filed under in ``LiteralIndex.phrases``."""
+    return _WORD.findall(phrase)[0]
+
+
 def fragments(literal: str) -> list[str]:
     """The matchable pieces of one string constant (see the module docstring)."""
     out = []
@@ -56,16 +64,6 @@ def fragments(literal: str) -> list[str]:
     return out
 
 
-def _docstring_ids(tree: ast.AST) -> set[int]:
-    ids = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-                ids.add(id(first.value))
-    return ids
-
-
 @dataclass(frozen=True)
 class LiteralIndex:
     phrases: dict[str, dict[str, list[int]]]  # first word -> phrase -> nodes holding it
@@ -73,24 +71,44 @@ class LiteralIndex:
     files: dict[str, int]  # fragment -> number of files holding it
 
 
+def _owners_by_line(index: GraphIndex, path: str, lines: int) -> np.ndarray:
+    """Per line 1..``lines`` of ``path``: ``index.at_line(path, line)`` (-1 for None), for every line at once.
+
+    Spans are painted widest first, so the narrowest span holding a line wins; of equal widths the first
+    in ``index.spans`` order wins (painted last), as in ``at_line``.
+    """
+    owner = np.full(lines + 1, index.module_node.get(path, -1), dtype=np.int64)
+    spans = index.spans.get(path, ())
+    for i in sorted(range(len(spans)), key=lambda i: (spans[i][0] - spans[i][1], -i)):
+        start, end, node = spans[i]
+        owner[max(start, 0):end + 1] = node
+    return owner
+
+
 def _build(graph: CodebaseGraph) -> LiteralIndex:
     index = graph_index(graph)
     holders: dict[str, set[int]] = defaultdict(set)
+    pieces: dict[str, list[str]] = {}  # a value's fragments: many constants repeat
     for path in index.paths:
         module = index.module_node.get(path)
-        if module is None or graph.symbols[module].is_test:
+        source = graph.files.get(path)
+        if module is None or graph.symbols[module].is_test or source is None:
             continue
-        try:
-            tree = ast.parse(graph.files[path].text)
-        except (SyntaxError, ValueError):  # the graph indexed it without a full parse; no literals then
-            continue
-        skip = _docstring_ids(tree)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
-                for frag in fragments(node.value):
-                    owner = index.at_line(path, node.lineno)
-                    if owner is not None:
-                        holders[frag].add(owner)
+        owners = None
+        for line, value in source.literals:
+            if len(value) < MIN_TOKEN_CHARS:  # no fragment is longer than its constant
+                continue
+            frags = pieces.get(value)
+            if frags is None:
+                frags = pieces[value] = fragments(value)
+            if not frags:
+                continue
+            if owners is None:
+                owners = _owners_by_line(index, path, max(line for line, _ in source.literals))
+            owner = int(owners[line])
+            if owner >= 0:
+                for frag in frags:
+                    holders[frag].add(owner)
     phrases: dict[str, dict[str, list[int]]] = defaultdict(dict)
     tokens: dict[str, list[int]] = {}
     files: dict[str, int] = {}
@@ -98,14 +116,15 @@ def _build(graph: CodebaseGraph) -> LiteralIndex:
         ordered = sorted(nodes)
         files[frag] = len({int(index.file_of[n]) for n in ordered})
         if " " in frag:
-            phrases[_WORD.findall(frag)[0]][frag] = ordered
+            phrases[first_word(frag)][frag] = ordered
         else:
             tokens[frag] = ordered
     return LiteralIndex(dict(phrases), tokens, files)
 
 
 def literal_index(graph: CodebaseGraph) -> LiteralIndex:
-    """The graph's ``LiteralIndex`` (built once per graph, kept in ``GraphIndexes.issue_literals``)."""
+    """The graph's ``LiteralIndex`` (built once per graph, kept in ``GraphIndexes.issue_literals`` and saved
+    in the graph's index store)."""
     ix = indexes_for(graph)
     if ix.issue_literals is None:
         ix.issue_literals = _build(graph)
@@ -126,7 +145,7 @@ def literal_scores(graph: CodebaseGraph, query: str) -> SignalScores:
     lit = literal_index(graph)
     symbol = np.zeros(len(graph.symbols))
     for frag in matched_fragments(graph, query):
-        nodes = lit.tokens.get(frag) or lit.phrases[_WORD.findall(frag)[0]][frag]
+        nodes = lit.tokens.get(frag) or lit.phrases[first_word(frag)][frag]
         words = 1 if frag in lit.tokens else len(_WORD.findall(frag))  # an option name is one word
         symbol[nodes] += words / lit.files[frag]
     return scores(graph, symbol)
