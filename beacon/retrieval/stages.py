@@ -29,8 +29,10 @@ from .neighbors import neighbor_max
 from .normalise import reciprocal_ranks, unit_scale
 from .repomap import repomap_scores
 from .signals_real.dotted import dotted_scores
+from .signals_real.errors import error_scores
 from .signals_real.frames import frame_scores
 from .signals_real.literals import literal_scores
+from .signals_real.names import name_scores
 from .stemmed import bm25_field
 from .text import term_index
 from .transition import EdgeWeights
@@ -38,7 +40,9 @@ from .transition import EdgeWeights
 if TYPE_CHECKING:
     from .blend import Blend
 
-ISSUE = {"literal": literal_scores, "frame": frame_scores, "dotted": dotted_scores}
+# new signals go last: the stage adds in this order, so recipes without them keep their float sums
+ISSUE = {"literal": literal_scores, "frame": frame_scores, "dotted": dotted_scores, "error": error_scores,
+         "names": name_scores}
 EXPANSION = ("w_prf_file", "w_prf_sym", "w_ctx", "w_cover", "w_cooc", "w_topk", "w_fname")
 
 
@@ -166,7 +170,8 @@ def late(m: Blend, graph: CodebaseGraph, query: str, inputs: RepoInputs, cand: n
 def issue(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, total: np.ndarray,
           parts: dict) -> np.ndarray:
     """``total / max total + Σ w · (unit(symbol evidence) + unit(file votes)[file])`` over the issue-structure
-    signals (``signals_real``: ``w_literal``, ``w_frame``, ``w_dotted``), on the candidates.
+    signals (``signals_real``: ``w_literal``, ``w_frame``, ``w_dotted``, ``w_error``, ``w_names``), on the
+    candidates.
 
     The total is divided by its maximum first so that a weight is a share of the best score (0.25: a quoted
     message lifts its definition by a quarter of the top score); a file's votes lift every definition in it.

@@ -6,14 +6,18 @@
   the definitions that enclose them, the innermost frame weighted most;
 * ``dotted.dotted_scores``: dotted API names and the issue's own import
   statements resolved through the module table, ``__init__`` re-exports and
-  base classes to definitions.
+  base classes to definitions;
+* ``errors.error_scores``: names that pasted error messages quote or call
+  (``AttributeError: 'X' object has no attribute 'y'``);
+* ``names.name_scores``: names the issue writes as code; both share a name's
+  unit among the definitions bearing it (``names.shared_scores``: specificity).
 
 Each signal scores definitions (a per-symbol array) and lets them vote for
 their files (``SignalScores.file``). The per-graph indexes they need are
 typed members of ``GraphIndexes`` (``issue_graph``, built in ``index.py``;
 ``issue_literals``, built in ``literals.py``). The composer weighs them in its
-issue stage (``stages.issue``: ``w_literal``, ``w_frame``, ``w_dotted`` of a
-recipe, e.g. ``conf/method/hybrid_real.yaml``).
+issue stage (``stages.issue``: ``w_literal``, ``w_frame``, ``w_dotted``,
+``w_error``, ``w_names`` of a recipe, e.g. ``conf/method/hybrid_issue.yaml``).
 """
 from __future__ import annotations
 
