@@ -36,7 +36,8 @@ from ..repo.history import NO_INPUTS, RepoInputs
 from .base import RankThenPack
 from .costs import Selection
 from .diffusion import Diffusion, global_rank_for, personalized_pagerank, softmax_prior, specificity
-from .push import PRECISIONS, warm_pagerank
+from .anderson import PRECISIONS
+from .push import warm_pagerank
 from .frontier import frontier_pack
 from .hashed import hashed_similarity
 from .indexes import indexes_for
@@ -83,9 +84,11 @@ class Perron(RankThenPack):
     that get packed, in about two thirds of the iterations 1e-6 takes; ``prune = 0``
     (the exact iteration). ``solver = "power"``: ``"push"`` (forward push to
     ``push_eps``, then Anderson-extrapolated steps from ``p + ‖r‖₁·π_global``,
-    the first without a mat-vec, to the same L1 ``tol`` and bound; with
-    ``tol = 1e-2``, 3 mat-vecs and ~0.3× the time on the 100k-node benchmark
-    graph) is opt-in through the ``perron_push``/``ppr_push`` recipes, because
+    the first without a mat-vec and each extrapolation tested without one, to
+    the same L1 ``tol`` and bound; ``precision = "float32"`` runs those steps
+    in float32 and adds its rounding allowance to the bound; with
+    ``tol = 1e-2`` and float32, 3 mat-vecs and ~0.27× the time on the
+    100k-node benchmark graph) is opt-in through the ``perron_push``/``ppr_push`` recipes, because
     grid runs name methods without parameters, so the defaults are what
     archived runs (the Boltons pilot) reproduce with;
     ``mu = 1`` (a node whose neighbours are all

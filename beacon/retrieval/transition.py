@@ -66,7 +66,7 @@ class Transition:
         """``Tᵀ`` with float32 entries (index arrays shared with ``transposed``): 8 bytes an entry per mat-vec, not 12.
 
         Built once per transition (``transition_for`` memoises those per graph),
-        so a query pays no conversion; ``push.anderson_pagerank`` bounds the
+        so a query pays no conversion; ``anderson.anderson_pagerank`` bounds the
         rounding it adds (``max_in_entries``).
         """
         tt = self.transposed

@@ -19,12 +19,13 @@ build, save, ``load_transition`` (memory-mapped ``.npy``), ``π_global`` once,
 then per query (median and p90 over ``--queries``): *diffusion* = softmax
 prior + the new diffusion (``push.warm_pagerank`` as the ``perron_push``
 recipe configures it: forward push to ``push_eps``, then Anderson-extrapolated
-walk steps from its estimate, the first without a mat-vec, to ``tol``, which
-``--tol`` overrides) on the
+walk steps from its estimate, the first without a mat-vec, in the recipe's
+``precision``, to ``tol``, which ``--tol`` overrides; the same solver in
+float64 is timed too, with how far float32 moved π) on the
 memory-mapped matrix, timed query by query against *today's* diffusion (the
 cold power iteration at tol 1e-4, ``perron``'s solver) in the same
 process, with the L1 error of both against a tight solve (tol 1e-10) and the
-guaranteed bound β·tol/(1 − β), the mat-vecs, and the push's pushes, rounds
+guaranteed bound (rounding + β·tol)/(1 − β) (``Diffusion.error_bound``), the mat-vecs, and the push's pushes, rounds
 and touched nodes; push alone (no iteration) is reported too, with its error; *packing* = specificity, the candidate pool and the
 frontier packer (budget 8000). Synthetic queries put BM25-like scores on 200
 random nodes and snippets cost a log-normal number of tokens (median 120);
@@ -337,7 +338,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"median ratio {ratio:.2f} ({med:.1f} / {r['old_diffusion']['median_ms']:.1f} ms) -> "
                   f"{'PASS' if ratio <= TARGET_RATIO else 'MISS'}")
             print(f"error: L1 {r['new_err']:.1e} median, guaranteed <= {r['bound']:.1e} ((rounding + beta*tol)/"
-                  f"(1-beta), tol {PERRON.tol:g}, {PERRON.precision}); pushes {r['pushes']:,.0f} in {r['rounds']:.0f} rounds, {r['touched']:,.0f} "
+                  f"(1-beta), tol {PERRON.tol:g}, {PERRON.precision}); pushes {r['pushes']:,.0f} in "
+                  f"{r['rounds']:.0f} rounds, {r['touched']:,.0f} "
                   f"nodes touched, then {r['iterations']:.0f} mat-vecs")
             print(f"precision: the same solver in float64 {r['float64']['median_ms']:.1f} ms median; "
                   f"{PERRON.precision} moves pi by at most {r['precision_diff']:.1e} in L1")

@@ -9,7 +9,8 @@ from hypothesis import given, settings, strategies as st
 
 from beacon.graph.codebase import csr_from_pairs
 from beacon.retrieval.diffusion import DiffusionNotConverged, Prior, global_pagerank, softmax_prior
-from beacon.retrieval.push import _walk_step, anderson_pagerank, push_pagerank, warm_pagerank
+from beacon.retrieval.anderson import _walk_step, anderson_pagerank
+from beacon.retrieval.push import push_pagerank, warm_pagerank
 from beacon.retrieval.transition import EdgeWeights, build_transition
 
 EPS = st.sampled_from([1e-2, 1e-3, 1e-4, 1e-6])
@@ -173,7 +174,7 @@ def test_perron_with_the_warm_solver_ranks_like_the_power_iteration(tmp_path):
 @given(directed(), st.data(), EPS, BETA)
 def test_the_free_first_step_is_the_walk_step(t, data, eps, beta):
     """Push keeps ``(1 − β)·r = (1 − β)·p0 + β·p·G − p``, so ``f(p) = p + (1 − β)·r`` needs no mat-vec."""
-    from beacon.retrieval.push import _forward_push, _walk_step
+    from beacon.retrieval.push import _forward_push
 
     prior = a_prior(data, t.n)
     p, r, rounds, pushes, converged = _forward_push(t, prior, beta, eps, 10_000)
@@ -235,7 +236,7 @@ def test_an_empty_seed_is_refused_and_no_similarity_falls_back_to_uniform():
 
 @settings(max_examples=60, deadline=None)
 @given(undirected(), st.data(), BETA, st.sampled_from([1e-2, 1e-4, 1e-6]), st.integers(1, 4))
-def test_the_stopping_test_without_a_mat_vec_is_the_residual_of_the_returned_iterates_preimage(t, data, beta, tol, depth):
+def test_the_free_stopping_test_is_the_residual_of_the_returned_iterates_preimage(t, data, beta, tol, depth):
     """The returned ``x = f(x̄)`` with ``‖f(x̄) − x̄‖₁`` = the reported residual, so ``‖f(x) − x‖₁ ≤ β·residual``.
 
     A seed on every node keeps π* and every iterate near it positive, so the final clip changes nothing.
