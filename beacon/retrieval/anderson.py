@@ -41,7 +41,7 @@ def rounding_allowance(t: Transition, gamma_l1: float, norm: float, beta: float)
     ``(β·γ_{m+2} + 3u)·‖x‖₁ + 2u`` in L1 (``u = 2⁻²⁴``; ``γ_j = j·u/(1 − j·u)``
     bounds a sum of ``j`` rounded products, ``m = Transition.max_in_entries``
     the longest row of ``Tᵀ``, the 2 the rounding of ``T``'s and ``x``'s
-    entries; then the scaling and the teleport term) because ``T``'s columns
+    entries; then the scaling and the teleport term) because ``T``'s rows
     sum to at most 1. The returned iterate is a combination of evaluations
     whose coefficients sum to 1 with L1 norm at most ``1 + 2‖γ‖₁``, and the
     differences, combinations and the pairwise L1 sums are rounded too (a few
