@@ -117,7 +117,7 @@ class Diffusion:
     iterations: int
     residual: float  # ‖π_k − π_{k−1}‖₁ at the last step (push: ‖r‖₁ = ‖π − p‖₁)
     converged: bool
-    dropped: float = 0.0  # L1 mass pruned from δ (0 for the exact iteration)
+    dropped: float = 0.0  # L1 mass pruned from δ (0 for the exact iteration); float32 Anderson: its rounding bound
     prior_fallback: str | None = None
     method: str = "power"  # "push" (``push.push_pagerank``: residual = the exact L1 error), "push+anderson", …
     pushes: int = 0  # single-node pushes (push only)

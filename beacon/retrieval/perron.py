@@ -36,6 +36,7 @@ from ..repo.history import NO_INPUTS, RepoInputs
 from .base import RankThenPack
 from .costs import Selection
 from .diffusion import Diffusion, global_rank_for, personalized_pagerank, softmax_prior, specificity
+from .anderson import PRECISIONS
 from .push import warm_pagerank
 from .frontier import frontier_pack
 from .hashed import hashed_similarity
@@ -83,9 +84,11 @@ class Perron(RankThenPack):
     that get packed, in about two thirds of the iterations 1e-6 takes; ``prune = 0``
     (the exact iteration). ``solver = "power"``: ``"push"`` (forward push to
     ``push_eps``, then Anderson-extrapolated steps from ``p + ‖r‖₁·π_global``,
-    the first without a mat-vec, to the same L1 ``tol`` and bound; with
-    ``tol = 1e-2``, 3 mat-vecs and ~0.3× the time on the 100k-node benchmark
-    graph) is opt-in through the ``perron_push``/``ppr_push`` recipes, because
+    the first without a mat-vec and each extrapolation tested without one, to
+    the same L1 ``tol`` and bound; ``precision = "float32"`` runs those steps
+    in float32 and adds its rounding allowance to the bound; with
+    ``tol = 1e-2`` and float32, 3 mat-vecs and ~0.27× the time on the
+    100k-node benchmark graph) is opt-in through the ``perron_push``/``ppr_push`` recipes, because
     grid runs name methods without parameters, so the defaults are what
     archived runs (the Boltons pilot) reproduce with;
     ``mu = 1`` (a node whose neighbours are all
@@ -105,6 +108,7 @@ class Perron(RankThenPack):
     lambda_import: float = 0.0
     solver: str = "power"
     push_eps: float = 1e-5
+    precision: str = "float64"
     tol: float = 1e-4
     max_iter: int = 200
     prune: float = 0.0
@@ -122,6 +126,9 @@ class Perron(RankThenPack):
             raise ValueError(f"{self.name}: solver must be one of {SOLVERS}, got {self.solver!r}")
         if self.solver == "push" and self.prune:
             raise ValueError(f"{self.name}: prune applies to solver='power' only")
+        if self.precision not in PRECISIONS or (self.precision != "float64" and self.solver != "push"):
+            raise ValueError(f"{self.name}: precision must be one of {sorted(PRECISIONS)} (float32 with "
+                             f"solver='push' only), got {self.precision!r} with solver={self.solver!r}")
         if self.pool < 1:
             raise ValueError(f"{self.name}: pool must be >= 1, got {self.pool}")
 
@@ -142,7 +149,7 @@ class Perron(RankThenPack):
         else:  # π_global (and its step) is memoised per graph: the warm start costs one global solve per graph
             glob = global_rank_for(graph, self.weights, beta=self.beta)
             walk = warm_pagerank(t, prior, glob.pi, beta=self.beta, eps=self.push_eps, tol=self.tol,
-                                 max_iter=self.max_iter, global_step=glob.step)
+                                 max_iter=self.max_iter, global_step=glob.step, precision=self.precision)
         if not self.use_specificity:
             return PerronScores(walk.pi, None, walk.pi, walk)
         pi_global = global_rank_for(graph, self.weights, beta=self.beta).pi

@@ -38,7 +38,9 @@ graphs (they reach their hubs in two hops, so most of the mass is still
 residual when the frontier is already the whole graph), so a short push
 (at most ``_PUSH_ROUNDS`` rounds over half of ``T``'s entries) gives the
 start ``p + ‖r‖₁·π_global`` and its first walk step for free, and Anderson
-extrapolation takes it to the power iteration's L1 stopping rule and bound.
+extrapolation takes it to the power iteration's L1 stopping rule and bound,
+testing each extrapolated iterate without a mat-vec (``f`` is affine), in
+float32 when asked (``precision``; its rounding bounded and added to the bound): ``anderson.py``.
 """
 from __future__ import annotations
 
@@ -46,10 +48,11 @@ import warnings
 
 import numpy as np
 
+from .anderson import PRECISIONS, anderson_pagerank
 from .diffusion import Diffusion, DiffusionNotConverged, Prior, personalized_pagerank
 from .transition import Transition
 
-_DENSE_FRACTION = 0.05  # frontier volume share above which scattering into a length-n vector beats sorting
+_DENSE_FRACTION = 0.01  # frontier volume share above which scattering into a length-n vector beats sorting (measured)
 _PUSH_ROUNDS = 12  # warm_pagerank's push: at most this many rounds ...
 _PUSH_VOLUME = 0.5  # ... over at most this share of T's entries (half a mat-vec); then the iteration takes over
 
@@ -131,80 +134,9 @@ def push_pagerank(t: Transition, prior: Prior, *, beta: float = 0.85, eps: float
                      pushes=pushes, touched=touched, rounds=rounds)
 
 
-def _walk_step(t: Transition, x: np.ndarray, prior: Prior, beta: float) -> np.ndarray:
-    """``f(x) = β·x·T + (β·(x·d) + 1 − β)·p0``: one step of the walk (``π* = f(π*)``), one mat-vec."""
-    y = t.transposed @ x
-    y *= beta
-    y[prior.nodes] += (beta * float(x[t.dangling_nodes].sum()) + 1.0 - beta) * prior.weights
-    return y
-
-
-def anderson_pagerank(t: Transition, prior: Prior, start: np.ndarray, *, beta: float = 0.85, tol: float = 1e-4,
-                      max_iter: int = 200, depth: int = 3, first: np.ndarray | None = None) -> Diffusion:
-    """``π* = f(π*)`` from ``start`` by Anderson-accelerated fixed-point iteration (type II, ``depth`` past steps).
-
-    Step ``k`` evaluates ``f(x_k)`` (one mat-vec; ``first = f(start)`` when
-    the caller has it for free) and the residual ``g_k = f(x_k) − x_k``; the
-    next iterate is ``f(x_k)`` minus the combination of the last ``depth``
-    differences of iterates and residuals that best cancels ``g_k`` (least
-    squares on a ``depth × depth`` system). It stops when ``‖g_k‖₁ ≤ tol``
-    and returns ``f(x_k)``. The guarantee does not depend on how ``x_k`` was
-    extrapolated: ``f(x) − π* = β·(x − π*)·G`` with ``G = T + d·p0ᵀ``
-    non-negative and row-stochastic, so ``f`` is a ``β``-contraction in L1
-    and ``‖f(x_k) − π*‖₁ ≤ β·‖g_k‖₁/(1 − β)`` — the power iteration's bound
-    (``Diffusion.error_bound``) for any iterate. A step whose residual grows
-    restarts the history (a plain step), so the iteration is never worse than
-    a few wasted mat-vecs. ``depth=0`` is the plain iteration from ``start``.
-    ``iterations`` counts the mat-vecs done here (a given ``first`` is not one).
-    """
-    if depth < 0 or max_iter < 1 or not tol > 0:
-        raise ValueError(f"need depth >= 0, max_iter >= 1 and tol > 0, got {depth!r}, {max_iter!r}, {tol!r}")
-    x = np.asarray(start, dtype=np.float64)  # never written to: the iterates below are new arrays
-    fx = _walk_step(t, x, prior, beta) if first is None else np.asarray(first, dtype=np.float64)
-    matvecs = int(first is None)
-    # Rows of dg hold differences of successive residuals, rows of dfx those of successive f(x) (= x + g):
-    # all the extrapolation reads, kept in place (the oldest row is overwritten) so a step is three small BLAS calls.
-    dg = np.empty((max(depth, 1), len(x)))
-    dfx = np.empty_like(dg)
-    rows = 0
-    last_fx = last_g = None
-    last = np.inf
-    while True:
-        g = fx - x
-        residual = float(np.abs(g).sum())
-        if residual <= tol or matvecs >= max_iter:
-            break
-        if residual > last:  # the extrapolation overshot: start the history again from a plain step
-            rows, last_fx = 0, None
-        last = residual
-        if depth and last_fx is not None:
-            np.subtract(g, last_g, out=dg[rows % depth])
-            np.subtract(fx, last_fx, out=dfx[rows % depth])
-            rows += 1
-        last_fx, last_g = fx, g
-        if rows:
-            k = min(rows, depth)
-            gamma = np.linalg.lstsq(dg[:k] @ dg[:k].T, dg[:k] @ g, rcond=None)[0]
-            x = fx - gamma @ dfx[:k]
-        else:
-            x = fx
-        fx = _walk_step(t, x, prior, beta)
-        matvecs += 1
-    converged = residual <= tol
-    if not converged:
-        warnings.warn(
-            f"Anderson-accelerated PageRank did not converge: L1 residual {residual:.3g} > tol {tol:.3g} "
-            f"after {matvecs} iterations (beta={beta}); raise max_iter or tol", DiffusionNotConverged, stacklevel=2,
-        )
-    pi = np.maximum(fx, 0.0)  # extrapolated iterates may dip below 0; π* does not
-    pi /= pi.sum()
-    return Diffusion(pi, matvecs, residual, converged, prior_fallback=prior.fallback,
-                     method="power" if depth == 0 else "anderson")
-
-
 def warm_pagerank(t: Transition, prior: Prior, pi_global: np.ndarray, *, beta: float = 0.85, eps: float = 1e-5,
                   tol: float = 1e-4, max_iter: int = 200, depth: int = 3,
-                  global_step: np.ndarray | None = None) -> Diffusion:
+                  global_step: np.ndarray | None = None, precision: str = "float64") -> Diffusion:
     """Forward push to ``eps``, then the iteration from ``x0 = p + ‖r‖₁·π_global`` (``anderson_pagerank``).
 
     Push alone loses on graphs that mix fast (a power-law call graph reaches
@@ -218,11 +150,13 @@ def warm_pagerank(t: Transition, prior: Prior, pi_global: np.ndarray, *, beta: f
     ``f(x0) = f(p) + ‖r‖₁·β·(π_global·T + (π_global·d)·p0)`` from
     ``global_step = π_global·T`` (once per graph; computed here if not given).
     From there Anderson extrapolation (``depth`` > 0; 0 is the plain power
-    iteration) needs 3 mat-vecs for ``tol = 1e-2`` and 4 for ``3e-3`` on the
-    100k-node benchmark graph. The stopping rule and its guarantee are the
-    power iteration's: ``‖π − π*‖₁ ≤ β·tol/(1 − β)`` (``Diffusion.error_bound``)
-    before the final clip and renormalisation, which at most double it.
-    ``iterations`` counts mat-vecs after the push; ``pushes``/``rounds``/``touched`` are the push's.
+    iteration, always float64) needs 3 mat-vecs for ``tol = 1e-2`` on the
+    100k-node benchmark graph (L1 error ~1.6e-3). The stopping rule and its
+    guarantee are the power iteration's: ``‖π − π*‖₁ ≤ (dropped + β·tol)/(1 − β)``
+    (``Diffusion.error_bound``; ``dropped`` is float32's rounding allowance,
+    0 in float64) before the final clip and renormalisation, which at most
+    double it. ``iterations`` counts mat-vecs after the push;
+    ``pushes``/``rounds``/``touched`` are the push's.
     """
     # Push only while it is cheaper than the mat-vecs it saves: at most _PUSH_ROUNDS rounds (each has a fixed
     # numpy overhead, which dominates on small graphs) over at most _PUSH_VOLUME·nnz(T) entries in all.
@@ -232,9 +166,11 @@ def warm_pagerank(t: Transition, prior: Prior, pi_global: np.ndarray, *, beta: f
     if global_step is None:
         global_step = t.transposed @ pi_global
     touched = int(np.count_nonzero(p + r))  # both are non-negative
-    start = mass * pi_global
+    # Built in the iteration's precision (each sum rounds once, within rounding_allowance's few u): no cast after.
+    dtype = PRECISIONS.get(precision, np.float64) if depth else np.float64
+    start = np.multiply(pi_global, mass, dtype=dtype)
     start += p
-    first = (mass * beta) * np.asarray(global_step, dtype=np.float64)
+    first = np.multiply(global_step, mass * beta, dtype=dtype)
     r *= 1.0 - beta
     first += r
     first += p
@@ -242,7 +178,8 @@ def warm_pagerank(t: Transition, prior: Prior, pi_global: np.ndarray, *, beta: f
     if depth == 0:
         walk = personalized_pagerank(t, prior, beta=beta, tol=tol, max_iter=max_iter, start=start / start.sum())
     else:
-        walk = anderson_pagerank(t, prior, start, beta=beta, tol=tol, max_iter=max_iter, depth=depth, first=first)
-    return Diffusion(walk.pi, walk.iterations, walk.residual, walk.converged, prior_fallback=prior.fallback,
+        walk = anderson_pagerank(t, prior, start, beta=beta, tol=tol, max_iter=max_iter, depth=depth, first=first,
+                                 precision=precision)
+    return Diffusion(walk.pi, walk.iterations, walk.residual, walk.converged, walk.dropped, prior.fallback,
                      method="push+power" if depth == 0 else "push+anderson", pushes=pushes, touched=touched,
                      rounds=rounds)

@@ -62,6 +62,22 @@ class Transition:
         return self.matrix.T
 
     @cached_property
+    def transposed32(self) -> sp.csc_matrix:
+        """``Tᵀ`` with float32 entries (index arrays shared with ``transposed``): 8 bytes an entry per mat-vec, not 12.
+
+        Built once per transition (``transition_for`` memoises those per graph),
+        so a query pays no conversion; ``anderson.anderson_pagerank`` bounds the
+        rounding it adds (``max_in_entries``).
+        """
+        tt = self.transposed
+        return sp.csc_matrix((tt.data.astype(np.float32), tt.indices, tt.indptr), shape=tt.shape, copy=False)
+
+    @cached_property
+    def max_in_entries(self) -> int:
+        """The most entries in one row of ``Tᵀ`` (a node's in-degree in the walk): the longest sum of a mat-vec."""
+        return int(np.bincount(np.asarray(self.matrix.indices), minlength=self.n).max(initial=0))
+
+    @cached_property
     def dangling_nodes(self) -> np.ndarray:
         return np.flatnonzero(self.dangling)
 

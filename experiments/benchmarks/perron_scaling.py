@@ -19,12 +19,13 @@ build, save, ``load_transition`` (memory-mapped ``.npy``), ``π_global`` once,
 then per query (median and p90 over ``--queries``): *diffusion* = softmax
 prior + the new diffusion (``push.warm_pagerank`` as the ``perron_push``
 recipe configures it: forward push to ``push_eps``, then Anderson-extrapolated
-walk steps from its estimate, the first without a mat-vec, to ``tol``, which
-``--tol`` overrides) on the
+walk steps from its estimate, the first without a mat-vec, in the recipe's
+``precision``, to ``tol``, which ``--tol`` overrides; the same solver in
+float64 is timed too, with how far float32 moved π) on the
 memory-mapped matrix, timed query by query against *today's* diffusion (the
 cold power iteration at tol 1e-4, ``perron``'s solver) in the same
 process, with the L1 error of both against a tight solve (tol 1e-10) and the
-guaranteed bound β·tol/(1 − β), the mat-vecs, and the push's pushes, rounds
+guaranteed bound (rounding + β·tol)/(1 − β) (``Diffusion.error_bound``), the mat-vecs, and the push's pushes, rounds
 and touched nodes; push alone (no iteration) is reported too, with its error; *packing* = specificity, the candidate pool and the
 frontier packer (budget 8000). Synthetic queries put BM25-like scores on 200
 random nodes and snippets cost a log-normal number of tokens (median 120);
@@ -132,14 +133,19 @@ def summary(seconds: list[float]) -> dict[str, float]:
 def compare_diffusions(t, prior, glob) -> dict:
     """Today's solver and the new one on one prior, interleaved so both see the same machine load."""
     old, old_s = timed(lambda: personalized_pagerank(t, prior, tol=TOL))
-    new, new_s = timed(lambda: warm_pagerank(t, prior, glob.pi, beta=PERRON.beta, eps=PERRON.push_eps,
-                                             tol=PERRON.tol, max_iter=PERRON.max_iter, global_step=glob.step))
+    def solve(precision):
+        return warm_pagerank(t, prior, glob.pi, beta=PERRON.beta, eps=PERRON.push_eps, tol=PERRON.tol,
+                             max_iter=PERRON.max_iter, global_step=glob.step, precision=precision)
+
+    new, new_s = timed(lambda: solve(PERRON.precision))
+    wide, wide_s = timed(lambda: solve("float64"))  # the same solver in float64: what float32 saves and adds
     local, push_s = timed(lambda: push_pagerank(t, prior, beta=PERRON.beta, eps=PERRON.push_eps))
     exact = personalized_pagerank(t, prior, tol=1e-10, max_iter=1000).pi
     return {"old_s": old_s, "new_s": new_s, "push_s": push_s, "old_iterations": old.iterations,
             "new_iterations": new.iterations, "pushes": new.pushes, "rounds": new.rounds, "touched": new.touched, "new": new,
             "old_err": float(np.abs(old.pi - exact).sum()), "new_err": float(np.abs(new.pi - exact).sum()),
-            "push_err": float(np.abs(local.pi - exact).sum())}
+            "push_err": float(np.abs(local.pi - exact).sum()), "wide_s": wide_s,
+            "precision_diff": float(np.abs(new.pi - wide.pi).sum()), "bound": new.error_bound(PERRON.beta)}
 
 
 def diffusion_summary(samples: list[dict]) -> dict:
@@ -151,7 +157,8 @@ def diffusion_summary(samples: list[dict]) -> dict:
         "iterations": med(c["new_iterations"] for c in samples), "old_iterations": med(c["old_iterations"] for c in samples),
         "pushes": med(c["pushes"] for c in samples), "rounds": med(c["rounds"] for c in samples), "touched": med(c["touched"] for c in samples),
         "new_err": med(c["new_err"] for c in samples), "old_err": med(c["old_err"] for c in samples),
-        "push_err": med(c["push_err"] for c in samples),
+        "push_err": med(c["push_err"] for c in samples), "float64": summary([c["wide_s"] for c in samples]),
+        "precision_diff": max(c["precision_diff"] for c in samples), "bound": max(c["bound"] for c in samples),
     }
 
 
@@ -330,10 +337,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"target: diffusion / today's (cold power iteration, tol {TOL:g}, same process) <= {TARGET_RATIO}: "
                   f"median ratio {ratio:.2f} ({med:.1f} / {r['old_diffusion']['median_ms']:.1f} ms) -> "
                   f"{'PASS' if ratio <= TARGET_RATIO else 'MISS'}")
-            bound = PERRON.beta * PERRON.tol / (1 - PERRON.beta)
-            print(f"error: L1 {r['new_err']:.1e} median, guaranteed <= {bound:.1e} (beta*tol/(1-beta), tol "
-                  f"{PERRON.tol:g}); pushes {r['pushes']:,.0f} in {r['rounds']:.0f} rounds, {r['touched']:,.0f} "
+            print(f"error: L1 {r['new_err']:.1e} median, guaranteed <= {r['bound']:.1e} ((rounding + beta*tol)/"
+                  f"(1-beta), tol {PERRON.tol:g}, {PERRON.precision}); pushes {r['pushes']:,.0f} in "
+                  f"{r['rounds']:.0f} rounds, {r['touched']:,.0f} "
                   f"nodes touched, then {r['iterations']:.0f} mat-vecs")
+            print(f"precision: the same solver in float64 {r['float64']['median_ms']:.1f} ms median; "
+                  f"{PERRON.precision} moves pi by at most {r['precision_diff']:.1e} in L1")
             readme_rows([
                 (f"Perron diffusion, 100k nodes / 1M call edges (perron_push, tol {PERRON.tol:g}), median",
                  f"{med:.1f} ms",

@@ -9,7 +9,8 @@ from hypothesis import given, settings, strategies as st
 
 from beacon.graph.codebase import csr_from_pairs
 from beacon.retrieval.diffusion import DiffusionNotConverged, Prior, global_pagerank, softmax_prior
-from beacon.retrieval.push import anderson_pagerank, push_pagerank, warm_pagerank
+from beacon.retrieval.anderson import _walk_step, anderson_pagerank
+from beacon.retrieval.push import push_pagerank, warm_pagerank
 from beacon.retrieval.transition import EdgeWeights, build_transition
 
 EPS = st.sampled_from([1e-2, 1e-3, 1e-4, 1e-6])
@@ -173,7 +174,7 @@ def test_perron_with_the_warm_solver_ranks_like_the_power_iteration(tmp_path):
 @given(directed(), st.data(), EPS, BETA)
 def test_the_free_first_step_is_the_walk_step(t, data, eps, beta):
     """Push keeps ``(1 − β)·r = (1 − β)·p0 + β·p·G − p``, so ``f(p) = p + (1 − β)·r`` needs no mat-vec."""
-    from beacon.retrieval.push import _forward_push, _walk_step
+    from beacon.retrieval.push import _forward_push
 
     prior = a_prior(data, t.n)
     p, r, rounds, pushes, converged = _forward_push(t, prior, beta, eps, 10_000)
@@ -186,7 +187,8 @@ def test_the_free_first_step_is_the_walk_step(t, data, eps, beta):
     assert np.abs(with_step.pi - direct_solve(t, prior, beta)).sum() <= 2 * with_step.error_bound(beta) + 1e-9
 
 
-def test_the_push_solver_is_deterministic_byte_for_byte():
+@pytest.mark.parametrize("precision", ["float64", "float32"])
+def test_the_push_solver_is_deterministic_byte_for_byte(precision):
     rng = np.random.default_rng(3)
     n = 3000
     src, dst = rng.integers(0, n, 8 * n), rng.integers(0, n, 8 * n)
@@ -197,7 +199,8 @@ def test_the_push_solver_is_deterministic_byte_for_byte():
     for _ in range(2):  # everything rebuilt from the same input
         t = build_transition(n, csr_from_pairs(src[keep], dst[keep], n), EdgeWeights())
         glob = global_pagerank(t).pi
-        runs.append(warm_pagerank(t, softmax_prior(sim), glob, eps=1e-5, tol=1e-2, global_step=t.transposed @ glob))
+        runs.append(warm_pagerank(t, softmax_prior(sim), glob, eps=1e-5, tol=1e-2, global_step=t.transposed @ glob,
+                                  precision=precision))
     assert runs[0].pi.tobytes() == runs[1].pi.tobytes()
     assert (runs[0].iterations, runs[0].pushes, runs[0].rounds, runs[0].touched) == (
         runs[1].iterations, runs[1].pushes, runs[1].rounds, runs[1].touched)
@@ -229,3 +232,49 @@ def test_an_empty_seed_is_refused_and_no_similarity_falls_back_to_uniform():
     walk = warm_pagerank(t, prior, global_pagerank(t).pi, tol=1e-10)
     assert walk.prior_fallback == prior.fallback
     np.testing.assert_allclose(walk.pi, global_pagerank(t).pi, rtol=0, atol=1e-8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(undirected(), st.data(), BETA, st.sampled_from([1e-2, 1e-4, 1e-6]), st.integers(1, 4))
+def test_the_free_stopping_test_is_the_residual_of_the_returned_iterates_preimage(t, data, beta, tol, depth):
+    """The returned ``x = f(x̄)`` with ``‖f(x̄) − x̄‖₁`` = the reported residual, so ``‖f(x) − x‖₁ ≤ β·residual``.
+
+    A seed on every node keeps π* and every iterate near it positive, so the final clip changes nothing.
+    """
+    prior = softmax_prior(np.array(data.draw(st.lists(st.floats(1, 2), min_size=t.n, max_size=t.n))), top_k=t.n)
+    raw = np.array(data.draw(st.lists(st.floats(0.5, 1), min_size=t.n, max_size=t.n)))
+    result = anderson_pagerank(t, prior, raw / raw.sum(), beta=beta, tol=tol, max_iter=5000, depth=depth)
+    assert result.converged and result.residual <= tol
+    step = _walk_step(t, result.pi, prior, beta)
+    assert np.abs(step - result.pi).sum() <= beta * result.residual + 1e-12
+
+
+@settings(max_examples=60, deadline=None)
+@given(directed(), st.data(), BETA, st.sampled_from([1e-2, 1e-3, 1e-4]), st.sampled_from([1, 3]))
+def test_float32_iterations_stay_within_the_bound_with_their_rounding_allowance(t, data, beta, tol, depth):
+    prior = a_prior(data, t.n)
+    glob = global_pagerank(t, beta=beta).pi
+    result = warm_pagerank(t, prior, glob, beta=beta, eps=1e-3, tol=tol, max_iter=5000, depth=depth,
+                           global_step=t.transposed @ glob, precision="float32")
+    exact = direct_solve(t, prior, beta)
+    assert result.converged and result.pi.dtype == np.float64
+    assert result.dropped > 0  # the rounding allowance, part of error_bound
+    assert np.abs(result.pi - exact).sum() <= 2 * result.error_bound(beta) + 1e-9
+    wide = warm_pagerank(t, prior, glob, beta=beta, eps=1e-3, tol=tol, max_iter=5000, depth=depth)
+    assert wide.dropped == 0.0
+
+
+def test_float32_precision_is_checked():
+    t = build_transition(30, csr_from_pairs(np.arange(29), np.arange(1, 30), 30))
+    prior = Prior(30, np.array([0]), np.array([1.0]))
+    with pytest.raises(ValueError, match="precision"):
+        anderson_pagerank(t, prior, prior.dense(), precision="float16")
+    with pytest.raises(ValueError, match="tol >= 1e-05"):
+        anderson_pagerank(t, prior, prior.dense(), tol=1e-8, precision="float32")
+    assert t.transposed32.dtype == np.float32 and t.max_in_entries == 2  # a path walked both ways
+    np.testing.assert_array_equal(t.transposed32.indices, t.transposed.indices)
+    from beacon.retrieval import get_method
+
+    with pytest.raises(ValueError, match="precision"):
+        get_method("perron", precision="float32")  # float32 belongs to the push solver
+    assert get_method("perron_push").precision == "float32"
