@@ -112,8 +112,9 @@ def git_log(source: GitSource, fields: Sequence[str], args: Sequence[str], *, co
 # What each reader asks ``git log`` for besides its revisions, limits and order (``history_log`` reads the
 # same per commit, for all base commits at once).
 FILE_HISTORY_ARGS = ("--no-renames", "--name-only")  # read_history adds --no-merges
+CHANGE_LOG_WALK = ("--full-history", "--no-merges")
 CHANGE_LOG_ARGS = ("-p", "-U0", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/",
-                   "--full-history", "--no-merges", "--no-renames")
+                   *CHANGE_LOG_WALK, "--no-renames")
 CHANGE_LOG_PATHS = ("*.py",)
 
 

@@ -4,14 +4,17 @@
 base commit; a sweep over many base commits of one repository reads the same
 old commits again for each. ``RepoLog.load(bases)`` reads every commit
 reachable from the bases once (commits it already holds are excluded with
-``^<base>`` of the bases loaded before), in two ``git log`` calls with the
-same per-commit options as the per-commit readers:
+``^<base>`` of the bases loaded before), with the per-commit readers' own
+options, in at most three ``git log`` calls:
 
 * the commit graph and file lists: ``%H``, ``%P``, ``%ct`` and
   ``--name-only --no-renames`` for every commit (merges included, for the walk);
-* the change log records: ``-p -U0 --full-history --no-merges -- '*.py'``
-  with the Python hunk headers (``history.change_log_records``): exactly the
-  non-merge commits that change a ``.py`` file, whichever base reaches them.
+* which non-merge commits change a ``.py`` file:
+  ``--full-history --no-merges -- '*.py'`` (git's own pathspec matching);
+* when a change log is first asked for, the change-log records (``-p -U0``
+  of ``*.py`` with Python hunk headers, ``history.change_log_records``) of
+  only the commits the loaded bases' change logs take (``--no-walk``), since
+  the diffs are most of the cost; a later, longer slice fetches what it lacks.
 
 What a commit prints (its files, its diff) does not depend on the base, so a
 base's slice differs from the per-commit read only in which commits it takes
@@ -23,9 +26,9 @@ time first and earlier insertion first among equal times, starts with the
 base; a popped commit releases each parent (in parent order) whose count
 falls to 1. ``--no-merges`` drops commits with more than one parent after
 ordering and ``-n`` counts what is left; the change log keeps, in the same
-order, the commits the second call printed. Path limiting does not change the
-order: with ``--full-history`` every parent is walked and commits that do not
-touch ``*.py`` are only hidden, not removed from the sort.
+order, the commits that change a ``.py`` file. Path limiting does not change
+the order: with ``--full-history`` every parent is walked and commits that
+do not touch ``*.py`` are only hidden, not removed from the sort.
 Tests compare the slices with the per-commit reads on random DAGs (merges,
 equal and out-of-order committer times, with and without a commit-graph
 file) and on every task base commit of the real repositories.
@@ -36,8 +39,8 @@ import heapq
 from typing import Iterable, Iterator
 
 from .git import FULL_HASH, GitSource
-from .history import (DEFAULT_COMMITS, DEFAULT_LOG_COMMITS, FILE_HISTORY_ARGS, ChangeLog, RepoHistory,
-                      change_log_from_records, change_log_records, files_of, git_log)
+from .history import (CHANGE_LOG_PATHS, CHANGE_LOG_WALK, DEFAULT_COMMITS, DEFAULT_LOG_COMMITS, FILE_HISTORY_ARGS,
+                      ChangeLog, RepoHistory, change_log_from_records, change_log_records, files_of, git_log)
 
 
 class RepoLog:
@@ -50,8 +53,11 @@ class RepoLog:
         self._parents: list[tuple[int, ...]] = []
         self._time: list[int] = []
         self._files: list[tuple[str, ...]] = []
+        self._py: set[int] = set()  # non-merge commits that change a .py file
         self._logged: dict[int, tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]] = {}
+        self._picks: dict[tuple[str, str, int], list[int]] = {}
         self._bases: list[str] = []  # everything reachable from these is loaded
+        self._unfetched: list[str] = []  # loaded bases whose change-log records are not fetched yet
         self.git_calls = 0
 
     def __contains__(self, commit: str) -> bool:
@@ -64,9 +70,9 @@ class RepoLog:
         if not new:
             return
         stdin = ("".join(f"{h}\n" for h in new) + "".join(f"^{h}\n" for h in self._bases)).encode()
-        # both calls run before anything is kept, so a failed load leaves the log as it was
+        # both walks run before anything is kept, so a failed load leaves the log as it was
         records = git_log(self.source, ["%H", "%P", "%ct"], [*FILE_HISTORY_ARGS, "--stdin", "--"], stdin=stdin)
-        logged = change_log_from_records(change_log_records(self.source, ["--stdin"], stdin))
+        python = git_log(self.source, ["%H"], [*CHANGE_LOG_WALK, "--stdin", "--", *CHANGE_LOG_PATHS], stdin=stdin)
         self.git_calls += 2
         fresh = {}  # git's walk may pass commits the negative bases reach (clock skew): those are kept once
         for (sha, parents, time), rest in records:
@@ -82,9 +88,24 @@ class RepoLog:
             self._time.append(time)
             self._files.append(files)
         self._index = index
-        for sha, message, files, functions in zip(logged.hashes, logged.messages, logged.files, logged.functions):
-            self._logged.setdefault(index[sha], (message, files, functions))
+        self._py.update(index[v[0].strip()] for v, _ in python)
         self._bases.extend(new)
+        self._unfetched.extend(new)
+
+    def _fetch(self, commits: list[int]) -> None:
+        """The change-log records of ``commits`` not held yet, in one ``git log --no-walk``."""
+        wanted = sorted({c for c in commits if c not in self._logged})
+        if not wanted:
+            return
+        stdin = "".join(f"{self._hashes[c]}\n" for c in wanted).encode()
+        logged = change_log_from_records(change_log_records(self.source, ["--no-walk=unsorted", "--stdin"], stdin))
+        self.git_calls += 1
+        got = dict(zip(logged.hashes, zip(logged.messages, logged.files, logged.functions)))
+        lost = [self._hashes[c] for c in wanted if self._hashes[c] not in got]
+        if lost:
+            raise ValueError(f"{self.source.origin}: git log -p printed no change-log record for {lost[:5]}")
+        for c in wanted:
+            self._logged[c] = got[self._hashes[c]]
 
     def _hash(self, commit: str) -> str:
         return commit if FULL_HASH.fullmatch(commit) else self.source.resolve_commit(commit)
@@ -122,25 +143,33 @@ class RepoLog:
         """``read_history(source, base, n)``, sliced from the loaded log."""
         if n < 1:
             raise ValueError(f"RepoLog.history: n must be >= 1, got {n}")
-        picked = self._pick(base, n, lambda c: len(self._parents[c]) <= 1)
+        picked = self._pick(base, n, "history")
         return RepoHistory(base, tuple(self._hashes[c] for c in picked), tuple(self._files[c] for c in picked))
 
     def change_log(self, base: str, n: int = DEFAULT_LOG_COMMITS) -> ChangeLog:
         """``read_change_log(source, base, n)``, sliced from the loaded log."""
         if n < 1:
             raise ValueError(f"RepoLog.change_log: n must be >= 1, got {n}")
-        picked = self._pick(base, n, self._logged.__contains__)
+        picked = self._pick(base, n, "change_log")
+        # the first change log asked after a load fetches every loaded base's records in one call
+        pending, self._unfetched = self._unfetched, []
+        self._fetch([*picked, *(c for b in pending for c in self._pick(b, DEFAULT_LOG_COMMITS, "change_log"))])
         entries = [self._logged[c] for c in picked]
         return ChangeLog(base, tuple(self._hashes[c] for c in picked), tuple(e[0] for e in entries),
                          tuple(e[1] for e in entries), tuple(e[2] for e in entries))
 
-    def _pick(self, base: str, n: int, keep) -> list[int]:
-        if self._hash(base) not in self._index:
+    def _pick(self, base: str, n: int, kind: str) -> list[int]:
+        """The first ``n`` commits of ``base``'s date order that ``kind`` keeps (non-merges / ``.py`` changes)."""
+        key = (self._hash(base), kind, n)
+        if key[0] not in self._index:
             raise KeyError(f"{self.source.origin}: commit {base} is not loaded (RepoLog.load it first)")
-        out = []
-        for commit in self.date_order(base):
-            if keep(commit):
-                out.append(commit)
-                if len(out) == n:
-                    break
-        return out
+        if key not in self._picks:
+            keep = self._py.__contains__ if kind == "change_log" else lambda c: len(self._parents[c]) <= 1
+            out = []
+            for commit in self.date_order(key[0]):
+                if keep(commit):
+                    out.append(commit)
+                    if len(out) == n:
+                        break
+            self._picks[key] = out
+        return self._picks[key]

@@ -114,7 +114,7 @@ def test_a_sweep_reads_each_repository_log_once(tmp_path):
         want = read_inputs(cache.source("owner/proj"), base, set(INPUT_NAMES), paths)
         assert got.file_history == want.file_history and got.change_log == want.change_log
         assert got.line_history.keys() == want.line_history.keys()
-    assert cache.history_log("owner/proj", hashes[-1]).git_calls == 2  # one load: graph + files, change log
+    assert cache.history_log("owner/proj", hashes[-1]).git_calls == 3  # one load: graph + files, .py commits, diffs
     # without the announcement each new base reads only the commits it adds
     cold = SnapshotCache(tmp_path / "cache2", repos)
     for base in (hashes[1], hashes[-1]):

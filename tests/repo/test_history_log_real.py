@@ -64,4 +64,5 @@ def test_every_task_base_slice_equals_the_per_commit_read(tmp_path_factory):
                 assert history == read_history(source, base), (repo, base)
                 assert change_log == read_change_log(source, base), (repo, base)
             checked += 1
+        assert log.git_calls == 3  # the change logs' diffs: one fetch for every base
     assert checked >= 21 + 300
