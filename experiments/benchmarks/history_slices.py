@@ -17,13 +17,13 @@ import json
 import sys
 import time
 from collections import defaultdict
+from pathlib import Path
 
 from beacon.localize.instances import find_repository
 from beacon.repo.git import open_source
 from beacon.repo.history import read_change_log, read_history
 from beacon.repo.history_log import RepoLog
 from experiments.benchmarks.method_outputs import REPOS, SHARED
-from pathlib import Path
 
 SOURCES = (SHARED / "swebench_lite_dev/instances.jsonl", SHARED / "swebench_lite_devsplit/instances.jsonl")
 MINED = Path("experiments/data/mined_tasks.jsonl")
