@@ -71,6 +71,8 @@ def run_localize(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolv
         instances = instances[: cfg.tasks.limit]
     repos_dirs = [Path(resolve_path(d)) for d in [cfg.tasks.repos_dir, *cfg.tasks.get("repos_dirs", [])]]
     cache = SnapshotCache(Path(resolve_path(cfg.cache_dir)), repos_dirs)
+    for inst in instances:  # one git log per repository for all its base commits (beacon.repo.history_log)
+        cache.expect(inst.repo, [inst.base_commit])
     plain = OmegaConf.to_container(cfg, resolve=True)
     scientific = scientific_config(cfg)
     if not any(plain["grid"].values()):

@@ -22,13 +22,14 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from ..graph.codebase import CodebaseGraph, StaleGraphError
-from ..repo.git import FULL_HASH, GitSource, open_source
+from ..repo.git import FULL_HASH, GitError, GitSource, open_source
 from ..repo.snapshot import materialize
 from ..repo.inputs_store import InputsStore
 from ..repo.history import INPUT_NAMES, NO_INPUTS, RepoHistory, RepoInputs, read_inputs
+from ..repo.history_log import RepoLog
 from ..retrieval.indexes import attach_store
 
 REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
@@ -119,6 +120,8 @@ class SnapshotCache:
         self._histories: dict[str, RepoHistory] = {}
         self._inputs: dict[str, RepoInputs] = {}
         self._saved_inputs = InputsStore(self.root / "inputs")
+        self._logs: dict[str, RepoLog] = {}
+        self._expected: dict[str, list[str]] = {}
 
     def source(self, repo: str) -> GitSource:
         if repo not in self._sources:
@@ -139,6 +142,24 @@ class SnapshotCache:
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
         return target
+
+    def expect(self, repo: str, commits: Iterable[str]) -> None:
+        """Announce base commits a run will ask ``inputs`` for: the first git read of ``repo`` reads them all."""
+        self._expected.setdefault(repo, []).extend(commits)
+
+    def history_log(self, repo: str, commit: str) -> RepoLog:
+        """The repository's ``RepoLog`` with ``commit`` loaded (and every commit announced by ``expect``)."""
+        if repo not in self._logs:
+            self._logs[repo] = RepoLog(self.source(repo))
+        log = self._logs[repo]
+        expected = self._expected.pop(repo, [])
+        try:
+            log.load([*expected, commit])
+        except GitError:
+            if not expected:
+                raise
+            log.load([commit])  # an announced commit the repository lacks fails its own instance, not this one
+        return log
 
     def history(self, repo: str, commit: str) -> RepoHistory:
         """The files changed by each commit up to ``commit`` (never after it): see ``beacon.repo.history``."""
@@ -176,9 +197,10 @@ class SnapshotCache:
     def inputs(self, repo: str, commit: str, needs: set[str] | frozenset[str]) -> RepoInputs:
         """The history inputs named in ``needs`` (what the methods' ``needs()`` declare) up to ``commit``.
 
-        Read once per commit and input (git log, blame and ``log -p``, never past the commit), and only
-        when a method needs them; line history blames the graph's non-test files. Each input read is saved
-        under ``root/inputs`` (``InputsStore``), so a later run on the commit loads it instead.
+        Read only when a method needs them, never past the commit: file history and change log are sliced
+        from the repository's log, read once for all its base commits (``history_log``: ``RepoLog``); line
+        history blames the graph's non-test files at the commit. Each input read is saved under
+        ``root/inputs`` (``InputsStore``), so a later run on the commit loads it instead.
         """
         if not needs:
             return NO_INPUTS
@@ -191,7 +213,7 @@ class SnapshotCache:
             found = {n: self._saved_inputs.load(repo, commit, n, paths) for n in missing}
             unread = frozenset(n for n, v in found.items() if v is None)
             if unread:
-                new = read_inputs(self.source(repo), commit, unread, paths)
+                new = read_inputs(self.source(repo), commit, unread, paths, log=self.history_log(repo, commit))
                 for name in unread:
                     found[name] = getattr(new, name)
                     self._saved_inputs.save(repo, commit, name, found[name], paths)

@@ -17,6 +17,10 @@ read (``git log <base>``).
   that last changed it.
 * ``read_change_log``: message, ``.py`` files and hunk-header functions of the
   last ``n`` non-merge commits that change a ``.py`` file.
+
+``read_history`` and ``read_change_log`` read one base commit each; a sweep
+over many base commits of a repository reads its log once instead and slices
+the same values per base (``history_log.RepoLog``; ``read_inputs(..., log=)``).
 """
 from __future__ import annotations
 
@@ -25,11 +29,14 @@ import secrets
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from .git import GitSource, run_git
+
+if TYPE_CHECKING:
+    from .history_log import RepoLog
 
 DEFAULT_COMMITS = 1000
 DEFAULT_LOG_COMMITS = 1000
@@ -92,17 +99,26 @@ def split_records(text: str, sep: str, field: str, n_fields: int) -> list[tuple[
 
 
 def git_log(source: GitSource, fields: Sequence[str], args: Sequence[str], *, config: Sequence[str] = (),
-            cwd: str | Path | None = None) -> list[tuple[list[str], str]]:
+            cwd: str | Path | None = None, stdin: bytes | None = None) -> list[tuple[list[str], str]]:
     """Run ``git log`` with ``fields`` (``%H``, ``%B``, …) as its format; one ``(values, rest)`` per commit."""
     token = secrets.token_hex(8)
     sep, field = f"\x1e{token}\x1e", f"\x1f{token}\x1f"
     fmt = sep + field.join(fields) + field
     cmd = ["-c", "core.quotePath=false", *(x for c in config for x in ("-c", c)), "log", f"--format={fmt}", *args]
-    text = run_git(cmd, git_dir=source.git_dir, cwd=cwd).decode("utf-8", errors="replace")
+    text = run_git(cmd, git_dir=source.git_dir, cwd=cwd, input=stdin).decode("utf-8", errors="replace")
     return split_records(text, sep, field, len(fields))
 
 
-def _files_of(rest: str) -> tuple[str, ...]:
+# What each reader asks ``git log`` for besides its revisions, limits and order (``history_log`` reads the
+# same per commit, for all base commits at once).
+FILE_HISTORY_ARGS = ("--no-renames", "--name-only")  # read_history adds --no-merges
+CHANGE_LOG_WALK = ("--full-history", "--no-merges")
+CHANGE_LOG_ARGS = ("-p", "-U0", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/",
+                   *CHANGE_LOG_WALK, "--no-renames")
+CHANGE_LOG_PATHS = ("*.py",)
+
+
+def files_of(rest: str) -> tuple[str, ...]:
     return tuple(sorted({p for p in rest.split("\n") if p}))
 
 
@@ -110,9 +126,8 @@ def read_history(source: GitSource, commit: str, n: int = DEFAULT_COMMITS) -> Re
     """The last ``n`` non-merge commits reachable from ``commit`` (itself first) and the files each changed."""
     if n < 1:
         raise ValueError(f"read_history: n must be >= 1, got {n}")
-    records = git_log(source, ["%H"], ["--date-order", "--no-merges", "--no-renames", "--name-only", f"-n{n}",
-                                       commit, "--"])
-    return RepoHistory(commit, tuple(v[0].strip() for v, _ in records), tuple(_files_of(r) for _, r in records))
+    records = git_log(source, ["%H"], ["--date-order", "--no-merges", *FILE_HISTORY_ARGS, f"-n{n}", commit, "--"])
+    return RepoHistory(commit, tuple(v[0].strip() for v, _ in records), tuple(files_of(r) for _, r in records))
 
 
 def read_line_history(source: GitSource, history: RepoHistory, paths: Sequence[str],
@@ -188,32 +203,46 @@ def parse_change_log(text: str, base: str = "", *, sep: str = "\x1e", field: str
     return change_log_from_records(records, base)
 
 
-def read_change_log(source: GitSource, commit: str, n: int = DEFAULT_LOG_COMMITS) -> ChangeLog:
-    """The last ``n`` non-merge commits reachable from ``commit`` (itself first) that change a ``.py`` file."""
-    if n < 1:
-        raise ValueError(f"read_change_log: n must be >= 1, got {n}")
+def change_log_records(source: GitSource, args: Sequence[str], stdin: bytes | None = None) -> list:
+    """``git log -p -U0`` of ``.py`` files with Python hunk headers: ``([hash, message], diff)`` per commit."""
     with tempfile.TemporaryDirectory() as tmp:
         # git's built-in "python" diff driver writes the nearest def/class into each hunk header. A private
         # attributes file selects it without touching the repository; running in the empty temp dir keeps a
         # .gitattributes in the caller's working directory out; explicit prefixes override diff.noprefix.
         attributes = Path(tmp) / "attributes"
         attributes.write_text("*.py diff=python\n")
-        records = git_log(source, ["%H", "%B"],
-                          ["-p", "-U0", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/",
-                           "--full-history", "--date-order", "--no-merges", "--no-renames", f"-n{n}", commit,
-                           "--", "*.py"],
-                          config=[f"core.attributesFile={attributes}"], cwd=tmp)
-    return change_log_from_records(records, commit)
+        return git_log(source, ["%H", "%B"], [*CHANGE_LOG_ARGS, *args, "--", *CHANGE_LOG_PATHS],
+                       config=[f"core.attributesFile={attributes}"], cwd=tmp, stdin=stdin)
 
 
-def read_inputs(source: GitSource, commit: str, needs: frozenset[str] | set[str], paths: Sequence[str]) -> RepoInputs:
-    """The inputs named in ``needs`` at ``commit`` (``paths``: the non-test files line history may blame)."""
+def read_change_log(source: GitSource, commit: str, n: int = DEFAULT_LOG_COMMITS) -> ChangeLog:
+    """The last ``n`` non-merge commits reachable from ``commit`` (itself first) that change a ``.py`` file."""
+    if n < 1:
+        raise ValueError(f"read_change_log: n must be >= 1, got {n}")
+    return change_log_from_records(change_log_records(source, ["--date-order", f"-n{n}", commit]), commit)
+
+
+def read_inputs(source: GitSource, commit: str, needs: frozenset[str] | set[str], paths: Sequence[str],
+                log: RepoLog | None = None) -> RepoInputs:
+    """The inputs named in ``needs`` at ``commit`` (``paths``: the non-test files line history may blame).
+
+    With ``log`` (a ``history_log.RepoLog`` of the same repository) file history and change log are sliced
+    from the history it read once; without it each is one ``git log`` of ``commit``. Both give equal values.
+    """
     unknown = set(needs) - set(INPUT_NAMES)
     if unknown:
         raise ValueError(f"read_inputs: unknown inputs {sorted(unknown)}; known: {', '.join(INPUT_NAMES)}")
-    history = read_history(source, commit) if needs & {"file_history", "line_history"} else None
+    if log is not None and needs & {"file_history", "line_history", "change_log"}:
+        log.load([commit])
+    if needs & {"file_history", "line_history"}:
+        history = log.history(commit) if log is not None else read_history(source, commit)
+    else:
+        history = None
+    change_log = None
+    if "change_log" in needs:
+        change_log = log.change_log(commit) if log is not None else read_change_log(source, commit)
     return RepoInputs(
         file_history=history if "file_history" in needs else None,
         line_history=read_line_history(source, history, paths) if "line_history" in needs else None,
-        change_log=read_change_log(source, commit) if "change_log" in needs else None,
+        change_log=change_log,
     )

@@ -1,8 +1,9 @@
 """``InputsStore``: the git history inputs of a base commit (``RepoInputs`` fields) saved as JSON, read back exactly.
 
-Reading history is git work per base commit (``git log``, ``git blame``,
-``git log -p``); a sweep run again on the same commits pays it again unless
-the inputs are kept. The snapshot cache saves each input it reads to
+Reading history is git work (the repository's log, read once per run and
+sliced per base commit by ``history_log.RepoLog``, and ``git blame`` per base
+commit); a sweep run again on the same commits pays it again unless the
+inputs are kept. The snapshot cache saves each input it reads to
 ``<root>/<owner__name>/<commit>/<input>.json`` (written to a temporary file and
 renamed, so a reader never sees half of one) together with everything it
 depends on: the input format, the commit, the reader's limits

@@ -19,7 +19,8 @@ It runs twice in one process:
 Per pass and task set it prints the total seconds of each stage, in the
 runner's order (one instance at a time, every method × budget on its graph):
 *snapshot* (``SnapshotCache.snapshot``), *graph* (``SnapshotCache.graph``),
-*history* (git history attached for the methods that use it), *indexes*
+*history* (git history attached for the methods that use it: each repository's log read once for all its
+base commits, sliced per commit, plus ``git blame`` per commit; or the saved inputs loaded), *indexes*
 (opening the graph's index store: its digest and every saved member, mapped),
 *gold* (``gold_from_patch``), *first query* (each method's first select on a
 graph: the indexes it still has to build plus one select + pack), *select+pack* (every other
@@ -91,7 +92,7 @@ def run_instance(cache: SnapshotCache, inst: Instance, methods: dict[str, dict],
         snapshot = cache.snapshot(inst.repo, inst.base_commit)
     with timers("graph"):
         graph = cache.graph(inst.repo, inst.base_commit)
-    with timers("history"):  # the git inputs the methods declare (RepoInputs), read once per instance
+    with timers("history"):  # the git inputs the methods declare (RepoInputs): sliced from the repository's log
         inputs = cache.inputs(inst.repo, inst.base_commit, needs)
     with timers("indexes"):  # the saved indexes, if any (the members still missing are built by first queries)
         indexes_for(graph)
@@ -122,6 +123,9 @@ def load_sets(mined: Path, split: str | None, limit: int | None) -> list[tuple[s
 def run_pass(cache_dir: Path, sets, methods: dict[str, dict], budgets: tuple[int, ...]) -> dict[str, tuple[Timers, int, int]]:
     """One pass over every set with a new ``SnapshotCache`` on ``cache_dir``: per set (timers, instances, cells)."""
     cache = SnapshotCache(cache_dir, REPOS)
+    for _, instances in sets:  # the first history read of a repository reads the log of all its bases
+        for inst in instances:
+            cache.expect(inst.repo, [inst.base_commit])
     needs = frozenset().union(*(get_method(name, **params).needs() for name, params in methods.items()))
     out = {}
     for label, instances in sets:
