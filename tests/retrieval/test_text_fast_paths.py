@@ -56,7 +56,7 @@ def plain_own_documents(graph: CodebaseGraph) -> list[str]:
 
 
 STATEMENT = st.sampled_from(["x = 1", "import os", "from a import (b,", "y = important", "'''import x'''",
-                             "return x", "pass"])
+                             "return x", "pass", "n0_0()", "n1_1()", "x.n1_0()"])
 
 
 @st.composite
