@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain
 
 import numpy as np
 import pandas as pd
@@ -90,9 +89,25 @@ class TermIndex:
 _WORD_BYTES = bytes(c if chr(c).isascii() and (chr(c).isalnum() or c == ord("_")) else ord(" ") for c in range(256))
 
 
-def _words(text: str) -> list[bytes]:
-    """The runs of identifier characters in ``text``, as UTF-8 bytes (``_IDENT``'s matches, with any leading digits)."""
-    return text.encode("utf-8", "surrogatepass").translate(_WORD_BYTES).split()
+def _word_runs(docs: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Every document's runs of identifier characters, as UTF-8 bytes in one flat object array (``_IDENT``'s
+    matches, with any leading digits), and where each document's runs start in it (``len(docs) + 1`` offsets).
+
+    The documents are joined with a space (no run crosses a boundary) and split once; a run starts wherever
+    an identifier byte follows a space, which places the boundaries without a split per document.
+    """
+    encoded = [doc.encode("utf-8", "surrogatepass") for doc in docs]
+    text = b" ".join(encoded).translate(_WORD_BYTES)
+    runs = text.split()
+    flat = np.empty(len(runs), dtype=object)
+    flat[:] = runs
+    word = np.frombuffer(text, dtype=np.uint8) != ord(" ")
+    starts = np.flatnonzero(word[1:] & ~word[:-1]) + 1
+    if len(word) and word[0]:
+        starts = np.concatenate([[0], starts])
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)  # where each document starts in ``text``
+    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)) + 1, out=offsets[1:])
+    return flat, np.searchsorted(starts, offsets).astype(np.int64)
 
 
 _IMPORT_LINE = re.compile(r"\s*(?:from\s+[\w.]+\s+)?import\s")
@@ -144,14 +159,12 @@ def term_index(graph: CodebaseGraph) -> TermIndex:
     ix = indexes_for(graph)
     if ix.term_index is not None:
         return ix.term_index
-    # Every document's words in one flat list, found by C string operations (``_words``); each distinct
+    # Every document's words in one flat list, found by C string operations (``_word_runs``); each distinct
     # word is numbered by its first occurrence and split once, its terms numbered when it is first seen.
     # Walking the distinct words in that order gives the same numbering (first occurrence of each term in
     # document order) as ``terms(doc)`` term by term; the counts are (document x word occurrences) @
     # (word x term), without a Python step per occurrence.
-    found = [_words(doc) for doc in own_documents(graph)]
-    flat = np.empty(sum(map(len, found)), dtype=object)
-    flat[:] = list(chain.from_iterable(found))
+    flat, doc_ptr = _word_runs(own_documents(graph))
     word_ids, words = pd.factorize(flat)  # hashed in C; ids by first occurrence (``sort=False``)
     vocab: dict[str, int] = {}
     word_terms: list[int] = []
@@ -162,9 +175,7 @@ def term_index(graph: CodebaseGraph) -> TermIndex:
         word_ptr.append(len(word_terms))
     splits = sp.csr_matrix((np.ones(len(word_terms)), np.asarray(word_terms, dtype=np.int64),
                             np.asarray(word_ptr, dtype=np.int64)), shape=(len(words), len(vocab)))
-    doc_ptr = np.zeros(len(found) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, found), dtype=np.int64, count=len(found)), out=doc_ptr[1:])
-    occurrences = sp.csr_matrix((np.ones(len(flat)), word_ids, doc_ptr), shape=(len(found), len(words)))
+    occurrences = sp.csr_matrix((np.ones(len(flat)), word_ids, doc_ptr), shape=(len(doc_ptr) - 1, len(words)))
     counts = (occurrences @ splits).tocsr()
     counts.sort_indices()
     # the same constructor call (and so the same dtypes) as a row-by-row build

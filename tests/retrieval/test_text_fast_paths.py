@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from beacon.graph import CodebaseGraph
-from beacon.retrieval.text import _CAMEL, _IDENT, STOPWORDS, _without_imports, _words, own_documents, split_identifier
+from beacon.retrieval.text import _CAMEL, _IDENT, STOPWORDS, _without_imports, _word_runs, own_documents, split_identifier
 
 IDENTISH = st.text(alphabet="aAbBzZ_09 .\n\té√\udc80λ", max_size=40)
 
@@ -22,10 +22,13 @@ def plain_split(word: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
-@given(IDENTISH)
-def test_words_are_the_identifier_matches_with_their_leading_digits(text):
-    found = [w.lstrip(b"0123456789").decode("ascii") for w in _words(text)]
-    assert [w for w in found if w] == _IDENT.findall(text)
+@given(st.lists(IDENTISH, max_size=5))
+def test_word_runs_are_each_documents_identifier_matches_with_their_leading_digits(docs):
+    flat, starts = _word_runs(docs)
+    assert len(starts) == len(docs) + 1 and starts[0] == 0 and starts[-1] == len(flat)
+    for i, doc in enumerate(docs):
+        found = [w.lstrip(b"0123456789").decode("ascii") for w in flat[starts[i]:starts[i + 1]]]
+        assert [w for w in found if w] == _IDENT.findall(doc)
 
 
 @given(st.one_of(st.from_regex(re.compile(r"[a-z_]{0,12}", re.ASCII), fullmatch=True),
