@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from beacon.graph import CodebaseGraph
@@ -13,13 +12,11 @@ IDENTISH = st.text(alphabet="aAbBzZ_09 .\n\té√\udc80λ", max_size=40)
 
 
 def plain_split(word: str) -> tuple[str, ...]:
-    """``split_identifier`` with the regular expression for every word (no lower-case fast path)."""
-    parts = [p.lower() for chunk in word.split("_") for p in _CAMEL.findall(chunk)]
-    parts = [p for p in parts if len(p) > 1 and not p.isdigit() and p not in STOPWORDS]
+    """``split_identifier`` with the camel-case expression over the whole word (no lower-case fast path)."""
+    kept = [p.lower() for p in _CAMEL.findall(word.replace("_", " "))]  # the expression matches no space
+    kept = [p for p in kept if len(p) >= 2 and not p.isdigit() and p not in STOPWORDS]
     whole = word.strip("_").lower()
-    if len(parts) > 1 and whole not in STOPWORDS:
-        parts.append(whole)
-    return tuple(parts)
+    return tuple(kept + [whole]) if len(kept) >= 2 and whole not in STOPWORDS else tuple(kept)
 
 
 @given(st.lists(IDENTISH, max_size=5))
@@ -39,22 +36,16 @@ def test_split_identifier_equals_the_regular_expression_split(word):
 
 
 def plain_own_documents(graph: CodebaseGraph) -> list[str]:
-    """Per symbol, a numpy search for its own lines and ``_without_imports`` on every document."""
-    docs = [""] * len(graph.symbols)
-    by_path: dict[str, list[int]] = {}
+    """Line by line: a line belongs to the last symbol (in pre-order) whose span holds it; every document's
+    lines go through ``_without_imports``."""
+    docs = []
     for i, s in enumerate(graph.symbols):
-        by_path.setdefault(s.path, []).append(i)
-    for path, nodes in by_path.items():
-        lines = graph.file_lines(path)
-        owner = np.full(len(lines), -1, dtype=np.int64)
-        for i in nodes:
-            s = graph.symbols[i]
-            owner[s.start_line - 1:s.end_line] = i
-        for i in nodes:
-            s = graph.symbols[i]
-            own = np.flatnonzero(owner[s.start_line - 1:s.end_line] == i) + s.start_line - 1
-            body = _without_imports([lines[j] for j in own])
-            docs[i] = f"{s.path.replace('/', ' ').replace('.py', '')} {s.qualname.replace('.', ' ')}\n{body}"
+        lines = graph.file_lines(s.path)
+        mine = [line for number, line in enumerate(lines, 1) if s.start_line <= number <= s.end_line
+                and max(k for k, t in enumerate(graph.symbols)
+                        if t.path == s.path and t.start_line <= number <= t.end_line) == i]
+        docs.append(f"{s.path.replace('/', ' ').replace('.py', '')} {s.qualname.replace('.', ' ')}\n"
+                    f"{_without_imports(mine)}")
     return docs
 
 
