@@ -9,7 +9,8 @@ from beacon.graph import CodebaseGraph
 from beacon.retrieval.text import own_documents, term_index, terms
 
 WORDS = st.sampled_from(["retry", "retry_delay", "RetryDelay", "HTTPError", "a_a", "x1", "_private", "the", "self",
-                         "import_name", "fooBarBaz", "foo_foo", "delay", "9lives", "value"])
+                         "import_name", "fooBarBaz", "foo_foo", "delay", "9lives", "value", "naïveValue", "__init__",
+                         "x9_", "42", "Δx_delay"])
 LINE = st.lists(WORDS, min_size=1, max_size=6).map(" ".join)
 
 

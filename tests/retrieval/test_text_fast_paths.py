@@ -1,0 +1,83 @@
+"""The fast paths of ``text`` against plain computations: identifier runs, identifier splitting, own documents."""
+from __future__ import annotations
+
+import re
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from beacon.graph import CodebaseGraph
+from beacon.retrieval.text import _CAMEL, _IDENT, STOPWORDS, _without_imports, _word_runs, own_documents, split_identifier
+
+IDENTISH = st.text(alphabet="aAbBzZ_09 .\n\té√\udc80λ", max_size=40)
+
+
+def plain_split(word: str) -> tuple[str, ...]:
+    """``split_identifier`` with the camel-case expression over the whole word (no lower-case fast path)."""
+    kept = [p.lower() for p in _CAMEL.findall(word.replace("_", " "))]  # the expression matches no space
+    kept = [p for p in kept if len(p) >= 2 and not p.isdigit() and p not in STOPWORDS]
+    whole = word.strip("_").lower()
+    return tuple(kept + [whole]) if len(kept) >= 2 and whole not in STOPWORDS else tuple(kept)
+
+
+@given(st.lists(IDENTISH, max_size=5))
+def test_word_runs_are_each_documents_identifier_matches_with_their_leading_digits(docs):
+    flat, starts = _word_runs(docs)
+    assert len(starts) == len(docs) + 1 and starts[0] == 0 and starts[-1] == len(flat)
+    for i, doc in enumerate(docs):
+        found = [w.lstrip(b"0123456789").decode("ascii") for w in flat[starts[i]:starts[i + 1]]]
+        assert [w for w in found if w] == _IDENT.findall(doc)
+
+
+@given(st.one_of(st.from_regex(re.compile(r"[a-z_]{0,12}", re.ASCII), fullmatch=True),
+                 st.from_regex(re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,12}", re.ASCII), fullmatch=True),
+                 st.sampled_from(["self", "the_self", "import_name", "a_b", "__init__", "x", "foo_foo", "é_a"])))
+def test_split_identifier_equals_the_regular_expression_split(word):
+    assert split_identifier(word) == plain_split(word)
+
+
+def plain_own_documents(graph: CodebaseGraph) -> list[str]:
+    """Line by line: a line belongs to the last symbol (in pre-order) whose span holds it; every document's
+    lines go through ``_without_imports``."""
+    docs = []
+    for i, s in enumerate(graph.symbols):
+        lines = graph.file_lines(s.path)
+        mine = [line for number, line in enumerate(lines, 1) if s.start_line <= number <= s.end_line
+                and max(k for k, t in enumerate(graph.symbols)
+                        if t.path == s.path and t.start_line <= number <= t.end_line) == i]
+        docs.append(f"{s.path.replace('/', ' ').replace('.py', '')} {s.qualname.replace('.', ' ')}\n"
+                    f"{_without_imports(mine)}")
+    return docs
+
+
+STATEMENT = st.sampled_from(["x = 1", "import os", "from a import (b,", "y = important", "'''import x'''",
+                             "return x", "pass", "n0_0()", "n1_1()", "x.n1_0()"])
+
+
+@st.composite
+def module_source(draw) -> str:
+    """A module of nested classes and functions whose bodies hold imports and plain statements."""
+    def block(depth: int) -> list[str]:
+        out = []
+        for _ in range(draw(st.integers(1, 3))):
+            kind = draw(st.sampled_from(["stmt", "def", "class"] if depth < 3 else ["stmt"]))
+            if kind == "stmt":
+                out.append(draw(STATEMENT))
+                if out[-1].startswith("from a import ("):
+                    out.append("    c)")
+            else:
+                out.append(f"{kind} n{depth}_{len(out)}{'()' if kind == 'def' else ''}:")
+                out.extend("    " + line for line in block(depth + 1))
+        return out
+    return "\n".join(block(0)) + draw(st.sampled_from(["", "\n", "\n\n"]))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sources=st.lists(module_source(), min_size=1, max_size=3))
+def test_own_documents_equal_the_per_symbol_computation(tmp_path, sources):
+    root = tmp_path / f"repo{abs(hash(str(sources)))}"
+    (root / "pkg").mkdir(parents=True)
+    for k, source in enumerate(sources):
+        (root / "pkg" / f"m{k}.py").write_text(source)
+    (root / "empty.py").write_text("")
+    graph = CodebaseGraph.from_repo(root)
+    assert own_documents(graph) == plain_own_documents(graph)
