@@ -76,7 +76,7 @@ class _Units:
 
 def _parse(instance_id: str, path: str, data: bytes) -> FileParse:
     try:
-        return parse_source(data)
+        return parse_source(data, literals=False)
     except ParseFailure as exc:
         raise GoldError(instance_id, f"cannot parse the original file: {exc}", path=path) from None
 
@@ -86,7 +86,7 @@ def _analyse(instance_id: str, edit: FileEdit, raw: bytes) -> tuple[list, set[in
     old = _Units(_parse(instance_id, edit.path, raw))
     found = {u for n in edit.removed if (u := old.unit(n)) is not None}
     try:
-        new = _Units(parse_source(edit.new_text.encode("utf-8")))
+        new = _Units(parse_source(edit.new_text.encode("utf-8"), literals=False))
     except ParseFailure:  # documented fallback: pure insertions take their anchor's unit
         anchors = [max(after, 1) for after, _ in edit.inserts]
         return old.defs, found | {old.unit(a, skip_blank=False) for a in anchors} - {None}, anchors
@@ -227,7 +227,7 @@ def units_of_lines(repo_dir: Path | str, line_spans: Mapping[str, Iterable[tuple
         if path not in cache:
             file = Path(repo_dir) / path
             try:
-                parse = parse_source(file.read_bytes()) if path.endswith(".py") and file.is_file() else None
+                parse = parse_source(file.read_bytes(), literals=False) if path.endswith(".py") and file.is_file() else None
             except ParseFailure:
                 parse = None
             cache[path] = None if parse is None else (parse, _Units(parse))

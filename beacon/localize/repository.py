@@ -302,7 +302,7 @@ class Repository:
             owners = []
             if rel.endswith(".py"):
                 try:
-                    parse = parse_source(self.root.joinpath(rel).read_bytes())
+                    parse = parse_source(self.root.joinpath(rel).read_bytes(), literals=False)
                     owners = [""] * parse.line_count
                     for d in parse.defs:  # pre-order: nested definitions overwrite their parents
                         owners[d.start_line - 1:d.end_line] = [f"{rel}::{d.qualname}"] * (d.end_line - d.start_line + 1)

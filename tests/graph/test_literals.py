@@ -56,6 +56,7 @@ def test_messages_and_options_are_kept_docstrings_and_bytes_are_not():
     assert not any("docstring." in v for v in values) and all(isinstance(v, str) for v in values)
     assert (2, "--ignore-local-config") in found and (18, "fetched") in found
     assert found == _reference(SOURCE)
+    assert parse_source(SOURCE.encode(), literals=False).literals == []  # callers that need definitions only
 
 
 def test_the_graph_carries_them_and_a_saved_graph_loads_them(tmp_path):
