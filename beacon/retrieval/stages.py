@@ -33,6 +33,7 @@ from .signals_real.errors import error_scores
 from .signals_real.frames import frame_scores
 from .signals_real.literals import literal_scores
 from .signals_real.names import name_scores
+from .signals_real.receivers import receiver_scores
 from .stemmed import bm25_field
 from .text import term_index
 from .transition import EdgeWeights
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 
 # new signals go last: the stage adds in this order, so recipes without them keep their float sums
 ISSUE = {"literal": literal_scores, "frame": frame_scores, "dotted": dotted_scores, "error": error_scores,
-         "names": name_scores}
+         "names": name_scores, "receiver": receiver_scores}
 EXPANSION = ("w_prf_file", "w_prf_sym", "w_ctx", "w_cover", "w_cooc", "w_topk", "w_fname")
 
 
@@ -170,8 +171,8 @@ def late(m: Blend, graph: CodebaseGraph, query: str, inputs: RepoInputs, cand: n
 def issue(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, total: np.ndarray,
           parts: dict) -> np.ndarray:
     """``total / max total + Σ w · (unit(symbol evidence) + unit(file votes)[file])`` over the issue-structure
-    signals (``signals_real``: ``w_literal``, ``w_frame``, ``w_dotted``, ``w_error``, ``w_names``), on the
-    candidates.
+    signals (``signals_real``: ``w_literal``, ``w_frame``, ``w_dotted``, ``w_error``, ``w_names``,
+    ``w_receiver``), on the candidates.
 
     The total is divided by its maximum first so that a weight is a share of the best score (0.25: a quoted
     message lifts its definition by a quarter of the top score); a file's votes lift every definition in it.

@@ -6,8 +6,8 @@ Every configuration is a registered method with optional overrides, exactly
 as a runner configures it (``method_params``; specs as in ``localize_methods``:
 ``hybrid_prf;hybrid_prf:w_literal=0.25;hybrid_real``). The default grid is
 ``hybrid_prf`` and ``hybrid_prf`` with one of the composer's issue-stage
-weights (``w_literal``, ``w_frame``, ``w_dotted``, ``w_error``, ``w_names``) at each of ``WEIGHTS``;
-after it, the best weight of each signal by the sum of the four metrics'
+weights (``w_literal``, ``w_frame``, ``w_dotted``, ``w_error``, ``w_names``,
+``w_receiver``) at each of ``WEIGHTS``; after it, the best weight of each signal by the sum of the four metrics'
 means over the sets given (choose on the real dev issues and mined ``tune``
 only; the mined ``test`` split is a final check, ``--sets test``). Scored
 with the runner's own ``evaluate``: File Acc@1/@5, Function Acc@10 and
@@ -34,7 +34,7 @@ from experiments.benchmarks.localize_methods import parse_method
 from experiments.benchmarks.localize_real_sets import DEFAULT_CACHE, loaded
 from paper.stats import paired_bootstrap_ci
 
-SIGNALS = ("w_literal", "w_frame", "w_dotted", "w_error", "w_names")
+SIGNALS = ("w_literal", "w_frame", "w_dotted", "w_error", "w_names", "w_receiver")
 WEIGHTS = (0.1, 0.25, 0.5, 1.0)
 LIMIT_S = 1.0
 METRICS = {"file_acc@1": "file_acc@1", "file_acc@5": "file_acc@5", "function_acc@10": "function_acc@10",

@@ -10,14 +10,17 @@
 * ``errors.error_scores``: names that pasted error messages quote or call
   (``AttributeError: 'X' object has no attribute 'y'``);
 * ``names.name_scores``: names the issue writes as code; both share a name's
-  unit among the definitions bearing it (``names.shared_scores``: specificity).
+  unit among the definitions bearing it (``names.shared_scores``: specificity);
+* ``receivers.receiver_scores``: the pasted code read like a reader
+  (``snippets``: variables bound to classes, the snippet's own classes) and
+  resolved through imports, re-exports and base classes to the methods used.
 
 Each signal scores definitions (a per-symbol array) and lets them vote for
 their files (``SignalScores.file``). The per-graph indexes they need are
 typed members of ``GraphIndexes`` (``issue_graph``, built in ``index.py``;
 ``issue_literals``, built in ``literals.py``). The composer weighs them in its
 issue stage (``stages.issue``: ``w_literal``, ``w_frame``, ``w_dotted``,
-``w_error``, ``w_names`` of a recipe, e.g. ``conf/method/hybrid_issue.yaml``).
+``w_error``, ``w_names``, ``w_receiver`` of a recipe, e.g. ``conf/method/hybrid_issue.yaml``).
 """
 from __future__ import annotations
 

@@ -72,7 +72,7 @@ def _imported(graph: CodebaseGraph, module_node: int, name: str) -> list[int]:
             if graph.symbols[int(n)].qualname.rsplit(".", 1)[-1] == name]
 
 
-def _member(graph: CodebaseGraph, node: int, rest: list[str]) -> int | None:
+def member(graph: CodebaseGraph, node: int, rest: list[str]) -> int | None:
     """``rest`` (a qualname tail) under definition ``node``, searching base classes for the first missing part."""
     index = graph_index(graph)
     queue, seen = [node], {node}
@@ -105,7 +105,7 @@ def resolve(graph: CodebaseGraph, name: str) -> list[int]:
     heads = [direct] if direct is not None else (_imported(graph, module, rest[0]) if module is not None else [])
     out = []
     for head in heads:
-        found = head if len(rest) == 1 else _member(graph, head, rest[1:])
+        found = head if len(rest) == 1 else member(graph, head, rest[1:])
         if found is None and len(rest) > 1:
             found = head  # the class is named even when its member is not found
         if found is not None:

@@ -1,5 +1,5 @@
-"""The composer's issue stage (``stages.issue``: ``w_literal``, ``w_frame``, ``w_dotted``, ``w_error``, ``w_names``)
-and its recipes.
+"""The composer's issue stage (``stages.issue``: ``w_literal``, ``w_frame``, ``w_dotted``, ``w_error``, ``w_names``,
+``w_receiver``) and its recipes.
 
 On a small real git repository (``git_repo`` from ``tests/retrieval/conftest.py``): a report quoting an error
 message and pasting a traceback lifts the raising definition above what the lexical blend ranks first; the
@@ -22,8 +22,9 @@ from beacon.retrieval.signals_real.errors import error_scores
 from beacon.retrieval.signals_real.frames import frame_scores
 from beacon.retrieval.signals_real.literals import literal_scores
 from beacon.retrieval.signals_real.names import name_scores
+from beacon.retrieval.signals_real.receivers import receiver_scores
 
-ISSUE_WEIGHTS = ("w_literal", "w_frame", "w_dotted", "w_error", "w_names")
+ISSUE_WEIGHTS = ("w_literal", "w_frame", "w_dotted", "w_error", "w_names", "w_receiver")
 
 FILES = {
     "store/__init__.py": '"""Store."""\nfrom .cart import Cart\n',
@@ -110,14 +111,14 @@ def test_the_signals_computed_are_the_ones_weighted(store):
 
 def test_the_stage_adds_weighted_unit_evidence_and_file_votes_to_the_scaled_total(store):
     query = (ISSUE + "\nThen store.Cart.total fails: TypeError: format_price() missing 1 required positional "
-                     "argument: 'value'\n")
-    weights = {"w_literal": 0.25, "w_frame": 0.5, "w_dotted": 0.1, "w_error": 0.3, "w_names": 0.2}
+                     "argument: 'value'\n```\ncart = Cart()\ncart.add('x', 1)\n```\n")
+    weights = {"w_literal": 0.25, "w_frame": 0.5, "w_dotted": 0.1, "w_error": 0.3, "w_names": 0.2, "w_receiver": 0.15}
     base = get_method("hybrid_prf", **method_params("hybrid_prf")).scores(store, query).total
     got = get_method("hybrid_prf", **method_params("hybrid_prf", weights)).scores(store, query).total
     cand, file_of = packable(store), file_index(store).file_of
     expected = np.where(cand, base / base[cand].max(), 0.0)
     signals = (("w_literal", literal_scores), ("w_frame", frame_scores), ("w_dotted", dotted_scores),
-               ("w_error", error_scores), ("w_names", name_scores))
+               ("w_error", error_scores), ("w_names", name_scores), ("w_receiver", receiver_scores))
     for weight, signal in signals:
         found = signal(store, query)
         assert found.symbol.any(), weight  # every signal has evidence in the query: the formula is checked for each
@@ -126,7 +127,8 @@ def test_the_stage_adds_weighted_unit_evidence_and_file_votes_to_the_scaled_tota
     assert got[~cand].max() == 0.0  # tests and modules stay out
 
 
-@pytest.mark.parametrize("name", ["hybrid_real", "hybrid_real_no_dotted", "hybrid_real_no_literal", "hybrid_issue"])
+@pytest.mark.parametrize("name", ["hybrid_real", "hybrid_real_no_dotted", "hybrid_real_no_literal", "hybrid_issue",
+                                  "hybrid_code"])
 def test_weights_at_zero_give_the_base_recipes_ranking_exactly(store, name):
     off = get_method(name, **method_params(name, {w: 0.0 for w in ISSUE_WEIGHTS}))
     base = get_method("hybrid_prf", **method_params("hybrid_prf"))
@@ -137,7 +139,7 @@ def test_weights_at_zero_give_the_base_recipes_ranking_exactly(store, name):
 
 def test_no_existing_recipe_runs_the_issue_stage():
     new = {"hybrid_real", "hybrid_real_no_dotted", "hybrid_real_no_literal", "hybrid_real_no_frame", "literal_only",
-           "frame_only", "dotted_only", "hybrid_issue", "error_only", "names_only"}
+           "frame_only", "dotted_only", "hybrid_issue", "error_only", "names_only", "receiver_only", "hybrid_code"}
     for name in set(blend_recipes()) - new:
         assert not any(method_params(name).get(w) for w in ISSUE_WEIGHTS), name
 
@@ -149,7 +151,8 @@ def test_the_recipes_agree_with_the_registry():
     assert method_params("hybrid_real_no_literal") == {**method_params("hybrid_real"), "w_literal": 0.0}
     assert method_params("hybrid_real_no_frame") == {**method_params("hybrid_real"), "w_frame": 0.0}
     assert method_params("hybrid_issue") == {**method_params("hybrid_real"), "w_error": 0.25}
-    for signal in ("literal", "frame", "dotted", "error", "names"):
+    assert method_params("hybrid_code") == {**method_params("hybrid_issue"), "w_receiver": 0.1}
+    for signal in ("literal", "frame", "dotted", "error", "names", "receiver"):
         method = get_method(f"{signal}_only", **method_params(f"{signal}_only"))
         assert isinstance(method, Blend) and method_params(f"{signal}_only") == {f"w_{signal}": 1.0}
         assert [w for w in ISSUE_WEIGHTS if getattr(method, w)] == [f"w_{signal}"]
