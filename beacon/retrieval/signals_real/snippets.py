@@ -14,9 +14,10 @@ line by line, so whatever parses is kept and nothing raises.
 expressions and the methods it defines) and ``Use`` records, each an
 expression naming a class and an attribute path used on it:
 
-* ``x = Cls(...)``, ``x = mod.Cls(...)``, ``x: Cls``, ``with Cls(...) as x``,
-  ``x = Cls.from_y(...)`` (a ``from``-factory) bind ``x`` to the class
-  expression; ``x.m(...)``/``x.attr`` is then a use of ``m``/``attr`` on it,
+* ``x = Cls(...)``, ``x = mod.Cls(...)``, ``x: Cls``, ``def f(x: Cls)``,
+  ``with Cls(...) as x``, ``x = Cls.from_y(...)`` (a ``from``-factory) bind
+  ``x`` to the class expression (a loop variable or any other assignment
+  unbinds it); ``x.m(...)``/``x.attr`` is then a use of ``m``/``attr`` on it,
   as are ``Cls().m()``, ``Cls.m`` and ``MySchema().dump()``;
 * inside a snippet class, ``self.m`` and ``super().m`` are uses on the class,
   and each method it defines is an *override*: a use of that name on the
@@ -189,6 +190,28 @@ class _Reader(ast.NodeVisitor):
         if isinstance(node.target, ast.Name) and name is not None:
             self.out.bindings[node.target.id] = name
             self.out.add(Use(name))
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        args = node.args
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:  # def f(x: Cls) binds x like x: Cls
+            name = dotted(arg.annotation) if arg.annotation is not None else None
+            if name is not None:
+                self.out.bindings[arg.arg] = name
+                self.out.add(Use(name))
+        for stmt in node.body:
+            self.visit(stmt)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
+        self.visit(node.iter)
+        for target in ast.walk(node.target):  # loop variables hold what the reader cannot follow
+            if isinstance(target, ast.Name):
+                self.out.bindings.pop(target.id, None)
+        for stmt in [*node.body, *node.orelse]:
+            self.visit(stmt)
+
+    visit_AsyncFor = visit_For
 
     def visit_With(self, node: ast.With) -> None:
         for item in node.items:

@@ -35,7 +35,7 @@ Traceback (most recent call last):
 """
 
 
-def test_the_reader_binds_variables_the_five_ways():
+def test_the_reader_binds_variables_as_a_reader_does():
     u = uses("""```
 a = Cls(1)
 b = mod.Other()
@@ -45,13 +45,17 @@ with Ctx(x) as d:
 e = Cls.from_config({})
 f = make()
 a.run(); b.attr; c.go(); d.enter; e.load(); f.lost()
+def handler(g: mod.Event, h):
+    g.fire()
+for a in range(3):
+    a.real
 ```""")
     # whether make() builds a class is the graph's to say (resolution keeps only classes)
-    assert u.bindings == {"a": "Cls", "b": "mod.Other", "c": "Annotated", "d": "Ctx", "e": "Cls", "f": "make"}
+    assert u.bindings == {"b": "mod.Other", "c": "Annotated", "d": "Ctx", "e": "Cls", "f": "make", "g": "mod.Event"}
     got = {(x.receiver, x.attr) for x in u.uses}
     assert {("Cls", "run"), ("mod.Other", "attr"), ("Annotated", "go"), ("Ctx", "enter"), ("Cls", "load"),
-            ("make", "lost"), ("make", "")} <= got
-    assert not {("a", "run"), ("e", "load"), ("f", "lost")} & got
+            ("make", "lost"), ("make", ""), ("mod.Event", "fire"), ("a", "real")} <= got
+    assert not {("a", "run"), ("e", "load"), ("f", "lost"), ("Cls", "real")} & got
 
 
 def test_snippet_classes_overrides_and_super():
