@@ -14,6 +14,9 @@ gold file or one of its definitions:
   definition in a gold file (``signals_real.dotted``);
 * ``literal``: a string constant of a gold file appears in the issue
   (``signals_real.literals``), shown quoted;
+* ``receiver``: a use of the pasted code (a method on a bound variable, a
+  snippet class's base, ...) resolves to a definition in a gold file
+  (``signals_real.receivers``; ``localize_real_receivers`` lists them all);
 * ``code``: identifiers in code blocks/backticks defined in a gold file;
 * ``gold_fn``: gold function names the issue mentions at all.
 
@@ -34,9 +37,10 @@ from beacon.retrieval.registry import get_method
 from beacon.retrieval.signals_real.dotted import names, resolve
 from beacon.retrieval.signals_real.frames import resolve_frame
 from beacon.retrieval.signals_real.literals import literal_index, matched_fragments
+from beacon.retrieval.signals_real.receivers import Resolver
 from experiments.benchmarks.localize_real_sets import DEFAULT_CACHE, loaded
 
-CUES = ("path", "frame", "dotted", "literal", "code", "gold_fn")
+CUES = ("path", "frame", "dotted", "literal", "receiver", "code", "gold_fn")
 
 
 def cues(graph, query: str, gold_files: set[str], gold_functions: tuple[str, ...]) -> dict[str, list[str]]:
@@ -52,6 +56,9 @@ def cues(graph, query: str, gold_files: set[str], gold_functions: tuple[str, ...
         nodes = lit.tokens.get(frag) or next(v[frag] for v in lit.phrases.values() if frag in v)
         if any(graph.symbols[n].path in gold_files for n in nodes):
             out["literal"].append(repr(frag[:60]))
+    out["receiver"] = [f"{u.receiver}.{u.attr}" if u.attr else u.receiver
+                       for u, nodes in Resolver(graph, query).resolved()
+                       if any(graph.symbols[n].path in gold_files for n in nodes)]
     defined = {s.qualname.rsplit(".", 1)[-1] for s in graph.symbols if s.path in gold_files}
     out["code"] = sorted(set(feats.code) & defined - {"self", "cls"})[:8]
     fn_names = {f.rsplit("::", 1)[-1].rsplit(".", 1)[-1] for f in gold_functions}
