@@ -60,11 +60,13 @@ class SnippetClass:
 @dataclass
 class Uses:
     classes: dict[str, SnippetClass] = field(default_factory=dict)
-    uses: list[Use] = field(default_factory=list)
+    uses: list[Use] = field(default_factory=list)  # distinct, in reading order
     bindings: dict[str, str] = field(default_factory=dict)  # variable -> class expression (last binding)
+    _seen: set[Use] = field(default_factory=set, repr=False)
 
     def add(self, use: Use) -> None:
-        if use not in self.uses:
+        if use not in self._seen:
+            self._seen.add(use)
             self.uses.append(use)
 
 
@@ -176,7 +178,13 @@ class _Reader(ast.NodeVisitor):
             if found is not None and (isinstance(value, ast.Call) or found in self.out.classes):
                 self.out.bindings[target.id] = found
                 return
-            self.out.bindings.pop(target.id, None)  # rebound to something the reader cannot follow
+        self.unbind(target)
+
+    def unbind(self, target: ast.AST) -> None:
+        """Names (re)bound to something the reader cannot follow (``a, b = f()``, a loop variable)."""
+        for name in ast.walk(target):
+            if isinstance(name, ast.Name):
+                self.out.bindings.pop(name.id, None)
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self.visit(node.value)
@@ -192,6 +200,9 @@ class _Reader(ast.NodeVisitor):
             self.out.add(Use(name))
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        for expr in [*node.decorator_list, *node.args.defaults, *node.args.kw_defaults]:
+            if expr is not None:
+                self.visit(expr)
         args = node.args
         for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:  # def f(x: Cls) binds x like x: Cls
             name = dotted(arg.annotation) if arg.annotation is not None else None
@@ -205,9 +216,7 @@ class _Reader(ast.NodeVisitor):
 
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
         self.visit(node.iter)
-        for target in ast.walk(node.target):  # loop variables hold what the reader cannot follow
-            if isinstance(target, ast.Name):
-                self.out.bindings.pop(target.id, None)
+        self.unbind(node.target)
         for stmt in [*node.body, *node.orelse]:
             self.visit(stmt)
 
@@ -222,6 +231,8 @@ class _Reader(ast.NodeVisitor):
             self.visit(stmt)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for expr in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]:
+            self.visit(expr)
         bases = [b for b in map(dotted, node.bases) if b is not None and b != "object"]
         cls = SnippetClass(node.name, bases)
         cls.methods = {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}

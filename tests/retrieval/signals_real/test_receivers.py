@@ -49,9 +49,10 @@ def handler(g: mod.Event, h):
     g.fire()
 for a in range(3):
     a.real
+b, z = pair()
 ```""")
     # whether make() builds a class is the graph's to say (resolution keeps only classes)
-    assert u.bindings == {"b": "mod.Other", "c": "Annotated", "d": "Ctx", "e": "Cls", "f": "make", "g": "mod.Event"}
+    assert u.bindings == {"c": "Annotated", "d": "Ctx", "e": "Cls", "f": "make", "g": "mod.Event"}
     got = {(x.receiver, x.attr) for x in u.uses}
     assert {("Cls", "run"), ("mod.Other", "attr"), ("Annotated", "go"), ("Ctx", "enter"), ("Cls", "load"),
             ("make", "lost"), ("make", ""), ("mod.Event", "fire"), ("a", "real")} <= got
