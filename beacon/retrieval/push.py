@@ -165,16 +165,20 @@ def warm_pagerank(t: Transition, prior: Prior, pi_global: np.ndarray, *, beta: f
     pi_global = np.asarray(pi_global, dtype=np.float64)
     if global_step is None:
         global_step = t.transposed @ pi_global
-    touched = int(np.count_nonzero(p + r))  # both are non-negative
-    # Built in the iteration's precision (each sum rounds once, within rounding_allowance's few u): no cast after.
+    fp = r  # f(p) = p + (1 − β)·r, in r's buffer: non-zero exactly where p or r is (both are non-negative)
+    fp *= 1.0 - beta
+    fp += p
+    touched = int(np.count_nonzero(fp))
+    # Summed in float64 and rounded once into the iteration's precision (same-type passes, then one cast: a
+    # float32 += float64 pass costs ~7× a same-type one).
     dtype = PRECISIONS.get(precision, np.float64) if depth else np.float64
-    start = np.multiply(pi_global, mass, dtype=dtype)
+    start = np.multiply(pi_global, mass)
     start += p
-    first = np.multiply(global_step, mass * beta, dtype=dtype)
-    r *= 1.0 - beta
-    first += r
-    first += p
+    start = start.astype(dtype, copy=False)
+    first = np.multiply(global_step, mass * beta)
+    first += fp
     first[prior.nodes] += mass * beta * float(pi_global[t.dangling_nodes].sum()) * prior.weights
+    first = first.astype(dtype, copy=False)
     if depth == 0:
         walk = personalized_pagerank(t, prior, beta=beta, tol=tol, max_iter=max_iter, start=start / start.sum())
     else:

@@ -46,6 +46,24 @@ class EdgeWeights:
 
 
 @dataclass(frozen=True)
+class OrderedWalk:
+    """``Tᵀ`` for the float32 iteration: CSR, float32 entries, node ``order[i]`` at position ``i`` (``rank`` inverts).
+
+    CSR (each entry of ``Tᵀ·x`` one contiguous gather-and-sum, scipy's
+    ``csr_matvec``), not the CSC view ``Transition.transposed`` (a scatter):
+    5–10% faster on the 100k-node benchmark graph. Nodes ordered by how many
+    rows of ``Tᵀ`` read them (their row length in ``T``, most first): the
+    entries of ``x`` that most sums gather share cache lines, another ~15%.
+    The iteration runs in this order and maps back once (``anderson``).
+    """
+
+    matrix: sp.csr_matrix
+    order: np.ndarray  # order[i]: the node at position i
+    rank: np.ndarray  # rank[node]: its position
+    dangling: np.ndarray  # positions of the dangling nodes, sorted
+
+
+@dataclass(frozen=True)
 class Transition:
     """Row-stochastic ``matrix`` (dangling rows empty) and the dangling indicator."""
 
@@ -62,15 +80,26 @@ class Transition:
         return self.matrix.T
 
     @cached_property
-    def transposed32(self) -> sp.csc_matrix:
-        """``Tᵀ`` with float32 entries (index arrays shared with ``transposed``): 8 bytes an entry per mat-vec, not 12.
+    def walk32(self) -> OrderedWalk:
+        """``Tᵀ`` in float32 CSR, nodes relabelled for the mat-vec's cache (``OrderedWalk``), once per transition.
 
-        Built once per transition (``transition_for`` memoises those per graph),
-        so a query pays no conversion; ``anderson.anderson_pagerank`` bounds the
-        rounding it adds (``max_in_entries``).
+        ``transition_for`` memoises transitions per graph, so a query pays no
+        conversion (here: a float32 copy of the entries and a relabelled copy of
+        the indices, ~8 bytes an entry); ``anderson.anderson_pagerank`` bounds
+        the rounding float32 adds (``max_in_entries``, which relabelling keeps).
         """
-        tt = self.transposed
-        return sp.csc_matrix((tt.data.astype(np.float32), tt.indices, tt.indptr), shape=tt.shape, copy=False)
+        m = self.matrix
+        per_row = np.diff(np.asarray(m.indptr, dtype=np.int64))
+        itype = m.indices.dtype
+        order = np.argsort(-per_row, kind="stable").astype(itype)  # most-referenced first, ties by node id
+        rank = np.empty_like(order)
+        rank[order] = np.arange(self.n, dtype=itype)
+        rows = np.repeat(np.arange(self.n, dtype=itype), per_row)
+        # Tᵀ[v, u] = T[u, v]: row rank[v] (T's column), column rank[u] (T's row)
+        tt = sp.coo_matrix((np.asarray(m.data, dtype=np.float32), (rank[m.indices], rank[rows])),
+                           shape=(self.n, self.n)).tocsr()
+        tt.sort_indices()
+        return OrderedWalk(tt, order, rank, np.sort(rank[self.dangling_nodes]))
 
     @cached_property
     def max_in_entries(self) -> int:

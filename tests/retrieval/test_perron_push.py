@@ -271,8 +271,18 @@ def test_float32_precision_is_checked():
         anderson_pagerank(t, prior, prior.dense(), precision="float16")
     with pytest.raises(ValueError, match="tol >= 1e-05"):
         anderson_pagerank(t, prior, prior.dense(), tol=1e-8, precision="float32")
-    assert t.transposed32.dtype == np.float32 and t.max_in_entries == 2  # a path walked both ways
-    np.testing.assert_array_equal(t.transposed32.indices, t.transposed.indices)
+    walk = t.walk32
+    assert walk.matrix.dtype == np.float32 and t.max_in_entries == 2  # a path walked both ways
+    np.testing.assert_array_equal(walk.order[walk.rank], np.arange(30))  # a relabelling of the nodes
+    # the same Tᵀ, relabelled: position i is node order[i]
+    np.testing.assert_array_equal(walk.matrix.toarray(),
+                                  t.transposed.toarray()[np.ix_(walk.order, walk.order)].astype(np.float32))
+    np.testing.assert_array_equal(walk.order[walk.dangling], t.dangling_nodes)
+    x = np.linspace(1.0, 2.0, 30)
+    x /= x.sum()
+    step32 = _walk_step(t, x.astype(np.float32), prior, 0.85)  # in walk32's order, mapped back
+    assert step32.dtype == np.float32
+    np.testing.assert_allclose(step32, _walk_step(t, x, prior, 0.85), rtol=1e-6, atol=1e-8)
     from beacon.retrieval import get_method
 
     with pytest.raises(ValueError, match="precision"):
