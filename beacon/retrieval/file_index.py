@@ -28,16 +28,18 @@ def file_index(graph: CodebaseGraph) -> FileIndex:
     ix = indexes_for(graph)
     if ix.file_index is not None:
         return ix.file_index
-    paths = tuple(sorted({s.path for s in graph.symbols}))
+    symbols = graph.symbols
+    path_of = [s.path for s in symbols]
+    paths = tuple(sorted(set(path_of)))
     pos = {p: i for i, p in enumerate(paths)}
-    file_of = np.fromiter((pos[s.path] for s in graph.symbols), dtype=np.int64, count=len(graph.symbols))
+    file_of = np.fromiter(map(pos.__getitem__, path_of), dtype=np.int64, count=len(symbols))
     module_node = np.full(len(paths), -1, dtype=np.int64)
     names: dict[str, list[int]] = {}
-    for i, s in enumerate(graph.symbols):
+    for i, s in enumerate(symbols):
         if s.kind == "module":
             module_node[pos[s.path]] = i
-        else:
-            names.setdefault(s.name, []).append(i)
+        else:  # ``Symbol.name`` of a definition, without the property call
+            names.setdefault(s.qualname.rsplit(".", 1)[-1].split("#", 1)[0], []).append(i)
     by_stem: dict[str, list[int]] = {}
     for i, p in enumerate(paths):
         by_stem.setdefault(p.rsplit("/", 1)[-1].rsplit(".", 1)[0], []).append(i)

@@ -1,0 +1,204 @@
+"""Plain references for the per-graph index builders: the per-symbol code they replaced (main 6285162).
+
+The fast builders compute per distinct string (path, qualname part, name,
+literal) and gather; these walk every symbol. Tests compare the two on small
+random graphs, and ``experiments/benchmarks/index_builders.py`` times them in
+one process.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from functools import lru_cache
+
+import numpy as np
+import scipy.sparse as sp
+
+from beacon.graph.codebase import CodebaseGraph
+from beacon.graph.symbols import MODULE_QUALNAME
+from beacon.retrieval.file_index import FileIndex, file_index
+from beacon.retrieval.hashed import DIMENSIONS, _normalise, _slot
+from beacon.retrieval.masks import PERIPHERAL_DIRS, VENDOR_DIRS
+from beacon.retrieval.neighbors import call_neighbors
+from beacon.retrieval.signals_real.index import GraphIndex, graph_index
+from beacon.retrieval.signals_real.literals import MIN_TOKEN_CHARS, LiteralIndex, first_word, fragments
+from beacon.retrieval.stemmed import _SUFFIXES, MIN_STEM, _stem_map, bm25_weights
+from beacon.retrieval.text import term_index, terms
+
+
+@lru_cache(maxsize=1 << 18)  # as the replaced code, so that timings compare like with like
+def stem(term: str) -> str:
+    if "_" in term or not term.isalpha():
+        return term
+    word = term
+    changed = True
+    while changed:
+        changed = False
+        for suffix in _SUFFIXES:
+            if word.endswith(suffix) and len(word) - len(suffix) >= MIN_STEM:
+                if suffix == "s" and word.endswith(("ss", "us", "is")):
+                    continue
+                word = word[: -len(suffix)] + ("i" if suffix == "ies" else "")
+                changed = True
+                break
+    if word.endswith("y") and len(word) > MIN_STEM:
+        word = word[:-1] + "i"
+    return word
+
+
+def name_field(graph: CodebaseGraph) -> sp.csr_matrix:
+    stems, _ = _stem_map(graph)
+    rows, cols = [], []
+    for i, s in enumerate(graph.symbols):
+        for t in terms(f"{s.path.replace('/', ' ').replace('.py', '')} {s.qualname.replace('.', ' ')}"):
+            j = stems.get(stem(t))
+            if j is not None:
+                rows.append(i)
+                cols.append(j)
+    found = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(graph.symbols), len(stems)))
+    found.sum_duplicates()
+    return found
+
+
+def module_docstring(graph: CodebaseGraph, path: str) -> str:
+    text = "".join(graph.file_lines(path)[:60]).lstrip()
+    for q in ('"""', "'''"):
+        for prefix in ("", "r", "u"):
+            if text.startswith(prefix + q):
+                end = text.find(q, len(prefix) + 3)
+                return text[len(prefix) + 3:end] if end > 0 else ""
+    return ""
+
+
+def context_matrix(graph: CodebaseGraph, ctx_weight: float) -> sp.csc_matrix:
+    index = term_index(graph)
+    n, m = len(graph.symbols), len(index.vocab)
+    rows, cols = [], []
+    for i, s in enumerate(graph.symbols):
+        for t in terms(s.name):
+            j = index.vocab.get(t)
+            if j is not None:
+                rows.append(i)
+                cols.append(j)
+    names = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, m))
+    fidx = file_index(graph)
+    mod_rows, mod_cols = [], []
+    for f, path in enumerate(fidx.paths):
+        for t in terms(module_docstring(graph, path)):
+            j = index.vocab.get(t)
+            if j is not None:
+                mod_rows.append(f)
+                mod_cols.append(j)
+    moddoc = sp.csr_matrix((np.ones(len(mod_rows)), (mod_rows, mod_cols)), shape=(len(fidx.paths), m))
+    member = sp.csr_matrix((np.ones(n), (np.arange(n), fidx.file_of)), shape=(n, len(fidx.paths)))
+    expanded = index.tf + ctx_weight * (call_neighbors(graph) @ names + member @ moddoc)
+    return bm25_weights(sp.csr_matrix(expanded), 1.2, 0.4)
+
+
+def build_file_index(graph: CodebaseGraph) -> FileIndex:
+    paths = tuple(sorted({s.path for s in graph.symbols}))
+    pos = {p: i for i, p in enumerate(paths)}
+    file_of = np.fromiter((pos[s.path] for s in graph.symbols), dtype=np.int64, count=len(graph.symbols))
+    module_node = np.full(len(paths), -1, dtype=np.int64)
+    names: dict[str, list[int]] = {}
+    for i, s in enumerate(graph.symbols):
+        if s.kind == "module":
+            module_node[pos[s.path]] = i
+        else:
+            names.setdefault(s.name, []).append(i)
+    by_stem: dict[str, list[int]] = {}
+    for i, p in enumerate(paths):
+        by_stem.setdefault(p.rsplit("/", 1)[-1].rsplit(".", 1)[0], []).append(i)
+    return FileIndex(paths, file_of, module_node, {k: np.asarray(v, dtype=np.int64) for k, v in names.items()},
+                     by_stem)
+
+
+def build_graph_index(graph: CodebaseGraph) -> GraphIndex:
+    paths = tuple(sorted({s.path for s in graph.symbols}))
+    pos = {p: i for i, p in enumerate(paths)}
+    file_of = np.fromiter((pos[s.path] for s in graph.symbols), dtype=np.int64, count=len(graph.symbols))
+    module_node: dict[str, int] = {}
+    spans: dict[str, list[tuple[int, int, int]]] = defaultdict(list)
+    qualnames: dict[str, dict[str, int]] = defaultdict(dict)
+    for node, s in enumerate(graph.symbols):
+        if s.qualname == MODULE_QUALNAME:
+            module_node.setdefault(s.path, node)
+            continue
+        spans[s.path].append((s.start_line, s.end_line, node))
+        qualnames[s.path].setdefault(s.qualname, node)
+    module_file = {f.module: path for path, f in sorted(graph.files.items()) if f.module}
+    import_paths = {}
+    for path in paths:
+        module = graph.files[path].module if path in graph.files else ""
+        tail = "/__init__.py" if path.endswith("/__init__.py") else ".py"
+        import_paths[path] = module.replace(".", "/") + tail if module and path.endswith(".py") else path
+    is_test = np.fromiter((s.is_test for s in graph.symbols), dtype=bool, count=len(graph.symbols))
+    return GraphIndex(paths, file_of, module_node, dict(spans), dict(qualnames), module_file, is_test,
+                      import_paths)
+
+
+def under(graph: CodebaseGraph, folders: frozenset[str]) -> np.ndarray:
+    return np.fromiter((any(part in folders for part in s.path.split("/")[:-1]) for s in graph.symbols),
+                       dtype=bool, count=len(graph.symbols))
+
+
+def vendored_and_peripheral(graph: CodebaseGraph) -> tuple[np.ndarray, np.ndarray]:
+    return under(graph, VENDOR_DIRS), under(graph, PERIPHERAL_DIRS)
+
+
+def owners_by_line(index: GraphIndex, path: str, lines: int) -> np.ndarray:
+    owner = np.full(lines + 1, index.module_node.get(path, -1), dtype=np.int64)
+    spans = index.spans.get(path, ())
+    for i in sorted(range(len(spans)), key=lambda i: (spans[i][0] - spans[i][1], -i)):
+        start, end, node = spans[i]
+        owner[max(start, 0):end + 1] = node
+    return owner
+
+
+def literal_index(graph: CodebaseGraph) -> LiteralIndex:
+    index = graph_index(graph)
+    holders: dict[str, set[int]] = defaultdict(set)
+    pieces: dict[str, list[str]] = {}
+    for path in index.paths:
+        module = index.module_node.get(path)
+        source = graph.files.get(path)
+        if module is None or graph.symbols[module].is_test or source is None:
+            continue
+        owners = None
+        for line, value in source.literals:
+            if len(value) < MIN_TOKEN_CHARS:
+                continue
+            frags = pieces.get(value)
+            if frags is None:
+                frags = pieces[value] = fragments(value)
+            if not frags:
+                continue
+            if owners is None:
+                owners = owners_by_line(index, path, max(line for line, _ in source.literals))
+            owner = int(owners[line])
+            if owner >= 0:
+                for frag in frags:
+                    holders[frag].add(owner)
+    phrases: dict[str, dict[str, list[int]]] = defaultdict(dict)
+    tokens: dict[str, list[int]] = {}
+    files: dict[str, int] = {}
+    for frag, nodes in holders.items():
+        ordered = sorted(nodes)
+        files[frag] = len({int(index.file_of[n]) for n in ordered})
+        if " " in frag:
+            phrases[first_word(frag)][frag] = ordered
+        else:
+            tokens[frag] = ordered
+    return LiteralIndex(dict(phrases), tokens, files)
+
+
+def hashed_vectors(graph: CodebaseGraph) -> np.ndarray:
+    index = term_index(graph)
+    slots = [_slot(t) for t in sorted(index.vocab, key=index.vocab.get)]
+    rows = np.arange(len(slots))
+    cols = np.fromiter((s for s, _ in slots), dtype=np.int64, count=len(slots))
+    signs = np.fromiter((g for _, g in slots), dtype=np.float64, count=len(slots))
+    projection = sp.csr_matrix((signs, (rows, cols)), shape=(len(slots), DIMENSIONS))
+    logtf = index.tf.copy()
+    logtf.data = 1.0 + np.log(logtf.data)
+    return _normalise(np.asarray((logtf @ projection).todense()))
