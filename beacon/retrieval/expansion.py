@@ -42,8 +42,8 @@ from .file_index import file_index
 from .masks import test_files
 from .neighbors import call_neighbors
 from .stemmed import bm25_weights, field_matrix, query_stems
-from .term_rows import Table, count_rows, distinct, qualname_parts
-from .text import term_index, terms
+from .term_rows import Table, count_rows, distinct, known, qualname_parts
+from .text import term_index
 
 _DOCSTRING_QUOTES = ('"""', "'''")
 
@@ -97,16 +97,12 @@ def context_matrix(graph: CodebaseGraph, ctx_weight: float) -> sp.csc_matrix:
     fidx = file_index(graph)
     names = _name_rows(graph, fidx, index.vocab)
     moddoc = count_rows(np.arange(len(fidx.paths), dtype=np.int64), np.arange(len(fidx.paths), dtype=np.int64),
-                        Table(_known(index.vocab, _module_docstring(graph, p)) for p in fidx.paths),
+                        Table(known(index.vocab, [_module_docstring(graph, p) for p in fidx.paths])),
                         (len(fidx.paths), m))
     member = sp.csr_matrix((np.ones(n), (np.arange(n), fidx.file_of)), shape=(n, len(fidx.paths)))
     expanded = index.tf + ctx_weight * (call_neighbors(graph) @ names + member @ moddoc)
     found = ix.context_bm25[ctx_weight] = bm25_weights(sp.csr_matrix(expanded), 1.2, 0.4)
     return found
-
-
-def _known(vocab: dict[str, int], text: str) -> list[int]:
-    return [j for j in (vocab.get(t) for t in terms(text)) if j is not None]
 
 
 def _name_rows(graph: CodebaseGraph, fidx, vocab: dict[str, int]) -> sp.csr_matrix:
@@ -117,8 +113,8 @@ def _name_rows(graph: CodebaseGraph, fidx, vocab: dict[str, int]) -> sp.csr_matr
     last, distinct_last = distinct(np.asarray(parts, dtype=object)[np.cumsum(n_parts) - 1])
     module = np.fromiter((s.kind == "module" for s in graph.symbols), dtype=bool, count=n)
     keys = np.where(module, len(distinct_last) + fidx.file_of, last)
-    table = Table([_known(vocab, part.split("#", 1)[0]) for part in distinct_last]
-                  + [_known(vocab, PurePosixPath(p).stem) for p in fidx.paths])
+    table = Table(known(vocab, [part.split("#", 1)[0] for part in distinct_last])
+                  + known(vocab, [PurePosixPath(p).stem for p in fidx.paths]))
     return count_rows(np.arange(n, dtype=np.int64), keys, table, (n, len(vocab)))
 
 

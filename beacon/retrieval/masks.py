@@ -72,6 +72,5 @@ def packable(graph: CodebaseGraph) -> np.ndarray:
     """Per node: may it be packed (not a test, not a module)?"""
     ix = indexes_for(graph)
     if ix.packable is None:
-        ix.packable = np.fromiter((not s.is_test and s.kind != "module" for s in graph.symbols), dtype=bool,
-                                  count=len(graph.symbols))
+        ix.packable = ~is_test_mask(graph) & ~file_index(graph).is_module
     return ix.packable

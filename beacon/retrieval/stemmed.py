@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from ..graph.codebase import CodebaseGraph
 from .indexes import indexes_for
 from .file_index import file_index
-from .term_rows import Table, count_rows, distinct, keys_after, qualname_parts
+from .term_rows import Table, count_rows, distinct, keys_after, known, qualname_parts
 from .text import term_index, terms
 
 # Longest first; a suffix is stripped only if at least MIN_STEM characters remain.
@@ -103,14 +103,11 @@ def _name_field(graph: CodebaseGraph, stems: dict[str, int]) -> sp.csr_matrix:
     each qualname part in turn (a space splits identifiers), so each distinct path and qualname part is
     split and stemmed once (``term_rows``) and every symbol's row is their concatenation, in that order.
     """
-    def stem_ids(text: str) -> list[int]:
-        return [j for j in (stems.get(stem(t)) for t in terms(text)) if j is not None]
-
     files = file_index(graph)
     parts, n_parts = qualname_parts([s.qualname for s in graph.symbols])
     part_codes, distinct_parts = distinct(parts)
-    table = Table([stem_ids(p.replace("/", " ").replace(".py", "")) for p in files.paths]
-                  + [stem_ids(part) for part in distinct_parts])
+    table = Table(known(stems, [p.replace("/", " ").replace(".py", "") for p in files.paths], stem)
+                  + known(stems, distinct_parts, stem))
     keys, rows = keys_after(files.file_of, len(files.paths) + part_codes, n_parts)  # path, then the parts
     found = count_rows(rows, keys, table, (len(graph.symbols), len(stems)))
     found.sum_duplicates()

@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .text import split_identifier, terms
+
 
 class Table:
     """Id lists of distinct keys, flattened: key ``k``'s ids are ``ids[start[k]:start[k] + length[k]]``."""
@@ -33,6 +35,19 @@ class Table:
         out_start = np.cumsum(length) - length
         where = np.arange(total, dtype=np.int64) + np.repeat(self.start[keys] - out_start, length)
         return self.ids[where], length
+
+
+def text_terms(text: str) -> tuple[str, ...] | list[str]:
+    """``terms(text)``; a text that is one ASCII identifier (most names and qualname parts) skips the search."""
+    return split_identifier(text) if text.isascii() and text.isidentifier() else terms(text)
+
+
+def known(lookup: dict[str, int], texts: Iterable[str], key=None) -> list[list[int]]:
+    """Per text: ``lookup`` of each of its terms (``key(term)`` if given) that has one, in order."""
+    get = lookup.get
+    if key is None:
+        return [[j for j in map(get, text_terms(text)) if j is not None] for text in texts]
+    return [[j for j in map(get, map(key, text_terms(text))) if j is not None] for text in texts]
 
 
 def distinct(strings: list[str] | np.ndarray) -> tuple[np.ndarray, list[str]]:

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from beacon.graph.codebase import CodebaseGraph
 from beacon.graph.symbols import MODULE_QUALNAME
-from beacon.retrieval.file_index import FileIndex, file_index
+from beacon.retrieval.file_index import file_index
 from beacon.retrieval.hashed import DIMENSIONS, _normalise, _slot
 from beacon.retrieval.masks import PERIPHERAL_DIRS, VENDOR_DIRS
 from beacon.retrieval.neighbors import call_neighbors
@@ -95,7 +95,8 @@ def context_matrix(graph: CodebaseGraph, ctx_weight: float) -> sp.csc_matrix:
     return bm25_weights(sp.csr_matrix(expanded), 1.2, 0.4)
 
 
-def build_file_index(graph: CodebaseGraph) -> FileIndex:
+def build_file_index(graph: CodebaseGraph) -> tuple:
+    """(paths, file_of, module_node, by_name, by_stem) as the replaced builder made them."""
     paths = tuple(sorted({s.path for s in graph.symbols}))
     pos = {p: i for i, p in enumerate(paths)}
     file_of = np.fromiter((pos[s.path] for s in graph.symbols), dtype=np.int64, count=len(graph.symbols))
@@ -109,8 +110,12 @@ def build_file_index(graph: CodebaseGraph) -> FileIndex:
     by_stem: dict[str, list[int]] = {}
     for i, p in enumerate(paths):
         by_stem.setdefault(p.rsplit("/", 1)[-1].rsplit(".", 1)[0], []).append(i)
-    return FileIndex(paths, file_of, module_node, {k: np.asarray(v, dtype=np.int64) for k, v in names.items()},
-                     by_stem)
+    return paths, file_of, module_node, {k: np.asarray(v, dtype=np.int64) for k, v in names.items()}, by_stem
+
+
+def packable(graph: CodebaseGraph) -> np.ndarray:
+    return np.fromiter((not s.is_test and s.kind != "module" for s in graph.symbols), dtype=bool,
+                       count=len(graph.symbols))
 
 
 def build_graph_index(graph: CodebaseGraph) -> GraphIndex:
