@@ -1,27 +1,23 @@
 """Plain references for the per-graph index builders: the per-symbol code they replaced (main 6285162).
 
-The fast builders compute per distinct string (path, qualname part, name,
-literal) and gather; these walk every symbol. Tests compare the two on small
+The fast builders compute per distinct string (path, qualname part, name)
+and gather, or per file; these walk every symbol. Tests compare the two on small
 random graphs, and ``experiments/benchmarks/index_builders.py`` times them in
 one process.
 """
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from functools import lru_cache
 
 import numpy as np
 import scipy.sparse as sp
 
 from beacon.graph.codebase import CodebaseGraph
-from beacon.graph.symbols import MODULE_QUALNAME
 from beacon.retrieval.file_index import file_index
 from beacon.retrieval.hashed import DIMENSIONS, _normalise, _slot
 from beacon.retrieval.masks import PERIPHERAL_DIRS, VENDOR_DIRS
 from beacon.retrieval.neighbors import call_neighbors
-from beacon.retrieval.signals_real.index import GraphIndex, graph_index
-from beacon.retrieval.signals_real.literals import MIN_TOKEN_CHARS, LiteralIndex, first_word, fragments
 from beacon.retrieval.stemmed import _SUFFIXES, MIN_STEM, _stem_map, bm25_weights
 from beacon.retrieval.text import term_index, terms
 
@@ -118,30 +114,6 @@ def packable(graph: CodebaseGraph) -> np.ndarray:
                        count=len(graph.symbols))
 
 
-def build_graph_index(graph: CodebaseGraph) -> GraphIndex:
-    paths = tuple(sorted({s.path for s in graph.symbols}))
-    pos = {p: i for i, p in enumerate(paths)}
-    file_of = np.fromiter((pos[s.path] for s in graph.symbols), dtype=np.int64, count=len(graph.symbols))
-    module_node: dict[str, int] = {}
-    spans: dict[str, list[tuple[int, int, int]]] = defaultdict(list)
-    qualnames: dict[str, dict[str, int]] = defaultdict(dict)
-    for node, s in enumerate(graph.symbols):
-        if s.qualname == MODULE_QUALNAME:
-            module_node.setdefault(s.path, node)
-            continue
-        spans[s.path].append((s.start_line, s.end_line, node))
-        qualnames[s.path].setdefault(s.qualname, node)
-    module_file = {f.module: path for path, f in sorted(graph.files.items()) if f.module}
-    import_paths = {}
-    for path in paths:
-        module = graph.files[path].module if path in graph.files else ""
-        tail = "/__init__.py" if path.endswith("/__init__.py") else ".py"
-        import_paths[path] = module.replace(".", "/") + tail if module and path.endswith(".py") else path
-    is_test = np.fromiter((s.is_test for s in graph.symbols), dtype=bool, count=len(graph.symbols))
-    return GraphIndex(paths, file_of, module_node, dict(spans), dict(qualnames), module_file, is_test,
-                      import_paths)
-
-
 def under(graph: CodebaseGraph, folders: frozenset[str]) -> np.ndarray:
     return np.fromiter((any(part in folders for part in s.path.split("/")[:-1]) for s in graph.symbols),
                        dtype=bool, count=len(graph.symbols))
@@ -151,50 +123,8 @@ def vendored_and_peripheral(graph: CodebaseGraph) -> tuple[np.ndarray, np.ndarra
     return under(graph, VENDOR_DIRS), under(graph, PERIPHERAL_DIRS)
 
 
-def owners_by_line(index: GraphIndex, path: str, lines: int) -> np.ndarray:
-    owner = np.full(lines + 1, index.module_node.get(path, -1), dtype=np.int64)
-    spans = index.spans.get(path, ())
-    for i in sorted(range(len(spans)), key=lambda i: (spans[i][0] - spans[i][1], -i)):
-        start, end, node = spans[i]
-        owner[max(start, 0):end + 1] = node
-    return owner
-
-
-def literal_index(graph: CodebaseGraph) -> LiteralIndex:
-    index = graph_index(graph)
-    holders: dict[str, set[int]] = defaultdict(set)
-    pieces: dict[str, list[str]] = {}
-    for path in index.paths:
-        module = index.module_node.get(path)
-        source = graph.files.get(path)
-        if module is None or graph.symbols[module].is_test or source is None:
-            continue
-        owners = None
-        for line, value in source.literals:
-            if len(value) < MIN_TOKEN_CHARS:
-                continue
-            frags = pieces.get(value)
-            if frags is None:
-                frags = pieces[value] = fragments(value)
-            if not frags:
-                continue
-            if owners is None:
-                owners = owners_by_line(index, path, max(line for line, _ in source.literals))
-            owner = int(owners[line])
-            if owner >= 0:
-                for frag in frags:
-                    holders[frag].add(owner)
-    phrases: dict[str, dict[str, list[int]]] = defaultdict(dict)
-    tokens: dict[str, list[int]] = {}
-    files: dict[str, int] = {}
-    for frag, nodes in holders.items():
-        ordered = sorted(nodes)
-        files[frag] = len({int(index.file_of[n]) for n in ordered})
-        if " " in frag:
-            phrases[first_word(frag)][frag] = ordered
-        else:
-            tokens[frag] = ordered
-    return LiteralIndex(dict(phrases), tokens, files)
+def normalise(text: str) -> str:
+    return re.sub(r"\s+", " ", text.lower()).strip()
 
 
 def hashed_vectors(graph: CodebaseGraph) -> np.ndarray:
