@@ -99,6 +99,7 @@ def test_builders_equal_their_references(tmp_path, files):
     assert list(fast.by_name) == list(by_name)
     for name, nodes in by_name.items():
         same_array(fast.by_name[name], nodes)
+    same_array(fast.is_module, np.array([s.kind == "module" for s in graph.symbols], dtype=bool))
     same_array(masks.packable(graph), ref.packable(graph))
     issue = signals_index.graph_index(graph)  # its files and test flags are the shared ones
     assert issue.paths == tuple(sorted({s.path for s in graph.symbols}))
