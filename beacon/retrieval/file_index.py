@@ -12,7 +12,6 @@ import numpy as np
 from ..graph.codebase import CodebaseGraph
 from ..graph.symbols import Symbol
 from .indexes import indexes_for
-from .term_rows import distinct
 
 
 @dataclass(frozen=True)
@@ -32,17 +31,13 @@ class FileIndex:
         return _definitions_by_name(self.symbols, np.flatnonzero(~self.is_module))
 
 
-def _definitions_by_name(symbols: list, nodes: np.ndarray) -> dict[str, np.ndarray]:
-    """``Symbol.name`` -> the ``nodes`` with it, ascending, names in order of first appearance.
-
-    The name is the last qualname part without its ``#n`` redefinition mark, worked out once per distinct
-    last part; the nodes of a name are a stable sort by name code, cut into one array per name.
-    """
-    last, distinct_last = distinct([symbols[i].qualname.rsplit(".", 1)[-1] for i in nodes.tolist()])
-    codes, names = distinct(np.asarray([part.split("#", 1)[0] for part in distinct_last], dtype=object)[last])
-    grouped = nodes[np.argsort(codes, kind="stable")].astype(np.int64)
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=len(names)))]).tolist()
-    return {name: grouped[a:b] for name, a, b in zip(names, bounds, bounds[1:])}
+def _definitions_by_name(symbols: list[Symbol], nodes: np.ndarray) -> dict[str, np.ndarray]:
+    """``Symbol.name`` -> the ``nodes`` with it, ascending, names in order of first appearance (the name of a
+    definition, worked out here without the property call: its last qualname part without ``#n``)."""
+    names: dict[str, list[int]] = {}
+    for i in nodes.tolist():
+        names.setdefault(symbols[i].qualname.rsplit(".", 1)[-1].split("#", 1)[0], []).append(i)
+    return {k: np.asarray(v, dtype=np.int64) for k, v in names.items()}
 
 
 def file_index(graph: CodebaseGraph) -> FileIndex:
