@@ -26,6 +26,7 @@ from ..graph.codebase import CodebaseGraph
 from ..repo.history import NO_INPUTS
 from ..graph.symbols import EdgeType
 from .base import RankThenPack
+from .file_index import file_index
 from .hashed import hashed_similarity
 from .indexes import indexes_for
 from .lexical import bm25_scores
@@ -44,7 +45,7 @@ def closure_matrix(graph: CodebaseGraph):
         for etype in _CLOSURE_EDGES:
             m = graph.matrix(etype)
             total = m + m.T if total is None else total + m + m.T
-        keep = np.fromiter((s.kind != "module" for s in graph.symbols), dtype=bool, count=len(graph.symbols))
+        keep = ~file_index(graph).is_module
         mask = sp.diags(keep.astype(np.float64))
         ix.bca_closure = (mask @ total @ mask).tocsr()
     return ix.bca_closure

@@ -30,6 +30,7 @@ Only the query and the snapshot are read. With every weight 0 and
 """
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 
 import numpy as np
 import scipy.sparse as sp
@@ -41,7 +42,8 @@ from .file_index import file_index
 from .masks import test_files
 from .neighbors import call_neighbors
 from .stemmed import bm25_weights, field_matrix, query_stems
-from .text import term_index, terms
+from .term_rows import Table, count_rows, distinct, known, qualname_parts
+from .text import term_index
 
 _DOCSTRING_QUOTES = ('"""', "'''")
 
@@ -92,32 +94,36 @@ def context_matrix(graph: CodebaseGraph, ctx_weight: float) -> sp.csc_matrix:
         return found
     index = term_index(graph)
     n, m = len(graph.symbols), len(index.vocab)
-    rows, cols = [], []
-    for i, s in enumerate(graph.symbols):
-        for t in terms(s.name):
-            j = index.vocab.get(t)
-            if j is not None:
-                rows.append(i)
-                cols.append(j)
-    names = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, m))
     fidx = file_index(graph)
-    mod_rows, mod_cols = [], []
-    for f, path in enumerate(fidx.paths):
-        for t in terms(_module_docstring(graph, path)):
-            j = index.vocab.get(t)
-            if j is not None:
-                mod_rows.append(f)
-                mod_cols.append(j)
-    moddoc = sp.csr_matrix((np.ones(len(mod_rows)), (mod_rows, mod_cols)), shape=(len(fidx.paths), m))
+    names = _name_rows(graph, fidx, index.vocab)
+    moddoc = count_rows(np.arange(len(fidx.paths), dtype=np.int64), np.arange(len(fidx.paths), dtype=np.int64),
+                        Table(known(index.vocab, [_module_docstring(graph, p) for p in fidx.paths])),
+                        (len(fidx.paths), m))
     member = sp.csr_matrix((np.ones(n), (np.arange(n), fidx.file_of)), shape=(n, len(fidx.paths)))
     expanded = index.tf + ctx_weight * (call_neighbors(graph) @ names + member @ moddoc)
     found = ix.context_bm25[ctx_weight] = bm25_weights(sp.csr_matrix(expanded), 1.2, 0.4)
     return found
 
 
+def _name_rows(graph: CodebaseGraph, fidx, vocab: dict[str, int]) -> sp.csr_matrix:
+    """Symbols x terms counts of each symbol's ``Symbol.name``: a module's file stem, else the last qualname
+    part without its ``#n`` redefinition mark; each distinct name is split once (``term_rows``)."""
+    n = len(graph.symbols)
+    parts, n_parts = qualname_parts([s.qualname for s in graph.symbols])
+    last, distinct_last = distinct(np.asarray(parts, dtype=object)[np.cumsum(n_parts) - 1])
+    module = np.fromiter((s.kind == "module" for s in graph.symbols), dtype=bool, count=n)
+    keys = np.where(module, len(distinct_last) + fidx.file_of, last)
+    table = Table(known(vocab, [part.split("#", 1)[0] for part in distinct_last])
+                  + known(vocab, [PurePosixPath(p).stem for p in fidx.paths]))
+    return count_rows(np.arange(n, dtype=np.int64), keys, table, (n, len(vocab)))
+
+
 def _module_docstring(graph: CodebaseGraph, path: str) -> str:
-    lines = graph.file_lines(path)
-    text = "".join(lines[:60]).lstrip()
+    # the first 60 lines (``graph.file_lines(path)[:60]`` joined) without splitting the whole file
+    text = graph.files[path].text
+    parts = text.split("\n", 60)
+    text = text[:len(text) - len(parts[60])] if len(parts) > 60 else text
+    text = text.lstrip()
     for q in _DOCSTRING_QUOTES:
         for prefix in ("", "r", "u"):
             if text.startswith(prefix + q):

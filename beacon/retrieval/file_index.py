@@ -4,11 +4,13 @@ Every file-level signal and every file/unit blend indexes files this way.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from ..graph.codebase import CodebaseGraph
+from ..graph.symbols import Symbol
 from .indexes import indexes_for
 
 
@@ -19,8 +21,23 @@ class FileIndex:
     paths: tuple[str, ...]
     file_of: np.ndarray  # per symbol: index into paths
     module_node: np.ndarray  # per file: node of its module symbol (-1 if none)
-    by_name: dict[str, np.ndarray]  # simple name -> nodes defining it (modules excluded)
     by_stem: dict[str, list[int]]  # file stem -> files
+    is_module: np.ndarray  # per symbol: is it a module (``kind == "module"``)?
+    symbols: list[Symbol] = field(repr=False)
+
+    @cached_property
+    def by_name(self) -> dict[str, np.ndarray]:
+        """Simple name -> nodes defining it (modules excluded), built on first use: most methods never ask."""
+        return _definitions_by_name(self.symbols, np.flatnonzero(~self.is_module))
+
+
+def _definitions_by_name(symbols: list[Symbol], nodes: np.ndarray) -> dict[str, np.ndarray]:
+    """``Symbol.name`` -> the ``nodes`` with it, ascending, names in order of first appearance (the name of a
+    definition, worked out here without the property call: its last qualname part without ``#n``)."""
+    names: dict[str, list[int]] = {}
+    for i in nodes.tolist():
+        names.setdefault(symbols[i].qualname.rsplit(".", 1)[-1].split("#", 1)[0], []).append(i)
+    return {k: np.asarray(v, dtype=np.int64) for k, v in names.items()}
 
 
 def file_index(graph: CodebaseGraph) -> FileIndex:
@@ -28,20 +45,18 @@ def file_index(graph: CodebaseGraph) -> FileIndex:
     ix = indexes_for(graph)
     if ix.file_index is not None:
         return ix.file_index
-    paths = tuple(sorted({s.path for s in graph.symbols}))
+    symbols = graph.symbols
+    path_of = [s.path for s in symbols]
+    paths = tuple(sorted(set(path_of)))
     pos = {p: i for i, p in enumerate(paths)}
-    file_of = np.fromiter((pos[s.path] for s in graph.symbols), dtype=np.int64, count=len(graph.symbols))
+    file_of = np.fromiter(map(pos.__getitem__, path_of), dtype=np.int64, count=len(symbols))
     module_node = np.full(len(paths), -1, dtype=np.int64)
-    names: dict[str, list[int]] = {}
-    for i, s in enumerate(graph.symbols):
-        if s.kind == "module":
-            module_node[pos[s.path]] = i
-        else:
-            names.setdefault(s.name, []).append(i)
+    is_module = np.fromiter((s.kind == "module" for s in symbols), dtype=bool, count=len(symbols))
+    for i in np.flatnonzero(is_module).tolist():
+        module_node[file_of[i]] = i
     by_stem: dict[str, list[int]] = {}
     for i, p in enumerate(paths):
         by_stem.setdefault(p.rsplit("/", 1)[-1].rsplit(".", 1)[0], []).append(i)
-    found = FileIndex(paths, file_of, module_node, {k: np.asarray(v, dtype=np.int64) for k, v in names.items()},
-                      by_stem)
+    found = FileIndex(paths, file_of, module_node, by_stem, is_module, symbols)
     ix.file_index = found
     return found

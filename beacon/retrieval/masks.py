@@ -19,8 +19,11 @@ PERIPHERAL_DIRS = frozenset({"examples", "example", "docs", "doc", "scripts", "b
 
 
 def _under(graph: CodebaseGraph, folders: frozenset[str]) -> np.ndarray:
-    return np.fromiter((any(part in folders for part in s.path.split("/")[:-1]) for s in graph.symbols),
-                       dtype=bool, count=len(graph.symbols))
+    """Per symbol: is one of its file's folders in ``folders``? (decided once per file)"""
+    index = file_index(graph)
+    per_file = np.fromiter((any(part in folders for part in p.split("/")[:-1]) for p in index.paths), dtype=bool,
+                           count=len(index.paths))
+    return per_file[index.file_of]
 
 
 def is_test_mask(graph: CodebaseGraph) -> np.ndarray:
@@ -69,6 +72,5 @@ def packable(graph: CodebaseGraph) -> np.ndarray:
     """Per node: may it be packed (not a test, not a module)?"""
     ix = indexes_for(graph)
     if ix.packable is None:
-        ix.packable = np.fromiter((not s.is_test and s.kind != "module" for s in graph.symbols), dtype=bool,
-                                  count=len(graph.symbols))
+        ix.packable = ~is_test_mask(graph) & ~file_index(graph).is_module
     return ix.packable

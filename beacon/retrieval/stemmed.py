@@ -25,6 +25,7 @@ import scipy.sparse as sp
 from ..graph.codebase import CodebaseGraph
 from .indexes import indexes_for
 from .file_index import file_index
+from .term_rows import Table, count_rows, distinct, keys_after, known, qualname_parts
 from .text import term_index, terms
 
 # Longest first; a suffix is stripped only if at least MIN_STEM characters remain.
@@ -34,17 +35,22 @@ MIN_STEM = 4
 FIELDS = ("symbol", "file", "name")
 
 
+# The suffixes by last character, in ``_SUFFIXES`` order: the first one that applies is the first of its
+# character's list that does (a suffix ending in another character cannot match), found without testing all.
+_BY_LAST = {c: tuple(x for x in _SUFFIXES if x[-1] == c) for c in {x[-1] for x in _SUFFIXES}}
+
+
 @lru_cache(maxsize=1 << 18)
 def stem(term: str) -> str:
     """Strip suffixes repeatedly: deprecation/deprecated/deprecate -> ``deprec``; handler(s) -> ``handl``;
     cookie(s) -> ``cooki``."""
-    if "_" in term or not term.isalpha():
+    if len(term) <= MIN_STEM or "_" in term or not term.isalpha():  # nothing to strip, no ``y`` to turn
         return term
     word = term
     changed = True
     while changed:
         changed = False
-        for suffix in _SUFFIXES:
+        for suffix in _BY_LAST.get(word[-1], ()):
             if word.endswith(suffix) and len(word) - len(suffix) >= MIN_STEM:
                 if suffix == "s" and word.endswith(("ss", "us", "is")):
                     continue
@@ -79,15 +85,7 @@ def field_matrix(graph: CodebaseGraph, field: str) -> sp.csr_matrix:
     stems, mapping = _stem_map(graph)
     n = len(graph.symbols)
     if field == "name":
-        rows, cols = [], []
-        for i, s in enumerate(graph.symbols):
-            for t in terms(f"{s.path.replace('/', ' ').replace('.py', '')} {s.qualname.replace('.', ' ')}"):
-                j = stems.get(stem(t))
-                if j is not None:
-                    rows.append(i)
-                    cols.append(j)
-        found = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, len(stems)))
-        found.sum_duplicates()
+        found = _name_field(graph, stems)
     else:
         found = (term_index(graph).tf @ mapping).tocsr()
         if field == "file":
@@ -95,6 +93,24 @@ def field_matrix(graph: CodebaseGraph, field: str) -> sp.csr_matrix:
             member = sp.csr_matrix((np.ones(n), (index.file_of, np.arange(n))), shape=(len(index.paths), n))
             found = (member @ found).tocsr()
     ix.stem_fields[field] = found
+    return found
+
+
+def _name_field(graph: CodebaseGraph, stems: dict[str, int]) -> sp.csr_matrix:
+    """Symbols x stems counts of each symbol's path and qualname terms.
+
+    ``terms`` of ``"<path words> <qualname parts>"`` are the terms of the path words followed by those of
+    each qualname part in turn (a space splits identifiers), so each distinct path and qualname part is
+    split and stemmed once (``term_rows``) and every symbol's row is their concatenation, in that order.
+    """
+    files = file_index(graph)
+    parts, n_parts = qualname_parts([s.qualname for s in graph.symbols])
+    part_codes, distinct_parts = distinct(parts)
+    table = Table(known(stems, [p.replace("/", " ").replace(".py", "") for p in files.paths], stem)
+                  + known(stems, distinct_parts, stem))
+    keys, rows = keys_after(files.file_of, len(files.paths) + part_codes, n_parts)  # path, then the parts
+    found = count_rows(rows, keys, table, (len(graph.symbols), len(stems)))
+    found.sum_duplicates()
     return found
 
 

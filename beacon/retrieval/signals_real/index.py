@@ -16,7 +16,9 @@ import numpy as np
 
 from ...graph.codebase import CodebaseGraph
 from ...graph.symbols import MODULE_QUALNAME
+from ..file_index import file_index
 from ..indexes import indexes_for
+from ..masks import is_test_mask
 
 
 @dataclass(frozen=True)
@@ -68,9 +70,8 @@ class GraphIndex:
 
 
 def _build(graph: CodebaseGraph) -> GraphIndex:
-    paths = tuple(sorted({s.path for s in graph.symbols}))
-    pos = {p: i for i, p in enumerate(paths)}
-    file_of = np.fromiter((pos[s.path] for s in graph.symbols), dtype=np.int64, count=len(graph.symbols))
+    files = file_index(graph)  # the same sorted paths and per-symbol files, built once for every user
+    paths, file_of = files.paths, files.file_of
     module_node: dict[str, int] = {}
     spans: dict[str, list[tuple[int, int, int]]] = defaultdict(list)
     qualnames: dict[str, dict[str, int]] = defaultdict(dict)
@@ -86,8 +87,7 @@ def _build(graph: CodebaseGraph) -> GraphIndex:
         module = graph.files[path].module if path in graph.files else ""
         tail = "/__init__.py" if path.endswith("/__init__.py") else ".py"
         import_paths[path] = module.replace(".", "/") + tail if module and path.endswith(".py") else path
-    is_test = np.fromiter((s.is_test for s in graph.symbols), dtype=bool, count=len(graph.symbols))
-    return GraphIndex(paths, file_of, module_node, dict(spans), dict(qualnames), module_file, is_test,
+    return GraphIndex(paths, file_of, module_node, dict(spans), dict(qualnames), module_file, is_test_mask(graph),
                       import_paths)
 
 

@@ -37,14 +37,15 @@ MIN_WORDS = 3
 MIN_CHARS = 12
 MIN_TOKEN_CHARS = 6
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}|%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGc%]")
-_SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"[a-z0-9_]+")
 _OPTION = re.compile(r"-{0,2}[a-z0-9][a-z0-9_-]*[-_][a-z0-9_-]*[a-z0-9]")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_-]*[a-z0-9]")
 
 
 def normalise(text: str) -> str:
-    return _SPACE.sub(" ", text.lower()).strip()
+    """Lower-cased, whitespace runs collapsed to one space, stripped (``str.split`` splits on exactly the
+    characters ``\\s`` matches, without a regular expression)."""
+    return " ".join(text.lower().split())
 
 
 def first_word(phrase: str) -> str:

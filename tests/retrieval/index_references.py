@@ -1,0 +1,139 @@
+"""Plain references for the per-graph index builders: the per-symbol code they replaced (main 6285162).
+
+The fast builders compute per distinct string (path, qualname part, name)
+and gather, or per file; these walk every symbol. Tests compare the two on small
+random graphs, and ``experiments/benchmarks/index_builders.py`` times them in
+one process.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import numpy as np
+import scipy.sparse as sp
+
+from beacon.graph.codebase import CodebaseGraph
+from beacon.retrieval.file_index import file_index
+from beacon.retrieval.hashed import DIMENSIONS, _normalise, _slot
+from beacon.retrieval.masks import PERIPHERAL_DIRS, VENDOR_DIRS
+from beacon.retrieval.neighbors import call_neighbors
+from beacon.retrieval.stemmed import _SUFFIXES, MIN_STEM, _stem_map, bm25_weights
+from beacon.retrieval.text import term_index, terms
+
+
+@lru_cache(maxsize=1 << 18)  # as the replaced code, so that timings compare like with like
+def stem(term: str) -> str:
+    if "_" in term or not term.isalpha():
+        return term
+    word = term
+    changed = True
+    while changed:
+        changed = False
+        for suffix in _SUFFIXES:
+            if word.endswith(suffix) and len(word) - len(suffix) >= MIN_STEM:
+                if suffix == "s" and word.endswith(("ss", "us", "is")):
+                    continue
+                word = word[: -len(suffix)] + ("i" if suffix == "ies" else "")
+                changed = True
+                break
+    if word.endswith("y") and len(word) > MIN_STEM:
+        word = word[:-1] + "i"
+    return word
+
+
+def name_field(graph: CodebaseGraph) -> sp.csr_matrix:
+    stems, _ = _stem_map(graph)
+    rows, cols = [], []
+    for i, s in enumerate(graph.symbols):
+        for t in terms(f"{s.path.replace('/', ' ').replace('.py', '')} {s.qualname.replace('.', ' ')}"):
+            j = stems.get(stem(t))
+            if j is not None:
+                rows.append(i)
+                cols.append(j)
+    found = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(graph.symbols), len(stems)))
+    found.sum_duplicates()
+    return found
+
+
+def module_docstring(graph: CodebaseGraph, path: str) -> str:
+    text = "".join(graph.file_lines(path)[:60]).lstrip()
+    for q in ('"""', "'''"):
+        for prefix in ("", "r", "u"):
+            if text.startswith(prefix + q):
+                end = text.find(q, len(prefix) + 3)
+                return text[len(prefix) + 3:end] if end > 0 else ""
+    return ""
+
+
+def context_matrix(graph: CodebaseGraph, ctx_weight: float) -> sp.csc_matrix:
+    index = term_index(graph)
+    n, m = len(graph.symbols), len(index.vocab)
+    rows, cols = [], []
+    for i, s in enumerate(graph.symbols):
+        for t in terms(s.name):
+            j = index.vocab.get(t)
+            if j is not None:
+                rows.append(i)
+                cols.append(j)
+    names = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, m))
+    fidx = file_index(graph)
+    mod_rows, mod_cols = [], []
+    for f, path in enumerate(fidx.paths):
+        for t in terms(module_docstring(graph, path)):
+            j = index.vocab.get(t)
+            if j is not None:
+                mod_rows.append(f)
+                mod_cols.append(j)
+    moddoc = sp.csr_matrix((np.ones(len(mod_rows)), (mod_rows, mod_cols)), shape=(len(fidx.paths), m))
+    member = sp.csr_matrix((np.ones(n), (np.arange(n), fidx.file_of)), shape=(n, len(fidx.paths)))
+    expanded = index.tf + ctx_weight * (call_neighbors(graph) @ names + member @ moddoc)
+    return bm25_weights(sp.csr_matrix(expanded), 1.2, 0.4)
+
+
+def build_file_index(graph: CodebaseGraph) -> tuple:
+    """(paths, file_of, module_node, by_name, by_stem) as the replaced builder made them."""
+    paths = tuple(sorted({s.path for s in graph.symbols}))
+    pos = {p: i for i, p in enumerate(paths)}
+    file_of = np.fromiter((pos[s.path] for s in graph.symbols), dtype=np.int64, count=len(graph.symbols))
+    module_node = np.full(len(paths), -1, dtype=np.int64)
+    names: dict[str, list[int]] = {}
+    for i, s in enumerate(graph.symbols):
+        if s.kind == "module":
+            module_node[pos[s.path]] = i
+        else:
+            names.setdefault(s.name, []).append(i)
+    by_stem: dict[str, list[int]] = {}
+    for i, p in enumerate(paths):
+        by_stem.setdefault(p.rsplit("/", 1)[-1].rsplit(".", 1)[0], []).append(i)
+    return paths, file_of, module_node, {k: np.asarray(v, dtype=np.int64) for k, v in names.items()}, by_stem
+
+
+def packable(graph: CodebaseGraph) -> np.ndarray:
+    return np.fromiter((not s.is_test and s.kind != "module" for s in graph.symbols), dtype=bool,
+                       count=len(graph.symbols))
+
+
+def under(graph: CodebaseGraph, folders: frozenset[str]) -> np.ndarray:
+    return np.fromiter((any(part in folders for part in s.path.split("/")[:-1]) for s in graph.symbols),
+                       dtype=bool, count=len(graph.symbols))
+
+
+def vendored_and_peripheral(graph: CodebaseGraph) -> tuple[np.ndarray, np.ndarray]:
+    return under(graph, VENDOR_DIRS), under(graph, PERIPHERAL_DIRS)
+
+
+def normalise(text: str) -> str:
+    return re.sub(r"\s+", " ", text.lower()).strip()
+
+
+def hashed_vectors(graph: CodebaseGraph) -> np.ndarray:
+    index = term_index(graph)
+    slots = [_slot(t) for t in sorted(index.vocab, key=index.vocab.get)]
+    rows = np.arange(len(slots))
+    cols = np.fromiter((s for s, _ in slots), dtype=np.int64, count=len(slots))
+    signs = np.fromiter((g for _, g in slots), dtype=np.float64, count=len(slots))
+    projection = sp.csr_matrix((signs, (rows, cols)), shape=(len(slots), DIMENSIONS))
+    logtf = index.tf.copy()
+    logtf.data = 1.0 + np.log(logtf.data)
+    return _normalise(np.asarray((logtf @ projection).todense()))
