@@ -77,15 +77,21 @@ def module_source(draw) -> str:
     return "\n".join(block(0)) + draw(st.sampled_from(["", "\n", "\n\n", "\nimport os", "\nfrom a import (b,\n    c)"]))
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(sources=st.lists(module_source(), min_size=1, max_size=3))
-def test_own_documents_equal_the_per_symbol_computation(tmp_path, sources):
+def modules_graph(tmp_path, sources: list[str]) -> CodebaseGraph:
+    """A graph of ``pkg/m<k>.py`` for each source, an empty module and one with a non-ASCII file name."""
     root = tmp_path / f"repo{abs(hash(str(sources)))}"
     (root / "pkg").mkdir(parents=True)
     for k, source in enumerate(sources):
         (root / "pkg" / f"m{k}.py").write_text(source)
     (root / "empty.py").write_text("")
-    graph = CodebaseGraph.from_repo(root)
+    (root / "pkg" / "naïve.py").write_text("x = 1")
+    return CodebaseGraph.from_repo(root)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sources=st.lists(module_source(), min_size=1, max_size=3))
+def test_own_documents_equal_the_per_symbol_computation(tmp_path, sources):
+    graph = modules_graph(tmp_path, sources)
     assert own_documents(graph) == plain_own_documents(graph)
 
 
@@ -93,11 +99,5 @@ def test_own_documents_equal_the_per_symbol_computation(tmp_path, sources):
 @given(sources=st.lists(module_source(), min_size=1, max_size=3))
 def test_term_index_equals_the_string_per_document_build(tmp_path, sources):
     """Vocabulary numbering, matrix arrays and dtypes, document lengths: byte for byte."""
-    root = tmp_path / f"repo{abs(hash(str(sources)))}"
-    (root / "pkg").mkdir(parents=True)
-    for k, source in enumerate(sources):
-        (root / "pkg" / f"m{k}.py").write_text(source)
-    (root / "empty.py").write_text("")
-    (root / "pkg" / "naïve.py").write_text("x = 1")
-    graph = CodebaseGraph.from_repo(root)
+    graph = modules_graph(tmp_path, sources)
     assert same_index(term_index(graph), reference_term_index(graph))
