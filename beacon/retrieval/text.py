@@ -54,6 +54,8 @@ def split_identifier(word: str) -> tuple[str, ...]:
 
 
 def _split(word: str) -> tuple[str, ...]:
+    if word.isalpha() and word.isascii() and word.islower():  # one lower-case part: itself, unless too short or common
+        return (word,) if len(word) > 1 and word not in STOPWORDS else ()
     if word.isascii() and word.islower() and word.replace("_", "").isalpha():
         # lower-case letters and underscores only (most identifiers): each chunk is one part, no regex needed
         parts = [p for p in word.split("_") if len(p) > 1 and p not in STOPWORDS]
