@@ -45,23 +45,38 @@ class DocWords:
     words: list[bytes]
 
 
-def _runs(text: bytes) -> tuple[np.ndarray, np.ndarray]:
-    """Start and end offsets of the runs of two or more non-space bytes of a translated text (a one-byte
-    run, ``x`` or ``1`` or ``_``, has no term: ``split_identifier`` keeps parts of two or more characters)."""
-    word = np.frombuffer(text, dtype=np.uint8) != ord(" ")
-    edges = np.flatnonzero(word[1:] != word[:-1]) + 1  # alternating starts and ends
-    if len(word) and word[0]:
-        edges = np.concatenate([[0], edges])
-    if len(edges) % 2:
-        edges = np.append(edges, len(word))
-    starts, ends = edges[0::2], edges[1::2]
-    longer = ends - starts > 1
-    return starts[longer], ends[longer]
+def _scan(encoded: bytes, block: int = 1 << 21) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Positions of the newlines, and start and end offsets of the runs of two or more identifier bytes (a
+    one-byte run, ``x`` or ``1`` or ``_``, has no term: ``split_identifier`` keeps parts of two or more characters).
+
+    Blocks of about ``block`` bytes, cut after a newline (no run crosses one), keep the byte-sized temporaries
+    small: first-touching fresh memory for text-sized arrays costs more than the scan itself.
+    """
+    newlines, starts, ends = [], [], []
+    pos = 0
+    while pos < len(encoded):
+        cut = encoded.find(b"\n", pos + block)
+        cut = len(encoded) if cut < 0 else cut + 1
+        chunk = encoded[pos:cut]
+        newlines.append(np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) == ord("\n")) + pos)
+        word = np.frombuffer(chunk.translate(WORD_BYTES), dtype=np.uint8) != ord(" ")
+        edges = np.flatnonzero(word[1:] != word[:-1]) + 1  # alternating starts and ends
+        if word[0]:
+            edges = np.concatenate([[0], edges])
+        if len(edges) % 2:
+            edges = np.append(edges, len(word))
+        longer = edges[1::2] - edges[0::2] > 1
+        starts.append(edges[0::2][longer] + pos)
+        ends.append(edges[1::2][longer] + pos)
+        pos = cut
+    empty = [np.zeros(0, dtype=np.int64)]
+    return tuple(np.concatenate(part or empty) for part in (newlines, starts, ends))
 
 
 def _word_keys(text: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """One ``uint64`` per run, equal for two runs exactly when their bytes are equal (``text`` ends in 16 spaces)."""
-    # every (unaligned) 8-byte window of the text (which ends in 16 spaces): a gather reads a run's first 8 bytes
+    """One ``uint64`` per run, equal for two runs exactly when their bytes are equal (``text`` ends in 16 spaces;
+    the bytes after a run are masked off, so the text need not be translated)."""
+    # every (unaligned) 8-byte window of the text: a gather reads a run's first 8 bytes
     window = np.ndarray(shape=(len(text) - 7,), dtype="<u8", buffer=text, offset=0, strides=(1,))
     lens = ends - starts
     keys = window[starts] & _LOW_BYTES[np.minimum(lens, 8)]
@@ -142,7 +157,7 @@ def doc_words(graph: CodebaseGraph) -> DocWords:
     parts = [t.encode("utf-8", "surrogatepass") for t in texts]
     # (the 16 spaces after the headers let ``_word_keys`` read 16 bytes from any run's start)
     encoded = b"\n".join([*parts, headers.encode("utf-8", "surrogatepass") + b" " * 16])
-    newlines = np.flatnonzero(np.frombuffer(encoded, dtype=np.uint8) == ord("\n"))
+    newlines, starts, ends = _scan(encoded)
     line_start = np.concatenate([[0], newlines + 1, [len(encoded) + 1]])
     # Global line number of each file's first line (the newlines before it); a file's lines are those
     # ``file_lines`` gives (no empty line after a final newline).
@@ -164,8 +179,6 @@ def doc_words(graph: CodebaseGraph) -> DocWords:
     owner[header_line:] = -1
     owner[_import_lines(encoded, line_start, owner, span_end, last_lines)] = -1  # in no document
 
-    text = encoded.translate(WORD_BYTES)
-    starts, ends = _runs(text)
     # Segments of consecutive runs in one document: each run of lines of one owner, and each header.
     cuts = np.flatnonzero(owner[1:] != owner[:-1]) + 1
     run_first = np.concatenate([[0], cuts])
@@ -184,8 +197,8 @@ def doc_words(graph: CodebaseGraph) -> DocWords:
     doc_ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(seg_doc[order], weights=seg_len, minlength=n).astype(np.int64), out=doc_ptr[1:])
     # keys in file order (reading the text in order), numbered by first occurrence in document order
-    codes, _ = pd.factorize(_word_keys(text, starts, ends)[gather])
+    codes, _ = pd.factorize(_word_keys(encoded, starts, ends)[gather])
     grown = np.maximum.accumulate(codes) if total else codes
     seen = gather[np.flatnonzero(np.concatenate([[True], grown[1:] > grown[:-1]]))] if total else codes
-    words = [text[a:b] for a, b in zip(starts[seen].tolist(), ends[seen].tolist())]
-    return DocWords(codes.astype(np.int64), doc_ptr, words)
+    words = [encoded[a:b] for a, b in zip(starts[seen].tolist(), ends[seen].tolist())]
+    return DocWords(codes.astype(np.int64, copy=False), doc_ptr, words)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from beacon.graph import CodebaseGraph
+from beacon.retrieval.doc_tokens import _scan
 from beacon.retrieval.text import _CAMEL, _IDENT, STOPWORDS, split_identifier, term_index
 from experiments.benchmarks.term_reference import own_documents, reference_term_index, same_index, without_imports, word_runs
 
@@ -29,6 +31,17 @@ def test_word_runs_are_each_documents_identifier_matches_with_their_leading_digi
     for i, doc in enumerate(docs):
         found = [w.lstrip(b"0123456789").decode("ascii") for w in flat[starts[i]:starts[i + 1]]]
         assert [w for w in found if w] == _IDENT.findall(doc)
+
+
+@given(st.lists(IDENTISH, max_size=6).map("\n".join), st.integers(1, 30))
+def test_scan_in_blocks_equals_one_scan(text, block):
+    """Blocks cut after a newline find the same newlines and runs (two bytes or more) as the whole text at once."""
+    encoded = text.encode("utf-8", "surrogatepass") + b" " * 16
+    whole = _scan(encoded, block=1 << 30)
+    assert all(np.array_equal(a, b) for a, b in zip(_scan(encoded, block=block), whole))
+    runs = [m.span() for m in re.finditer(rb"[A-Za-z0-9_]{2,}", encoded)]
+    assert list(zip(whole[1].tolist(), whole[2].tolist())) == runs
+    assert whole[0].tolist() == [m.start() for m in re.finditer(rb"\n", encoded)]
 
 
 @given(st.one_of(st.from_regex(re.compile(r"[a-z_]{0,12}", re.ASCII), fullmatch=True),
