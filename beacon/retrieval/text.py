@@ -10,20 +10,23 @@ A symbol's document is its path and qualified name plus its *own* lines: the
 lines of its span that are not inside a nested definition, without import
 statements (an import names code defined elsewhere; counting it would make
 every importer look like the definition). A class document holds the class
-statement, docstring and attributes; each method has its own.
+statement, docstring and attributes; each method has its own. The documents are
+never built as strings: ``doc_tokens`` tokenises the graph's text once and
+gathers each document's words (``experiments/benchmarks/term_reference.py`` keeps
+the string-per-document build the fast path equals byte for byte).
 The document-term matrix is built once per graph and memoised on it.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from itertools import chain
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
 
 from ..graph.codebase import CodebaseGraph
+from .doc_tokens import doc_words
 from .indexes import indexes_for
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -37,14 +40,28 @@ STOPWORDS = frozenset(
 )
 
 
-@lru_cache(maxsize=1 << 18)
+_SPLITS: dict[str, tuple[str, ...]] = {}  # split_identifier's memo: a dict (a miss costs far less than in an LRU)
+_SPLITS_MAX = 1 << 18  # cleared when full, so a long sweep over many graphs stays bounded
+
+
 def split_identifier(word: str) -> tuple[str, ...]:
+    found = _SPLITS.get(word)
+    if found is None:
+        if len(_SPLITS) >= _SPLITS_MAX:
+            _SPLITS.clear()
+        found = _SPLITS[word] = _split(word)
+    return found
+
+
+def _split(word: str) -> tuple[str, ...]:
+    if word.isalpha() and word.isascii() and word.islower():  # one lower-case part: itself, unless too short or common
+        return (word,) if len(word) > 1 and word not in STOPWORDS else ()
     if word.isascii() and word.islower() and word.replace("_", "").isalpha():
         # lower-case letters and underscores only (most identifiers): each chunk is one part, no regex needed
         parts = [p for p in word.split("_") if len(p) > 1 and p not in STOPWORDS]
-    else:
-        parts = [p.lower() for chunk in word.split("_") for p in _CAMEL.findall(chunk)]
-        parts = [p for p in parts if len(p) > 1 and not p.isdigit() and p not in STOPWORDS]
+    else:  # the camel-case parts of each ``_`` chunk (the expression matches no space, so one search finds them)
+        parts = _CAMEL.findall(word.replace("_", " "))
+        parts = [p for p in map(str.lower, parts) if len(p) > 1 and not p.isdigit() and p not in STOPWORDS]
     whole = word.strip("_").lower()
     if len(parts) > 1 and whole not in STOPWORDS:
         parts.append(whole)
@@ -82,100 +99,27 @@ class TermIndex:
         return cols[order], vals[order]
 
 
-# Bytes that can be part of an identifier keep their value, every other byte becomes a space: the
-# identifiers ``_IDENT`` finds in a text are its runs of these bytes (UTF-8, so no non-ASCII character
-# joins a run) with leading digits removed, and a translate and a split find the runs several times
-# faster than the regular expression.
-_WORD_BYTES = bytes(c if chr(c).isascii() and (chr(c).isalnum() or c == ord("_")) else ord(" ") for c in range(256))
-
-
-def _word_runs(docs: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Every document's runs of identifier characters, as UTF-8 bytes in one flat object array (``_IDENT``'s
-    matches, with any leading digits), and where each document's runs start in it (``len(docs) + 1`` offsets).
-
-    The documents are joined with a space (no run crosses a boundary) and split once; a run starts wherever
-    an identifier byte follows a space, which places the boundaries without a split per document.
-    """
-    encoded = [doc.encode("utf-8", "surrogatepass") for doc in docs]
-    text = b" ".join(encoded).translate(_WORD_BYTES)
-    runs = text.split()
-    flat = np.empty(len(runs), dtype=object)
-    flat[:] = runs
-    word = np.frombuffer(text, dtype=np.uint8) != ord(" ")
-    starts = np.flatnonzero(word[1:] & ~word[:-1]) + 1
-    if len(word) and word[0]:
-        starts = np.concatenate([[0], starts])
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)  # where each document starts in ``text``
-    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)) + 1, out=offsets[1:])
-    return flat, np.searchsorted(starts, offsets).astype(np.int64)
-
-
-_IMPORT_LINE = re.compile(r"\s*(?:from\s+[\w.]+\s+)?import\s")
-
-
-def _without_imports(lines: list[str]) -> str:
-    kept: list[str] = []
-    in_import = False
-    for line in lines:
-        if in_import:  # inside a parenthesised multi-line import
-            in_import = ")" not in line
-            continue
-        if "import" in line and _IMPORT_LINE.match(line):  # the substring test skips most lines cheaply
-            in_import = "(" in line and ")" not in line
-            continue
-        kept.append(line)
-    return "".join(kept)
-
-
-def own_documents(graph: CodebaseGraph) -> list[str]:
-    """Per symbol: path + qualname + its own lines (not those of nested definitions)."""
-    docs = [""] * len(graph.symbols)
-    by_path: dict[str, list[int]] = {}
-    for i, s in enumerate(graph.symbols):
-        by_path.setdefault(s.path, []).append(i)
-    for path, nodes in by_path.items():
-        lines = graph.file_lines(path)
-        owner = np.full(len(lines), -1, dtype=np.int64)
-        for i in nodes:  # definitions come in pre-order: children overwrite parents
-            s = graph.symbols[i]
-            owner[s.start_line - 1:s.end_line] = i
-        # A symbol's own lines are the runs of lines it owns, in file order: one slice per run,
-        # not a numpy search per symbol.
-        cuts = (np.flatnonzero(owner[1:] != owner[:-1]) + 1).tolist()
-        runs: dict[int, list[tuple[int, int]]] = {}
-        for a, b in zip([0, *cuts], [*cuts, len(lines)]) if lines else ():
-            runs.setdefault(int(owner[a]), []).append((a, b))
-        where = f"{path.replace('/', ' ').replace('.py', '')} "
-        for i in nodes:
-            spans = runs.get(i, ())
-            body = "".join(["".join(lines[a:b]) for a, b in spans])
-            if "import" in body:  # no line without the word is an import: most documents skip the line scan
-                body = _without_imports([line for a, b in spans for line in lines[a:b]])
-            docs[i] = f"{where}{graph.symbols[i].qualname.replace('.', ' ')}\n{body}"
-    return docs
-
-
 def term_index(graph: CodebaseGraph) -> TermIndex:
     ix = indexes_for(graph)
     if ix.term_index is not None:
         return ix.term_index
-    # Every document's words in one flat list, found by C string operations (``_word_runs``); each distinct
-    # word is numbered by its first occurrence and split once, its terms numbered when it is first seen.
-    # Walking the distinct words in that order gives the same numbering (first occurrence of each term in
-    # document order) as ``terms(doc)`` term by term; the counts are (document x word occurrences) @
-    # (word x term), without a Python step per occurrence.
-    flat, doc_ptr = _word_runs(own_documents(graph))
-    word_ids, words = pd.factorize(flat)  # hashed in C; ids by first occurrence (``sort=False``)
-    vocab: dict[str, int] = {}
-    word_terms: list[int] = []
-    word_ptr = [0]
-    for word in words:
-        word = word.lstrip(b"0123456789").decode("ascii")  # the identifier ``_IDENT`` finds in this run
-        word_terms.extend(vocab.setdefault(t, len(vocab)) for t in split_identifier(word) if word)
-        word_ptr.append(len(word_terms))
-    splits = sp.csr_matrix((np.ones(len(word_terms)), np.asarray(word_terms, dtype=np.int64),
-                            np.asarray(word_ptr, dtype=np.int64)), shape=(len(words), len(vocab)))
-    occurrences = sp.csr_matrix((np.ones(len(flat)), word_ids, doc_ptr), shape=(len(doc_ptr) - 1, len(words)))
+    # Every document's words, numbered by first occurrence in document order (``doc_tokens``); each distinct
+    # word is split once, its terms numbered when it is first seen. Walking the distinct words in that order
+    # gives the same numbering (first occurrence of each term in document order) as ``terms(doc)`` term by
+    # term; the counts are (document x word occurrences) @ (word x term), without a Python step per occurrence.
+    found = doc_words(graph)
+    # the identifier ``_IDENT`` finds in each run (without its leading digits; all-digit runs find none)
+    idents = b" ".join([w.lstrip(b"0123456789") for w in found.words]).decode("ascii").split(" ") if found.words else []
+    parts = list(map(split_identifier, idents))
+    flat = list(chain.from_iterable(parts))
+    vocab = {t: j for j, t in enumerate(dict.fromkeys(flat))}  # numbered by first occurrence
+    term_ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
+    word_ptr = np.zeros(len(parts) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)), out=word_ptr[1:])
+    n_words = len(found.words)
+    splits = sp.csr_matrix((np.ones(len(term_ids)), term_ids, word_ptr), shape=(n_words, len(vocab)))
+    occurrences = sp.csr_matrix((np.ones(len(found.codes)), found.codes, found.doc_ptr),
+                                shape=(len(graph.symbols), n_words))
     counts = (occurrences @ splits).tocsr()
     counts.sort_indices()
     # the same constructor call (and so the same dtypes) as a row-by-row build

@@ -6,7 +6,8 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from beacon.graph import CodebaseGraph
-from beacon.retrieval.text import own_documents, term_index, terms
+from beacon.retrieval.text import term_index, terms
+from experiments.benchmarks.term_reference import own_documents
 
 WORDS = st.sampled_from(["retry", "retry_delay", "RetryDelay", "HTTPError", "a_a", "x1", "_private", "the", "self",
                          "import_name", "fooBarBaz", "foo_foo", "delay", "9lives", "value", "naïveValue", "__init__",

@@ -1,12 +1,17 @@
-"""The fast paths of ``text`` against plain computations: identifier runs, identifier splitting, own documents."""
+"""The fast paths of ``text`` against plain computations: identifier splitting, and the term index (built from
+one tokenisation of the graph's text, ``doc_tokens``) against the string-per-document reference build, whose
+identifier runs and own documents are checked against plain computations here too."""
 from __future__ import annotations
 
 import re
 
+import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from beacon.graph import CodebaseGraph
-from beacon.retrieval.text import _CAMEL, _IDENT, STOPWORDS, _without_imports, _word_runs, own_documents, split_identifier
+from beacon.retrieval.doc_tokens import _scan
+from beacon.retrieval.text import _CAMEL, _IDENT, STOPWORDS, split_identifier, term_index
+from experiments.benchmarks.term_reference import own_documents, reference_term_index, same_index, without_imports, word_runs
 
 IDENTISH = st.text(alphabet="aAbBzZ_09 .\n\té√\udc80λ", max_size=40)
 
@@ -21,11 +26,22 @@ def plain_split(word: str) -> tuple[str, ...]:
 
 @given(st.lists(IDENTISH, max_size=5))
 def test_word_runs_are_each_documents_identifier_matches_with_their_leading_digits(docs):
-    flat, starts = _word_runs(docs)
+    flat, starts = word_runs(docs)
     assert len(starts) == len(docs) + 1 and starts[0] == 0 and starts[-1] == len(flat)
     for i, doc in enumerate(docs):
         found = [w.lstrip(b"0123456789").decode("ascii") for w in flat[starts[i]:starts[i + 1]]]
         assert [w for w in found if w] == _IDENT.findall(doc)
+
+
+@given(st.lists(IDENTISH, max_size=6).map("\n".join), st.integers(1, 30))
+def test_scan_in_blocks_equals_one_scan(text, block):
+    """Blocks cut after a newline find the same newlines and runs (two bytes or more) as the whole text at once."""
+    encoded = text.encode("utf-8", "surrogatepass") + b" " * 16
+    whole = _scan(encoded, block=1 << 30)
+    assert all(np.array_equal(a, b) for a, b in zip(_scan(encoded, block=block), whole))
+    runs = [m.span() for m in re.finditer(rb"[A-Za-z0-9_]{2,}", encoded)]
+    assert list(zip(whole[1].tolist(), whole[2].tolist())) == runs
+    assert whole[0].tolist() == [m.start() for m in re.finditer(rb"\n", encoded)]
 
 
 @given(st.one_of(st.from_regex(re.compile(r"[a-z_]{0,12}", re.ASCII), fullmatch=True),
@@ -45,12 +61,15 @@ def plain_own_documents(graph: CodebaseGraph) -> list[str]:
                 and max(k for k, t in enumerate(graph.symbols)
                         if t.path == s.path and t.start_line <= number <= t.end_line) == i]
         docs.append(f"{s.path.replace('/', ' ').replace('.py', '')} {s.qualname.replace('.', ' ')}\n"
-                    f"{_without_imports(mine)}")
+                    f"{without_imports(mine)}")
     return docs
 
 
 STATEMENT = st.sampled_from(["x = 1", "import os", "from a import (b,", "y = important", "'''import x'''",
-                             "return x", "pass", "n0_0()", "n1_1()", "x.n1_0()"])
+                             "return x", "pass", "n0_0()", "n1_1()", "x.n1_0()", "import os  # (", "from a import (b, c)",
+                             "retryDelay = HTTPError(9lives)", "Δx_delay = naïveValue", "x9_ = __init__ + 42",
+                             ">>> from a import b", "from\u00a0a import b", "import\tsys", "importlib.x(1)",
+                             "s = 'a very_long_identifier_name_of_more_than_thirty_two_bytes'", "abcdefghi_jk = ab"])
 
 
 @st.composite
@@ -68,16 +87,30 @@ def module_source(draw) -> str:
                 out.append(f"{kind} n{depth}_{len(out)}{'()' if kind == 'def' else ''}:")
                 out.extend("    " + line for line in block(depth + 1))
         return out
-    return "\n".join(block(0)) + draw(st.sampled_from(["", "\n", "\n\n"]))
+    return "\n".join(block(0)) + draw(st.sampled_from(["", "\n", "\n\n", "\nimport os", "\nfrom a import (b,\n    c)"]))
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(sources=st.lists(module_source(), min_size=1, max_size=3))
-def test_own_documents_equal_the_per_symbol_computation(tmp_path, sources):
+def modules_graph(tmp_path, sources: list[str]) -> CodebaseGraph:
+    """A graph of ``pkg/m<k>.py`` for each source, an empty module and one with a non-ASCII file name."""
     root = tmp_path / f"repo{abs(hash(str(sources)))}"
     (root / "pkg").mkdir(parents=True)
     for k, source in enumerate(sources):
         (root / "pkg" / f"m{k}.py").write_text(source)
     (root / "empty.py").write_text("")
-    graph = CodebaseGraph.from_repo(root)
+    (root / "pkg" / "naïve.py").write_text("x = 1")
+    return CodebaseGraph.from_repo(root)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sources=st.lists(module_source(), min_size=1, max_size=3))
+def test_own_documents_equal_the_per_symbol_computation(tmp_path, sources):
+    graph = modules_graph(tmp_path, sources)
     assert own_documents(graph) == plain_own_documents(graph)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sources=st.lists(module_source(), min_size=1, max_size=3))
+def test_term_index_equals_the_string_per_document_build(tmp_path, sources):
+    """Vocabulary numbering, matrix arrays and dtypes, document lengths: byte for byte."""
+    graph = modules_graph(tmp_path, sources)
+    assert same_index(term_index(graph), reference_term_index(graph))
