@@ -20,7 +20,8 @@ import scipy.sparse as sp
 from .symbols import EdgeType, Skipped, Symbol
 
 # 2: literals.json (each file's string constants).
-GRAPH_SCHEMA = 2
+# 3: parser 7 (bases through `with_metaclass(...)` and `Base[T]`): graphs saved before it lack those edges.
+GRAPH_SCHEMA = 3
 _NODE_COLUMNS = ("id", "kind", "path", "qualname", "start_line", "end_line",
                  "start_byte", "end_byte", "is_test", "parent")
 

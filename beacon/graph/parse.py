@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from io import BytesIO
 
 # 4: LOCAL bindings; outcomes independent of warning filters. 5: `@(` decorator spans.
-# 6: string constants (``FileParse.literals``).
-PARSER_VERSION = 6
+# 6: string constants (``FileParse.literals``). 7: bases through ``with_metaclass(M, *bases)``
+# and subscripts (``Base[T]`` -> ``Base``), see ``base_chains``.
+PARSER_VERSION = 7
 
 Chain = tuple[str, ...]
 
@@ -117,6 +118,26 @@ def chain_of(expr: ast.expr) -> Chain:
         names.append("?")
     names.reverse()
     return tuple(names)
+
+
+def base_chains(base: ast.expr) -> list[Chain]:
+    """The chains of the classes one base expression of a ``class`` statement names.
+
+    A plain base is its chain; a subscripted one (``Generic[T]``, ``Base[int]``)
+    names the class it subscripts. ``with_metaclass(Meta, *bases)`` -- the
+    py2/3 idiom of six, future and many projects' own ``_compat`` modules --
+    builds a throwaway class whose bases are the arguments after the metaclass,
+    so those are the real bases. Any other call (a factory such as
+    ``declarative_base()``) names no class this file can resolve: no chain.
+    """
+    while isinstance(base, ast.Subscript):
+        base = base.value
+    if isinstance(base, ast.Call):
+        if chain_of(base.func)[-1] != "with_metaclass":
+            return []
+        return [c for arg in base.args[1:] if not isinstance(arg, ast.Starred) for c in base_chains(arg)]
+    chain = chain_of(base)
+    return [] if chain[0] == "?" else [chain]
 
 
 _FUNC_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -287,9 +308,7 @@ class _Extractor:
                 r.decorators.append((index, chain))
         if is_class:
             for base in node.bases:
-                chain = chain_of(base)
-                if chain[0] != "?":
-                    r.bases.append((index, chain))
+                r.bases.extend((index, chain) for chain in base_chains(base))
         self.body(node.body, index)
 
 
