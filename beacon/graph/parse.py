@@ -125,7 +125,8 @@ def base_chains(base: ast.expr) -> list[Chain]:
 
     A plain base is its chain; a subscripted one (``Generic[T]``, ``Base[int]``)
     names the class it subscripts. ``with_metaclass(Meta, *bases)`` -- the
-    py2/3 idiom of six, future and many projects' own ``_compat`` modules --
+    py2/3 idiom of six, future and many projects' own ``_compat`` modules
+    (sometimes imported as ``_with_metaclass``) --
     builds a throwaway class whose bases are the arguments after the metaclass,
     so those are the real bases. Any other call (a factory such as
     ``declarative_base()``) names no class this file can resolve: no chain.
@@ -133,7 +134,7 @@ def base_chains(base: ast.expr) -> list[Chain]:
     while isinstance(base, ast.Subscript):
         base = base.value
     if isinstance(base, ast.Call):
-        if chain_of(base.func)[-1] != "with_metaclass":
+        if chain_of(base.func)[-1].lstrip("_") != "with_metaclass":  # also a private `_with_metaclass`
             return []
         return [c for arg in base.args[1:] if not isinstance(arg, ast.Starred) for c in base_chains(arg)]
     chain = chain_of(base)

@@ -140,6 +140,7 @@ def test_base_chains_table():
     assert _chains("Base[T]") == [("Base",)] and _chains("typing.Generic[T, U]") == [("typing", "Generic")]
     assert _chains("with_metaclass(M, A, b.B[int])") == [("A",), ("b", "B")]
     assert _chains("future.utils.with_metaclass(M, A)") == [("A",)]
+    assert _chains("_with_metaclass(M, A)") == [("A",)]  # werkzeug's example imports it under this name
     assert _chains("with_metaclass(M, *bases)") == []  # unknown at parse time
     assert _chains("with_metaclass(M, with_metaclass(N, A))") == [("A",)]
     for other in ("declarative_base()", "make(A)", "f()[0]", "x[0].y", "(lambda: A)()"):
