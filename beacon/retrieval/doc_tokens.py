@@ -13,6 +13,7 @@ document order.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain, repeat
 
 import numpy as np
 import pandas as pd
@@ -32,9 +33,14 @@ class DocWords:
     words: list[bytes]
 
 
-def _files_words(graph: CodebaseGraph) -> tuple[list[FileWords], list[int]]:
+def _files_words(graph: CodebaseGraph) -> tuple[list[FileWords], np.ndarray]:
     """Each file's words (from its parse, or computed from its text and its symbols' spans when the graph does
     not carry them), and the symbols in the order the files' definitions list them."""
+    files = list(graph.files.values())
+    if all(f.words is not None for f in files):  # a built or loaded graph: its symbols are its files' definitions
+        listed = chain.from_iterable(repeat(f.path, len(f.words.def_ptr) - 1) for f in files)
+        if list(listed) == [s.path for s in graph.symbols]:
+            return [f.words for f in files], np.arange(len(graph.symbols))
     by_path: dict[str, list[int]] = {}
     for i, s in enumerate(graph.symbols):
         by_path.setdefault(s.path, []).append(i)
@@ -47,7 +53,7 @@ def _files_words(graph: CodebaseGraph) -> tuple[list[FileWords], list[int]]:
             words = file_words(source.text, spans)
         found.append(words)
         order.extend(members)
-    return found, order
+    return found, np.asarray(order, dtype=np.int64)
 
 
 def doc_words(graph: CodebaseGraph) -> DocWords:
@@ -70,10 +76,10 @@ def doc_words(graph: CodebaseGraph) -> DocWords:
     if int(n_words.sum()) != n_entries:
         raise ValueError(f"per-file words: {int(n_words.sum())} distinct words listed, {n_entries} found in them")
     # body words, definition by definition in ``order``: file-local codes -> the files' entries -> word ids
-    entry = np.concatenate([w.codes for w in found] + [np.zeros(0, dtype=np.int32)]).astype(np.int64)
+    entry = np.concatenate([w.codes for w in found] + [np.zeros(0, dtype=np.int32)], dtype=np.int64)
     entry += np.repeat(np.cumsum(n_words) - n_words, sizes)
     body = key_ids[entry]
-    ptrs = np.concatenate([w.def_ptr for w in found] + [np.zeros(0, dtype=np.int32)]).astype(np.int64)
+    ptrs = np.concatenate([w.def_ptr for w in found] + [np.zeros(0, dtype=np.int32)], dtype=np.int64)
     steps = np.diff(ptrs)  # the definitions' lengths, and between two files' pointers a step to drop
     kept = np.ones(len(steps), dtype=bool)
     kept[np.cumsum([len(w.def_ptr) for w in found], dtype=np.int64)[:-1] - 1] = False
