@@ -11,9 +11,10 @@ lines of its span that are not inside a nested definition, without import
 statements (an import names code defined elsewhere; counting it would make
 every importer look like the definition). A class document holds the class
 statement, docstring and attributes; each method has its own. The documents are
-never built as strings: ``doc_tokens`` tokenises the graph's text once and
-gathers each document's words (``experiments/benchmarks/term_reference.py`` keeps
-the string-per-document build the fast path equals byte for byte).
+never built as strings: ``doc_tokens`` assembles each document's words from the
+per-file words computed with each parse (``beacon.graph.words``);
+``experiments/benchmarks/term_reference.py`` keeps the string-per-document build
+the fast path equals byte for byte.
 The document-term matrix is built once per graph and memoised on it.
 """
 from __future__ import annotations
