@@ -4,13 +4,15 @@ Edges of each type are stored as two arrays, ``indptr`` (int64, n+1) and
 ``indices`` (int32), sorted by source then target, without duplicates. The
 reverse direction is the transpose, built lazily. ``save`` writes ``.npy``
 files that ``load`` opens with ``mmap_mode="r"``, plus JSON tables for nodes,
-files and sources, so a loaded graph can render snippets without the repo.
+files and sources, so a loaded graph can render snippets without the repo, and each file's document words
+(``words.file_words``, computed with the parse) as three files, so a loaded graph's term index needs no
+tokenisation of its files.
 """
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterator
 
@@ -18,10 +20,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from .symbols import EdgeType, Skipped, Symbol
+from .words import FileWords
 
-# 2: literals.json (each file's string constants).
-# 3: parser 7 (bases through `with_metaclass(...)` and `Base[T]`): graphs saved before it lack those edges.
-GRAPH_SCHEMA = 3
+# 2: literals.json (each file's string constants). 3: parser 7 (bases through `with_metaclass(...)`
+# and `Base[T]`): graphs saved before it lack those edges. 4: words.* (each file's document words).
+GRAPH_SCHEMA = 4
+_WORDS_FILES = ("words.vocab", "words.codes.npy", "words.def_ptr.npy", "words.sizes.npy")
 _NODE_COLUMNS = ("id", "kind", "path", "qualname", "start_line", "end_line",
                  "start_byte", "end_byte", "is_test", "parent")
 
@@ -39,6 +43,9 @@ class SourceFile:
     text: str
     # (line, value) of each string constant but docstrings (``parse.string_constants``), for literal matching
     literals: tuple[tuple[int, str], ...] = ()
+    # the words of each definition's own lines, for the term index (``beacon.retrieval.doc_tokens``); None
+    # when the graph was not built by the parser (the term index then tokenises the text)
+    words: FileWords | None = field(default=None, compare=False, repr=False)
 
     def lines(self) -> list[str]:
         return self.text.split("\n")
@@ -166,6 +173,7 @@ class CodebaseGraph:
         ]
         _write_json(out / "sources.json", {f.path: f.text for f in self.files.values()})
         _write_json(out / "literals.json", {f.path: f.literals for f in self.files.values()})
+        _save_words(out, list(self.files.values()))
         meta = {
             "schema": GRAPH_SCHEMA,
             "root": self.root,
@@ -192,6 +200,7 @@ class CodebaseGraph:
                                   tuple((line, value) for line, value in literals[f["path"]]))
             for f in meta["files"]
         }
+        _load_words(src, files)
         mode = "r" if mmap else None
         edges = {
             etype: (
@@ -208,6 +217,36 @@ class CodebaseGraph:
             stats=meta["stats"],
             root=meta["root"],
         )
+
+
+def _save_words(out: Path, files: list[SourceFile]) -> None:
+    """Every file's words, concatenated in file order (none if some file lacks them)."""
+    found = [f.words for f in files]
+    if not found or any(w is None for w in found):
+        for name in _WORDS_FILES:
+            (out / name).unlink(missing_ok=True)
+        return
+    empty = np.zeros(0, dtype=np.int32)
+    _save_npy(out / "words.codes.npy", np.concatenate([w.codes for w in found] + [empty]).astype(np.int32))
+    _save_npy(out / "words.def_ptr.npy", np.concatenate([w.def_ptr for w in found] + [empty]).astype(np.int32))
+    _save_npy(out / "words.sizes.npy", np.array([[len(w.codes), len(w.def_ptr)] for w in found], dtype=np.int64))
+    tmp = out / "words.vocab.tmp"
+    tmp.write_bytes(b"\n".join(w.vocab for w in found))  # a file's words are space-separated, never hold "\n"
+    os.replace(tmp, out / "words.vocab")
+
+
+def _load_words(src: Path, files: dict[str, SourceFile]) -> None:
+    """Attach the saved words to ``files`` (in place: ``SourceFile`` is frozen, so each is replaced)."""
+    if not (src / "words.vocab").is_file():
+        return
+    vocab = (src / "words.vocab").read_bytes().split(b"\n")
+    sizes = np.load(src / "words.sizes.npy")
+    if len(vocab) != len(files) or sizes.shape != (len(files), 2):
+        raise StaleGraphError(f"{src / 'words.vocab'}: words of {len(vocab)} files, expected {len(files)}")
+    codes = np.split(np.load(src / "words.codes.npy"), np.cumsum(sizes[:, 0])[:-1])
+    def_ptr = np.split(np.load(src / "words.def_ptr.npy"), np.cumsum(sizes[:, 1])[:-1])
+    for (path, source), *words in zip(list(files.items()), vocab, codes, def_ptr):
+        files[path] = replace(source, words=FileWords(*words))
 
 
 def _save_npy(path: Path, array: np.ndarray) -> None:

@@ -18,10 +18,13 @@ import warnings
 from dataclasses import dataclass, field
 from io import BytesIO
 
+from .words import FileWords, file_words
+
 # 4: LOCAL bindings; outcomes independent of warning filters. 5: `@(` decorator spans.
 # 6: string constants (``FileParse.literals``). 7: bases through ``with_metaclass(M, *bases)``
-# and subscripts (``Base[T]`` -> ``Base``), see ``base_chains``.
-PARSER_VERSION = 7
+# and subscripts (``Base[T]`` -> ``Base``), see ``base_chains``. 8: each definition's document
+# words (``FileParse.words``).
+PARSER_VERSION = 8
 
 Chain = tuple[str, ...]
 
@@ -69,6 +72,9 @@ class FileParse:
     # here because this parse is cached by content hash; a second parse per file for them cost more than
     # the whole graph build.
     literals: list[tuple[int, str]] = field(default_factory=list)
+    # The words of each definition's own lines (``words.file_words``): the per-file half of the term index,
+    # computed here so that it is cached by content hash with the parse.
+    words: FileWords | None = None
 
     def interface(self) -> bytes:
         """What other files' resolution can depend on: names, kinds, bindings, bases.
@@ -338,8 +344,9 @@ def string_constants(tree: ast.Module) -> list[tuple[int, str]]:
 def parse_source(data: bytes, *, literals: bool = True) -> FileParse:
     """Parse file bytes; raise ``ParseFailure`` with the skip reason on failure.
 
-    ``literals=False`` leaves ``FileParse.literals`` empty, for callers that only need definitions (gold
-    units, agent scoring): collecting them is a quarter of the parse time. The graph build always collects them.
+    ``literals=False`` leaves ``FileParse.literals`` empty and ``FileParse.words`` unset, for callers that only
+    need definitions (gold units, agent scoring): collecting them is a quarter of the parse time. The graph
+    build always collects them.
     """
     text = decode_source(data)
     try:
@@ -367,4 +374,11 @@ def parse_source(data: bytes, *, literals: bool = True) -> FileParse:
             result.literals = string_constants(tree)
     except RecursionError:
         raise ParseFailure("cannot index: nesting too deep") from None
+    if literals:
+        result.words = document_words(result)
     return result
+
+
+def document_words(result: FileParse) -> FileWords:
+    """The words of each definition's own lines (graph builds only: ``parse_source(literals=True)``)."""
+    return file_words(result.text, [(d.start_line, d.end_line) for d in result.defs])

@@ -11,9 +11,10 @@ lines of its span that are not inside a nested definition, without import
 statements (an import names code defined elsewhere; counting it would make
 every importer look like the definition). A class document holds the class
 statement, docstring and attributes; each method has its own. The documents are
-never built as strings: ``doc_tokens`` tokenises the graph's text once and
-gathers each document's words (``experiments/benchmarks/term_reference.py`` keeps
-the string-per-document build the fast path equals byte for byte).
+never built as strings: ``doc_tokens`` assembles each document's words from the
+per-file words computed with each parse (``beacon.graph.words``);
+``experiments/benchmarks/term_reference.py`` keeps the string-per-document build
+the fast path equals byte for byte.
 The document-term matrix is built once per graph and memoised on it.
 """
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..graph.codebase import CodebaseGraph
-from .doc_tokens import doc_words
+from .doc_tokens import DocWords, doc_words
 from .indexes import indexes_for
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -101,32 +102,35 @@ class TermIndex:
 
 def term_index(graph: CodebaseGraph) -> TermIndex:
     ix = indexes_for(graph)
-    if ix.term_index is not None:
-        return ix.term_index
+    if ix.term_index is None:
+        ix.term_index = term_index_of(doc_words(graph), len(graph.symbols))
+    return ix.term_index
+
+
+def term_index_of(words: DocWords, n_docs: int) -> TermIndex:
+    """The term index of the documents' words (``doc_tokens.doc_words``)."""
     # Every document's words, numbered by first occurrence in document order (``doc_tokens``); each distinct
     # word is split once, its terms numbered when it is first seen. Walking the distinct words in that order
     # gives the same numbering (first occurrence of each term in document order) as ``terms(doc)`` term by
     # term; the counts are (document x word occurrences) @ (word x term), without a Python step per occurrence.
-    found = doc_words(graph)
     # the identifier ``_IDENT`` finds in each run (without its leading digits; all-digit runs find none)
-    idents = b" ".join([w.lstrip(b"0123456789") for w in found.words]).decode("ascii").split(" ") if found.words else []
-    parts = list(map(split_identifier, idents))
-    flat = list(chain.from_iterable(parts))
-    vocab = {t: j for j, t in enumerate(dict.fromkeys(flat))}  # numbered by first occurrence
-    term_ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
+    idents = b" ".join([w.lstrip(b"0123456789") for w in words.words]).decode("ascii").split(" ") if words.words else []
+    parts = list(map(_SPLITS.get, idents))  # the memo's hits, without a Python call per word
+    if None in parts:
+        parts = [found if found is not None else split_identifier(w) for found, w in zip(parts, idents)]
+    vocab: dict[str, int] = {}  # numbered by first occurrence
+    term_ids = np.array([vocab.setdefault(t, len(vocab)) for t in chain.from_iterable(parts)], dtype=np.int64)
     word_ptr = np.zeros(len(parts) + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)), out=word_ptr[1:])
-    n_words = len(found.words)
+    n_words = len(words.words)
     splits = sp.csr_matrix((np.ones(len(term_ids)), term_ids, word_ptr), shape=(n_words, len(vocab)))
-    occurrences = sp.csr_matrix((np.ones(len(found.codes)), found.codes, found.doc_ptr),
-                                shape=(len(graph.symbols), n_words))
+    occurrences = sp.csr_matrix((np.ones(len(words.codes)), words.codes, words.doc_ptr),
+                                shape=(n_docs, n_words))
     counts = (occurrences @ splits).tocsr()
     counts.sort_indices()
     # the same constructor call (and so the same dtypes) as a row-by-row build
     tf = sp.csr_matrix(
         (counts.data.astype(np.float64), counts.indices.astype(np.int64), counts.indptr.astype(np.int64)),
-        shape=(len(graph.symbols), len(vocab)),
+        shape=(n_docs, len(vocab)),
     )
-    index = TermIndex(vocab, tf, np.asarray(tf.sum(axis=1)).ravel())
-    ix.term_index = index
-    return index
+    return TermIndex(vocab, tf, np.asarray(tf.sum(axis=1)).ravel())

@@ -8,7 +8,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from beacon.graph.codebase import CodebaseGraph
-from beacon.retrieval.doc_tokens import IMPORT_LINE, WORD_BYTES
+from beacon.graph.words import IMPORT_LINE, WORD_BYTES
 from beacon.retrieval.text import TermIndex, split_identifier
 
 

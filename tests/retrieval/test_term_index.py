@@ -19,7 +19,7 @@ LINE = st.lists(WORDS, min_size=1, max_size=6).map(" ".join)
 @given(bodies=st.lists(st.lists(LINE, min_size=1, max_size=4), min_size=1, max_size=4))
 def test_term_index_equals_counting_terms_one_by_one(tmp_path, bodies):
     root = tmp_path / f"repo{abs(hash(str(bodies)))}"
-    root.mkdir()
+    root.mkdir(exist_ok=True)  # hypothesis may run one example twice
     source = "".join(f"def f{i}():\n" + "".join(f"    {line}\n" for line in body) + "\n\n"
                      for i, body in enumerate(bodies))
     (root / "mod.py").write_text(f"import os\nfrom a import (b,\n    c)\n{source}")

@@ -4,12 +4,13 @@ identifier runs and own documents are checked against plain computations here to
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from beacon.graph import CodebaseGraph
-from beacon.retrieval.doc_tokens import _scan
+from beacon.graph.words import scan_runs
 from beacon.retrieval.text import _CAMEL, _IDENT, STOPWORDS, split_identifier, term_index
 from experiments.benchmarks.term_reference import own_documents, reference_term_index, same_index, without_imports, word_runs
 
@@ -34,11 +35,11 @@ def test_word_runs_are_each_documents_identifier_matches_with_their_leading_digi
 
 
 @given(st.lists(IDENTISH, max_size=6).map("\n".join), st.integers(1, 30))
-def test_scan_in_blocks_equals_one_scan(text, block):
+def test_scan_in_blocks_equals_onescan_runs(text, block):
     """Blocks cut after a newline find the same newlines and runs (two bytes or more) as the whole text at once."""
     encoded = text.encode("utf-8", "surrogatepass") + b" " * 16
-    whole = _scan(encoded, block=1 << 30)
-    assert all(np.array_equal(a, b) for a, b in zip(_scan(encoded, block=block), whole))
+    whole = scan_runs(encoded, block=1 << 30)
+    assert all(np.array_equal(a, b) for a, b in zip(scan_runs(encoded, block=block), whole))
     runs = [m.span() for m in re.finditer(rb"[A-Za-z0-9_]{2,}", encoded)]
     assert list(zip(whole[1].tolist(), whole[2].tolist())) == runs
     assert whole[0].tolist() == [m.start() for m in re.finditer(rb"\n", encoded)]
@@ -93,7 +94,7 @@ def module_source(draw) -> str:
 def modules_graph(tmp_path, sources: list[str]) -> CodebaseGraph:
     """A graph of ``pkg/m<k>.py`` for each source, an empty module and one with a non-ASCII file name."""
     root = tmp_path / f"repo{abs(hash(str(sources)))}"
-    (root / "pkg").mkdir(parents=True)
+    (root / "pkg").mkdir(parents=True, exist_ok=True)  # hypothesis may run one example twice
     for k, source in enumerate(sources):
         (root / "pkg" / f"m{k}.py").write_text(source)
     (root / "empty.py").write_text("")
@@ -111,6 +112,27 @@ def test_own_documents_equal_the_per_symbol_computation(tmp_path, sources):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(sources=st.lists(module_source(), min_size=1, max_size=3))
 def test_term_index_equals_the_string_per_document_build(tmp_path, sources):
-    """Vocabulary numbering, matrix arrays and dtypes, document lengths: byte for byte."""
+    """Vocabulary numbering, matrix arrays and dtypes, document lengths: byte for byte; from the words computed
+    with the parse, from the words saved with the graph, and from the text alone (files without words)."""
     graph = modules_graph(tmp_path, sources)
-    assert same_index(term_index(graph), reference_term_index(graph))
+    expected = reference_term_index(graph)
+    assert same_index(term_index(graph), expected)
+    loaded = CodebaseGraph.load(graph.save(tmp_path / f"saved{abs(hash(str(sources)))}"))
+    assert all(loaded.files[p].words == f.words for p, f in graph.files.items())
+    assert same_index(term_index(loaded), expected)
+    graph.cache.clear()
+    graph.files = {p: replace(f, words=None) for p, f in graph.files.items()}
+    assert same_index(term_index(graph), expected)
+
+
+def test_words_cached_with_the_parse_equal_fresh_ones(tmp_path):
+    """A warm build reads each file's words from the parse cache: equal to a cold build's, same term index."""
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "a.py").write_text("import os\nclass RetryDelay:\n    def compute(self, retry_delay):\n"
+                                       "        from x import (y,\n            z)\n        return retry_delay * 2\n")
+    (root / "pkg" / "b.py").write_text("def fooBar(x9_):\n    return x9_  # HTTPError")
+    cold = CodebaseGraph.from_repo(root, cache_dir=tmp_path / "cache")
+    warm = CodebaseGraph.from_repo(root, cache_dir=tmp_path / "cache")
+    assert all(f.words is not None and warm.files[p].words == f.words for p, f in cold.files.items())
+    assert same_index(term_index(warm), reference_term_index(cold))
