@@ -40,7 +40,6 @@ import numpy as np
 from ..graph.codebase import CodebaseGraph
 from ..repo.history import ChangeLog
 from .file_index import file_index
-from .indexes import indexes_for
 from .masks import packable, test_files
 from .stemmed import stem
 from .text import terms
@@ -90,14 +89,6 @@ def log_votes(graph: CodebaseGraph, log: ChangeLog, query: str, k: int, max_file
     """``(L_F per file in FileIndex order, L_G per symbol)``; tests, modules and non-packable code get 0."""
     index = file_index(graph)
     pos = {p: i for i, p in enumerate(index.paths)}
-    ix = indexes_for(graph)
-    if ix.path_name_nodes is None:
-        found: dict[tuple[str, str], list[int]] = {}
-        for i, s in enumerate(graph.symbols):
-            if s.kind != "module":
-                found.setdefault((s.path, s.name), []).append(i)
-        ix.path_name_nodes = found
-    by_name = ix.path_name_nodes
     file_vote = np.zeros(len(index.paths))
     function_vote = np.zeros(len(graph.symbols))
     for c, w in similar_commits(log, query, k, max_files=max_files):
@@ -107,9 +98,10 @@ def log_votes(graph: CodebaseGraph, log: ChangeLog, query: str, k: int, max_file
                 file_vote[i] += w / len(log.files[c])
         if log.functions[c]:
             share = w / len(log.functions[c])
-            for key in log.functions[c]:
-                for node in by_name.get(key, ()):
-                    function_vote[node] += share
+            for path, name in log.functions[c]:  # the definitions (no modules) of that name in that file
+                nodes, f = index.by_name.get(name), pos.get(path)
+                if nodes is not None and f is not None:
+                    function_vote[nodes[index.file_of[nodes] == f]] += share  # distinct nodes: one add each
     file_vote[test_files(graph)] = 0.0
     function_vote[~packable(graph)] = 0.0
     return file_vote, function_vote

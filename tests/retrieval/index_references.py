@@ -1,4 +1,5 @@
-"""Plain references for the per-graph index builders: the per-symbol code they replaced (main 6285162).
+"""Plain references for the per-graph index builders: the per-symbol code they replaced (main 6285162;
+``log_votes`` and ``FileIndex.by_name``: main d193831).
 
 The fast builders compute per distinct string (path, qualname part, name)
 and gather, or per file; these walk every symbol. Tests compare the two on small
@@ -14,9 +15,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from beacon.graph.codebase import CodebaseGraph
+from beacon.repo.history import ChangeLog
+from beacon.retrieval.commit_log import similar_commits
 from beacon.retrieval.file_index import file_index
 from beacon.retrieval.hashed import DIMENSIONS, _normalise, _slot
-from beacon.retrieval.masks import PERIPHERAL_DIRS, VENDOR_DIRS
+from beacon.retrieval.masks import PERIPHERAL_DIRS, VENDOR_DIRS, packable as packable_mask, test_files
 from beacon.retrieval.neighbors import call_neighbors
 from beacon.retrieval.stemmed import _SUFFIXES, MIN_STEM, _stem_map, bm25_weights
 from beacon.retrieval.text import term_index, terms
@@ -137,3 +140,34 @@ def hashed_vectors(graph: CodebaseGraph) -> np.ndarray:
     logtf = index.tf.copy()
     logtf.data = 1.0 + np.log(logtf.data)
     return _normalise(np.asarray((logtf @ projection).todense()))
+
+
+def path_name_nodes(graph: CodebaseGraph) -> dict[tuple[str, str], list[int]]:
+    """(path, ``Symbol.name``) -> its non-module nodes, as ``log_votes`` built it per graph."""
+    found: dict[tuple[str, str], list[int]] = {}
+    for i, s in enumerate(graph.symbols):
+        if s.kind != "module":
+            found.setdefault((s.path, s.name), []).append(i)
+    return found
+
+
+def log_votes(graph: CodebaseGraph, log: ChangeLog, query: str, k: int, max_files: int,
+              ) -> tuple[np.ndarray, np.ndarray]:
+    index = file_index(graph)
+    pos = {p: i for i, p in enumerate(index.paths)}
+    by_name = path_name_nodes(graph)
+    file_vote = np.zeros(len(index.paths))
+    function_vote = np.zeros(len(graph.symbols))
+    for c, w in similar_commits(log, query, k, max_files=max_files):
+        for f in log.files[c]:
+            i = pos.get(f)
+            if i is not None:
+                file_vote[i] += w / len(log.files[c])
+        if log.functions[c]:
+            share = w / len(log.functions[c])
+            for key in log.functions[c]:
+                for node in by_name.get(key, ()):
+                    function_vote[node] += share
+    file_vote[test_files(graph)] = 0.0
+    function_vote[~packable_mask(graph)] = 0.0
+    return file_vote, function_vote

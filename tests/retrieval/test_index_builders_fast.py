@@ -14,7 +14,8 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from beacon.graph import CodebaseGraph
-from beacon.retrieval import expansion, file_index, hashed, masks, stemmed
+from beacon.repo.history import ChangeLog
+from beacon.retrieval import commit_log, expansion, file_index, hashed, masks, stemmed
 from beacon.retrieval.signals_real import index as signals_index, literals
 from tests.retrieval import index_references as ref
 
@@ -112,3 +113,24 @@ def test_builders_equal_their_references(tmp_path, files):
     for weight in (0.3, 1.0):
         same_sparse(expansion.context_matrix(graph, weight), ref.context_matrix(graph, weight))
     same_array(hashed.symbol_vectors(graph), ref.hashed_vectors(graph))
+
+
+@SETTINGS
+@given(files=package(), data=st.data())
+def test_log_votes_equal_the_path_name_table(tmp_path, files, data):
+    """Change-log votes looked up through ``FileIndex.by_name`` equal those of the (path, name) table."""
+    graph = graph_of(tmp_path, files)
+    paths = sorted(files) + ["gone/old.py"]
+    names = NAMES + ["<module>", "x#2", "missing"]
+    commits = data.draw(st.lists(st.tuples(
+        st.lists(st.sampled_from(paths), min_size=1, max_size=3, unique=True),
+        st.lists(st.tuples(st.sampled_from(paths), st.sampled_from(names)), max_size=4, unique=True),
+        st.sampled_from(["fix handlers", "deprecation of cookies", "parse retry delay", "run things"])),
+        min_size=1, max_size=6))
+    log = ChangeLog("h", tuple(f"h{i}" for i in range(len(commits))), tuple(m for _, _, m in commits),
+                    tuple(tuple(f) for f, _, _ in commits), tuple(tuple(sorted(fn)) for _, fn, _ in commits))
+    for query in ("handlers cookies", "retry delay parse run"):
+        fast = commit_log.log_votes(graph, log, query, 5, 3)
+        plain = ref.log_votes(graph, log, query, 5, 3)
+        same_array(fast[0], plain[0])
+        same_array(fast[1], plain[1])
