@@ -30,8 +30,6 @@ Only the query and the snapshot are read. With every weight 0 and
 """
 from __future__ import annotations
 
-from pathlib import PurePosixPath
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -114,8 +112,15 @@ def _name_rows(graph: CodebaseGraph, fidx, vocab: dict[str, int]) -> sp.csr_matr
     words, distinct_terms = names.terms
     keys = np.where(fidx.is_module, len(names.strings) + fidx.file_of, names.name_of)
     table = (words.mapped(lookup_array(distinct_terms, vocab))
-             + Table(known(vocab, [PurePosixPath(p).stem for p in fidx.paths])))
+             + Table(known(vocab, [_stem_of(p) for p in fidx.paths])))
     return count_rows(np.arange(n, dtype=np.int64), keys, table, (n, len(vocab)))
+
+
+def _stem_of(path: str) -> str:
+    """``PurePosixPath(path).stem`` of a graph path (relative, normalised), without building the path object."""
+    name = path.rsplit("/", 1)[-1]
+    i = name.rfind(".")
+    return name[:i] if 0 < i < len(name) - 1 else name
 
 
 def _module_docstring(graph: CodebaseGraph, path: str) -> str:

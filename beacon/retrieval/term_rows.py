@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import chain, repeat
 
 import numpy as np
 import pandas as pd
@@ -89,7 +90,7 @@ def distinct(strings: list[str] | np.ndarray) -> tuple[np.ndarray, list[str]]:
 
 def qualname_parts(qualnames: list[str]) -> tuple[list[str], np.ndarray]:
     """Every qualname's dot-separated parts in one list, and how many each qualname has."""
-    counts = np.fromiter((q.count(".") + 1 for q in qualnames), dtype=np.int64, count=len(qualnames))
+    counts = np.fromiter(map(str.count, qualnames, repeat(".")), dtype=np.int64, count=len(qualnames)) + 1
     return (".".join(qualnames).split(".") if qualnames else []), counts
 
 
@@ -114,9 +115,9 @@ def count_rows(row_of_key: np.ndarray, keys: np.ndarray, table: Table, shape: tu
 
 def term_table(texts: list[str]) -> tuple[Table, list[str]]:
     """The terms of each text (``text_terms``) as codes into the distinct terms, and those terms."""
-    split = [text_terms(text) for text in texts]
+    split = [split_identifier(text) if text.isascii() and text.isidentifier() else terms(text) for text in texts]
     length = np.fromiter(map(len, split), dtype=np.int64, count=len(split))
-    codes, words = distinct([t for found in split for t in found])
+    codes, words = distinct(list(chain.from_iterable(split)))
     return Table.of(codes, length), words
 
 
@@ -152,16 +153,16 @@ def symbol_names(graph: CodebaseGraph) -> SymbolNames:
     if ix.symbol_names is None:
         parts, n_parts = qualname_parts([s.qualname for s in graph.symbols])
         part_codes, strings = distinct(parts)
-        code = dict(zip(strings, range(len(strings))))
-        last = part_codes[np.cumsum(n_parts) - 1]
-        last_parts, last_codes = np.unique(last, return_inverse=True)
-        name_code = np.empty(len(last_parts), dtype=np.int64)
-        for k, part in enumerate(last_parts.tolist()):  # the distinct last parts only
-            name = strings[part].split("#", 1)[0]
-            found = code.get(name)
-            if found is None:
-                found = code[name] = len(strings)
-                strings.append(name)
-            name_code[k] = found
-        ix.symbol_names = SymbolNames(part_codes, n_parts, name_code[last_codes], strings)
+        name_code = np.arange(len(strings), dtype=np.int64)  # a part without a ``#n`` mark is its own name
+        marked = [k for k, part in enumerate(strings) if "#" in part]
+        if marked:
+            code = dict(zip(strings, range(len(strings))))
+            for k in marked:
+                name = strings[k].split("#", 1)[0]
+                found = code.get(name)
+                if found is None:
+                    found = code[name] = len(strings)
+                    strings.append(name)
+                name_code[k] = found
+        ix.symbol_names = SymbolNames(part_codes, n_parts, name_code[part_codes[np.cumsum(n_parts) - 1]], strings)
     return ix.symbol_names

@@ -8,6 +8,7 @@ and folders that are tests, vendored or peripheral.
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 
 import numpy as np
 import scipy.sparse as sp
@@ -88,6 +89,20 @@ def test_normalise_equals_the_regular_expression(text):
     assert literals.normalise(text) == ref.normalise(text)
 
 
+@given(st.one_of(st.text(alphabet="ab -_%{}()sd:.İ\u00a0\t", max_size=24), st.sampled_from(LITERALS)))
+@settings(max_examples=400, deadline=None)
+def test_fragments_equal_the_plain_split(literal):
+    assert literals.fragments(literal) == ref.fragments(literal)
+
+
+@given(st.lists(st.text(alphabet="ab._", min_size=1, max_size=6).filter(lambda part: part != "."),
+                min_size=1, max_size=3))
+@settings(max_examples=200, deadline=None)
+def test_stem_of_a_graph_path_is_the_pathlib_stem(parts):
+    path = "/".join(parts)  # relative and normalised, as graph paths are
+    assert expansion._stem_of(path) == PurePosixPath(path).stem
+
+
 @SETTINGS
 @given(files=package())
 def test_builders_equal_their_references(tmp_path, files):
@@ -113,6 +128,10 @@ def test_builders_equal_their_references(tmp_path, files):
     for weight in (0.3, 1.0):
         same_sparse(expansion.context_matrix(graph, weight), ref.context_matrix(graph, weight))
     same_array(hashed.symbol_vectors(graph), ref.hashed_vectors(graph))
+    fast_literals, plain_literals = literals.literal_index(graph), ref.literal_index(graph)
+    assert fast_literals == plain_literals  # and in the same order (the stored member's bytes):
+    assert [list(x) for x in (fast_literals.files, fast_literals.tokens, fast_literals.phrases)] == \
+        [list(x) for x in (plain_literals.files, plain_literals.tokens, plain_literals.phrases)]
 
 
 @SETTINGS

@@ -49,14 +49,19 @@ def normalise(text: str) -> str:
 
 
 def first_word(phrase: str) -> str:
-    """The key a phrase is filed under in ``LiteralIndex.phrases``."""
-    return _WORD.findall(phrase)[0]
+    """The key a phrase is filed under in ``LiteralIndex.phrases`` (its first word)."""
+    return _WORD.search(phrase).group()
 
 
 def fragments(literal: str) -> list[str]:
     """The matchable pieces of one string constant (see the module docstring)."""
+    if len(literal) < MIN_CHARS and literal.isascii() and "-" not in literal and "_" not in literal:
+        # too short for a phrase (pieces of ASCII text only shrink when normalised), and an option token
+        # needs a ``-`` or ``_``: most short constants are skipped without splitting them
+        return []
     out = []
-    for piece in _PLACEHOLDER.split(literal):
+    # every placeholder starts with ``{`` or ``%``: a constant with neither is one piece
+    for piece in _PLACEHOLDER.split(literal) if "{" in literal or "%" in literal else (literal,):
         piece = normalise(piece).strip(" :,.;'\"()[]")
         if len(piece) >= MIN_CHARS and len(_WORD.findall(piece)) >= MIN_WORDS:
             out.append(piece)
@@ -76,14 +81,17 @@ def _owners_by_line(index: GraphIndex, path: str, lines: int) -> np.ndarray:
     """Per line 1..``lines`` of ``path``: ``index.at_line(path, line)`` (-1 for None), for every line at once.
 
     Spans are painted widest first, so the narrowest span holding a line wins; of equal widths the first
-    in ``index.spans`` order wins (painted last), as in ``at_line``.
+    in ``index.spans`` order wins (painted last), as in ``at_line``. The spans of a path are in node order,
+    so a stable sort by width (widest first) of the reversed list is that order.
     """
     owner = np.full(lines + 1, index.module_node.get(path, -1), dtype=np.int64)
-    spans = index.spans.get(path, ())
-    for i in sorted(range(len(spans)), key=lambda i: (spans[i][0] - spans[i][1], -i)):
-        start, end, node = spans[i]
-        owner[max(start, 0):end + 1] = node
+    for start, end, node in sorted(reversed(index.spans.get(path, ())), key=_width, reverse=True):
+        owner[start if start > 0 else 0:end + 1] = node
     return owner
+
+
+def _width(span: tuple[int, int, int]) -> int:
+    return span[1] - span[0]
 
 
 def _build(graph: CodebaseGraph) -> LiteralIndex:
@@ -95,27 +103,30 @@ def _build(graph: CodebaseGraph) -> LiteralIndex:
         source = graph.files.get(path)
         if module is None or graph.symbols[module].is_test or source is None:
             continue
-        owners = None
+        lines, found = [], []  # the constants with fragments: their lines and fragments
         for line, value in source.literals:
             if len(value) < MIN_TOKEN_CHARS:  # no fragment is longer than its constant
                 continue
             frags = pieces.get(value)
             if frags is None:
                 frags = pieces[value] = fragments(value)
-            if not frags:
-                continue
-            if owners is None:
-                owners = _owners_by_line(index, path, max(line for line, _ in source.literals))
-            owner = int(owners[line])
+            if frags:
+                lines.append(line)
+                found.append(frags)
+        if not found:
+            continue
+        owners = _owners_by_line(index, path, max(lines))  # the owners of the lines asked for
+        for owner, frags in zip(owners[lines].tolist(), found):
             if owner >= 0:
                 for frag in frags:
                     holders[frag].add(owner)
+    file_of = index.file_of.tolist()
     phrases: dict[str, dict[str, list[int]]] = defaultdict(dict)
     tokens: dict[str, list[int]] = {}
     files: dict[str, int] = {}
     for frag, nodes in holders.items():
         ordered = sorted(nodes)
-        files[frag] = len({int(index.file_of[n]) for n in ordered})
+        files[frag] = len({file_of[n] for n in ordered})
         if " " in frag:
             phrases[first_word(frag)][frag] = ordered
         else:
