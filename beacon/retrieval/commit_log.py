@@ -89,19 +89,32 @@ def log_votes(graph: CodebaseGraph, log: ChangeLog, query: str, k: int, max_file
     """``(L_F per file in FileIndex order, L_G per symbol)``; tests, modules and non-packable code get 0."""
     index = file_index(graph)
     pos = {p: i for i, p in enumerate(index.paths)}
-    file_vote = np.zeros(len(index.paths))
+
+    none = np.zeros(0, dtype=np.int64)
+
+    def definitions(path: str, name: str) -> np.ndarray:
+        """The nodes (no modules) named ``name`` in ``path``, ascending: ``by_name``'s in that file."""
+        nodes, f = index.by_name.get(name), pos.get(path)
+        return nodes[index.file_of[nodes] == f] if nodes is not None and f is not None else none
+
+    return votes(graph, log, similar_commits(log, query, k, max_files=max_files), pos, definitions)
+
+
+def votes(graph: CodebaseGraph, log: ChangeLog, commits: list[tuple[int, float]], pos: dict[str, int],
+          definitions) -> tuple[np.ndarray, np.ndarray]:
+    """The votes of weighted ``commits`` (``similar_commits``); ``definitions(path, name)``: an index array of
+    distinct nodes (an array or list, never a tuple: ``()`` would index every node)."""
+    file_vote = np.zeros(len(pos))
     function_vote = np.zeros(len(graph.symbols))
-    for c, w in similar_commits(log, query, k, max_files=max_files):
+    for c, w in commits:
         for f in log.files[c]:
             i = pos.get(f)
             if i is not None:
                 file_vote[i] += w / len(log.files[c])
         if log.functions[c]:
             share = w / len(log.functions[c])
-            for path, name in log.functions[c]:  # the definitions (no modules) of that name in that file
-                nodes, f = index.by_name.get(name), pos.get(path)
-                if nodes is not None and f is not None:
-                    function_vote[nodes[index.file_of[nodes] == f]] += share  # distinct nodes: one add each
+            for path, name in log.functions[c]:
+                function_vote[definitions(path, name)] += share  # distinct nodes: one add each
     file_vote[test_files(graph)] = 0.0
     function_vote[~packable(graph)] = 0.0
     return file_vote, function_vote

@@ -118,8 +118,7 @@ BUILDERS = [
     ("context_matrix(0.3) [d193831]", lambda g: expansion.context_matrix(g, 0.3),
      _swapped(expansion, "_name_rows", ref.previous_name_rows, lambda g: expansion.context_matrix(g, 0.3)),
      BASE + ("file_index",)),
-    ("literal_index", literals.literal_index, _swapped(literals, "normalise", ref.normalise, literals._build),
-     ("file_index", "test_mask", "issue_graph")),
+    ("literal_index [d193831]", literals.literal_index, ref.literal_index, ("file_index", "test_mask", "issue_graph")),
     ("hashed vectors", hashed.symbol_vectors, ref.hashed_vectors, BASE),
     ("log (path, name) lookup [d193831]", _path_name_table, ref.path_name_nodes, ("file_index",)),
 ]

@@ -21,14 +21,14 @@ import scipy.sparse as sp
 
 from beacon.graph.codebase import CodebaseGraph
 from beacon.repo.history import ChangeLog
-from beacon.retrieval.commit_log import similar_commits
+from beacon.retrieval.commit_log import similar_commits, votes
 from beacon.retrieval.file_index import file_index
 from beacon.retrieval.hashed import DIMENSIONS, _normalise, _slot
-from beacon.retrieval.masks import PERIPHERAL_DIRS, VENDOR_DIRS, packable as packable_mask, test_files
+from beacon.retrieval.masks import PERIPHERAL_DIRS, VENDOR_DIRS
 from beacon.retrieval.neighbors import call_neighbors
-from beacon.retrieval.signals_real.index import GraphIndex, graph_index
+from beacon.retrieval.signals_real.index import graph_index
 from beacon.retrieval.signals_real.literals import (_OPTION, _PLACEHOLDER, _WORD, MIN_CHARS, MIN_TOKEN_CHARS,
-                                                    MIN_WORDS, LiteralIndex)
+                                                    MIN_WORDS, LiteralIndex, _owners_by_line)
 from beacon.retrieval.stemmed import _SUFFIXES, MIN_STEM, _stem_map, bm25_weights, stem as fast_stem
 from beacon.retrieval.term_rows import Table, count_rows, distinct, keys_after, known, qualname_parts
 from beacon.retrieval.text import term_index, terms
@@ -162,24 +162,11 @@ def path_name_nodes(graph: CodebaseGraph) -> dict[tuple[str, str], list[int]]:
 
 def log_votes(graph: CodebaseGraph, log: ChangeLog, query: str, k: int, max_files: int,
               ) -> tuple[np.ndarray, np.ndarray]:
-    index = file_index(graph)
-    pos = {p: i for i, p in enumerate(index.paths)}
-    by_name = path_name_nodes(graph)
-    file_vote = np.zeros(len(index.paths))
-    function_vote = np.zeros(len(graph.symbols))
-    for c, w in similar_commits(log, query, k, max_files=max_files):
-        for f in log.files[c]:
-            i = pos.get(f)
-            if i is not None:
-                file_vote[i] += w / len(log.files[c])
-        if log.functions[c]:
-            share = w / len(log.functions[c])
-            for key in log.functions[c]:
-                for node in by_name.get(key, ()):
-                    function_vote[node] += share
-    file_vote[test_files(graph)] = 0.0
-    function_vote[~packable_mask(graph)] = 0.0
-    return file_vote, function_vote
+    """``commit_log.log_votes`` with main d193831's lookup: the (path, name) table (the rest is unchanged)."""
+    table = path_name_nodes(graph)
+    pos = {p: i for i, p in enumerate(file_index(graph).paths)}
+    return votes(graph, log, similar_commits(log, query, k, max_files=max_files), pos,
+                 lambda path, name: np.asarray(table.get((path, name), []), dtype=np.int64))
 
 
 def previous_name_field(graph: CodebaseGraph, stems: dict[str, int]) -> sp.csr_matrix:
@@ -228,17 +215,9 @@ def fragments(literal: str) -> list[str]:
     return out
 
 
-def _owners_by_line(index: GraphIndex, path: str, lines: int) -> np.ndarray:
-    owner = np.full(lines + 1, index.module_node.get(path, -1), dtype=np.int64)
-    spans = index.spans.get(path, ())
-    for i in sorted(range(len(spans)), key=lambda i: (spans[i][0] - spans[i][1], -i)):
-        start, end, node = spans[i]
-        owner[max(start, 0):end + 1] = node
-    return owner
-
-
 def literal_index(graph: CodebaseGraph) -> LiteralIndex:
-    """``literals._build`` of main d193831: owners painted for every line up to the file's last constant."""
+    """``literals._build`` of main d193831: owners painted (``_owners_by_line``, unchanged) for every line up to
+    the file's last constant."""
     index = graph_index(graph)
     holders: dict[str, set[int]] = defaultdict(set)
     pieces: dict[str, list[str]] = {}

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -81,29 +82,58 @@ def _owners_by_line(index: GraphIndex, path: str, lines: int) -> np.ndarray:
     """Per line 1..``lines`` of ``path``: ``index.at_line(path, line)`` (-1 for None), for every line at once.
 
     Spans are painted widest first, so the narrowest span holding a line wins; of equal widths the first
-    in ``index.spans`` order wins (painted last), as in ``at_line``. The spans of a path are in node order,
-    so a stable sort by width (widest first) of the reversed list is that order.
+    in ``index.spans`` order wins (painted last), as in ``at_line``.
     """
     owner = np.full(lines + 1, index.module_node.get(path, -1), dtype=np.int64)
-    for start, end, node in sorted(reversed(index.spans.get(path, ())), key=_width, reverse=True):
-        owner[start if start > 0 else 0:end + 1] = node
+    spans = index.spans.get(path, ())
+    for i in sorted(range(len(spans)), key=lambda i: (spans[i][0] - spans[i][1], -i)):
+        start, end, node = spans[i]
+        owner[max(start, 0):end + 1] = node
     return owner
 
 
-def _width(span: tuple[int, int, int]) -> int:
-    return span[1] - span[0]
+def _owners(index: GraphIndex, asked: list[tuple[str, list[int]]]) -> list[list[int]]:
+    """``_owners_by_line`` at the ``asked`` lines of each path only, for every path at once.
+
+    The lines asked for are numbered across paths in one sorted array (path ``k``'s line ``x`` is the key
+    ``k * stride + x``), each span covers a run of it (two ``searchsorted``), and only the spans that
+    cover some asked line are painted, over those runs, in ``_owners_by_line``'s order (widest first,
+    of equal widths the later node first), so each asked line ends with the same owner.
+    """
+    spans = [index.spans.get(path, ()) for path, _ in asked]
+    flat = np.fromiter(chain.from_iterable(chain.from_iterable(spans)), dtype=np.int64,
+                       count=3 * sum(map(len, spans))).reshape(-1, 3)
+    start, end, node = flat[:, 0], flat[:, 1], flat[:, 2]
+    if len(flat) and end.min() < 0:  # a negative end would paint from the far end: paint as the plain loop
+        return [_owners_by_line(index, path, max(lines))[lines].tolist() for path, lines in asked]
+    stride = max(max(lines) for _, lines in asked) + 2
+    path_of = np.repeat(np.arange(len(asked), dtype=np.int64), [len(found) for found in spans])
+    keys = [np.asarray(lines, dtype=np.int64) + k * stride for k, (_, lines) in enumerate(asked)]
+    grid, where = np.unique(np.concatenate(keys), return_inverse=True)
+    owner = np.repeat(np.array([index.module_node.get(path, -1) for path, _ in asked], dtype=np.int64),
+                      np.bincount(grid // stride, minlength=len(asked)))
+    base = path_of * stride
+    lo = np.searchsorted(grid, base + np.maximum(start, 0), side="left")
+    hi = np.searchsorted(grid, base + np.minimum(end, stride - 1), side="right")
+    live = np.flatnonzero(lo < hi)
+    for i in live[np.lexsort((-node[live], start[live] - end[live]))].tolist():  # widest first, later node first
+        owner[lo[i]:hi[i]] = node[i]
+    found = owner[where.ravel()].tolist()
+    bounds = np.cumsum([0] + [len(lines) for _, lines in asked]).tolist()
+    return [found[bounds[k]:bounds[k + 1]] for k in range(len(asked))]
 
 
 def _build(graph: CodebaseGraph) -> LiteralIndex:
     index = graph_index(graph)
-    holders: dict[str, set[int]] = defaultdict(set)
     pieces: dict[str, list[str]] = {}  # a value's fragments: many constants repeat
+    asked: list[tuple[str, list[int]]] = []  # per path with such constants: their lines
+    fragments_at: list[list[list[str]]] = []  # and their fragments
     for path in index.paths:
         module = index.module_node.get(path)
         source = graph.files.get(path)
         if module is None or graph.symbols[module].is_test or source is None:
             continue
-        lines, found = [], []  # the constants with fragments: their lines and fragments
+        lines, found = [], []
         for line, value in source.literals:
             if len(value) < MIN_TOKEN_CHARS:  # no fragment is longer than its constant
                 continue
@@ -113,10 +143,12 @@ def _build(graph: CodebaseGraph) -> LiteralIndex:
             if frags:
                 lines.append(line)
                 found.append(frags)
-        if not found:
-            continue
-        owners = _owners_by_line(index, path, max(lines))  # the owners of the lines asked for
-        for owner, frags in zip(owners[lines].tolist(), found):
+        if found:
+            asked.append((path, lines))
+            fragments_at.append(found)
+    holders: dict[str, set[int]] = defaultdict(set)
+    for owners, found in zip(_owners(index, asked) if asked else (), fragments_at):
+        for owner, frags in zip(owners, found):
             if owner >= 0:
                 for frag in frags:
                     holders[frag].add(owner)
