@@ -8,6 +8,7 @@ and folders that are tests, vendored or peripheral.
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 from pathlib import PurePosixPath
 
 import numpy as np
@@ -153,3 +154,36 @@ def test_log_votes_equal_the_path_name_table(tmp_path, files, data):
         plain = ref.log_votes(graph, log, query, 5, 3)
         same_array(fast[0], plain[0])
         same_array(fast[1], plain[1])
+
+
+@st.composite
+def spans_and_lines(draw):
+    """Arbitrary spans per path (overlapping, equal, negative or past the last line) and the lines asked."""
+    paths = [f"p{k}.py" for k in range(draw(st.integers(1, 3)))]
+    spans, asked, literals_of, node = {}, [], {}, 0
+    for path in paths:
+        found = []
+        for _ in range(draw(st.integers(0, 6))):
+            start = draw(st.integers(-2, 12))
+            found.append((start, draw(st.integers(-3, 14)), node))
+            node += 1
+        if found:
+            spans[path] = found
+        lines = draw(st.lists(st.integers(0, 12), min_size=1, max_size=6))
+        asked.append((path, lines))
+        literals_of[path] = [(line, "x") for line in lines + draw(st.lists(st.integers(0, 14), max_size=2))]
+    module_node = {path: node + k for k, path in enumerate(paths) if draw(st.booleans())}
+    return paths, spans, module_node, asked, literals_of
+
+
+@given(spans_and_lines())
+@settings(max_examples=300, deadline=None)
+def test_owners_of_asked_lines_equal_painting_each_file(case):
+    """``literals._owners`` equals ``_owners_by_line`` (every line of the file painted) at the asked lines."""
+    paths, spans, module_node, asked, literals_of = case
+    index = signals_index.GraphIndex(tuple(paths), np.zeros(0, dtype=np.int64), module_node, spans, {}, {},
+                                     np.zeros(0, dtype=bool), {})
+    graph = SimpleNamespace(files={p: SimpleNamespace(literals=lits) for p, lits in literals_of.items()})
+    expected = [literals._owners_by_line(index, path, max(line for line, _ in literals_of[path]))[lines].tolist()
+                for path, lines in asked]
+    assert literals._owners(graph, index, asked) == expected

@@ -92,7 +92,7 @@ def _owners_by_line(index: GraphIndex, path: str, lines: int) -> np.ndarray:
     return owner
 
 
-def _owners(index: GraphIndex, asked: list[tuple[str, list[int]]]) -> list[list[int]]:
+def _owners(graph: CodebaseGraph, index: GraphIndex, asked: list[tuple[str, list[int]]]) -> list[list[int]]:
     """``_owners_by_line`` at the ``asked`` lines of each path only, for every path at once.
 
     The lines asked for are numbered across paths in one sorted array (path ``k``'s line ``x`` is the key
@@ -104,8 +104,9 @@ def _owners(index: GraphIndex, asked: list[tuple[str, list[int]]]) -> list[list[
     flat = np.fromiter(chain.from_iterable(chain.from_iterable(spans)), dtype=np.int64,
                        count=3 * sum(map(len, spans))).reshape(-1, 3)
     start, end, node = flat[:, 0], flat[:, 1], flat[:, 2]
-    if len(flat) and end.min() < 0:  # a negative end would paint from the far end: paint as the plain loop
-        return [_owners_by_line(index, path, max(lines))[lines].tolist() for path, lines in asked]
+    if len(flat) and end.min() < 0:  # a negative end paints from the far end of the file's array: the plain loop
+        return [_owners_by_line(index, path, max(line for line, _ in graph.files[path].literals))[lines].tolist()
+                for path, lines in asked]
     stride = max(max(lines) for _, lines in asked) + 2
     path_of = np.repeat(np.arange(len(asked), dtype=np.int64), [len(found) for found in spans])
     keys = [np.asarray(lines, dtype=np.int64) + k * stride for k, (_, lines) in enumerate(asked)]
@@ -147,7 +148,7 @@ def _build(graph: CodebaseGraph) -> LiteralIndex:
             asked.append((path, lines))
             fragments_at.append(found)
     holders: dict[str, set[int]] = defaultdict(set)
-    for owners, found in zip(_owners(index, asked) if asked else (), fragments_at):
+    for owners, found in zip(_owners(graph, index, asked) if asked else (), fragments_at):
         for owner, frags in zip(owners, found):
             if owner >= 0:
                 for frag in frags:
