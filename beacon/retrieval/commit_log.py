@@ -40,7 +40,6 @@ import numpy as np
 from ..graph.codebase import CodebaseGraph
 from ..repo.history import ChangeLog
 from .file_index import file_index
-from .indexes import indexes_for
 from .masks import packable, test_files
 from .stemmed import stem
 from .text import terms
@@ -90,26 +89,32 @@ def log_votes(graph: CodebaseGraph, log: ChangeLog, query: str, k: int, max_file
     """``(L_F per file in FileIndex order, L_G per symbol)``; tests, modules and non-packable code get 0."""
     index = file_index(graph)
     pos = {p: i for i, p in enumerate(index.paths)}
-    ix = indexes_for(graph)
-    if ix.path_name_nodes is None:
-        found: dict[tuple[str, str], list[int]] = {}
-        for i, s in enumerate(graph.symbols):
-            if s.kind != "module":
-                found.setdefault((s.path, s.name), []).append(i)
-        ix.path_name_nodes = found
-    by_name = ix.path_name_nodes
-    file_vote = np.zeros(len(index.paths))
+
+    none = np.zeros(0, dtype=np.int64)
+
+    def definitions(path: str, name: str) -> np.ndarray:
+        """The nodes (no modules) named ``name`` in ``path``, ascending: ``by_name``'s in that file."""
+        nodes, f = index.by_name.get(name), pos.get(path)
+        return nodes[index.file_of[nodes] == f] if nodes is not None and f is not None else none
+
+    return votes(graph, log, similar_commits(log, query, k, max_files=max_files), pos, definitions)
+
+
+def votes(graph: CodebaseGraph, log: ChangeLog, commits: list[tuple[int, float]], pos: dict[str, int],
+          definitions) -> tuple[np.ndarray, np.ndarray]:
+    """The votes of weighted ``commits`` (``similar_commits``); ``definitions(path, name)``: an index array of
+    distinct nodes (an array or list, never a tuple: ``()`` would index every node)."""
+    file_vote = np.zeros(len(pos))
     function_vote = np.zeros(len(graph.symbols))
-    for c, w in similar_commits(log, query, k, max_files=max_files):
+    for c, w in commits:
         for f in log.files[c]:
             i = pos.get(f)
             if i is not None:
                 file_vote[i] += w / len(log.files[c])
         if log.functions[c]:
             share = w / len(log.functions[c])
-            for key in log.functions[c]:
-                for node in by_name.get(key, ()):
-                    function_vote[node] += share
+            for path, name in log.functions[c]:
+                function_vote[definitions(path, name)] += share  # distinct nodes: one add each
     file_vote[test_files(graph)] = 0.0
     function_vote[~packable(graph)] = 0.0
     return file_vote, function_vote

@@ -30,8 +30,6 @@ Only the query and the snapshot are read. With every weight 0 and
 """
 from __future__ import annotations
 
-from pathlib import PurePosixPath
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -42,7 +40,7 @@ from .file_index import file_index
 from .masks import test_files
 from .neighbors import call_neighbors
 from .stemmed import bm25_weights, field_matrix, query_stems
-from .term_rows import Table, count_rows, distinct, known, qualname_parts
+from .term_rows import Table, count_rows, known, lookup_array, symbol_names
 from .text import term_index
 
 _DOCSTRING_QUOTES = ('"""', "'''")
@@ -107,15 +105,22 @@ def context_matrix(graph: CodebaseGraph, ctx_weight: float) -> sp.csc_matrix:
 
 def _name_rows(graph: CodebaseGraph, fidx, vocab: dict[str, int]) -> sp.csr_matrix:
     """Symbols x terms counts of each symbol's ``Symbol.name``: a module's file stem, else the last qualname
-    part without its ``#n`` redefinition mark; each distinct name is split once (``term_rows``)."""
+    part without its ``#n`` redefinition mark; each distinct name is split once (``term_rows.symbol_names``,
+    shared with the other name builders)."""
     n = len(graph.symbols)
-    parts, n_parts = qualname_parts([s.qualname for s in graph.symbols])
-    last, distinct_last = distinct(np.asarray(parts, dtype=object)[np.cumsum(n_parts) - 1])
-    module = np.fromiter((s.kind == "module" for s in graph.symbols), dtype=bool, count=n)
-    keys = np.where(module, len(distinct_last) + fidx.file_of, last)
-    table = Table(known(vocab, [part.split("#", 1)[0] for part in distinct_last])
-                  + known(vocab, [PurePosixPath(p).stem for p in fidx.paths]))
+    names = symbol_names(graph)
+    words, distinct_terms = names.terms
+    keys = np.where(fidx.is_module, len(names.strings) + fidx.file_of, names.name_of)
+    table = (words.mapped(lookup_array(distinct_terms, vocab))
+             + Table(known(vocab, [_stem_of(p) for p in fidx.paths])))
     return count_rows(np.arange(n, dtype=np.int64), keys, table, (n, len(vocab)))
+
+
+def _stem_of(path: str) -> str:
+    """``PurePosixPath(path).stem`` of a graph path (relative, normalised), without building the path object."""
+    name = path.rsplit("/", 1)[-1]
+    i = name.rfind(".")
+    return name[:i] if 0 < i < len(name) - 1 else name
 
 
 def _module_docstring(graph: CodebaseGraph, path: str) -> str:

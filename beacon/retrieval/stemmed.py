@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from ..graph.codebase import CodebaseGraph
 from .indexes import indexes_for
 from .file_index import file_index
-from .term_rows import Table, count_rows, distinct, keys_after, known, qualname_parts
+from .term_rows import Table, count_rows, keys_after, known, lookup_array, symbol_names
 from .text import term_index, terms
 
 # Longest first; a suffix is stripped only if at least MIN_STEM characters remain.
@@ -101,14 +101,15 @@ def _name_field(graph: CodebaseGraph, stems: dict[str, int]) -> sp.csr_matrix:
 
     ``terms`` of ``"<path words> <qualname parts>"`` are the terms of the path words followed by those of
     each qualname part in turn (a space splits identifiers), so each distinct path and qualname part is
-    split and stemmed once (``term_rows``) and every symbol's row is their concatenation, in that order.
+    split once (``term_rows.symbol_names``, shared with the other name builders), each distinct term
+    stemmed once, and every symbol's row is their concatenation, in that order.
     """
     files = file_index(graph)
-    parts, n_parts = qualname_parts([s.qualname for s in graph.symbols])
-    part_codes, distinct_parts = distinct(parts)
-    table = Table(known(stems, [p.replace("/", " ").replace(".py", "") for p in files.paths], stem)
-                  + known(stems, distinct_parts, stem))
-    keys, rows = keys_after(files.file_of, len(files.paths) + part_codes, n_parts)  # path, then the parts
+    names = symbol_names(graph)
+    words, distinct_terms = names.terms
+    table = (Table(known(stems, [p.replace("/", " ").replace(".py", "") for p in files.paths], stem))
+             + words.mapped(lookup_array(distinct_terms, stems, stem)))
+    keys, rows = keys_after(files.file_of, len(files.paths) + names.part_codes, names.n_parts)  # path, then parts
     found = count_rows(rows, keys, table, (len(graph.symbols), len(stems)))
     found.sum_duplicates()
     return found

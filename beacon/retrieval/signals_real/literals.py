@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -49,14 +50,19 @@ def normalise(text: str) -> str:
 
 
 def first_word(phrase: str) -> str:
-    """The key a phrase is filed under in ``LiteralIndex.phrases``."""
-    return _WORD.findall(phrase)[0]
+    """The key a phrase is filed under in ``LiteralIndex.phrases`` (its first word)."""
+    return _WORD.search(phrase).group()
 
 
 def fragments(literal: str) -> list[str]:
     """The matchable pieces of one string constant (see the module docstring)."""
+    if len(literal) < MIN_CHARS and literal.isascii() and "-" not in literal and "_" not in literal:
+        # too short for a phrase (pieces of ASCII text only shrink when normalised), and an option token
+        # needs a ``-`` or ``_``: most short constants are skipped without splitting them
+        return []
     out = []
-    for piece in _PLACEHOLDER.split(literal):
+    # every placeholder starts with ``{`` or ``%``: a constant with neither is one piece
+    for piece in _PLACEHOLDER.split(literal) if "{" in literal or "%" in literal else (literal,):
         piece = normalise(piece).strip(" :,.;'\"()[]")
         if len(piece) >= MIN_CHARS and len(_WORD.findall(piece)) >= MIN_WORDS:
             out.append(piece)
@@ -86,36 +92,74 @@ def _owners_by_line(index: GraphIndex, path: str, lines: int) -> np.ndarray:
     return owner
 
 
+def _owners(graph: CodebaseGraph, index: GraphIndex, asked: list[tuple[str, list[int]]]) -> list[list[int]]:
+    """``_owners_by_line`` at the ``asked`` lines of each path only, for every path at once.
+
+    The lines asked for are numbered across paths in one sorted array (path ``k``'s line ``x`` is the key
+    ``k * stride + x``), each span covers a run of it (two ``searchsorted``), and only the spans that
+    cover some asked line are painted, over those runs, in ``_owners_by_line``'s order (widest first,
+    of equal widths the later node first), so each asked line ends with the same owner.
+    """
+    spans = [index.spans.get(path, ()) for path, _ in asked]
+    flat = np.fromiter(chain.from_iterable(chain.from_iterable(spans)), dtype=np.int64,
+                       count=3 * sum(map(len, spans))).reshape(-1, 3)
+    start, end, node = flat[:, 0], flat[:, 1], flat[:, 2]
+    if len(flat) and end.min() < 0:  # a negative end paints from the far end of the file's array: the plain loop
+        return [_owners_by_line(index, path, max(line for line, _ in graph.files[path].literals))[lines].tolist()
+                for path, lines in asked]
+    stride = max(max(lines) for _, lines in asked) + 2
+    path_of = np.repeat(np.arange(len(asked), dtype=np.int64), [len(found) for found in spans])
+    keys = [np.asarray(lines, dtype=np.int64) + k * stride for k, (_, lines) in enumerate(asked)]
+    grid, where = np.unique(np.concatenate(keys), return_inverse=True)
+    owner = np.repeat(np.array([index.module_node.get(path, -1) for path, _ in asked], dtype=np.int64),
+                      np.bincount(grid // stride, minlength=len(asked)))
+    base = path_of * stride
+    lo = np.searchsorted(grid, base + np.maximum(start, 0), side="left")
+    hi = np.searchsorted(grid, base + np.minimum(end, stride - 1), side="right")
+    live = np.flatnonzero(lo < hi)
+    for i in live[np.lexsort((-node[live], start[live] - end[live]))].tolist():  # widest first, later node first
+        owner[lo[i]:hi[i]] = node[i]
+    found = owner[where.ravel()].tolist()
+    bounds = np.cumsum([0] + [len(lines) for _, lines in asked]).tolist()
+    return [found[bounds[k]:bounds[k + 1]] for k in range(len(asked))]
+
+
 def _build(graph: CodebaseGraph) -> LiteralIndex:
     index = graph_index(graph)
-    holders: dict[str, set[int]] = defaultdict(set)
     pieces: dict[str, list[str]] = {}  # a value's fragments: many constants repeat
+    asked: list[tuple[str, list[int]]] = []  # per path with such constants: their lines
+    fragments_at: list[list[list[str]]] = []  # and their fragments
     for path in index.paths:
         module = index.module_node.get(path)
         source = graph.files.get(path)
         if module is None or graph.symbols[module].is_test or source is None:
             continue
-        owners = None
+        lines, found = [], []
         for line, value in source.literals:
             if len(value) < MIN_TOKEN_CHARS:  # no fragment is longer than its constant
                 continue
             frags = pieces.get(value)
             if frags is None:
                 frags = pieces[value] = fragments(value)
-            if not frags:
-                continue
-            if owners is None:
-                owners = _owners_by_line(index, path, max(line for line, _ in source.literals))
-            owner = int(owners[line])
+            if frags:
+                lines.append(line)
+                found.append(frags)
+        if found:
+            asked.append((path, lines))
+            fragments_at.append(found)
+    holders: dict[str, set[int]] = defaultdict(set)
+    for owners, found in zip(_owners(graph, index, asked) if asked else (), fragments_at):
+        for owner, frags in zip(owners, found):
             if owner >= 0:
                 for frag in frags:
                     holders[frag].add(owner)
+    file_of = index.file_of.tolist()
     phrases: dict[str, dict[str, list[int]]] = defaultdict(dict)
     tokens: dict[str, list[int]] = {}
     files: dict[str, int] = {}
     for frag, nodes in holders.items():
         ordered = sorted(nodes)
-        files[frag] = len({int(index.file_of[n]) for n in ordered})
+        files[frag] = len({file_of[n] for n in ordered})
         if " " in frag:
             phrases[first_word(frag)][frag] = ordered
         else:
