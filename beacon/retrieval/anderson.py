@@ -55,7 +55,7 @@ def _walk_step(t: Transition, x: np.ndarray, prior: Prior, beta: float) -> np.nd
     if frame.order is None:
         return _step(frame, x, beta)
     y = np.empty_like(x)
-    y[frame.order] = _step(frame, x[frame.order], beta)
+    y[frame.order] = _step(frame, np.take(x, frame.order), beta)
     return y
 
 
@@ -132,8 +132,9 @@ def anderson_pagerank(t: Transition, prior: Prior, start: np.ndarray, *, beta: f
     frame = _frame(t, prior, dtype, threads)
     x = np.asarray(start, dtype=dtype)  # never written to: the iterates below are new arrays
     if frame.order is not None:  # float32 runs in Transition.walk32's order, mapped back at the end
-        x = x[frame.order]
-        first = None if first is None else np.asarray(first, dtype=dtype)[frame.order]
+        # np.take, not x[order]: fancy indexing first converts the int32 positions to intp (~1.5-2× the time)
+        x = np.take(x, frame.order)
+        first = None if first is None else np.take(np.asarray(first, dtype=dtype), frame.order)
     fx = _step(frame, x, beta) if first is None else np.asarray(first, dtype=dtype)
     matvecs = int(first is None)
     # Rows of dg hold differences of successive residuals, rows of dfx those of successive f(x) (= x + g), kept in
@@ -194,7 +195,7 @@ def anderson_pagerank(t: Transition, prior: Prior, start: np.ndarray, *, beta: f
         # every evaluated x has ‖x‖₁ ≤ ‖f(x)‖₁ + ‖g‖₁ ≤ β·‖x‖₁ + 1 − β + ‖g‖₁ (the 2×: g is rounded)
         norm = 1.0 + 2.0 * peak / (1.0 - beta)
         rounding = rounding_allowance(t, float(np.abs(gamma).sum()), norm, beta)
-    pi = (fx if frame.order is None else fx[t.walk32.rank]).astype(np.float64)  # back to node order: a gather
+    pi = (fx if frame.order is None else np.take(fx, t.walk32.rank)).astype(np.float64)  # back to node order
     negative = pi < 0  # extrapolated iterates may dip below 0; π* does not (a mask: np.maximum is ~4× slower)
     if negative.any():
         pi[negative] = 0.0

@@ -2,8 +2,8 @@
 
 scipy's ``csr_matvec`` releases the GIL, and each output entry is one row's
 dot product summed in the same order whichever rows run beside it, so
-``RowSplit`` (the rows cut into ``threads`` blocks of about equal stored
-entries, block 0 on the calling thread and the others on a pool kept for the
+``RowSplit`` (the rows cut into blocks of about equal stored entries,
+claimed in turn by the calling thread and the threads of a pool kept for the
 process) returns ``matrix @ x`` byte for byte: the ``push`` solver's records
 do not depend on ``threads``. On the 100k-node benchmark graph (1.9M float32
 entries) two threads take ~0.6× one thread's time (issue 17).
@@ -15,6 +15,7 @@ by side on the cores.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 from collections.abc import Mapping
@@ -79,35 +80,48 @@ def pool(workers: int) -> ThreadPoolExecutor:
 
 
 class RowSplit:
-    """``matrix @ x`` for a CSR ``matrix``, its rows in ``threads`` blocks of about equal stored entries."""
+    """``matrix @ x`` for a CSR ``matrix``: its rows in ``chunks`` blocks of about equal stored entries, claimed in
+    turn by the calling thread and ``threads − 1`` pool threads.
 
-    def __init__(self, matrix: sp.csr_matrix, threads: int = 1) -> None:
+    Claimed, not dealt: a pool thread that waits for a core (others' jobs on a
+    shared machine) leaves its blocks to the calling thread, so a busy second
+    core costs little more than one thread would (``chunks = 4·threads``).
+    """
+
+    def __init__(self, matrix: sp.csr_matrix, threads: int = 1, chunks: int | None = None) -> None:
         if matrix.format != "csr" or threads < 1:
             raise ValueError(f"RowSplit needs a CSR matrix and threads >= 1, got {matrix.format!r}, {threads!r}")
         self.matrix = matrix
+        self.threads = threads
         indptr = np.asarray(matrix.indptr)
-        targets = np.linspace(0, int(indptr[-1]), threads + 1)[1:-1]
+        pieces = 1 if threads == 1 else (chunks or 4 * threads)
+        targets = np.linspace(0, int(indptr[-1]), pieces + 1)[1:-1]
         cuts = np.searchsorted(indptr, targets).tolist()
         bounds = sorted({0, matrix.shape[0], *cuts})
-        self.blocks = list(zip(bounds[:-1], bounds[1:]))  # [start, stop) row ranges
-        self._pool = pool(len(self.blocks) - 1) if len(self.blocks) > 1 else None
+        self.blocks = list(zip(bounds[:-1], bounds[1:]))  # [start, stop) row ranges, in order
+        self._pool = pool(threads - 1) if threads > 1 and len(self.blocks) > 1 else None
 
-    def _block(self, x: np.ndarray, out: np.ndarray, start: int, stop: int) -> None:
+    def _claim(self, x: np.ndarray, out: np.ndarray, claims: itertools.count) -> None:
+        """Multiply the blocks this thread claims (``next`` on a shared counter is atomic under the GIL)."""
         m = self.matrix
-        part = out[start:stop]
-        part.fill(0)  # csr_matvec adds into its output; `matrix @ x` starts from zeros too
-        csr_matvec(stop - start, m.shape[1], m.indptr[start:stop + 1], m.indices, m.data, x, part)
+        for i in claims:
+            if i >= len(self.blocks):
+                return
+            start, stop = self.blocks[i]
+            part = out[start:stop]
+            part.fill(0)  # csr_matvec adds into its output; `matrix @ x` starts from zeros too
+            csr_matvec(stop - start, m.shape[1], m.indptr[start:stop + 1], m.indices, m.data, x, part)
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         if self._pool is None:
             return self.matrix @ x
-        dtype = np.result_type(self.matrix.dtype, x.dtype)
-        x = np.ascontiguousarray(x, dtype=dtype)
-        if self.matrix.dtype != dtype:
-            raise ValueError(f"RowSplit: matrix {self.matrix.dtype} and x {x.dtype} differ; cast the matrix once")
-        out = np.empty(self.matrix.shape[0], dtype=dtype)
-        futures = [self._pool.submit(self._block, x, out, a, b) for a, b in self.blocks[1:]]
-        self._block(x, out, *self.blocks[0])
-        for f in futures:
-            f.result()
+        if x.dtype != self.matrix.dtype or x.shape != (self.matrix.shape[1],):
+            raise ValueError(f"RowSplit: x must be {self.matrix.dtype}[{self.matrix.shape[1]}], got {x.dtype}{x.shape}")
+        x = np.ascontiguousarray(x)
+        out = np.empty(self.matrix.shape[0], dtype=x.dtype)
+        claims = itertools.count()
+        helpers = [self._pool.submit(self._claim, x, out, claims) for _ in range(self.threads - 1)]
+        self._claim(x, out, claims)
+        for f in helpers:
+            f.result()  # a helper may still be inside its last block
         return out
