@@ -134,7 +134,8 @@ class Perron(RankThenPack):
         if self.precision not in PRECISIONS or (self.precision != "float64" and self.solver != "push"):
             raise ValueError(f"{self.name}: precision must be one of {sorted(PRECISIONS)} (float32 with "
                              f"solver='push' only), got {self.precision!r} with solver={self.solver!r}")
-        resolve_threads(1 if self.threads == "auto" else self.threads)  # validates; "auto" resolves per query
+        if self.threads != "auto":
+            resolve_threads(self.threads)  # a ValueError naming `threads`; "auto" is resolved per query
         if self.pool < 1:
             raise ValueError(f"{self.name}: pool must be >= 1, got {self.pool}")
 
