@@ -136,7 +136,8 @@ def push_pagerank(t: Transition, prior: Prior, *, beta: float = 0.85, eps: float
 
 def warm_pagerank(t: Transition, prior: Prior, pi_global: np.ndarray, *, beta: float = 0.85, eps: float = 1e-5,
                   tol: float = 1e-4, max_iter: int = 200, depth: int = 3,
-                  global_step: np.ndarray | None = None, precision: str = "float64") -> Diffusion:
+                  global_step: np.ndarray | None = None, precision: str = "float64",
+                  threads: int = 1) -> Diffusion:
     """Forward push to ``eps``, then the iteration from ``x0 = p + ‖r‖₁·π_global`` (``anderson_pagerank``).
 
     Push alone loses on graphs that mix fast (a power-law call graph reaches
@@ -156,7 +157,8 @@ def warm_pagerank(t: Transition, prior: Prior, pi_global: np.ndarray, *, beta: f
     (``Diffusion.error_bound``; ``dropped`` is float32's rounding allowance,
     0 in float64) before the final clip and renormalisation, which at most
     double it. ``iterations`` counts mat-vecs after the push;
-    ``pushes``/``rounds``/``touched`` are the push's.
+    ``pushes``/``rounds``/``touched`` are the push's. ``threads``: the
+    float32 mat-vecs' row blocks (``rowsplit``; the result is the same bytes).
     """
     # Push only while it is cheaper than the mat-vecs it saves: at most _PUSH_ROUNDS rounds (each has a fixed
     # numpy overhead, which dominates on small graphs) over at most _PUSH_VOLUME·nnz(T) entries in all.
@@ -183,7 +185,7 @@ def warm_pagerank(t: Transition, prior: Prior, pi_global: np.ndarray, *, beta: f
         walk = personalized_pagerank(t, prior, beta=beta, tol=tol, max_iter=max_iter, start=start / start.sum())
     else:
         walk = anderson_pagerank(t, prior, start, beta=beta, tol=tol, max_iter=max_iter, depth=depth, first=first,
-                                 precision=precision)
+                                 precision=precision, threads=threads)
     return Diffusion(walk.pi, walk.iterations, walk.residual, walk.converged, walk.dropped, prior.fallback,
                      method="push+power" if depth == 0 else "push+anderson", pushes=pushes, touched=touched,
                      rounds=rounds)
