@@ -5,8 +5,8 @@ Edges of each type are stored as two arrays, ``indptr`` (int64, n+1) and
 reverse direction is the transpose, built lazily. ``save`` writes ``.npy``
 files that ``load`` opens with ``mmap_mode="r"``, plus JSON tables for nodes,
 files and sources, so a loaded graph can render snippets without the repo, and each file's document words
-(``words.file_words``, computed with the parse) as three files, so a loaded graph's term index needs no
-tokenisation of its files.
+and their terms (``words.file_words``, computed with the parse) as ``words.*`` files, so a loaded graph's term
+index needs no tokenisation of its files and no identifier splitting.
 """
 from __future__ import annotations
 
@@ -24,8 +24,10 @@ from .words import FileWords
 
 # 2: literals.json (each file's string constants). 3: parser 7 (bases through `with_metaclass(...)`
 # and `Base[T]`): graphs saved before it lack those edges. 4: words.* (each file's document words).
-GRAPH_SCHEMA = 4
-_WORDS_FILES = ("words.vocab", "words.codes.npy", "words.def_ptr.npy", "words.sizes.npy")
+# 5: words.terms, words.term_codes.npy, words.term_ptr.npy (the words' terms).
+GRAPH_SCHEMA = 5
+_WORDS_FILES = (*(f"words.{name}" for name in FileWords.TEXTS),
+                *(f"words.{name}.npy" for name in (*FileWords.ARRAYS, "sizes")))
 _NODE_COLUMNS = ("id", "kind", "path", "qualname", "start_line", "end_line",
                  "start_byte", "end_byte", "is_test", "parent")
 
@@ -220,33 +222,38 @@ class CodebaseGraph:
 
 
 def _save_words(out: Path, files: list[SourceFile]) -> None:
-    """Every file's words, concatenated in file order (none if some file lacks them)."""
+    """Every file's words, concatenated in file order (none if some file lacks them): each byte-string field as
+    one file of the files' strings one a line (they never hold a newline), each array field as one array, and
+    every file's array lengths."""
     found = [f.words for f in files]
     if not found or any(w is None for w in found):
         for name in _WORDS_FILES:
             (out / name).unlink(missing_ok=True)
         return
     empty = np.zeros(0, dtype=np.int32)
-    _save_npy(out / "words.codes.npy", np.concatenate([w.codes for w in found] + [empty]).astype(np.int32))
-    _save_npy(out / "words.def_ptr.npy", np.concatenate([w.def_ptr for w in found] + [empty]).astype(np.int32))
-    _save_npy(out / "words.sizes.npy", np.array([[len(w.codes), len(w.def_ptr)] for w in found], dtype=np.int64))
-    tmp = out / "words.vocab.tmp"
-    tmp.write_bytes(b"\n".join(w.vocab for w in found))  # a file's words are space-separated, never hold "\n"
-    os.replace(tmp, out / "words.vocab")
+    for name in FileWords.ARRAYS:
+        _save_npy(out / f"words.{name}.npy", np.concatenate([getattr(w, name) for w in found] + [empty]).astype(np.int32))
+    sizes = [[len(getattr(w, name)) for name in FileWords.ARRAYS] for w in found]
+    _save_npy(out / "words.sizes.npy", np.array(sizes, dtype=np.int64))
+    for name in FileWords.TEXTS:
+        tmp = out / f"words.{name}.tmp"
+        tmp.write_bytes(b"\n".join(getattr(w, name) for w in found))
+        os.replace(tmp, out / f"words.{name}")
 
 
 def _load_words(src: Path, files: dict[str, SourceFile]) -> None:
     """Attach the saved words to ``files`` (in place: ``SourceFile`` is frozen, so each is replaced)."""
     if not (src / "words.vocab").is_file():
         return
-    vocab = (src / "words.vocab").read_bytes().split(b"\n")
+    texts = {name: (src / f"words.{name}").read_bytes().split(b"\n") for name in FileWords.TEXTS}
     sizes = np.load(src / "words.sizes.npy")
-    if len(vocab) != len(files) or sizes.shape != (len(files), 2):
-        raise StaleGraphError(f"{src / 'words.vocab'}: words of {len(vocab)} files, expected {len(files)}")
-    codes = np.split(np.load(src / "words.codes.npy"), np.cumsum(sizes[:, 0])[:-1])
-    def_ptr = np.split(np.load(src / "words.def_ptr.npy"), np.cumsum(sizes[:, 1])[:-1])
-    for (path, source), *words in zip(list(files.items()), vocab, codes, def_ptr):
-        files[path] = replace(source, words=FileWords(*words))
+    if any(len(t) != len(files) for t in texts.values()) or sizes.shape != (len(files), len(FileWords.ARRAYS)):
+        raise StaleGraphError(f"{src / 'words.sizes.npy'}: words of {len(sizes)} files, expected {len(files)}")
+    arrays = {name: np.split(np.load(src / f"words.{name}.npy"), np.cumsum(sizes[:, k])[:-1])
+              for k, name in enumerate(FileWords.ARRAYS)}
+    for k, (path, source) in enumerate(list(files.items())):
+        fields = {name: texts[name][k] for name in texts} | {name: arrays[name][k] for name in arrays}
+        files[path] = replace(source, words=FileWords(**fields))
 
 
 def _save_npy(path: Path, array: np.ndarray) -> None:

@@ -23,8 +23,8 @@ from .words import FileWords, file_words
 # 4: LOCAL bindings; outcomes independent of warning filters. 5: `@(` decorator spans.
 # 6: string constants (``FileParse.literals``). 7: bases through ``with_metaclass(M, *bases)``
 # and subscripts (``Base[T]`` -> ``Base``), see ``base_chains``. 8: each definition's document
-# words (``FileParse.words``).
-PARSER_VERSION = 8
+# words (``FileParse.words``). 9: the terms of each file's words (``FileWords.terms``).
+PARSER_VERSION = 9
 
 Chain = tuple[str, ...]
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .word_terms import file_terms
+
 # Bytes that can be part of an identifier keep their value, every other byte becomes a space: the identifiers
 # ``beacon.retrieval.text._IDENT`` finds are these runs (UTF-8, so no non-ASCII character joins a run) with
 # leading digits removed.
@@ -138,14 +140,22 @@ class FileWords:
     """One file's document words: ``codes[def_ptr[k]:def_ptr[k + 1]]`` are the words of definition ``k``'s own
     lines (imports removed) in file order, numbered by first occurrence in that order (definition by definition);
     word ``c`` is the ``c``-th of the space-separated runs of ``vocab`` (runs of two or more identifier bytes,
-    leading digits included)."""
+    leading digits included). Word ``c``'s terms are ``term_codes[term_ptr[c]:term_ptr[c + 1]]``, numbers of the
+    space-separated ``terms`` (``word_terms.file_terms``)."""
     vocab: bytes
     codes: np.ndarray  # int32
     def_ptr: np.ndarray  # int32, one more than the definitions
+    terms: bytes
+    term_codes: np.ndarray  # int32
+    term_ptr: np.ndarray  # int32, one more than the words
+
+    # how ``CodebaseGraph.save`` stores the fields: byte strings (never holding a newline), and int32 arrays
+    TEXTS = ("vocab", "terms")
+    ARRAYS = ("codes", "def_ptr", "term_codes", "term_ptr")
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, FileWords) and self.vocab == other.vocab
-                and np.array_equal(self.codes, other.codes) and np.array_equal(self.def_ptr, other.def_ptr))
+        return (isinstance(other, FileWords) and all(getattr(self, f) == getattr(other, f) for f in self.TEXTS)
+                and all(np.array_equal(getattr(self, f), getattr(other, f)) for f in self.ARRAYS))
 
 
 def line_count(text: str) -> int:
@@ -176,8 +186,19 @@ def file_words(text: str, spans: list[tuple[int, int]]) -> FileWords:
     np.cumsum(np.bincount(run_owner[kept], minlength=len(spans)), out=def_ptr[1:])
     codes, _ = pd.factorize(word_keys(encoded, starts, ends)[order])
     seen = order[first_occurrences(codes)]
-    vocab = b" ".join([encoded[a:b] for a, b in zip(starts[seen].tolist(), ends[seen].tolist())])
-    return FileWords(vocab, codes.astype(np.int32), def_ptr)
+    vocab = joined_runs(encoded, starts[seen], ends[seen])
+    return FileWords(vocab, codes.astype(np.int32), def_ptr, *file_terms(vocab))
+
+
+def joined_runs(text: bytes, starts: np.ndarray, ends: np.ndarray) -> bytes:
+    """The runs ``text[starts[k]:ends[k]]``, space-separated, by one gather (a byte follows every run in ``text``)."""
+    if not len(starts):
+        return b""
+    lens = ends - starts + 1  # each run and the byte after it, which becomes the separator
+    cut = np.cumsum(lens)
+    gathered = np.frombuffer(text, dtype=np.uint8)[np.arange(int(cut[-1])) + np.repeat(starts - (cut - lens), lens)]
+    gathered[cut - 1] = ord(" ")
+    return gathered[:-1].tobytes()
 
 
 def first_occurrences(codes: np.ndarray) -> np.ndarray:

@@ -19,18 +19,28 @@ import numpy as np
 import pandas as pd
 
 from ..graph.codebase import CodebaseGraph
-from ..graph.words import FileWords, file_words, first_occurrences, scan_runs, word_keys
+from ..graph.word_terms import file_terms
+from ..graph.words import FileWords, file_words, first_occurrences, joined_runs, scan_runs, word_keys
 
+
+@dataclass
+class WordTerms:
+    """The words' terms: ``ids[ptr[c]:ptr[c + 1]]`` are word ``c``'s terms in order, numbered by first occurrence
+    walking the words in order (so by first occurrence in document order); ``vocab[t]`` is term ``t``."""
+    ptr: np.ndarray
+    ids: np.ndarray
+    vocab: list[str]
 
 
 @dataclass
 class DocWords:
     """Document-order word occurrences: ``codes[doc_ptr[i]:doc_ptr[i + 1]]`` are symbol ``i``'s words,
-    numbered by first occurrence; ``words[c]`` is word ``c``'s run of identifier bytes (leading digits
-    included, as ``text._IDENT`` matches them after the digits)."""
+    numbered by first occurrence; either ``words[c]`` is word ``c``'s run of identifier bytes (leading digits
+    included, as ``text._IDENT`` matches them after the digits), or ``terms`` holds the words' terms."""
     codes: np.ndarray
     doc_ptr: np.ndarray
-    words: list[bytes]
+    words: list[bytes] | None
+    terms: WordTerms | None = None
 
 
 def _files_words(graph: CodebaseGraph) -> tuple[list[FileWords], np.ndarray]:
@@ -56,13 +66,15 @@ def _files_words(graph: CodebaseGraph) -> tuple[list[FileWords], np.ndarray]:
     return found, np.asarray(order, dtype=np.int64)
 
 
-def doc_words(graph: CodebaseGraph) -> DocWords:
-    """Every symbol document's words in document order (the header's, then the own lines' in file order)."""
+def doc_words(graph: CodebaseGraph, *, with_terms: bool = True) -> DocWords:
+    """Every symbol document's words in document order (the header's, then the own lines' in file order), and
+    their terms from the files' parses (``with_terms=False``: the words' bytes instead, for ``text`` to split, as
+    before the parse split them; kept for ``term_index_speed``'s before/after timing)."""
     symbols = graph.symbols
     n = len(symbols)
     found, order = _files_words(graph)
     where = {p: f"{p.replace('/', ' ').replace('.py', '')} " for p in graph.files}
-    headers = "\n".join([where[s.path] + s.qualname.replace(".", " ") for s in symbols])
+    headers = "\n".join([where[s.path] + s.qualname for s in symbols])  # a dot separates runs as a space does
     # One text: the files' distinct words (each one run), then the headers one a line (header i on line i + 1);
     # the 16 spaces let ``word_keys`` read 16 bytes from any run's start.
     vocab = b" ".join([w.vocab for w in found])
@@ -71,20 +83,15 @@ def doc_words(graph: CodebaseGraph) -> DocWords:
     key_ids, _ = pd.factorize(word_keys(encoded, starts, ends))  # one id per distinct word
     n_entries = int(np.searchsorted(starts, len(vocab)))
     sizes = np.fromiter((len(w.codes) for w in found), dtype=np.int64, count=len(found))
-    n_words = np.fromiter((w.vocab.count(b" ") + 1 if w.vocab else 0 for w in found), dtype=np.int64,
-                          count=len(found))
+    n_words = np.fromiter((len(w.term_ptr) - 1 for w in found), dtype=np.int64, count=len(found))
     if int(n_words.sum()) != n_entries:
         raise ValueError(f"per-file words: {int(n_words.sum())} distinct words listed, {n_entries} found in them")
     # body words, definition by definition in ``order``: file-local codes -> the files' entries -> word ids
     entry = np.concatenate([w.codes for w in found] + [np.zeros(0, dtype=np.int32)], dtype=np.int64)
     entry += np.repeat(np.cumsum(n_words) - n_words, sizes)
     body = key_ids[entry]
-    ptrs = np.concatenate([w.def_ptr for w in found] + [np.zeros(0, dtype=np.int32)], dtype=np.int64)
-    steps = np.diff(ptrs)  # the definitions' lengths, and between two files' pointers a step to drop
-    kept = np.ones(len(steps), dtype=bool)
-    kept[np.cumsum([len(w.def_ptr) for w in found], dtype=np.int64)[:-1] - 1] = False
     body_len = np.zeros(n, dtype=np.int64)
-    body_len[order] = steps[kept]
+    body_len[order] = _lengths([w.def_ptr for w in found])
     # header words: header i's runs are those between newline i and newline i + 1
     head_doc = np.searchsorted(newlines, starts[n_entries:], side="right") - 1
     head_len = np.bincount(head_doc, minlength=n).astype(np.int64)
@@ -109,5 +116,54 @@ def doc_words(graph: CodebaseGraph) -> DocWords:
     number[uniques] = np.arange(len(uniques))
     codes = number[ids]
     seen = first_occurrences(key_ids)[uniques]  # each word's first run in ``encoded``
-    words = [encoded[a:b] for a, b in zip(starts[seen].tolist(), ends[seen].tolist())]
-    return DocWords(codes, doc_ptr, words)
+    if not with_terms:
+        return DocWords(codes, doc_ptr, [encoded[a:b] for a, b in zip(starts[seen].tolist(), ends[seen].tolist())])
+    return DocWords(codes, doc_ptr, None, _word_terms(found, seen, n_entries, (encoded, starts, ends)))
+
+
+def _word_terms(found: list[FileWords], seen: np.ndarray, n_entries: int,
+                runs: tuple[bytes, np.ndarray, np.ndarray]) -> WordTerms:
+    """Each word's terms, from its first entry in a file's distinct words (split with the parse): the files' term
+    vocabularies are numbered by one factorisation of their exact keys, each word's terms gathered, and the
+    gathered sequence factorised again, so terms are numbered by first occurrence walking the words in order (as
+    splitting the words one by one would). ``seen[c]`` is word ``c``'s first run in ``runs`` (the files'
+    distinct words, the first ``n_entries`` runs, then the headers): a word only in headers is split here."""
+    encoded, starts, ends = runs
+    empty = np.zeros(0, dtype=np.int32)
+    entry_len = _lengths([w.term_ptr for w in found])
+    header_only = np.flatnonzero(seen >= n_entries)
+    extra_terms, extra_codes, extra_ptr = file_terms(joined_runs(encoded, starts[seen[header_only]],
+                                                                 ends[seen[header_only]]))
+    texts = [w.terms for w in found] + [extra_terms]
+    blob = b" ".join(texts) + b" " * 16
+    _, term_starts, term_ends = scan_runs(blob)
+    text_end = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1)
+    n_local = np.diff(np.searchsorted(term_starts, text_end), prepend=0)  # each text's terms
+    term_keys, _ = pd.factorize(word_keys(blob, term_starts, term_ends))
+    # every file's (and the header-only words') term codes -> their keys
+    local = np.concatenate([w.term_codes for w in found] + [extra_codes, empty], dtype=np.int64)
+    local += np.repeat(np.cumsum(n_local) - n_local, [len(w.term_codes) for w in found] + [len(extra_codes)])
+    keyed = term_keys[local]
+    # word c's terms: those of its first entry, or of its place among the header-only words
+    in_file = seen < n_entries
+    word_len = np.empty(len(seen), dtype=np.int64)
+    word_start = np.empty(len(seen), dtype=np.int64)
+    word_len[in_file] = entry_len[seen[in_file]]
+    word_start[in_file] = (np.cumsum(entry_len) - entry_len)[seen[in_file]]
+    word_len[header_only] = np.diff(extra_ptr)
+    word_start[header_only] = len(keyed) - len(extra_codes) + extra_ptr[:-1]
+    ptr = np.zeros(len(seen) + 1, dtype=np.int64)
+    np.cumsum(word_len, out=ptr[1:])
+    gather = np.arange(int(ptr[-1])) + np.repeat(word_start - ptr[:-1], word_len)
+    ids, uniques = pd.factorize(keyed[gather])
+    first = first_occurrences(term_keys)[uniques]  # each term's first run in ``blob``
+    vocab = joined_runs(blob, term_starts[first], term_ends[first])
+    return WordTerms(ptr, ids.astype(np.int64, copy=False), vocab.decode("ascii").split(" ") if vocab else [])
+
+
+def _lengths(ptrs: list[np.ndarray]) -> np.ndarray:
+    """The lengths of the ranges each offset array in ``ptrs`` delimits, concatenated (one ``np.diff``)."""
+    steps = np.diff(np.concatenate(ptrs + [np.zeros(0, dtype=np.int32)], dtype=np.int64))
+    kept = np.ones(len(steps), dtype=bool)
+    kept[np.cumsum([len(p) for p in ptrs], dtype=np.int64)[:-1] - 1] = False  # the steps between two arrays
+    return steps[kept]

@@ -27,46 +27,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..graph.codebase import CodebaseGraph
+from ..graph.word_terms import _CAMEL, _SPLITS, STOPWORDS, split_identifier  # noqa: F401 (re-exported)
 from .doc_tokens import DocWords, doc_words
 from .indexes import indexes_for
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-STOPWORDS = frozenset(
-    """a an and are as at be been but by can could did do does for from had has have he her his
-    how i if in into is it its me my no not of on or our she so such than that the their them
-    then there these they this those to too us was we were what when where which while who why
-    will with would you your self cls def return none true false pass elif else import class
-    lambda yield raise try except finally assert del global nonlocal async await args kwargs""".split()
-)
-
-
-_SPLITS: dict[str, tuple[str, ...]] = {}  # split_identifier's memo: a dict (a miss costs far less than in an LRU)
-_SPLITS_MAX = 1 << 18  # cleared when full, so a long sweep over many graphs stays bounded
-
-
-def split_identifier(word: str) -> tuple[str, ...]:
-    found = _SPLITS.get(word)
-    if found is None:
-        if len(_SPLITS) >= _SPLITS_MAX:
-            _SPLITS.clear()
-        found = _SPLITS[word] = _split(word)
-    return found
-
-
-def _split(word: str) -> tuple[str, ...]:
-    if word.isalpha() and word.isascii() and word.islower():  # one lower-case part: itself, unless too short or common
-        return (word,) if len(word) > 1 and word not in STOPWORDS else ()
-    if word.isascii() and word.islower() and word.replace("_", "").isalpha():
-        # lower-case letters and underscores only (most identifiers): each chunk is one part, no regex needed
-        parts = [p for p in word.split("_") if len(p) > 1 and p not in STOPWORDS]
-    else:  # the camel-case parts of each ``_`` chunk (the expression matches no space, so one search finds them)
-        parts = _CAMEL.findall(word.replace("_", " "))
-        parts = [p for p in map(str.lower, parts) if len(p) > 1 and not p.isdigit() and p not in STOPWORDS]
-    whole = word.strip("_").lower()
-    if len(parts) > 1 and whole not in STOPWORDS:
-        parts.append(whole)
-    return tuple(parts)
 
 
 def terms(text: str) -> list[str]:
@@ -109,20 +74,16 @@ def term_index(graph: CodebaseGraph) -> TermIndex:
 
 def term_index_of(words: DocWords, n_docs: int) -> TermIndex:
     """The term index of the documents' words (``doc_tokens.doc_words``)."""
-    # Every document's words, numbered by first occurrence in document order (``doc_tokens``); each distinct
-    # word is split once, its terms numbered when it is first seen. Walking the distinct words in that order
-    # gives the same numbering (first occurrence of each term in document order) as ``terms(doc)`` term by
-    # term; the counts are (document x word occurrences) @ (word x term), without a Python step per occurrence.
-    # the identifier ``_IDENT`` finds in each run (without its leading digits; all-digit runs find none)
-    idents = b" ".join([w.lstrip(b"0123456789") for w in words.words]).decode("ascii").split(" ") if words.words else []
-    parts = list(map(_SPLITS.get, idents))  # the memo's hits, without a Python call per word
-    if None in parts:
-        parts = [found if found is not None else split_identifier(w) for found, w in zip(parts, idents)]
-    vocab: dict[str, int] = {}  # numbered by first occurrence
-    term_ids = np.array([vocab.setdefault(t, len(vocab)) for t in chain.from_iterable(parts)], dtype=np.int64)
-    word_ptr = np.zeros(len(parts) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)), out=word_ptr[1:])
-    n_words = len(words.words)
+    # Every document's words, numbered by first occurrence in document order (``doc_tokens``), and each distinct
+    # word's terms, numbered by first occurrence walking the words in that order: the same numbering (first
+    # occurrence of each term in document order) as ``terms(doc)`` term by term; the counts are (document x word
+    # occurrences) @ (word x term), without a Python step per occurrence.
+    if words.terms is not None:  # split with each file's parse
+        term_ids, word_ptr = words.terms.ids, words.terms.ptr
+        vocab = dict(zip(words.terms.vocab, range(len(words.terms.vocab))))
+    else:
+        term_ids, word_ptr, vocab = _split_words(words.words)
+    n_words = len(word_ptr) - 1
     splits = sp.csr_matrix((np.ones(len(term_ids)), term_ids, word_ptr), shape=(n_words, len(vocab)))
     occurrences = sp.csr_matrix((np.ones(len(words.codes)), words.codes, words.doc_ptr),
                                 shape=(n_docs, n_words))
@@ -134,3 +95,18 @@ def term_index_of(words: DocWords, n_docs: int) -> TermIndex:
         shape=(n_docs, len(vocab)),
     )
     return TermIndex(vocab, tf, np.asarray(tf.sum(axis=1)).ravel())
+
+
+def _split_words(words: list[bytes]) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
+    """Each distinct word split here, its terms numbered when first seen: term ids, each word's offsets in them,
+    the vocabulary."""
+    # the identifier ``_IDENT`` finds in each run (without its leading digits; all-digit runs find none)
+    idents = b" ".join([w.lstrip(b"0123456789") for w in words]).decode("ascii").split(" ") if words else []
+    parts = list(map(_SPLITS.get, idents))  # the memo's hits, without a Python call per word
+    if None in parts:
+        parts = [found if found is not None else split_identifier(w) for found, w in zip(parts, idents)]
+    vocab: dict[str, int] = {}  # numbered by first occurrence
+    term_ids = np.array([vocab.setdefault(t, len(vocab)) for t in chain.from_iterable(parts)], dtype=np.int64)
+    word_ptr = np.zeros(len(parts) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)), out=word_ptr[1:])
+    return term_ids, word_ptr, vocab
