@@ -13,6 +13,7 @@ import re
 from itertools import chain
 
 import numpy as np
+import pandas as pd
 
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 STOPWORDS = frozenset(
@@ -24,6 +25,7 @@ STOPWORDS = frozenset(
 )
 
 
+_LEADING_DIGIT = re.compile(r"(?:^| )[0-9]")
 _SPLITS: dict[str, tuple[str, ...]] = {}  # split_identifier's memo: a dict (a miss costs far less than in an LRU)
 _SPLITS_MAX = 1 << 18  # cleared when full, so a long sweep over many graphs stays bounded
 
@@ -60,9 +62,16 @@ def file_terms(vocab: bytes) -> tuple[bytes, np.ndarray, np.ndarray]:
     if not vocab:
         return b"", np.zeros(0, dtype=np.int32), np.zeros(1, dtype=np.int32)
     # the identifier ``text._IDENT`` finds in each run: without its leading digits (an all-digit run has none)
-    parts = [split_identifier(w.lstrip("0123456789")) for w in vocab.decode("ascii").split(" ")]
-    local: dict[str, int] = {}
-    codes = np.fromiter((local.setdefault(t, len(local)) for t in chain.from_iterable(parts)), dtype=np.int32)
+    found = vocab.decode("ascii")
+    idents = found.split(" ")
+    if _LEADING_DIGIT.search(found):
+        idents = [w.lstrip("0123456789") for w in idents]
+    parts = list(map(_SPLITS.get, idents))  # the memo's hits, without a Python call per word
+    if None in parts:
+        parts = [hit if hit is not None else split_identifier(w) for hit, w in zip(parts, idents)]
+    flat = list(chain.from_iterable(parts))
+    # numbered by first occurrence, by one hash-table pass (``pd.factorize`` keeps first-occurrence order)
+    codes, uniques = pd.factorize(np.array(flat, dtype=object)) if flat else (np.zeros(0, dtype=np.int64), ())
     ptr = np.zeros(len(parts) + 1, dtype=np.int32)
     np.cumsum(np.fromiter(map(len, parts), dtype=np.int32, count=len(parts)), out=ptr[1:])
-    return " ".join(local).encode("ascii"), codes, ptr
+    return " ".join(uniques).encode("ascii"), codes.astype(np.int32), ptr

@@ -10,6 +10,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from beacon.graph import CodebaseGraph
+from beacon.graph.word_terms import file_terms
 from beacon.graph.words import scan_runs
 from beacon.retrieval.text import _CAMEL, _IDENT, STOPWORDS, split_identifier, term_index
 from experiments.benchmarks.term_reference import own_documents, reference_term_index, same_index, without_imports, word_runs
@@ -50,6 +51,18 @@ def test_scan_in_blocks_equals_onescan_runs(text, block):
                  st.sampled_from(["self", "the_self", "import_name", "a_b", "__init__", "x", "foo_foo", "é_a"])))
 def test_split_identifier_equals_the_regular_expression_split(word):
     assert split_identifier(word) == plain_split(word)
+
+
+@given(st.lists(st.from_regex(re.compile(r"[A-Za-z0-9_]{2,12}", re.ASCII), fullmatch=True), unique=True, max_size=8))
+def test_file_terms_are_each_words_splits_numbered_by_first_occurrence(words):
+    """A file's distinct words split at parse time: word by word, the terms ``split_identifier`` gives the
+    identifier in the run (leading digits removed), numbered in the order they are first met."""
+    listed, codes, ptr = file_terms(" ".join(words).encode("ascii"))
+    vocab = listed.decode("ascii").split(" ") if listed else []
+    expected = [split_identifier(w.lstrip("0123456789")) for w in words]
+    assert len(ptr) == len(words) + 1 and codes.dtype == ptr.dtype == np.int32
+    assert [tuple(vocab[c] for c in codes[ptr[k]:ptr[k + 1]]) for k in range(len(words))] == expected
+    assert vocab == list(dict.fromkeys(t for parts in expected for t in parts))
 
 
 def plain_own_documents(graph: CodebaseGraph) -> list[str]:
