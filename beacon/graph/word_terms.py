@@ -54,13 +54,19 @@ def _split(word: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
+def code_dtype(n_codes: int) -> type:
+    """The dtype a file keeps its word or term numbers in: ``uint16`` when they fit (nearly every file), which
+    halves their share of the parse cache, else ``int32``."""
+    return np.uint16 if n_codes <= 1 << 16 else np.int32
+
+
 def file_terms(vocab: bytes) -> tuple[bytes, np.ndarray, np.ndarray]:
     """The terms of a file's distinct words (``vocab``: space-separated runs of identifier bytes, leading digits
     included, as ``FileWords.vocab``): the file's distinct terms, space-separated and numbered by first occurrence
-    walking the words in order and each word's terms in order; each word's term numbers, concatenated (``int32``);
+    walking the words in order and each word's terms in order; each word's term numbers, concatenated (``code_dtype``);
     and the offsets of each word's numbers in them (``int32``, one more than the words)."""
     if not vocab:
-        return b"", np.zeros(0, dtype=np.int32), np.zeros(1, dtype=np.int32)
+        return b"", np.zeros(0, dtype=code_dtype(0)), np.zeros(1, dtype=np.int32)
     # the identifier ``text._IDENT`` finds in each run: without its leading digits (an all-digit run has none)
     found = vocab.decode("ascii")
     idents = found.split(" ")
@@ -74,4 +80,4 @@ def file_terms(vocab: bytes) -> tuple[bytes, np.ndarray, np.ndarray]:
     codes, uniques = pd.factorize(np.array(flat, dtype=object)) if flat else (np.zeros(0, dtype=np.int64), ())
     ptr = np.zeros(len(parts) + 1, dtype=np.int32)
     np.cumsum(np.fromiter(map(len, parts), dtype=np.int32, count=len(parts)), out=ptr[1:])
-    return " ".join(uniques).encode("ascii"), codes.astype(np.int32), ptr
+    return " ".join(uniques).encode("ascii"), codes.astype(code_dtype(len(uniques))), ptr

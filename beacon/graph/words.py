@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .word_terms import file_terms
+from .word_terms import code_dtype, file_terms
 
 # Bytes that can be part of an identifier keep their value, every other byte becomes a space: the identifiers
 # ``beacon.retrieval.text._IDENT`` finds are these runs (UTF-8, so no non-ASCII character joins a run) with
@@ -143,13 +143,13 @@ class FileWords:
     leading digits included). Word ``c``'s terms are ``term_codes[term_ptr[c]:term_ptr[c + 1]]``, numbers of the
     space-separated ``terms`` (``word_terms.file_terms``)."""
     vocab: bytes
-    codes: np.ndarray  # int32
+    codes: np.ndarray  # ``word_terms.code_dtype``
     def_ptr: np.ndarray  # int32, one more than the definitions
     terms: bytes
-    term_codes: np.ndarray  # int32
+    term_codes: np.ndarray  # ``word_terms.code_dtype``
     term_ptr: np.ndarray  # int32, one more than the words
 
-    # how ``CodebaseGraph.save`` stores the fields: byte strings (never holding a newline), and int32 arrays
+    # how ``CodebaseGraph.save`` stores the fields: byte strings (never holding a newline), and arrays (as int32)
     TEXTS = ("vocab", "terms")
     ARRAYS = ("codes", "def_ptr", "term_codes", "term_ptr")
 
@@ -187,7 +187,7 @@ def file_words(text: str, spans: list[tuple[int, int]]) -> FileWords:
     codes, _ = pd.factorize(word_keys(encoded, starts, ends)[order])
     seen = order[first_occurrences(codes)]
     vocab = joined_runs(encoded, starts[seen], ends[seen])
-    return FileWords(vocab, codes.astype(np.int32), def_ptr, *file_terms(vocab))
+    return FileWords(vocab, codes.astype(code_dtype(len(seen))), def_ptr, *file_terms(vocab))
 
 
 def joined_runs(text: bytes, starts: np.ndarray, ends: np.ndarray) -> bytes:

@@ -10,7 +10,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from beacon.graph import CodebaseGraph
-from beacon.graph.word_terms import file_terms
+from beacon.graph.word_terms import code_dtype, file_terms
 from beacon.graph.words import scan_runs
 from beacon.retrieval.text import _CAMEL, _IDENT, STOPWORDS, split_identifier, term_index
 from experiments.benchmarks.term_reference import own_documents, reference_term_index, same_index, without_imports, word_runs
@@ -60,7 +60,7 @@ def test_file_terms_are_each_words_splits_numbered_by_first_occurrence(words):
     listed, codes, ptr = file_terms(" ".join(words).encode("ascii"))
     vocab = listed.decode("ascii").split(" ") if listed else []
     expected = [split_identifier(w.lstrip("0123456789")) for w in words]
-    assert len(ptr) == len(words) + 1 and codes.dtype == ptr.dtype == np.int32
+    assert len(ptr) == len(words) + 1 and codes.dtype == code_dtype(len(vocab)) and ptr.dtype == np.int32
     assert [tuple(vocab[c] for c in codes[ptr[k]:ptr[k + 1]]) for k in range(len(words))] == expected
     assert vocab == list(dict.fromkeys(t for parts in expected for t in parts))
 
