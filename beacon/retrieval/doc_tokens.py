@@ -123,11 +123,11 @@ def doc_words(graph: CodebaseGraph, *, with_terms: bool = True) -> DocWords:
 
 def _word_terms(found: list[FileWords], seen: np.ndarray, n_entries: int,
                 runs: tuple[bytes, np.ndarray, np.ndarray]) -> WordTerms:
-    """Each word's terms, from its first entry in a file's distinct words (split with the parse): the files' term
-    vocabularies are numbered by one factorisation of their exact keys, each word's terms gathered, and the
-    gathered sequence factorised again, so terms are numbered by first occurrence walking the words in order (as
-    splitting the words one by one would). ``seen[c]`` is word ``c``'s first run in ``runs`` (the files'
-    distinct words, the first ``n_entries`` runs, then the headers): a word only in headers is split here."""
+    """Each word's terms, from its first entry in a file's distinct words (split with the parse): each word's
+    terms are gathered (as runs of the files' term vocabularies, joined) and numbered by one factorisation of
+    their exact keys, so by first occurrence walking the words in order (as splitting the words one by one
+    would). ``seen[c]`` is word ``c``'s first run in ``runs`` (the files' distinct words, the first
+    ``n_entries`` runs, then the headers): a word only in headers is split here."""
     encoded, starts, ends = runs
     empty = np.zeros(0, dtype=np.int32)
     entry_len = _lengths([w.term_ptr for w in found])
@@ -139,11 +139,9 @@ def _word_terms(found: list[FileWords], seen: np.ndarray, n_entries: int,
     _, term_starts, term_ends = scan_runs(blob)
     text_end = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1)
     n_local = np.diff(np.searchsorted(term_starts, text_end), prepend=0)  # each text's terms
-    term_keys, _ = pd.factorize(word_keys(blob, term_starts, term_ends))
-    # every file's (and the header-only words') term codes -> their keys
+    # every file's (and the header-only words') term codes -> their runs in ``blob``
     local = np.concatenate([w.term_codes for w in found] + [extra_codes, empty], dtype=np.int64)
     local += np.repeat(np.cumsum(n_local) - n_local, [len(w.term_codes) for w in found] + [len(extra_codes)])
-    keyed = term_keys[local]
     # word c's terms: those of its first entry, or of its place among the header-only words
     in_file = seen < n_entries
     word_len = np.empty(len(seen), dtype=np.int64)
@@ -151,12 +149,13 @@ def _word_terms(found: list[FileWords], seen: np.ndarray, n_entries: int,
     word_len[in_file] = entry_len[seen[in_file]]
     word_start[in_file] = (np.cumsum(entry_len) - entry_len)[seen[in_file]]
     word_len[header_only] = np.diff(extra_ptr)
-    word_start[header_only] = len(keyed) - len(extra_codes) + extra_ptr[:-1]
+    word_start[header_only] = len(local) - len(extra_codes) + extra_ptr[:-1]
     ptr = np.zeros(len(seen) + 1, dtype=np.int64)
     np.cumsum(word_len, out=ptr[1:])
     gather = np.arange(int(ptr[-1])) + np.repeat(word_start - ptr[:-1], word_len)
-    ids, uniques = pd.factorize(keyed[gather])
-    first = first_occurrences(term_keys)[uniques]  # each term's first run in ``blob``
+    refs = local[gather]  # the words' terms in order, as runs of ``blob``: only these are keyed
+    ids, _ = pd.factorize(word_keys(blob, term_starts[refs], term_ends[refs]))
+    first = refs[first_occurrences(ids)]  # each term's first run in that order
     vocab = joined_runs(blob, term_starts[first], term_ends[first])
     return WordTerms(ptr, ids.astype(np.int64, copy=False), vocab.decode("ascii").split(" ") if vocab else [])
 
