@@ -232,7 +232,8 @@ def _save_words(out: Path, files: list[SourceFile]) -> None:
         return
     empty = np.zeros(0, dtype=np.int32)
     for name in FileWords.ARRAYS:
-        _save_npy(out / f"words.{name}.npy", np.concatenate([getattr(w, name) for w in found] + [empty]).astype(np.int32))
+        flat = np.concatenate([getattr(w, name) for w in found] + [empty]).astype(np.int32)
+        _save_npy(out / f"words.{name}.npy", flat)
     sizes = [[len(getattr(w, name)) for name in FileWords.ARRAYS] for w in found]
     _save_npy(out / "words.sizes.npy", np.array(sizes, dtype=np.int64))
     for name in FileWords.TEXTS:
