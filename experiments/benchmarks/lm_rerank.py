@@ -15,16 +15,22 @@ Gemma 3 270M) through llama-cpp-python, logits only: one chat turn
           cut at --file-tokens tokens>
     Does this file need to change to fix the issue? Answer Yes or No.
 
-and the score is ``logit(Yes) - logit(No)`` at the answer's first token.
-The issue part is a shared prefix, evaluated once per query; each file's
-part is evaluated after it (the KV cache is cut back to the prefix). Fixed
-token budgets, fixed thread count, no sampling: the same inputs give the same
-scores (checked on the first instance of each set: scored twice).
+and the score is ``logit(Yes) - logit(No)`` at the answer's first token
+(``--score yesno``). The issue part is a shared prefix, evaluated once per
+query; each file's part is evaluated after it (the KV cache is cut back to
+the prefix). ``--score likelihood``: no chat turn, the file summary then
+``Issue:`` and the issue's first ``--issue-tokens`` tokens; the score is the
+mean log-probability of those issue tokens given the summary (the issue is
+the same for every file of a query, so its own likelihood cancels in the
+order). Fixed token budgets, fixed thread count, no sampling: the same inputs
+give the same scores (checked on the first instance of each set: scored
+twice).
 
 Reported per model and set: File Acc@1/@5 of (a) ``hybrid_code``, (b) the LM
 order alone over the top k (the rest after, in ``hybrid_code``'s order), (c)
 ``hybrid + w · P(Yes)`` over the top k, ``hybrid`` the file score divided by
-the top file's and ``P(Yes) = sigmoid(logit(Yes) - logit(No))``; with the
+the top file's and ``P(Yes) = sigmoid(logit(Yes) - logit(No))`` (for
+``likelihood``: ``w`` times the score scaled to [0, 1] over the top k); with the
 paired difference from (a) and its paired 95% bootstrap interval. Choose ``w``
 on the real dev issues and mined ``tune`` only. Time per query, the model
 loaded once and the graph's indexes built: ``hybrid_code``'s ranking plus the
@@ -89,6 +95,8 @@ def file_summary(graph: CodebaseGraph, path: str) -> str:
 class YesNoScorer:
     """``logit(Yes) - logit(No)`` of a packaged GGUF model for (issue, file summary) pairs; logits only."""
 
+    logits_all = False
+
     def __init__(self, label: str, issue_tokens: int, file_tokens: int, threads: int, n_ctx: int = 1024):
         try:
             from llama_cpp import Llama
@@ -97,7 +105,7 @@ class YesNoScorer:
                              f"and the model's package ({label}): {exc}") from exc
         self.label, self.issue_tokens, self.file_tokens = label, issue_tokens, file_tokens
         self.llm = Llama(model_path=str(model_path_for(label)), n_ctx=n_ctx, n_threads=threads,
-                         n_threads_batch=threads, n_batch=512, seed=0, verbose=False)
+                         n_threads_batch=threads, n_batch=512, seed=0, logits_all=self.logits_all, verbose=False)
         self.open, self.close = TURNS[label]
         self.yes, self.no = (self._tokens(w)[0] for w in ("Yes", "No"))
 
@@ -124,6 +132,31 @@ class YesNoScorer:
         return out
 
 
+class LikelihoodScorer(YesNoScorer):
+    """Mean log-probability of the issue's first tokens after a file summary (logits of every position)."""
+
+    logits_all = True
+
+    def scores(self, issue: str, summaries: Sequence[str]) -> list[float]:
+        body = self.llm.tokenize(issue.encode("utf-8"), add_bos=False, special=False)[:self.issue_tokens]
+        out = []
+        for summary in summaries:
+            head = (self._tokens("", bos=True) + self.llm.tokenize(summary.encode("utf-8"), add_bos=False,
+                                                                    special=False)[:self.file_tokens]
+                    + self._tokens("\n\nIssue:\n"))
+            self.llm.reset()
+            self.llm.eval(head + body)
+            # row i holds the logits that predict token i + 1
+            rows = np.asarray(self.llm.scores[len(head) - 1:len(head) + len(body) - 1], dtype=np.float64)
+            top = rows.max(axis=1, keepdims=True)
+            logz = (top + np.log(np.exp(rows - top).sum(axis=1, keepdims=True))).ravel()
+            out.append(float(np.mean(rows[np.arange(len(body)), body] - logz)))
+        return out
+
+
+SCORERS = {"yesno": YesNoScorer, "likelihood": LikelihoodScorer}
+
+
 def hybrid_files(method, graph: CodebaseGraph, query: str) -> tuple[list[str], list[float]]:
     """Files in ``hybrid_code``'s order (first occurrence in its symbol ranking) and their best totals."""
     nodes, totals = method.ranked_nodes(graph, query)
@@ -133,11 +166,23 @@ def hybrid_files(method, graph: CodebaseGraph, query: str) -> tuple[list[str], l
     return list(files), list(files.values())
 
 
-def reorder(files: list[str], hybrid: list[float], lm: list[float], k: int, w: float | None) -> list[str]:
-    """The top ``k`` files by ``hybrid/top + w·sigmoid(lm)`` (``w`` None: by ``lm`` alone), then the rest."""
+def reorder(files: list[str], hybrid: list[float], lm: list[float], k: int, w: float | None,
+            unit: bool = False) -> list[str]:
+    """The top ``k`` files by ``hybrid/top + w·sigmoid(lm)`` (``w`` None: by ``lm`` alone), then the rest.
+
+    ``unit``: ``w·(lm - min)/(max - min)`` over the top ``k`` instead of the sigmoid (for a log-likelihood,
+    which is no logit).
+    """
     top = hybrid[0] if hybrid and hybrid[0] > 0 else 1.0
     head = list(range(min(k, len(files), len(lm))))
-    key = {i: (lm[i] if w is None else hybrid[i] / top + w / (1 + math.exp(-lm[i]))) for i in head}
+    low, high = min((lm[i] for i in head), default=0.0), max((lm[i] for i in head), default=0.0)
+
+    def term(x: float) -> float:
+        if unit:
+            return (x - low) / (high - low) if high > low else 0.0
+        return 1 / (1 + math.exp(-x))
+
+    key = {i: (lm[i] if w is None else hybrid[i] / top + w * term(lm[i])) for i in head}
     head.sort(key=lambda i: (-key[i], i))
     return [files[i] for i in head] + files[len(head):]
 
@@ -150,7 +195,7 @@ def variants(ks: list[int], weights: list[float]) -> list[tuple[str, int, float 
     return [(f"k={k} lm alone", k, None) for k in ks] + [(f"k={k} w={w:g}", k, w) for k in ks for w in weights]
 
 
-def run_set(which: str, scorer: YesNoScorer, args, timings: list[tuple[float, float]]) -> dict:
+def run_set(which: str, scorer: YesNoScorer | LikelihoodScorer, args, timings: list[tuple[float, float]]) -> dict:
     method = get_method(METHOD, **method_params(METHOD))
     every = args.tune_every if which == "tune" else 1
     keep = {inst.instance_id for inst in instances(which)[::every]}
@@ -174,7 +219,7 @@ def run_set(which: str, scorer: YesNoScorer, args, timings: list[tuple[float, fl
         ids.append(inst.instance_id)
         rows[METHOD].append((acc(files, gold_files, 1), acc(files, gold_files, 5)))
         for name, k, w in variants(args.k, args.weights):
-            order = reorder(files, hybrid, lm, k, w)
+            order = reorder(files, hybrid, lm, k, w, unit=isinstance(scorer, LikelihoodScorer))
             rows[name].append((acc(order, gold_files, 1), acc(order, gold_files, 5)))
         graph.cache.clear()
     return {"ids": ids, "rows": rows, "deterministic": check}
@@ -213,7 +258,7 @@ def report(label: str, results: dict[str, dict], timings: list[tuple[float, floa
     total = sorted(a + b for a, b in timings)
     for what, ts in (("hybrid_code ranking", rank), ("LM scoring", lm), ("total", total)):
         median = statistics.median(ts)
-        print(f"per-query time {what}: median {1000 * median:.0f} ms, p90 {1000 * ts[int(0.9 * (len(ts) - 1))]:.0f} ms"
+        print(f"per-query time {what}: median {1000 * median:.0f} ms, p90 {1000 * ts[math.ceil(0.9 * len(ts)) - 1]:.0f} ms"
               f" ({len(ts)} queries)" + (f" {'PASS' if median <= LIMIT_S else 'MISS'} vs {LIMIT_S:g} s"
                                          if what == "total" else ""))
 
@@ -224,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--models", default="smollm2-135m-instruct,gemma3-270m")
     ap.add_argument("--k", type=lambda s: [int(x) for x in s.split(",")], default=[5, 10])
     ap.add_argument("--weights", type=lambda s: [float(x) for x in s.split(",")], default=[0.05, 0.1, 0.25, 0.5, 1.0])
+    ap.add_argument("--score", choices=sorted(SCORERS), default="yesno")
     ap.add_argument("--issue-tokens", type=int, default=192)
     ap.add_argument("--file-tokens", type=int, default=64)
     ap.add_argument("--threads", type=int, default=1)
@@ -231,10 +277,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
     args = ap.parse_args(argv)
-    print(f"{METHOD} top files reranked by logit(Yes) - logit(No); issue {args.issue_tokens} tokens, file "
+    print(f"{METHOD} top files reranked by the {args.score} score; issue {args.issue_tokens} tokens, file "
           f"{args.file_tokens} tokens, {args.threads} thread(s); tune: every {args.tune_every}th task")
     for label in args.models.split(","):
-        scorer = YesNoScorer(label, args.issue_tokens, args.file_tokens, args.threads)
+        scorer = SCORERS[args.score](label, args.issue_tokens, args.file_tokens, args.threads)
         timings: list[tuple[float, float]] = []
         results = {which: run_set(which, scorer, args, timings) for which in args.sets.split(",")}
         report(label, results, timings)

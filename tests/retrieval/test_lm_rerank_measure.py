@@ -36,11 +36,11 @@ def test_file_summary_lists_docstring_classes_methods_and_functions(tmp_path):
 scores = st.lists(st.floats(0.01, 10.0), min_size=1, max_size=12).map(lambda xs: sorted(xs, reverse=True))
 
 
-@given(scores, st.data(), st.integers(1, 12), st.sampled_from([None, 0.0, 0.5, 1.0]))
-def test_reorder_permutes_only_the_top_k(hybrid, data, k, w):
+@given(scores, st.data(), st.integers(1, 12), st.sampled_from([None, 0.0, 0.5, 1.0]), st.booleans())
+def test_reorder_permutes_only_the_top_k(hybrid, data, k, w, unit):
     files = [f"f{i}.py" for i in range(len(hybrid))]
     lm = data.draw(st.lists(st.floats(-20, 20), min_size=len(hybrid), max_size=len(hybrid)))
-    order = reorder(files, hybrid, lm, k, w)
+    order = reorder(files, hybrid, lm, k, w, unit)
     assert sorted(order[:k]) == sorted(files[:k]) and order[k:] == files[k:]
     if w == 0.0:  # no LM weight: hybrid_code's own order
         assert order == files
