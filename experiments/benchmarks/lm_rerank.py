@@ -2,7 +2,7 @@
 
     python -m experiments.benchmarks.lm_rerank [--sets real,tune] [--models smollm2-135m-instruct,gemma3-270m]
         [--k 5,10] [--weights 0.05,0.1,0.25,0.5,1] [--issue-tokens 192] [--file-tokens 64] [--threads 1]
-        [--tune-every 4] [--cache-dir DIR]
+        [--score yesno|likelihood] [--tune-every 4] [--cache-dir DIR]
 
 For each instance, ``hybrid_code`` ranks the files (the file order
 ``evaluate`` derives from its symbol ranking; a file's score is its best
