@@ -117,6 +117,9 @@ def _file_fragments(graph: CodebaseGraph, index: GraphIndex) -> list[tuple[str, 
 
 
 def _build(graph: CodebaseGraph) -> LiteralIndex:
+    """Each fragment's holders (the innermost definitions of the lines holding it, ``_owners``) and their file
+    count, over arrays of (fragment, holder) pairs; the dicts in order of each fragment's first occurrence
+    (path by path, constants in order), as the index store saves them."""
     index = graph_index(graph)
     per_file = _file_fragments(graph, index)
     if not per_file:
@@ -132,7 +135,7 @@ def _build(graph: CodebaseGraph) -> LiteralIndex:
                               count=sum(occurrences)) + np.repeat(first_name, occurrences)].astype(np.int64)
     owners = _owners(graph, index, [(path, frags.lines) for path, frags in per_file])
     owner = np.fromiter(chain.from_iterable(owners), dtype=np.int64, count=len(code))
-    held = owner >= 0
+    held = owner >= 0  # a line without an owner (none in a file with a module node) holds nothing
     code, owner = code[held], owner[held]
     # Each fragment's distinct holders, ascending: one sort of (fragment, holder) keys.
     n_nodes = max(len(graph.symbols), 1)
