@@ -184,7 +184,7 @@ class GraphBuilder:
             source = self._files.get(rel)
             if source is None or source.sha256 != sha or source.module != modules[rel]:
                 source = self._files[rel] = SourceFile(rel, sha, parse.text_sha256, modules[rel], parse.text,
-                                                      tuple(parse.literals), parse.words)
+                                                      tuple(parse.literals), parse.words, parse.fragments)
             files[rel] = source
             known = self._resolved.get(rel)
             if known is None or known[0] != sha:

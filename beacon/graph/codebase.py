@@ -6,7 +6,9 @@ reverse direction is the transpose, built lazily. ``save`` writes ``.npy``
 files that ``load`` opens with ``mmap_mode="r"``, plus JSON tables for nodes,
 files and sources, so a loaded graph can render snippets without the repo, and each file's document words
 and their terms (``words.file_words``, computed with the parse) as ``words.*`` files, so a loaded graph's term
-index needs no tokenisation of its files and no identifier splitting.
+index needs no tokenisation of its files and no identifier splitting, and each file's literal fragments
+(``literal_fragments.file_fragments``, also computed with the parse) in ``fragments.json``, so a loaded graph's
+literal index cuts no constant.
 """
 from __future__ import annotations
 
@@ -19,13 +21,15 @@ from typing import Iterator
 import numpy as np
 import scipy.sparse as sp
 
+from .literal_fragments import FileFragments
 from .symbols import EdgeType, Skipped, Symbol
 from .words import FileWords
 
 # 2: literals.json (each file's string constants). 3: parser 7 (bases through `with_metaclass(...)`
 # and `Base[T]`): graphs saved before it lack those edges. 4: words.* (each file's document words).
-# 5: words.terms, words.term_codes.npy, words.term_ptr.npy (the words' terms).
-GRAPH_SCHEMA = 5
+# 5: words.terms, words.term_codes.npy, words.term_ptr.npy (the words' terms). 6: fragments.json (each
+# file's literal fragments).
+GRAPH_SCHEMA = 6
 _WORDS_FILES = (*(f"words.{name}" for name in FileWords.TEXTS),
                 *(f"words.{name}.npy" for name in (*FileWords.ARRAYS, "sizes")))
 _NODE_COLUMNS = ("id", "kind", "path", "qualname", "start_line", "end_line",
@@ -48,6 +52,9 @@ class SourceFile:
     # the words of each definition's own lines, for the term index (``beacon.retrieval.doc_tokens``); None
     # when the graph was not built by the parser (the term index then tokenises the text)
     words: FileWords | None = field(default=None, compare=False, repr=False)
+    # the matchable fragments of ``literals`` (``literal_fragments.file_fragments``), for the literal index; None
+    # when the graph was not built by the parser (the index then cuts ``literals`` itself)
+    fragments: FileFragments | None = field(default=None, compare=False, repr=False)
 
     def lines(self) -> list[str]:
         return self.text.split("\n")
@@ -176,6 +183,9 @@ class CodebaseGraph:
         _write_json(out / "sources.json", {f.path: f.text for f in self.files.values()})
         _write_json(out / "literals.json", {f.path: f.literals for f in self.files.values()})
         _save_words(out, list(self.files.values()))
+        _write_json(out / "fragments.json", {f.path: None if f.fragments is None else
+                                             [f.fragments.names, f.fragments.lines, f.fragments.which]
+                                             for f in self.files.values()})
         meta = {
             "schema": GRAPH_SCHEMA,
             "root": self.root,
@@ -203,6 +213,7 @@ class CodebaseGraph:
             for f in meta["files"]
         }
         _load_words(src, files)
+        _load_fragments(src, files)
         mode = "r" if mmap else None
         edges = {
             etype: (
@@ -255,6 +266,16 @@ def _load_words(src: Path, files: dict[str, SourceFile]) -> None:
     for k, (path, source) in enumerate(list(files.items())):
         fields = {name: texts[name][k] for name in texts} | {name: arrays[name][k] for name in arrays}
         files[path] = replace(source, words=FileWords(**fields))
+
+
+def _load_fragments(src: Path, files: dict[str, SourceFile]) -> None:
+    """Attach the saved literal fragments to ``files`` (in place, as ``_load_words``)."""
+    saved = json.loads((src / "fragments.json").read_text())
+    for path, source in list(files.items()):
+        if path not in saved:
+            raise StaleGraphError(f"{src / 'fragments.json'}: no entry for {path!r}, expected one per file")
+        if saved[path] is not None:
+            files[path] = replace(source, fragments=FileFragments(*map(tuple, saved[path])))
 
 
 def _save_npy(path: Path, array: np.ndarray) -> None:

@@ -18,13 +18,15 @@ import warnings
 from dataclasses import dataclass, field
 from io import BytesIO
 
+from .literal_fragments import FileFragments, file_fragments
 from .words import FileWords, file_words
 
 # 4: LOCAL bindings; outcomes independent of warning filters. 5: `@(` decorator spans.
 # 6: string constants (``FileParse.literals``). 7: bases through ``with_metaclass(M, *bases)``
 # and subscripts (``Base[T]`` -> ``Base``), see ``base_chains``. 8: each definition's document
 # words (``FileParse.words``). 9: the terms of each file's words (``FileWords.terms``).
-PARSER_VERSION = 9
+# 10: each file's literal fragments (``FileParse.fragments``).
+PARSER_VERSION = 10
 
 Chain = tuple[str, ...]
 
@@ -75,6 +77,9 @@ class FileParse:
     # The words of each definition's own lines (``words.file_words``): the per-file half of the term index,
     # computed here so that it is cached by content hash with the parse.
     words: FileWords | None = None
+    # The matchable fragments of ``literals`` (``literal_fragments.file_fragments``), for the literal index:
+    # computed here so that they are cached by content hash with the parse.
+    fragments: FileFragments | None = None
 
     def interface(self) -> bytes:
         """What other files' resolution can depend on: names, kinds, bindings, bases.
@@ -344,9 +349,9 @@ def string_constants(tree: ast.Module) -> list[tuple[int, str]]:
 def parse_source(data: bytes, *, literals: bool = True) -> FileParse:
     """Parse file bytes; raise ``ParseFailure`` with the skip reason on failure.
 
-    ``literals=False`` leaves ``FileParse.literals`` empty and ``FileParse.words`` unset, for callers that only
-    need definitions (gold units, agent scoring): collecting them is a quarter of the parse time. The graph
-    build always collects them.
+    ``literals=False`` leaves ``FileParse.literals`` empty and ``FileParse.words`` and ``FileParse.fragments``
+    unset, for callers that only need definitions (gold units, agent scoring): collecting them is a quarter of
+    the parse time. The graph build always collects them.
     """
     text = decode_source(data)
     try:
@@ -376,6 +381,7 @@ def parse_source(data: bytes, *, literals: bool = True) -> FileParse:
         raise ParseFailure("cannot index: nesting too deep") from None
     if literals:
         result.words = document_words(result)
+        result.fragments = file_fragments(result.literals)
     return result
 
 

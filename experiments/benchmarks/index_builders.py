@@ -7,6 +7,8 @@ parses), then times each builder of the name field, document expansion,
 file index (with ``by_name``), folder masks, packable mask, literal index, hashed vectors and the
 change log's (path, name) lookup, and its reference (``tests/retrieval/index_references.py``: the
 code it replaced; rows marked ``[d193831]`` against main d193831's per-distinct-string builders, the
+row marked ``[2cafce8]`` against main 2cafce8's literal index, which cut the constants while building
+(``experiments/benchmarks/literal_reference.py``; now each file's fragments come with its parse), the
 others against the per-symbol code before them), alternately in one process on fresh indexes (their
 inputs, such as the term index, built beforehand and not timed). Prints the
 fastest CPU times, the ratio fast / reference, and whether the two outputs are equal.
@@ -36,6 +38,7 @@ from beacon.retrieval.neighbors import call_neighbors
 from beacon.retrieval.signals_real import index as signals_index, literals
 from beacon.retrieval.term_rows import symbol_names
 from beacon.retrieval.text import term_index
+from experiments.benchmarks import literal_reference
 from experiments.benchmarks.graph_build import DEFAULT_CACHE, DEFAULT_VERSION, fetch_sdist, unpack
 from tests.retrieval import index_references as ref
 
@@ -119,6 +122,8 @@ BUILDERS = [
      _swapped(expansion, "_name_rows", ref.previous_name_rows, lambda g: expansion.context_matrix(g, 0.3)),
      BASE + ("file_index",)),
     ("literal_index [d193831]", literals.literal_index, ref.literal_index, ("file_index", "test_mask", "issue_graph")),
+    ("literal_index [2cafce8]", literals.literal_index, literal_reference.literal_index,
+     ("file_index", "test_mask", "issue_graph")),
     ("hashed vectors", hashed.symbol_vectors, ref.hashed_vectors, BASE),
     ("log (path, name) lookup [d193831]", _path_name_table, ref.path_name_nodes, ("file_index",)),
 ]

@@ -3,8 +3,8 @@
 A bug report often pastes the message the program printed (``ValueError:
 Invalid value for 'x'``) or names an option (``--ignore-local-config``,
 ``max_line_length``). Both are string constants in the code, usually in the
-very function that has to change. The index (once per graph) cuts every
-string constant of every non-test file into *fragments*: pieces between
+very function that has to change. The index (once per graph) holds every
+string constant of every non-test file cut into *fragments*: pieces between
 format placeholders (``{name}``, ``%s``, ``%(x)r``), lower-cased, whitespace
 collapsed. A fragment is matchable when it is a phrase (at least
 ``MIN_WORDS`` words and ``MIN_CHARS`` characters) or an option-like token
@@ -12,9 +12,10 @@ collapsed. A fragment is matchable when it is a phrase (at least
 Docstrings are left out: they paraphrase the code, and an issue that quotes
 documentation points at the docs, not at the definition.
 
-The constants come from the graph (``SourceFile.literals``, collected by the
-graph build's parse, which is cached by file content), so building this index
-parses nothing.
+The fragments come from the graph (``SourceFile.fragments``: the rules live in
+``beacon.graph.literal_fragments`` and are applied by the graph build's parse,
+which is cached by file content), so building this index parses nothing and
+cuts no constant; it finds each fragment's holders and counts their files.
 
 A fragment found in the issue scores the innermost definition holding the
 constant with ``words / files`` (longer phrases are more specific, an option
@@ -29,46 +30,22 @@ from dataclasses import dataclass
 from itertools import chain
 
 import numpy as np
+import pandas as pd
 
 from ...graph.codebase import CodebaseGraph
+# The fragment rules, and their names as this module had them (tests and benchmarks import them from here).
+from ...graph.literal_fragments import (MIN_CHARS, MIN_TOKEN_CHARS, MIN_WORDS, OPTION as _OPTION,  # noqa: F401
+                                        PLACEHOLDER as _PLACEHOLDER, WORD as _WORD, FileFragments, file_fragments,
+                                        fragments, normalise)
 from ..indexes import indexes_for
 from .index import GraphIndex, SignalScores, graph_index, scores
 
-MIN_WORDS = 3
-MIN_CHARS = 12
-MIN_TOKEN_CHARS = 6
-_PLACEHOLDER = re.compile(r"\{[^{}]*\}|%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGc%]")
-_WORD = re.compile(r"[a-z0-9_]+")
-_OPTION = re.compile(r"-{0,2}[a-z0-9][a-z0-9_-]*[-_][a-z0-9_-]*[a-z0-9]")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_-]*[a-z0-9]")
-
-
-def normalise(text: str) -> str:
-    """Lower-cased, whitespace runs collapsed to one space, stripped (``str.split`` splits on exactly the
-    characters ``\\s`` matches, without a regular expression)."""
-    return " ".join(text.lower().split())
 
 
 def first_word(phrase: str) -> str:
     """The key a phrase is filed under in ``LiteralIndex.phrases`` (its first word)."""
     return _WORD.search(phrase).group()
-
-
-def fragments(literal: str) -> list[str]:
-    """The matchable pieces of one string constant (see the module docstring)."""
-    if len(literal) < MIN_CHARS and literal.isascii() and "-" not in literal and "_" not in literal:
-        # too short for a phrase (pieces of ASCII text only shrink when normalised), and an option token
-        # needs a ``-`` or ``_``: most short constants are skipped without splitting them
-        return []
-    out = []
-    # every placeholder starts with ``{`` or ``%``: a constant with neither is one piece
-    for piece in _PLACEHOLDER.split(literal) if "{" in literal or "%" in literal else (literal,):
-        piece = normalise(piece).strip(" :,.;'\"()[]")
-        if len(piece) >= MIN_CHARS and len(_WORD.findall(piece)) >= MIN_WORDS:
-            out.append(piece)
-        elif " " not in piece and len(piece) >= MIN_TOKEN_CHARS and _OPTION.fullmatch(piece):
-            out.append(piece)
-    return out
 
 
 @dataclass(frozen=True)
@@ -124,46 +101,65 @@ def _owners(graph: CodebaseGraph, index: GraphIndex, asked: list[tuple[str, list
     return [found[bounds[k]:bounds[k + 1]] for k in range(len(asked))]
 
 
-def _build(graph: CodebaseGraph) -> LiteralIndex:
-    index = graph_index(graph)
-    pieces: dict[str, list[str]] = {}  # a value's fragments: many constants repeat
-    asked: list[tuple[str, list[int]]] = []  # per path with such constants: their lines
-    fragments_at: list[list[list[str]]] = []  # and their fragments
+def _file_fragments(graph: CodebaseGraph, index: GraphIndex) -> list[tuple[str, FileFragments]]:
+    """The fragments of each non-test file that has some, in ``index.paths`` order (a graph not built by the
+    parser, without ``SourceFile.fragments``, has its constants cut here)."""
+    found = []
     for path in index.paths:
         module = index.module_node.get(path)
         source = graph.files.get(path)
         if module is None or graph.symbols[module].is_test or source is None:
             continue
-        lines, found = [], []
-        for line, value in source.literals:
-            if len(value) < MIN_TOKEN_CHARS:  # no fragment is longer than its constant
-                continue
-            frags = pieces.get(value)
-            if frags is None:
-                frags = pieces[value] = fragments(value)
-            if frags:
-                lines.append(line)
-                found.append(frags)
-        if found:
-            asked.append((path, lines))
-            fragments_at.append(found)
-    holders: dict[str, set[int]] = defaultdict(set)
-    for owners, found in zip(_owners(graph, index, asked) if asked else (), fragments_at):
-        for owner, frags in zip(owners, found):
-            if owner >= 0:
-                for frag in frags:
-                    holders[frag].add(owner)
-    file_of = index.file_of.tolist()
+        frags = source.fragments if source.fragments is not None else file_fragments(source.literals)
+        if frags.lines:
+            found.append((path, frags))
+    return found
+
+
+def _build(graph: CodebaseGraph) -> LiteralIndex:
+    """Each fragment's holders (the innermost definitions of the lines holding it, ``_owners``) and their file
+    count, over arrays of (fragment, holder) pairs; the dicts in order of each fragment's first occurrence
+    (path by path, constants in order), as the index store saves them."""
+    index = graph_index(graph)
+    per_file = _file_fragments(graph, index)
+    if not per_file:
+        return LiteralIndex({}, {}, {})
+    # Fragments numbered across files in order of first occurrence (each file's names are in that order), and
+    # the number of each occurrence's fragment, path by path.
+    number, names = pd.factorize(np.fromiter(chain.from_iterable(f.names for _, f in per_file), dtype=object,
+                                             count=sum(len(f.names) for _, f in per_file)))
+    names = names.tolist()
+    occurrences = [len(f.which) for _, f in per_file]
+    first_name = np.cumsum([0] + [len(f.names) for _, f in per_file[:-1]])
+    code = number[np.fromiter(chain.from_iterable(f.which for _, f in per_file), dtype=np.int64,
+                              count=sum(occurrences)) + np.repeat(first_name, occurrences)].astype(np.int64)
+    owners = _owners(graph, index, [(path, frags.lines) for path, frags in per_file])
+    owner = np.fromiter(chain.from_iterable(owners), dtype=np.int64, count=len(code))
+    held = owner >= 0  # a line without an owner (none in a file with a module node) holds nothing
+    code, owner = code[held], owner[held]
+    # Each fragment's distinct holders, ascending: one sort of (fragment, holder) keys.
+    n_nodes = max(len(graph.symbols), 1)
+    pairs = np.unique(code * n_nodes + owner)
+    frag_of, node = np.divmod(pairs, n_nodes)
+    bounds = np.searchsorted(frag_of, np.arange(len(names) + 1)).tolist()
+    # and the number of distinct files holding it
+    n_files = max(len(index.paths), 1)
+    in_file = np.unique(frag_of * n_files + index.file_of[node])
+    counts = np.bincount(in_file // n_files, minlength=len(names)).tolist()
+    # fragments in order of their first occurrence with a holder (the order of the dicts built from them)
+    present, first = np.unique(code, return_index=True)
+    order = present[np.argsort(first, kind="stable")].tolist()
+    nodes = node.tolist()
     phrases: dict[str, dict[str, list[int]]] = defaultdict(dict)
     tokens: dict[str, list[int]] = {}
     files: dict[str, int] = {}
-    for frag, nodes in holders.items():
-        ordered = sorted(nodes)
-        files[frag] = len({file_of[n] for n in ordered})
+    for k in order:
+        frag = names[k]
+        files[frag] = counts[k]
         if " " in frag:
-            phrases[first_word(frag)][frag] = ordered
+            phrases[first_word(frag)][frag] = nodes[bounds[k]:bounds[k + 1]]
         else:
-            tokens[frag] = ordered
+            tokens[frag] = nodes[bounds[k]:bounds[k + 1]]
     return LiteralIndex(dict(phrases), tokens, files)
 
 
