@@ -187,6 +187,32 @@ def test_the_free_first_step_is_the_walk_step(t, data, eps, beta):
     assert np.abs(with_step.pi - direct_solve(t, prior, beta)).sum() <= 2 * with_step.error_bound(beta) + 1e-9
 
 
+@pytest.mark.parametrize("eps", [1e-3, 1e-5])
+def test_the_push_tests_a_small_frontiers_targets_as_it_would_test_every_node(eps, monkeypatch):
+    """A round tests either all n nodes or only the ones that received mass: the same active set, the same bytes."""
+    from beacon.retrieval import push
+
+    rng = np.random.default_rng(11)
+    n = 4000
+    src = rng.choice(n, 6 * n, p=_power_law(n, 2.5, rng))
+    dst = rng.choice(n, 6 * n, p=_power_law(n, 2.1, rng))
+    keep = src != dst
+    t = build_transition(n, csr_from_pairs(src[keep], dst[keep], n), EdgeWeights())
+    sim = np.zeros(n)
+    sim[rng.choice(n, 60, replace=False)] = rng.gamma(2.0, 2.0, 60)
+    sim[t.dangling_nodes[:5]] = 10.0  # seeds whose pushes teleport back to the prior
+    prior = softmax_prior(sim)
+    runs = []
+    for fraction in (0.0, np.inf):  # every round tests all nodes / only its targets
+        monkeypatch.setattr(push, "_DENSE_FRACTION", fraction)
+        runs.append(push._forward_push(t, prior, 0.85, eps, 10_000))
+    (p, r, rounds, pushes, converged), other = runs
+    assert converged and rounds > 3
+    assert p.tobytes() == other[0].tobytes() and r.tobytes() == other[1].tobytes()
+    assert (rounds, pushes) == other[2:4]
+    assert (r < eps * t.push_degree).all()
+
+
 @pytest.mark.parametrize("precision", ["float64", "float32"])
 def test_the_push_solver_is_deterministic_byte_for_byte(precision):
     rng = np.random.default_rng(3)
