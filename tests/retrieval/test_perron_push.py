@@ -109,10 +109,7 @@ def test_anderson_bound_holds_from_any_start(t, data, beta, depth):
 def test_anderson_needs_fewer_mat_vecs_on_a_power_law_call_graph():
     rng = np.random.default_rng(7)
     n = 5000
-    src = rng.choice(n, 10 * n, p=_power_law(n, 2.5, rng))
-    dst = rng.choice(n, 10 * n, p=_power_law(n, 2.1, rng))
-    keep = src != dst
-    t = build_transition(n, csr_from_pairs(src[keep], dst[keep], n), EdgeWeights())
+    t = _power_law_walk(n, 10, rng)
     glob = global_pagerank(t).pi
     sim = np.zeros(n)
     sim[rng.choice(n, 200, replace=False)] = rng.gamma(2.0, 2.0, 200)
@@ -133,6 +130,14 @@ def test_anderson_needs_fewer_mat_vecs_on_a_power_law_call_graph():
 def _power_law(n, alpha, rng):
     w = np.arange(1, n + 1, dtype=np.float64) ** (-1.0 / (alpha - 1.0))
     return (w / w.sum())[rng.permutation(n)]
+
+
+def _power_law_walk(n, calls_per_node, rng):
+    """The walk of a Chung–Lu call graph like the benchmark's: callers ∝ rank^-2/3, callees ∝ rank^-10/11."""
+    src = rng.choice(n, calls_per_node * n, p=_power_law(n, 2.5, rng))
+    dst = rng.choice(n, calls_per_node * n, p=_power_law(n, 2.1, rng))
+    keep = src != dst
+    return build_transition(n, csr_from_pairs(src[keep], dst[keep], n), EdgeWeights())
 
 
 def test_push_is_local_and_warns_when_capped():
@@ -194,10 +199,7 @@ def test_the_push_tests_a_small_frontiers_targets_as_it_would_test_every_node(ep
 
     rng = np.random.default_rng(11)
     n = 4000
-    src = rng.choice(n, 6 * n, p=_power_law(n, 2.5, rng))
-    dst = rng.choice(n, 6 * n, p=_power_law(n, 2.1, rng))
-    keep = src != dst
-    t = build_transition(n, csr_from_pairs(src[keep], dst[keep], n), EdgeWeights())
+    t = _power_law_walk(n, 6, rng)
     sim = np.zeros(n)
     sim[rng.choice(n, 60, replace=False)] = rng.gamma(2.0, 2.0, 60)
     sim[t.dangling_nodes[:5]] = 10.0  # seeds whose pushes teleport back to the prior
