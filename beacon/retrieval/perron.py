@@ -88,7 +88,7 @@ class Perron(RankThenPack):
     the first without a mat-vec and each extrapolation tested without one, to
     the same L1 ``tol`` and bound; ``precision = "float32"`` runs those steps
     in float32 and adds its rounding allowance to the bound; with
-    ``tol = 1e-2`` and float32, 3 mat-vecs and ~0.27× the time on the
+    ``tol = 1e-2``, ``push_eps = 2e-6`` and float32, 2 mat-vecs and ~0.2× the time on the
     100k-node benchmark graph) is opt-in through the ``perron_push``/``ppr_push`` recipes, because
     grid runs name methods without parameters, so the defaults are what
     archived runs (the Boltons pilot) reproduce with;

@@ -109,10 +109,7 @@ def test_anderson_bound_holds_from_any_start(t, data, beta, depth):
 def test_anderson_needs_fewer_mat_vecs_on_a_power_law_call_graph():
     rng = np.random.default_rng(7)
     n = 5000
-    src = rng.choice(n, 10 * n, p=_power_law(n, 2.5, rng))
-    dst = rng.choice(n, 10 * n, p=_power_law(n, 2.1, rng))
-    keep = src != dst
-    t = build_transition(n, csr_from_pairs(src[keep], dst[keep], n), EdgeWeights())
+    t = _power_law_walk(n, 10, rng)
     glob = global_pagerank(t).pi
     sim = np.zeros(n)
     sim[rng.choice(n, 200, replace=False)] = rng.gamma(2.0, 2.0, 200)
@@ -133,6 +130,14 @@ def test_anderson_needs_fewer_mat_vecs_on_a_power_law_call_graph():
 def _power_law(n, alpha, rng):
     w = np.arange(1, n + 1, dtype=np.float64) ** (-1.0 / (alpha - 1.0))
     return (w / w.sum())[rng.permutation(n)]
+
+
+def _power_law_walk(n, calls_per_node, rng):
+    """The walk of a Chung–Lu call graph like the benchmark's: callers ∝ rank^-2/3, callees ∝ rank^-10/11."""
+    src = rng.choice(n, calls_per_node * n, p=_power_law(n, 2.5, rng))
+    dst = rng.choice(n, calls_per_node * n, p=_power_law(n, 2.1, rng))
+    keep = src != dst
+    return build_transition(n, csr_from_pairs(src[keep], dst[keep], n), EdgeWeights())
 
 
 def test_push_is_local_and_warns_when_capped():
@@ -185,6 +190,29 @@ def test_the_free_first_step_is_the_walk_step(t, data, eps, beta):
                               global_step=t.transposed @ glob)
     assert with_step.rounds <= rounds and with_step.pushes <= pushes  # its push stops early on big frontiers
     assert np.abs(with_step.pi - direct_solve(t, prior, beta)).sum() <= 2 * with_step.error_bound(beta) + 1e-9
+
+
+@pytest.mark.parametrize("eps", [1e-3, 1e-5])
+def test_the_push_tests_a_small_frontiers_targets_as_it_would_test_every_node(eps, monkeypatch):
+    """A round tests either all n nodes or only the ones that received mass: the same active set, the same bytes."""
+    from beacon.retrieval import push
+
+    rng = np.random.default_rng(11)
+    n = 4000
+    t = _power_law_walk(n, 6, rng)
+    sim = np.zeros(n)
+    sim[rng.choice(n, 60, replace=False)] = rng.gamma(2.0, 2.0, 60)
+    sim[t.dangling_nodes[:5]] = 10.0  # seeds whose pushes teleport back to the prior
+    prior = softmax_prior(sim)
+    runs = []
+    for fraction in (0.0, np.inf):  # every round tests all nodes / only its targets
+        monkeypatch.setattr(push, "_DENSE_FRACTION", fraction)
+        runs.append(push._forward_push(t, prior, 0.85, eps, 10_000))
+    (p, r, rounds, pushes, converged), other = runs
+    assert converged and rounds > 3
+    assert p.tobytes() == other[0].tobytes() and r.tobytes() == other[1].tobytes()
+    assert (rounds, pushes) == other[2:4]
+    assert (r < eps * t.push_degree).all()
 
 
 @pytest.mark.parametrize("precision", ["float64", "float32"])

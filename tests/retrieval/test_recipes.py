@@ -44,7 +44,7 @@ def test_every_recipe_names_a_known_composer():
     # Ablations are their base plus the switch: no copied parameters.
     assert method_params("ppr") == {**method_params("perron"), "use_specificity": False, "use_frontier": False}
     assert method_params("bca_d5") == {**method_params("bca"), "depth": 5}
-    push = {"solver": "push", "push_eps": 1e-5, "tol": 1e-2, "precision": "float32", "threads": "auto"}
+    push = {"solver": "push", "push_eps": 2e-6, "tol": 1e-2, "precision": "float32", "threads": "auto"}
     assert method_params("perron_push") == {**method_params("perron"), **push}
     assert method_params("ppr_push") == {**method_params("ppr"), **push}
 
