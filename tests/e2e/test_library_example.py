@@ -56,7 +56,10 @@ def test_readme_starts_with_the_two_commands():
     lines = [ln for ln in (REPO_ROOT / "README.md").read_text().splitlines() if ln.strip()]
     commands = [ln for ln in lines[:12] if ln.startswith(("pip install", "python -m"))]
     assert commands[0] == "pip install -e '.[dev]' && python -m experiments.control"
-    assert commands[1] == "python -m pytest -q"
+    assert commands[1] == "python -m pytest -q -n 2"
+    # CI runs the README's test command, as written
+    ci = [ln for ln in (REPO_ROOT / ".ci" / "run").read_text().splitlines() if ln.strip()]
+    assert ci[-1] == commands[1]
 
 
 def test_cli_reports_unknown_method(tmp_path):
