@@ -1,4 +1,4 @@
-"""Command line: ``python -m beacon {context,graph,methods}``.
+"""Command line: ``python -m beacon {context,graph,methods,prune-indexes}``.
 
 ``context`` indexes a directory, selects context for a query with a retrieval
 method under an exact token budget, and prints the rendered context (stdout)
@@ -31,11 +31,17 @@ def main(argv: list[str] | None = None) -> int:
     graph_cmd.add_argument("--save", type=Path, default=None, help="write the graph (.npy + JSON) here")
     graph_cmd.add_argument("--cache", type=Path, default=None)
     sub.add_parser("methods", help="list registered retrieval methods")
+    prune_cmd = sub.add_parser("prune-indexes", help="evict least recently used graph index stores to a size")
+    prune_cmd.add_argument("cache_dir", type=Path, help="a cache folder (its indexes/ is pruned)")
+    prune_cmd.add_argument("--max-size", required=True, help="keep at most this much, e.g. 2G, 500M")
+    prune_cmd.add_argument("--dry-run", action="store_true", help="list what would be removed, remove nothing")
     args = parser.parse_args(argv)
 
     if args.command == "methods":
         print("\n".join(method_names()))
         return 0
+    if args.command == "prune-indexes":
+        return _prune_indexes(parser, args)
     if not args.repo.is_dir():
         parser.error(f"{args.repo}: not a directory")
     graph = CodebaseGraph.from_repo(args.repo, cache_dir=args.cache)
@@ -61,6 +67,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"# note: {note}", file=sys.stderr)
     for symbol_id, score in result.ranking[: args.top]:
         print(f"#   {score:9.4f}  {symbol_id}", file=sys.stderr)
+    return 0
+
+
+def _prune_indexes(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from .retrieval.index_prune import prune, parse_size
+
+    try:
+        max_bytes = parse_size(args.max_size)
+    except ValueError as exc:
+        parser.error(f"--max-size: {exc}")
+    root = args.cache_dir / "indexes"
+    if not root.is_dir():
+        parser.error(f"{root}: not a directory (expected the index stores of cache folder {args.cache_dir})")
+    removed, kept = prune(root, max_bytes, dry_run=args.dry_run)
+    verb = "would remove" if args.dry_run else "removed"
+    for store in removed:
+        print(f"{verb}\t{store.folder.name}\t{store.bytes}")
+    print(f"# {verb} {len(removed)} graph stores ({sum(s.bytes for s in removed)} bytes); {kept} bytes kept")
     return 0
 
 

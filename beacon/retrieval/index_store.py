@@ -46,6 +46,18 @@ INDEX_FORMAT = 1
 _SPARSE = {cls.__name__: cls for cls in (sp.csr_matrix, sp.csc_matrix, sp.csr_array, sp.csc_array)}
 
 
+LAST_USED = "last_used"  # a stamp in each graph's folder, its mtime the last time a process opened the store
+
+
+def touch_last_used(graph_folder: Path) -> None:
+    """Mark a graph's store as used now (``index_prune`` evicts the least recently used stores first)."""
+    stamp = graph_folder / LAST_USED
+    try:
+        stamp.touch()
+    except OSError:  # a read-only cache is still usable; it is only never pruned by recency
+        pass
+
+
 class IndexStoreWarning(UserWarning):
     """A stored index member was unreadable, stale or corrupt; it is rebuilt instead."""
 
@@ -198,6 +210,7 @@ class IndexStore:
         found: dict[tuple[str, Any], Path] = {}
         if not self.folder.is_dir():
             return found
+        touch_last_used(self.folder.parent)
         for entry in sorted(self.folder.iterdir()):
             if entry.name.startswith("."):
                 continue
