@@ -19,7 +19,12 @@ plus its own weights), never Python. A weight of 0 switches its signal off
    ``S`` symbol BM25 (``lexical``; stemmed terms with ``stemmed``), ``F`` file
    BM25 (``filelevel``), ``M`` path/identifier mentions (``mentions``), ``N``
    stemmed BM25 over path + qualified name (``stemmed``), ``Π`` the repomap
-   walk (``repomap``; ``beta``, ``lambda_*``).
+   walk (``repomap``; ``beta``, ``lambda_*``). The BM25 signals (``S``,
+   ``F``, ``N`` and stage 2's ``w_ctx``) weigh each query term by where it
+   stands (``query_weights``): ``title_boost`` (the first non-empty line),
+   ``code_boost`` (backticks, pasted code), ``dump_weight`` (pasted output,
+   number-heavy and long non-Python lines), ``qtf_cap``; neutral (0, 0, 1,
+   0) by default: the plain term counts.
 2. **expansion** (``expansion``): ``w_prf_file``/``w_prf_sym`` pseudo-relevance
    feedback terms from the ``prf_files`` best files, ``w_ctx`` caller-expanded
    documents, ``w_cover``/``w_cooc`` query coverage, ``w_topk`` file mean,
@@ -64,6 +69,7 @@ from . import stages
 from .base import RankThenPack
 from .file_index import file_index
 from .lexical import named_first, named_mask
+from .query_weights import QueryWeights
 from .normalise import best_first, best_first_lazily
 from .masks import is_test_mask, packable
 
@@ -103,6 +109,11 @@ class Blend(RankThenPack):
     k1: float = 1.2
     b: float = 0.75
     vendored: float = 1.0
+    # query-term weights of the BM25 signals (query_weights.py; neutral: the plain counts)
+    title_boost: float = 0.0  # terms on the first non-empty line count 1 + title_boost
+    code_boost: float = 0.0  # terms in backticks or pasted code count 1 + code_boost
+    dump_weight: float = 1.0  # terms on pasted output / number-heavy / long non-Python lines count dump_weight
+    qtf_cap: int = 0  # a term counts its qtf_cap heaviest occurrences (0: all)
     beta: float = 0.85  # the repomap walk (w_graph)
     lambda_call: float = 1.0
     lambda_caller: float = 0.5
@@ -153,6 +164,10 @@ class Blend(RankThenPack):
                              f"needs candidates: symbols")
         if self.fusion not in FUSIONS:
             raise ValueError(f"{self.name}: fusion must be one of {FUSIONS}, got {self.fusion!r}")
+        try:
+            self.query_weights
+        except ValueError as e:
+            raise ValueError(f"{self.name}: {e}") from None
         for w in _NON_NEGATIVE:
             if not np.isfinite(getattr(self, w)) or getattr(self, w) < 0:
                 raise ValueError(f"{self.name}: {w} must be finite and >= 0, got {getattr(self, w)!r}")
@@ -163,6 +178,10 @@ class Blend(RankThenPack):
             raise ValueError(f"{self.name}: tau must be > 0, got {self.tau!r}")
         if self.max_files < 1 or self.skip < 0:
             raise ValueError(f"{self.name}: need max_files >= 1 and skip >= 0, got {self.max_files}, {self.skip}")
+
+    @property
+    def query_weights(self) -> QueryWeights:
+        return QueryWeights(self.title_boost, self.code_boost, self.dump_weight, self.qtf_cap)
 
     def needs(self) -> frozenset[str]:
         return frozenset({"file_history"} if self.w_history else set()) | (

@@ -16,6 +16,7 @@ from ..graph.codebase import CodebaseGraph
 from .file_index import file_index
 from .indexes import indexes_for
 from .masks import test_files
+from .query_weights import NEUTRAL, QueryWeights
 from .stemmed import bm25_weights
 from .text import term_index
 
@@ -40,14 +41,16 @@ def file_bm25_weights(graph: CodebaseGraph, k1: float = 1.2, b: float = 0.75) ->
     return weights
 
 
-def file_bm25_scores(graph: CodebaseGraph, query: str, k1: float = 1.2, b: float = 0.75) -> np.ndarray:
-    """BM25 of every file (``FileIndex`` order) against the query; test files score 0."""
-    weights = file_bm25_weights(graph, k1, b)
-    cols, counts = term_index(graph).query_vector(query)
+def file_bm25_scores(graph: CodebaseGraph, query: str, k1: float = 1.2, b: float = 0.75,
+                     weights: QueryWeights = NEUTRAL) -> np.ndarray:
+    """BM25 of every file (``FileIndex`` order) against the query (its terms weighted by ``weights``); test
+    files score 0."""
+    bm25 = file_bm25_weights(graph, k1, b)
+    cols, counts = term_index(graph).query_vector(query, weights)
     index = file_index(graph)
     if len(cols) == 0:
         return np.zeros(len(index.paths))
-    scores = np.asarray(weights[:, cols] @ counts).ravel()
+    scores = np.asarray(bm25[:, cols] @ counts).ravel()
     scores[test_files(graph)] = 0.0
     return scores
 

@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from ..graph.codebase import CodebaseGraph
 from .file_index import file_index
 from .indexes import indexes_for
+from .query_weights import NEUTRAL, QueryWeights
 from .text import identifiers, term_index
 
 
@@ -34,13 +35,14 @@ def bm25_symbol_weights(graph: CodebaseGraph, k1: float = 1.2, b: float = 0.75) 
     return weights
 
 
-def bm25_scores(graph: CodebaseGraph, query: str, k1: float = 1.2, b: float = 0.75) -> np.ndarray:
-    """Okapi BM25 of every symbol document against the query (scipy.sparse)."""
-    weights = bm25_symbol_weights(graph, k1, b)
-    cols, counts = term_index(graph).query_vector(query)
+def bm25_scores(graph: CodebaseGraph, query: str, k1: float = 1.2, b: float = 0.75,
+                weights: QueryWeights = NEUTRAL) -> np.ndarray:
+    """Okapi BM25 of every symbol document against the query (scipy.sparse; its terms weighted by ``weights``)."""
+    bm25 = bm25_symbol_weights(graph, k1, b)
+    cols, counts = term_index(graph).query_vector(query, weights)
     if len(cols) == 0:
         return np.zeros(len(graph.symbols))
-    return np.asarray(weights[:, cols] @ counts).ravel()
+    return np.asarray(bm25[:, cols] @ counts).ravel()
 
 
 def keyword_overlap(graph: CodebaseGraph, query: str) -> np.ndarray:

@@ -49,21 +49,26 @@ EXPANSION = ("w_prf_file", "w_prf_sym", "w_ctx", "w_cover", "w_cooc", "w_topk", 
 
 def _file_level(m: Blend, graph: CodebaseGraph, query: str) -> np.ndarray:
     if not m.stemmed:
-        return file_bm25_scores(graph, query)
-    f_score = bm25_field(graph, query, "file", m.k1, m.b)
+        return file_bm25_scores(graph, query, weights=m.query_weights)
+    f_score = bm25_field(graph, query, "file", m.k1, m.b, m.query_weights)
     f_score[test_files(graph)] = 0.0
     return f_score
 
 
 def lexical(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, parts: dict) -> np.ndarray:
-    """``Σ w · normalised signal`` over the lexical signals, then call neighbours and the vendored multiplier."""
+    """``Σ w · normalised signal`` over the lexical signals, then call neighbours and the vendored multiplier.
+
+    The BM25 signals (symbol, file, name) weigh the query's terms by where they stand (``m.query_weights``:
+    title, code, pasted dumps; neutral by default); mentions match names as written and are not weighted.
+    """
     file_of = file_index(graph).file_of
+    qw = m.query_weights
     signals = {
-        "sym": lambda: (bm25_field(graph, query, "symbol", m.k1, m.b) if m.stemmed
-                        else bm25_scores(graph, query, m.k1, m.b)),
+        "sym": lambda: (bm25_field(graph, query, "symbol", m.k1, m.b, qw) if m.stemmed
+                        else bm25_scores(graph, query, m.k1, m.b, qw)),
         "file": lambda: _file_level(m, graph, query)[file_of],
         "mention": lambda: (lambda w: w.symbol + w.file[file_of])(mention_weights(graph, query)),
-        "name": lambda: bm25_field(graph, query, "name", m.k1, m.b),
+        "name": lambda: bm25_field(graph, query, "name", m.k1, m.b, qw),
         "graph": lambda: repomap_scores(graph, query, EdgeWeights(m.lambda_call, m.lambda_caller, m.lambda_inherit,
                                                                   m.lambda_import),
                                         beta=m.beta, tol=1e-6, max_iter=200)[0],
@@ -111,7 +116,7 @@ def expansion(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, tota
             parts["prf_sym"] = weighted_scores(bm25_symbol_weights(graph, m.k1, m.b), cols, vals)
             extra += m.w_prf_sym * unit_scale(parts["prf_sym"], cand)
     if m.w_ctx:
-        qcols, qvals = term_index(graph).query_vector(query)
+        qcols, qvals = term_index(graph).query_vector(query, m.query_weights)
         parts["ctx"] = weighted_scores(context_matrix(graph, m.ctx_weight), qcols, qvals)
         extra += m.w_ctx * unit_scale(parts["ctx"], cand)
     if m.w_cover:

@@ -25,6 +25,7 @@ import scipy.sparse as sp
 from ..graph.codebase import CodebaseGraph
 from .indexes import indexes_for
 from .file_index import file_index
+from .query_weights import NEUTRAL, QueryWeights, weighted_vector
 from .term_rows import Table, count_rows, keys_after, known, lookup_array, symbol_names
 from .text import term_index, terms
 
@@ -129,9 +130,11 @@ def bm25_weights(tf: sp.csr_matrix, k1: float = 1.2, b: float = 0.75) -> sp.csc_
     return w.tocsc()
 
 
-def query_stems(graph: CodebaseGraph, query: str) -> tuple[np.ndarray, np.ndarray]:
-    """Stem columns and counts of the query's terms known to the graph."""
+def query_stems(graph: CodebaseGraph, query: str, weights: QueryWeights = NEUTRAL) -> tuple[np.ndarray, np.ndarray]:
+    """Stem columns and counts of the query's terms known to the graph (weighted with non-neutral ``weights``)."""
     stems, _ = _stem_map(graph)
+    if not weights.neutral:
+        return weighted_vector(query, weights, lambda t: stems.get(stem(t)))
     counts: dict[int, int] = {}
     for t in terms(query):
         j = stems.get(stem(t))
@@ -141,13 +144,14 @@ def query_stems(graph: CodebaseGraph, query: str) -> tuple[np.ndarray, np.ndarra
     return cols, np.fromiter((counts[c] for c in cols), dtype=np.float64, count=len(cols))
 
 
-def bm25_field(graph: CodebaseGraph, query: str, field: str, k1: float = 1.2, b: float = 0.75) -> np.ndarray:
-    """BM25 of every document of ``field`` against the stemmed query."""
+def bm25_field(graph: CodebaseGraph, query: str, field: str, k1: float = 1.2, b: float = 0.75,
+               weights: QueryWeights = NEUTRAL) -> np.ndarray:
+    """BM25 of every document of ``field`` against the stemmed query (its terms weighted by ``weights``)."""
     ix = indexes_for(graph)
-    weights = ix.bm25_stemmed.get((field, k1, b))
-    if weights is None:
-        weights = ix.bm25_stemmed[(field, k1, b)] = bm25_weights(field_matrix(graph, field), k1, b)
-    cols, counts = query_stems(graph, query)
+    bm25 = ix.bm25_stemmed.get((field, k1, b))
+    if bm25 is None:
+        bm25 = ix.bm25_stemmed[(field, k1, b)] = bm25_weights(field_matrix(graph, field), k1, b)
+    cols, counts = query_stems(graph, query, weights)
     if len(cols) == 0:
-        return np.zeros(weights.shape[0])
-    return np.asarray(weights[:, cols] @ counts).ravel()
+        return np.zeros(bm25.shape[0])
+    return np.asarray(bm25[:, cols] @ counts).ravel()

@@ -30,6 +30,7 @@ from ..graph.codebase import CodebaseGraph
 from ..graph.word_terms import _CAMEL, _SPLITS, STOPWORDS, split_identifier  # noqa: F401 (re-exported)
 from .doc_tokens import DocWords, doc_words
 from .indexes import indexes_for
+from .query_weights import NEUTRAL, QueryWeights, weighted_vector
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -52,8 +53,10 @@ class TermIndex:
     tf: sp.csr_matrix  # docs x terms, raw counts (float64)
     doc_len: np.ndarray
 
-    def query_vector(self, query: str) -> tuple[np.ndarray, np.ndarray]:
-        """Column ids and counts of the query's known terms."""
+    def query_vector(self, query: str, weights: QueryWeights = NEUTRAL) -> tuple[np.ndarray, np.ndarray]:
+        """Column ids and counts of the query's known terms (weighted counts with non-neutral ``weights``)."""
+        if not weights.neutral:
+            return weighted_vector(query, weights, self.vocab.get)
         counts: dict[int, int] = {}
         for t in terms(query):
             j = self.vocab.get(t)

@@ -35,6 +35,7 @@ from experiments.benchmarks.localize_real_sets import DEFAULT_CACHE, loaded
 from paper.stats import paired_bootstrap_ci
 
 SIGNALS = ("w_literal", "w_frame", "w_dotted", "w_error", "w_names", "w_receiver")
+QUERY_WEIGHTS = ("title_boost", "code_boost", "dump_weight", "qtf_cap")  # query_weights.py, by where terms stand
 WEIGHTS = (0.1, 0.25, 0.5, 1.0)
 LIMIT_S = 1.0
 METRICS = {"file_acc@1": "file_acc@1", "file_acc@5": "file_acc@5", "function_acc@10": "function_acc@10",
@@ -61,7 +62,9 @@ def paired(rows: list[dict], base: list[dict], ids: list[str], metric: str) -> s
 
 
 def run_set(which: str, cache_dir: Path, limit: int | None, specs: list[str], budget: int,
-            timings: dict[str, list[float]]) -> dict[str, dict]:
+            timings: dict[str, list[float]], changed: list[str] | None = None) -> dict[str, dict]:
+    """Each configuration's means and paired differences on ``which``; with ``changed`` (a list) the instances
+    whose metrics differ from the first configuration's are appended to it, one line each."""
     configs = {spec: parse_method(spec) for spec in specs}
     rows: dict[str, list[dict]] = {spec: [] for spec in specs}
     ids: list[str] = []
@@ -78,6 +81,11 @@ def run_set(which: str, cache_dir: Path, limit: int | None, specs: list[str], bu
             timings[spec].append(time.perf_counter() - start)
         graph.cache.clear()
     first = specs[0]
+    for spec in specs[1:] if changed is not None else ():
+        for i, a, b in zip(ids, rows[spec], rows[first]):
+            moved = [f"{m} {b[m]:g}->{a[m]:g}" for m in METRICS if a[m] != b[m] and None not in (a[m], b[m])]
+            if moved:
+                changed.append(f"  {spec} on {which}: {i}: " + ", ".join(moved))
     return {spec: {m: _mean(r[m] for r in rs) for m in METRICS} | {"n": len(rs)}
             | {f"diff {m}": paired(rs, rows[first], ids, m) for m in METRICS} for spec, rs in rows.items()}
 
@@ -89,11 +97,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=int, default=4000)
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
+    ap.add_argument("--per-instance", action="store_true",
+                    help="also list each instance whose metrics differ from the first configuration's")
     args = ap.parse_args(argv)
     specs = [s for s in args.methods.split(";") if s] if args.methods else default_grid()
     sets = args.sets.split(",")
     timings: dict[str, list[float]] = {spec: [] for spec in specs}
-    results = {which: run_set(which, args.cache_dir, args.limit, specs, args.budget, timings) for which in sets}
+    changed: list[str] | None = [] if args.per_instance else None
+    results = {which: run_set(which, args.cache_dir, args.limit, specs, args.budget, timings, changed)
+               for which in sets}
     width = max(28, *(len(s) + 2 for s in specs))
     print(f"{'method':<{width}}" + "".join(f"{which + ' ' + m:>22}" for which in sets for m in METRICS))
     for spec in specs:
@@ -108,7 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     def total(spec: str) -> float:
         return sum(results[w][spec][m] or 0.0 for w in sets for m in METRICS)
 
-    for weight in SIGNALS:
+    if changed is not None:
+        print("instances that changed (first configuration -> this one):")
+        print("\n".join(changed) if changed else "  none")
+    for weight in SIGNALS + QUERY_WEIGHTS:
         tried = [s for s in specs if f":{weight}=" in s]
         if tried:
             best = max(tried, key=lambda s: (total(s), -len(s)))
