@@ -1,0 +1,314 @@
+"""The issue's pasted code followed further: bare function calls, star imports, and values through return types.
+
+``receivers`` resolves what a snippet does with *classes*; a session like ::
+
+    >>> from pkg import *
+    >>> y = func(x)                 # a bare call of a function the package exports
+    >>> z = Cls(1).method(2)
+    >>> w = z.other()               # needs the return type of Cls.method
+    >>> y.plot()                    # needs the return type of func
+
+reaches most of its code through functions and the values they return. This
+signal reads the snippet with ``snippets``' reader, extended so that a call on
+a value is one more *hop* (``z`` above is ``Cls`` then ``method``; ``w`` is
+``Cls`` then ``method``, ``other``; at most ``MAX_HOPS``), and resolves:
+
+* a called name (``func(...)``, ``p.func(...)``, ``mod.Cls.method(...)``) by
+  the issue's imports (``dotted.imports``), then as written in full
+  (``pkg.mod.func``), then through each ``from pkg import *``
+  (``pkg.func`` through the module table and ``__init__`` re-exports,
+  ``dotted.resolve``, and a package's own ``from .core import *``: the
+  definition ``func`` of a module the package imports), then, for a name the issue never imports, the graph's
+  top-level functions and classes of that name (at most ``MAX_DEFS``; Python
+  builtins are never guessed). A function so named is a *call use*; a class is
+  left to ``receivers``, which counts it already;
+* a value's class: a class's instance is the class; a function's or method's
+  value is its *return class*, read from its definition's source lines at
+  query time (only for the few callees a snippet uses): the return annotation
+  (``-> Cls``, ``-> "Cls"``, ``Optional[Cls]``, ``Cls | None``, ``Self``, a
+  TypeVar that also annotates ``self``) or,
+  without one, a body whose every ``return`` gives ``Cls(...)``, ``self``,
+  ``cls(...)`` or ``type(self)(...)`` (the last three: the receiver's own class,
+  so a method inherited from a base returns the subclass). A class name is
+  looked up in the callee's file: its own definitions, then the names its
+  module imports (``imports`` edges), then ``dotted.resolve``;
+* an attribute used on a value whose class came through a return type
+  (``y.plot``, ``z.other``, ``Cls(1).method(2).other()``) by ``dotted.member``
+  in that class or its bases.
+
+Uses that ``receivers`` already counts (an attribute on a class expression
+with no hop, a class instantiated) are skipped, so the two weights do not
+count one use twice. ``dotted`` counts every imported name once; a call use
+counts only the imported functions the code actually calls, so it is a
+separate vote on purpose. Each use's definitions share one vote and vote for
+their files (``index.scores``).
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+import textwrap
+from functools import cached_property
+
+import numpy as np
+
+from ...graph.codebase import CodebaseGraph
+from ...graph.symbols import EdgeType
+from .dotted import _imported, member, resolve
+from .index import SignalScores, graph_index, scores
+from .names import definitions
+from .receivers import Resolver
+from .snippets import _FACTORY, MAX_CHARS, Use, Uses, _Reader, dotted, modules
+
+HOP = "|"  # separates a value's head expression from the methods called on it: ``Cls|method|other``
+MAX_HOPS = 3  # calls followed on one value; a longer chain is not tracked
+MAX_DEFS = 8  # a bare name defined more often than this is too common to guess, as in receivers
+MAX_CLASSES = 8  # return classes kept per value
+_STAR = re.compile(r"(?m)^\s*(?:>>>\s*)?from\s+([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s+import\s+\*")
+_BUILTINS = frozenset(dir(builtins))
+_SELF_TYPES = frozenset({"Self", "typing.Self", "typing_extensions.Self"})
+
+
+def star_imports(query: str) -> list[str]:
+    """The modules of the query's ``from pkg import *`` lines, in order."""
+    return list(dict.fromkeys(_STAR.findall(query[:MAX_CHARS])))
+
+
+class _FlowReader(_Reader):
+    """``snippets``' reader, plus: a method called on a tracked value is a hop (``x = a.m()`` binds ``x``)."""
+
+    def receiver(self, expr: ast.AST) -> str | None:
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
+                and not _FACTORY.fullmatch(expr.func.attr):
+            obj = expr.func.value
+            if isinstance(obj, ast.Call) or (isinstance(obj, ast.Name) and obj.id in self.out.bindings):
+                inner = self.receiver(obj)
+                if inner is None or inner.count(HOP) >= MAX_HOPS:
+                    return None
+                return f"{inner}{HOP}{expr.func.attr}"
+        return super().receiver(expr)
+
+
+def flow_uses(text: str) -> Uses:
+    """The uses of ``snippets.uses`` with hops: a ``receiver`` ``Cls|m|n`` is the value of ``Cls(...).m().n()``."""
+    out = Uses()
+    for tree in modules(text):
+        try:
+            _FlowReader(out).visit(tree)
+        except RecursionError:
+            continue
+    return out
+
+
+def _annotation(expr: ast.AST | None) -> list[str]:
+    """The class expressions a return annotation names (``Optional[X]``, ``X | None``, ``"X"``); [] for None."""
+    if expr is None:
+        return []
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        try:
+            return _annotation(ast.parse(expr.value, mode="eval").body)
+        except (SyntaxError, ValueError, RecursionError):
+            return []
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr):
+        return _annotation(expr.left) + _annotation(expr.right)
+    if isinstance(expr, ast.Subscript) and dotted(expr.value) in ("Optional", "typing.Optional", "Union",
+                                                                  "typing.Union"):
+        inner = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
+        return [name for e in inner for name in _annotation(e)]
+    name = dotted(expr)
+    return [name] if name is not None and name != "None" else []
+
+
+def _returned(value: ast.AST | None) -> str | None:
+    """The class expression one ``return`` gives: ``Cls(...)`` -> ``Cls``; ``self``, ``cls(...)``,
+    ``type(self)(...)``, ``self.__class__(...)`` -> ``Self``; None when it is anything else."""
+    if isinstance(value, ast.Name) and value.id == "self":
+        return "Self"
+    if not isinstance(value, ast.Call):
+        return None
+    func = value.func
+    if isinstance(func, ast.Name) and func.id == "cls":
+        return "Self"
+    if isinstance(func, ast.Call) and dotted(func.func) == "type":
+        return "Self"
+    if dotted(func) == "self.__class__":
+        return "Self"
+    return dotted(func)
+
+
+def return_types(source: str) -> list[str]:
+    """The class expressions a definition's source says it returns (see the module docstring); ``Self``
+    is the receiver's own class. Empty when the source says nothing certain."""
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    fn = next((s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    if fn is None:
+        return []
+    found = _annotation(fn.returns)
+    if fn.returns is not None:  # ``def scope(self: _T) -> _T``: a TypeVar on self is the receiver's class too
+        first = [*fn.args.posonlyargs, *fn.args.args][:1]
+        own = _annotation(first[0].annotation) if first and first[0].annotation is not None else []
+        return ["Self" if name in _SELF_TYPES or name in own else name for name in found]
+    returns, stack = [], list(fn.body)
+    while stack:  # the function's own returns: nested functions and classes return for themselves
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Return):
+            returns.append(_returned(node.value))
+        stack.extend(ast.iter_child_nodes(node))
+    if not returns or None in returns:
+        return []
+    return list(dict.fromkeys(r for r in returns if r is not None))
+
+
+class Flow:
+    """One issue's flow uses resolved in one graph (memoised per head and per callee)."""
+
+    def __init__(self, graph: CodebaseGraph, query: str) -> None:
+        self.graph = graph
+        self.classes = Resolver(graph, query)  # class expressions, snippet classes and the issue's imports
+        self.read = flow_uses(query)
+        self.stars = star_imports(query)
+        self._heads: dict[str, list[int]] = {}
+        self._returns: dict[tuple[int, int | None], list[int]] = {}
+
+    @cached_property
+    def _index(self):
+        return graph_index(self.graph)
+
+    def _kind(self, node: int) -> str:
+        return self.graph.symbols[node].kind
+
+    def _callable(self, node: int) -> bool:
+        return self._kind(node) in ("class", "function", "method")
+
+    def heads(self, expr: str) -> list[int]:
+        """The classes and functions a dotted head names (see the module docstring)."""
+        if expr in self._heads:
+            return self._heads[expr]
+        head, _, rest = expr.partition(".")
+        if head in self.classes.read.classes and not rest:
+            found = self.classes.classes(expr)  # a snippet class: its graph bases
+        elif head in self.classes.aliases:
+            found = self._resolve(f"{self.classes.aliases[head]}.{rest}".rstrip("."))
+        else:  # written in full (``pkg.mod.func``), then through each star import, then by name
+            found = self._resolve(expr) or [n for pkg in self.stars for n in self._resolve(f"{pkg}.{expr}")]
+            if not found and not rest and head not in _BUILTINS:
+                found = [int(n) for n in definitions(self.graph, head)
+                         if self._kind(int(n)) == "class" or self._top_level(int(n))]
+                found = found if len(found) <= MAX_DEFS else []
+        found = sorted({n for n in found if self._callable(n)})
+        self._heads[expr] = found
+        return found
+
+    def _resolve(self, name: str) -> list[int]:
+        """``dotted.resolve``, and a name a package re-exports by its own star import (``from .core import *``
+        in ``__init__``: an ``imports`` edge to the module ``core``, whose definition ``name`` is)."""
+        found = resolve(self.graph, name)
+        prefix, _, last = name.rpartition(".")
+        if found or not prefix:
+            return found
+        out = []
+        for module in resolve(self.graph, prefix):
+            if self._kind(module) != "module":
+                continue
+            for target in self.graph.neighbors(module, EdgeType.IMPORTS):
+                if self._kind(int(target)) == "module":
+                    node = self._index.qualnames.get(self.graph.symbols[int(target)].path, {}).get(last)
+                    out += [node] if node is not None else []
+        return sorted(set(out))
+
+    def _top_level(self, node: int) -> bool:
+        s = self.graph.symbols[node]
+        return s.kind == "function" and "." not in s.qualname
+
+    def _owner(self, node: int) -> int | None:
+        """The class a method is defined in (its ``Self`` when called on the class itself)."""
+        s = self.graph.symbols[node]
+        if s.kind != "method":
+            return None
+        return self._index.qualnames.get(s.path, {}).get(s.qualname.rsplit(".", 1)[0])
+
+    def _in_file(self, path: str, expr: str) -> list[int]:
+        """The classes a class expression written in ``path`` names: its definitions, its imports, the module table."""
+        head, _, rest = expr.partition(".")
+        local = self._index.qualnames.get(path, {}).get(head)
+        module = self._index.module_node.get(path)
+        found = [local] if local is not None else (_imported(self.graph, module, head) if module is not None else [])
+        if rest:
+            found = [n for n in (member(self.graph, f, rest.split(".")) for f in found) if n is not None]
+        if not found:
+            found = resolve(self.graph, expr)
+        return sorted({n for n in found if self._kind(n) == "class"})
+
+    def returns(self, node: int, receiver: int | None) -> list[int]:
+        """The classes a function or method returns, ``receiver`` being the class it was looked up on."""
+        key = (node, receiver)
+        if key not in self._returns:
+            out: set[int] = set()
+            path = self.graph.symbols[node].path
+            for expr in return_types(self.graph.source(node)):
+                if expr == "Self":
+                    own = receiver if receiver is not None else self._owner(node)
+                    out.update([own] if own is not None else [])
+                else:
+                    out.update(self._in_file(path, expr))
+            self._returns[key] = sorted(out) if len(out) <= MAX_CLASSES else []
+        return self._returns[key]
+
+    def values(self, chain: str) -> tuple[list[int], bool]:
+        """The classes a value has (``Cls|m|n``: the return class of ``n`` on the return class of ``m`` on
+        ``Cls``) and whether a return type was followed to get them."""
+        head, *hops = chain.split(HOP)
+        out: set[int] = set()
+        followed = False
+        prefix = head.rpartition(".")[0]
+        owners = [n for n in self.heads(prefix) if self._kind(n) == "class"] if prefix else []
+        for node in self.heads(head):  # ``Cls.build()``: a method called on a class returns ``Self`` as ``Cls``
+            if self._kind(node) == "class":
+                out.add(node)
+            else:
+                out.update(self.returns(node, owners[0] if len(owners) == 1 else None))
+                followed = True
+        for hop in hops:
+            nxt: set[int] = set()
+            for cls in sorted(out):
+                found = member(self.graph, cls, [hop])
+                if found is not None and self._kind(found) in ("function", "method"):
+                    nxt.update(self.returns(found, cls))
+            out, followed = nxt, True
+            if not out:
+                break
+        return sorted(out), followed
+
+    def definitions(self, use: Use) -> list[int]:
+        """What a flow use names: a called function (no attribute), or the attribute on a value's class when
+        a return type was followed to reach it; [] for what ``receivers`` counts."""
+        if not use.attr:
+            return [n for n in self.heads(use.receiver) if self._kind(n) != "class"] if HOP not in use.receiver else []
+        classes, followed = self.values(use.receiver)
+        if not followed:
+            return []
+        return sorted({n for c in classes if (n := member(self.graph, c, [use.attr])) is not None})
+
+    def resolved(self) -> list[tuple[Use, list[int]]]:
+        """Every flow use with the definitions it names (uses naming nothing left out), in reading order."""
+        return [(use, nodes) for use in self.read.uses if (nodes := self.definitions(use))]
+
+
+def flow_scores(graph: CodebaseGraph, query: str) -> SignalScores:
+    symbol = np.zeros(len(graph.symbols))
+    for _, nodes in Flow(graph, query).resolved():
+        symbol[nodes] += 1.0 / len(nodes)
+    return scores(graph, symbol)
+
+
+def written(use: Use) -> str:
+    """A flow use as the snippet writes it: ``Cls(..).m(..).n`` for ``Use("Cls|m", "n")``."""
+    head, *hops = use.receiver.split(HOP)
+    text = head + "(..)" + "".join(f".{h}(..)" for h in hops)
+    return f"{text}.{use.attr}" if use.attr else text
