@@ -40,15 +40,13 @@ Uses that ``receivers`` already counts (an attribute on a class expression
 with no hop, a class instantiated) are skipped, so the two weights do not
 count one use twice. ``dotted`` counts every imported name once; a call use
 counts only the imported functions the code actually calls, so it is a
-separate vote on purpose. Each use's definitions share one vote and vote for
+separate vote on purpose. The text half (the reader, star imports, return
+types read from source) is ``flow_text``. Each use's definitions share one vote and vote for
 their files (``index.scores``).
 """
 from __future__ import annotations
 
-import ast
 import builtins
-import re
-import textwrap
 from functools import cached_property
 
 import numpy as np
@@ -58,111 +56,13 @@ from ...graph.symbols import EdgeType
 from .dotted import _imported, member, resolve
 from .index import SignalScores, graph_index, scores
 from .names import definitions
+from .flow_text import HOP, flow_uses, return_types, star_imports
 from .receivers import Resolver
-from .snippets import _FACTORY, MAX_CHARS, Use, Uses, _Reader, dotted, modules
+from .snippets import Use
 
-HOP = "|"  # separates a value's head expression from the methods called on it: ``Cls|method|other``
-MAX_HOPS = 3  # calls followed on one value; a longer chain is not tracked
 MAX_DEFS = 8  # a bare name defined more often than this is too common to guess, as in receivers
 MAX_CLASSES = 8  # return classes kept per value
-_STAR = re.compile(r"(?m)^\s*(?:>>>\s*)?from\s+([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s+import\s+\*")
 _BUILTINS = frozenset(dir(builtins))
-_SELF_TYPES = frozenset({"Self", "typing.Self", "typing_extensions.Self"})
-
-
-def star_imports(query: str) -> list[str]:
-    """The modules of the query's ``from pkg import *`` lines, in order."""
-    return list(dict.fromkeys(_STAR.findall(query[:MAX_CHARS])))
-
-
-class _FlowReader(_Reader):
-    """``snippets``' reader, plus: a method called on a tracked value is a hop (``x = a.m()`` binds ``x``)."""
-
-    def receiver(self, expr: ast.AST) -> str | None:
-        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
-                and not _FACTORY.fullmatch(expr.func.attr):
-            obj = expr.func.value
-            if isinstance(obj, ast.Call) or (isinstance(obj, ast.Name) and obj.id in self.out.bindings):
-                inner = self.receiver(obj)
-                if inner is None or inner.count(HOP) >= MAX_HOPS:
-                    return None
-                return f"{inner}{HOP}{expr.func.attr}"
-        return super().receiver(expr)
-
-
-def flow_uses(text: str) -> Uses:
-    """The uses of ``snippets.uses`` with hops: a ``receiver`` ``Cls|m|n`` is the value of ``Cls(...).m().n()``."""
-    out = Uses()
-    for tree in modules(text):
-        try:
-            _FlowReader(out).visit(tree)
-        except RecursionError:
-            continue
-    return out
-
-
-def _annotation(expr: ast.AST | None) -> list[str]:
-    """The class expressions a return annotation names (``Optional[X]``, ``X | None``, ``"X"``); [] for None."""
-    if expr is None:
-        return []
-    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
-        try:
-            return _annotation(ast.parse(expr.value, mode="eval").body)
-        except (SyntaxError, ValueError, RecursionError):
-            return []
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr):
-        return _annotation(expr.left) + _annotation(expr.right)
-    if isinstance(expr, ast.Subscript) and dotted(expr.value) in ("Optional", "typing.Optional", "Union",
-                                                                  "typing.Union"):
-        inner = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
-        return [name for e in inner for name in _annotation(e)]
-    name = dotted(expr)
-    return [name] if name is not None and name != "None" else []
-
-
-def _returned(value: ast.AST | None) -> str | None:
-    """The class expression one ``return`` gives: ``Cls(...)`` -> ``Cls``; ``self``, ``cls(...)``,
-    ``type(self)(...)``, ``self.__class__(...)`` -> ``Self``; None when it is anything else."""
-    if isinstance(value, ast.Name) and value.id == "self":
-        return "Self"
-    if not isinstance(value, ast.Call):
-        return None
-    func = value.func
-    if isinstance(func, ast.Name) and func.id == "cls":
-        return "Self"
-    if isinstance(func, ast.Call) and dotted(func.func) == "type":
-        return "Self"
-    if dotted(func) == "self.__class__":
-        return "Self"
-    return dotted(func)
-
-
-def return_types(source: str) -> list[str]:
-    """The class expressions a definition's source says it returns (see the module docstring); ``Self``
-    is the receiver's own class. Empty when the source says nothing certain."""
-    try:
-        tree = ast.parse(textwrap.dedent(source))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
-    fn = next((s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
-    if fn is None:
-        return []
-    found = _annotation(fn.returns)
-    if fn.returns is not None:  # ``def scope(self: _T) -> _T``: a TypeVar on self is the receiver's class too
-        first = [*fn.args.posonlyargs, *fn.args.args][:1]
-        own = _annotation(first[0].annotation) if first and first[0].annotation is not None else []
-        return ["Self" if name in _SELF_TYPES or name in own else name for name in found]
-    returns, stack = [], list(fn.body)
-    while stack:  # the function's own returns: nested functions and classes return for themselves
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, ast.Return):
-            returns.append(_returned(node.value))
-        stack.extend(ast.iter_child_nodes(node))
-    if not returns or None in returns:
-        return []
-    return list(dict.fromkeys(r for r in returns if r is not None))
 
 
 class Flow:

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from beacon.graph.codebase import CodebaseGraph
 from beacon.retrieval import get_method
 from beacon.retrieval.recipes import method_params
-from beacon.retrieval.signals_real.flow import HOP, MAX_HOPS, Flow, flow_scores, flow_uses, return_types, \
-    star_imports, written
+from beacon.retrieval.signals_real.flow import Flow, flow_scores, written
+from beacon.retrieval.signals_real.flow_text import HOP, MAX_HOPS, flow_uses, return_types, star_imports
 from beacon.retrieval.signals_real.index import graph_index
 from beacon.retrieval.signals_real.receivers import receiver_scores
 from beacon.retrieval.signals_real.snippets import Use
