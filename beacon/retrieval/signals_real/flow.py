@@ -18,9 +18,10 @@ a value is one more *hop* (``z`` above is ``Cls`` then ``method``; ``w`` is
   (``pkg.mod.func``), then through each ``from pkg import *``
   (``pkg.func`` through the module table and ``__init__`` re-exports,
   ``dotted.resolve``, and a package's own ``from .core import *``: the
-  definition ``func`` of a module the package imports), then, for a name the issue never imports, the graph's
-  top-level functions and classes of that name (at most ``MAX_DEFS``; Python
-  builtins are never guessed). A function so named is a *call use*; a class is
+  definition ``func`` of a module the package imports), then, for a called
+  name the issue never imports, the graph's top-level functions and classes
+  of that name (at most ``MAX_DEFS``; Python builtins and the snippet's own
+  ``def`` functions are never guessed). A function so named is a *call use*; a class is
   left to ``receivers``, which counts it already;
 * a value's class: a class's instance is the class; a function's or method's
   value is its *return class*, read from its definition's source lines at
@@ -95,9 +96,11 @@ class Flow:
             found = self.classes.classes(expr)  # a snippet class: its graph bases
         elif head in self.classes.aliases:
             found = self._resolve(f"{self.classes.aliases[head]}.{rest}".rstrip("."))
+        elif head in self.read.functions:
+            found = []  # the snippet's own function, whatever the package defines by that name
         else:  # written in full (``pkg.mod.func``), then through each star import, then by name
             found = self._resolve(expr) or [n for pkg in self.stars for n in self._resolve(f"{pkg}.{expr}")]
-            if not found and not rest and head not in _BUILTINS:
+            if not found and not rest and head not in _BUILTINS and Use(head) in self.read.uses:  # called
                 found = [int(n) for n in definitions(self.graph, head)
                          if self._kind(int(n)) == "class" or self._top_level(int(n))]
                 found = found if len(found) <= MAX_DEFS else []

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
+from dataclasses import dataclass, field
 
 from .snippets import _FACTORY, MAX_CHARS, Uses, _Reader, dotted, modules
 
@@ -28,8 +29,22 @@ def star_imports(query: str) -> list[str]:
     return list(dict.fromkeys(_STAR.findall(query[:MAX_CHARS])))
 
 
+@dataclass
+class FlowUses(Uses):
+    functions: set[str] = field(default_factory=set)  # names the snippet defines with ``def``: its own code
+
+
 class _FlowReader(_Reader):
     """``snippets``' reader, plus: a method called on a tracked value is a hop (``x = a.m()`` binds ``x``)."""
+
+    out: FlowUses
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        if self.cls is None:
+            self.out.functions.add(node.name)
+        super().visit_FunctionDef(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
 
     def receiver(self, expr: ast.AST) -> str | None:
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
@@ -43,9 +58,10 @@ class _FlowReader(_Reader):
         return super().receiver(expr)
 
 
-def flow_uses(text: str) -> Uses:
-    """The uses of ``snippets.uses`` with hops: a ``receiver`` ``Cls|m|n`` is the value of ``Cls(...).m().n()``."""
-    out = Uses()
+def flow_uses(text: str) -> FlowUses:
+    """The uses of ``snippets.uses`` with hops: a ``receiver`` ``Cls|m|n`` is the value of ``Cls(...).m().n()``;
+    and the functions the snippet defines."""
+    out = FlowUses()
     for tree in modules(text):
         try:
             _FlowReader(out).visit(tree)

@@ -164,6 +164,10 @@ def test_star_imports_and_bare_calls_resolve_to_functions(plot):
     assert _resolved(plot, "```\nimport plot as p\np.subplots(2)\n```") == {"p.subplots(..)":
                                                                             ["src/plot/core.py::subplots"]}
     assert _resolved(plot, "```\nimport numpy as np\nnp.subplots(2)\n```") == {}  # imported elsewhere: no guess
+    # the snippet's own function shadows the package's; a name never called is a variable, not guessed
+    assert _resolved(plot, "```\nfrom plot import *\ndef subplots(n):\n    pass\nsubplots(2)\n```") == {}
+    assert _resolved(plot, "```\nnew_figure.savefig('x')\n```") == {}
+    assert "new_figure(..).savefig" in _resolved(plot, "```\nf = new_figure()\nf.savefig('x')\n```")
 
 
 def test_values_follow_return_types_and_self_through_chains(plot):
