@@ -30,7 +30,9 @@ a value is one more *hop* (``z`` above is ``Cls`` then ``method``; ``w`` is
   TypeVar that also annotates ``self``) or,
   without one, a body whose every ``return`` gives ``Cls(...)``, ``self``,
   ``cls(...)`` or ``type(self)(...)`` (the last three: the receiver's own class,
-  so a method inherited from a base returns the subclass). A class name is
+  so a method inherited from a base returns the subclass), or another call's
+  value (``return helper(x)``, ``return self._make()``, ``b = B(); return
+  b.go()``: followed in turn, at most ``MAX_DEPTH`` callees deep). A name is
   looked up in the callee's file: its own definitions, then the names its
   module imports (``imports`` edges), then ``dotted.resolve``;
 * an attribute used on a value whose class came through a return type
@@ -63,6 +65,7 @@ from .snippets import Use
 
 MAX_DEFS = 8  # a bare name defined more often than this is too common to guess, as in receivers
 MAX_CLASSES = 8  # return classes kept per value
+MAX_DEPTH = 4  # callees followed through returns of other calls (``return helper(x)``)
 _BUILTINS = frozenset(dir(builtins))
 
 
@@ -76,6 +79,7 @@ class Flow:
         self.stars = star_imports(query)
         self._heads: dict[str, list[int]] = {}
         self._returns: dict[tuple[int, int | None], list[int]] = {}
+        self._depth = 0
 
     @cached_property
     def _index(self):
@@ -137,7 +141,8 @@ class Flow:
         return self._index.qualnames.get(s.path, {}).get(s.qualname.rsplit(".", 1)[0])
 
     def _in_file(self, path: str, expr: str) -> list[int]:
-        """The classes a class expression written in ``path`` names: its definitions, its imports, the module table."""
+        """The classes and functions an expression written in ``path`` names: its definitions, its imports,
+        the module table."""
         head, _, rest = expr.partition(".")
         local = self._index.qualnames.get(path, {}).get(head)
         module = self._index.module_node.get(path)
@@ -146,47 +151,57 @@ class Flow:
             found = [n for n in (member(self.graph, f, rest.split(".")) for f in found) if n is not None]
         if not found:
             found = resolve(self.graph, expr)
-        return sorted({n for n in found if self._kind(n) == "class"})
+        return sorted({n for n in found if self._callable(n)})
+
+    def _start(self, nodes: list[int], owner: int | None = None) -> set[int]:
+        """The classes of the values a head's definitions give: a class itself, a function's return classes."""
+        out: set[int] = set()
+        for node in nodes:
+            out.update([node] if self._kind(node) == "class" else self.returns(node, owner))
+        return out
+
+    def _follow(self, classes: set[int], hops: list[str]) -> set[int]:
+        """The return classes of calling ``hops`` in turn, each on the classes the previous one gave."""
+        for hop in hops:
+            nxt: set[int] = set()
+            for cls in sorted(classes):
+                found = member(self.graph, cls, [hop])
+                if found is not None and self._kind(found) in ("function", "method"):
+                    nxt.update(self.returns(found, cls))
+            classes = nxt
+        return classes
 
     def returns(self, node: int, receiver: int | None) -> list[int]:
-        """The classes a function or method returns, ``receiver`` being the class it was looked up on."""
+        """The classes a function or method returns, ``receiver`` being the class it was looked up on; a callee
+        that returns another call's value is followed (a cycle, or more than ``MAX_DEPTH`` deep, gives nothing)."""
         key = (node, receiver)
-        if key not in self._returns:
-            out: set[int] = set()
-            path = self.graph.symbols[node].path
-            for expr in return_types(self.graph.source(node)):
-                if expr == "Self":
-                    own = receiver if receiver is not None else self._owner(node)
-                    out.update([own] if own is not None else [])
-                else:
-                    out.update(self._in_file(path, expr))
-            self._returns[key] = sorted(out) if len(out) <= MAX_CLASSES else []
+        if key in self._returns:
+            return self._returns[key]
+        if self._depth >= MAX_DEPTH:
+            return []  # not memoised: reached from higher up, the same callee may be followed
+        self._returns[key] = []  # while it is being read: a recursive callee returns nothing known
+        self._depth += 1
+        out: set[int] = set()
+        path = self.graph.symbols[node].path
+        own = receiver if receiver is not None else self._owner(node)
+        for chain in return_types(self.graph.source(node)):
+            head, *hops = chain.split(HOP)
+            start = ({own} if own is not None else set()) if head == "Self" else self._start(self._in_file(path, head))
+            out.update(self._follow(start, hops))
+        self._depth -= 1
+        self._returns[key] = sorted(out) if len(out) <= MAX_CLASSES else []
         return self._returns[key]
 
     def values(self, chain: str) -> tuple[list[int], bool]:
         """The classes a value has (``Cls|m|n``: the return class of ``n`` on the return class of ``m`` on
         ``Cls``) and whether a return type was followed to get them."""
         head, *hops = chain.split(HOP)
-        out: set[int] = set()
-        followed = False
         prefix = head.rpartition(".")[0]
         owners = [n for n in self.heads(prefix) if self._kind(n) == "class"] if prefix else []
-        for node in self.heads(head):  # ``Cls.build()``: a method called on a class returns ``Self`` as ``Cls``
-            if self._kind(node) == "class":
-                out.add(node)
-            else:
-                out.update(self.returns(node, owners[0] if len(owners) == 1 else None))
-                followed = True
-        for hop in hops:
-            nxt: set[int] = set()
-            for cls in sorted(out):
-                found = member(self.graph, cls, [hop])
-                if found is not None and self._kind(found) in ("function", "method"):
-                    nxt.update(self.returns(found, cls))
-            out, followed = nxt, True
-            if not out:
-                break
-        return sorted(out), followed
+        nodes = self.heads(head)  # ``Cls.build()``: a method called on a class returns ``Self`` as ``Cls``
+        out = self._start(nodes, owners[0] if len(owners) == 1 else None)
+        followed = bool(hops) or any(self._kind(n) != "class" for n in nodes)
+        return sorted(self._follow(out, hops)), followed
 
     def definitions(self, use: Use) -> list[int]:
         """What a flow use names: a called function (no attribute), or the attribute on a value's class when

@@ -3,10 +3,13 @@
 ``flow_uses(text)`` is ``snippets.uses`` with one addition: a method called on
 a value the reader tracks (a call, or a variable bound to one) is a *hop*, so
 ``z = Cls(1).method(2)`` binds ``z`` to ``Cls|method`` and ``z.other()`` is a
-use of ``other`` on it (at most ``MAX_HOPS`` hops). ``star_imports(text)``:
-the modules of ``from pkg import *`` lines. ``return_types(source)``: the class
-expressions a definition's own source says it returns (its annotation, or all
-its ``return`` values), ``Self`` for the receiver's own class. Pure text in, no
+use of ``other`` on it (at most ``MAX_HOPS`` hops; ``self.m()`` in a class is
+a hop on the class). ``star_imports(text)``:
+the modules of ``from pkg import *`` lines. ``return_types(source)``: what a
+definition's own source says it returns: its annotation, or, without one,
+every ``return`` value read by the same reader over the body (so
+``b = B(); return b.go()`` is ``B|go``, ``return self._make()`` is
+``Self|_make``), ``Self`` for the receiver's own class. Pure text in, no
 graph; ``flow`` resolves all of it.
 """
 from __future__ import annotations
@@ -16,7 +19,7 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 
-from .snippets import _FACTORY, MAX_CHARS, Uses, _Reader, dotted, modules
+from .snippets import _FACTORY, MAX_CHARS, SnippetClass, Uses, _Reader, dotted, modules
 
 HOP = "|"  # separates a value's head expression from the methods called on it: ``Cls|method|other``
 MAX_HOPS = 3  # calls followed on one value; a longer chain is not tracked
@@ -50,7 +53,9 @@ class _FlowReader(_Reader):
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
                 and not _FACTORY.fullmatch(expr.func.attr):
             obj = expr.func.value
-            if isinstance(obj, ast.Call) or (isinstance(obj, ast.Name) and obj.id in self.out.bindings):
+            tracked = obj.id in self.out.bindings or (obj.id == "self" and self.cls is not None) \
+                if isinstance(obj, ast.Name) else isinstance(obj, ast.Call)
+            if tracked:
                 inner = self.receiver(obj)
                 if inner is None or inner.count(HOP) >= MAX_HOPS:
                     return None
@@ -89,9 +94,10 @@ def _annotation(expr: ast.AST | None) -> list[str]:
     return [name] if name is not None and name != "None" else []
 
 
-def _returned(value: ast.AST | None) -> str | None:
-    """The class expression one ``return`` gives: ``Cls(...)`` -> ``Cls``; ``self``, ``cls(...)``,
-    ``type(self)(...)``, ``self.__class__(...)`` -> ``Self``; None when it is anything else."""
+def _returned(reader: _FlowReader, value: ast.AST | None) -> str | None:
+    """The value one ``return`` gives, as a chain in the callee's own namespace: ``self``, ``cls(...)``,
+    ``type(self)(...)``, ``self.__class__(...)`` -> ``Self``; ``self.m(...)`` -> ``Self|m``; ``Cls(...)`` ->
+    ``Cls``; ``b.go()`` after ``b = B()`` -> ``B|go``; ``helper(x)`` -> ``helper``; None for anything else."""
     if isinstance(value, ast.Name) and value.id == "self":
         return "Self"
     if not isinstance(value, ast.Call):
@@ -103,12 +109,13 @@ def _returned(value: ast.AST | None) -> str | None:
         return "Self"
     if dotted(func) == "self.__class__":
         return "Self"
-    return dotted(func)
+    return reader.receiver(value)
 
 
 def return_types(source: str) -> list[str]:
-    """The class expressions a definition's source says it returns (see the module docstring); ``Self``
-    is the receiver's own class. Empty when the source says nothing certain."""
+    """What a definition's source says it returns: class expressions of its annotation, or without one the
+    chains its ``return`` values are (``_returned``); ``Self`` is the receiver's own class. Empty when the
+    source says nothing certain (a ``return`` of anything else, or none)."""
     try:
         tree = ast.parse(textwrap.dedent(source))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -121,13 +128,20 @@ def return_types(source: str) -> list[str]:
         first = [*fn.args.posonlyargs, *fn.args.args][:1]
         own = _annotation(first[0].annotation) if first and first[0].annotation is not None else []
         return ["Self" if name in _SELF_TYPES or name in own else name for name in found]
+    reader = _FlowReader(FlowUses())  # its bindings: the body's locals (``b = B()``) as a reader sees them
+    reader.cls = SnippetClass("Self", [])  # ``self`` and ``super()`` are the receiver's class
+    try:
+        for stmt in fn.body:
+            reader.visit(stmt)
+    except RecursionError:
+        return []
     returns, stack = [], list(fn.body)
     while stack:  # the function's own returns: nested functions and classes return for themselves
         node = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
         if isinstance(node, ast.Return):
-            returns.append(_returned(node.value))
+            returns.append(_returned(reader, node.value))
         stack.extend(ast.iter_child_nodes(node))
     if not returns or None in returns:
         return []

@@ -43,6 +43,15 @@ FILES = {
 
         def subplots(n):
             return Figure(n), None
+
+
+        def quick_axes(n):
+            fig = Figure(n)
+            return fig.add_axes()
+
+
+        def current():
+            return quick_axes(1)
         ''',
     "src/plot/figure.py": '''\
         """Figures."""
@@ -75,6 +84,9 @@ FILES = {
 
             def savefig(self, path):
                 return path
+
+            def reset(self):
+                return self.configure()
         ''',
     "src/plot/axes.py": '''\
         """Axes and lines."""
@@ -151,6 +163,11 @@ def test_return_types_read_from_the_definition():
     assert return_types("def f():\n    def g():\n        return 1\n    return A(g())\n") == ["A"]  # nested: its own
     assert return_types("def f():\n    if x:\n        return A()\n    return 1\n") == []  # one return unknown
     assert return_types("def f():\n    pass\n") == [] and return_types("not python (") == []
+    # another call's value, in the callee's own namespace: a local bound by the reader, self, a helper
+    assert return_types("def f(self):\n    b = B()\n    return b.go()\n") == [f"B{HOP}go"]
+    assert return_types("def f(self):\n    return self._make(1).build()\n") == [f"Self{HOP}_make{HOP}build"]
+    assert return_types("def f(x):\n    return helper(x)\n") == ["helper"]
+    assert return_types("def f(x):\n    return x\n") == []  # a plain name: nothing certain
 
 
 def test_star_imports_and_bare_calls_resolve_to_functions(plot):
@@ -181,6 +198,11 @@ def test_values_follow_return_types_and_self_through_chains(plot):
     assert got["Figure.blank(..).copy(..).savefig"] == ["src/plot/figure.py::Figure.savefig"]
     assert got["Figure.blank(..)"] == ["src/plot/figure.py::Base.blank"]  # a method called on a class: a call use
     assert not any(k.startswith("a(") for k in got)  # `a, b = subplots(2)`: a tuple is not followed
+    # returns of other calls: current() -> quick_axes(1) -> fig.add_axes() on a local Figure -> Axes;
+    # reset() -> self.configure() -> self: on a Figure, a Figure
+    got = _resolved(plot, "```\nfrom plot import *\ncurrent().twin()\nnew_figure().reset().savefig('x')\n```")
+    assert got["current(..).twin"] == ["src/plot/axes.py::Axes.twin"]
+    assert got["new_figure(..).reset(..).savefig"] == ["src/plot/figure.py::Figure.savefig"]
 
 
 def test_what_receivers_count_is_left_to_them(plot):
@@ -232,3 +254,5 @@ def test_the_reader_never_raises_and_yields_only_names_of_the_text(text):
 def test_any_text_reads_without_raising(text):
     for use in flow_uses(text).uses:
         assert use.receiver.split(HOP)[0].split(".")[0] in text
+    for chain in return_types(f"def f(self):\n    return {text}\n"):  # a callee's source: never raises either
+        assert chain == "Self" or chain.split(HOP)[0].split(".")[0] in text
