@@ -52,15 +52,13 @@ from __future__ import annotations
 import builtins
 from functools import cached_property
 
-import numpy as np
-
 from ...graph.codebase import CodebaseGraph
 from ...graph.symbols import EdgeType
 from .dotted import _imported, member, resolve
-from .index import SignalScores, graph_index, scores
+from .index import SignalScores, graph_index
 from .names import definitions
 from .flow_text import HOP, flow_uses, return_types, star_imports
-from .receivers import Resolver
+from .receivers import Resolver, use_scores
 from .snippets import Use
 
 MAX_DEFS = 8  # a bare name defined more often than this is too common to guess, as in receivers
@@ -69,13 +67,13 @@ MAX_DEPTH = 4  # callees followed through returns of other calls (``return helpe
 _BUILTINS = frozenset(dir(builtins))
 
 
-class Flow:
-    """One issue's flow uses resolved in one graph (memoised per head and per callee)."""
+class Flow(Resolver):
+    """One issue's flow uses resolved in one graph (memoised per head and per callee); class expressions,
+    snippet classes and the issue's imports as ``receivers.Resolver`` resolves them."""
 
     def __init__(self, graph: CodebaseGraph, query: str) -> None:
-        self.graph = graph
-        self.classes = Resolver(graph, query)  # class expressions, snippet classes and the issue's imports
-        self.read = flow_uses(query)
+        super().__init__(graph, query)
+        self.read = flow_uses(query)  # the same snippet classes and bindings, with hops
         self.stars = star_imports(query)
         self._heads: dict[str, list[int]] = {}
         self._returns: dict[tuple[int, int | None], list[int]] = {}
@@ -96,10 +94,10 @@ class Flow:
         if expr in self._heads:
             return self._heads[expr]
         head, _, rest = expr.partition(".")
-        if head in self.classes.read.classes and not rest:
-            found = self.classes.classes(expr)  # a snippet class: its graph bases
-        elif head in self.classes.aliases:
-            found = self._resolve(f"{self.classes.aliases[head]}.{rest}".rstrip("."))
+        if head in self.read.classes and not rest:
+            found = self.classes(expr)  # a snippet class: its graph bases
+        elif head in self.aliases:
+            found = self._resolve(f"{self.aliases[head]}.{rest}".rstrip("."))
         elif head in self.read.functions:
             found = []  # the snippet's own function, whatever the package defines by that name
         else:  # written in full (``pkg.mod.func``), then through each star import, then by name
@@ -213,16 +211,9 @@ class Flow:
             return []
         return sorted({n for c in classes if (n := member(self.graph, c, [use.attr])) is not None})
 
-    def resolved(self) -> list[tuple[Use, list[int]]]:
-        """Every flow use with the definitions it names (uses naming nothing left out), in reading order."""
-        return [(use, nodes) for use in self.read.uses if (nodes := self.definitions(use))]
-
 
 def flow_scores(graph: CodebaseGraph, query: str) -> SignalScores:
-    symbol = np.zeros(len(graph.symbols))
-    for _, nodes in Flow(graph, query).resolved():
-        symbol[nodes] += 1.0 / len(nodes)
-    return scores(graph, symbol)
+    return use_scores(graph, Flow(graph, query))
 
 
 def written(use: Use) -> str:
