@@ -55,9 +55,9 @@ from functools import cached_property
 from ...graph.codebase import CodebaseGraph
 from ...graph.symbols import EdgeType
 from .dotted import _imported, member, resolve
+from .flow_text import HOP, flow_uses, return_types, star_imports
 from .index import SignalScores, graph_index
 from .names import definitions
-from .flow_text import HOP, flow_uses, return_types, star_imports
 from .receivers import Resolver, use_scores
 from .snippets import Use
 
@@ -101,7 +101,8 @@ class Flow(Resolver):
         elif head in self.read.functions:
             found = []  # the snippet's own function, whatever the package defines by that name
         else:  # written in full (``pkg.mod.func``), then through each star import, then by name
-            found = self._resolve(expr) or [n for pkg in self.stars for n in self._resolve(f"{pkg}.{expr}")]
+            found = [n for n in self._resolve(expr) if self._callable(n)]  # a module of that name does not stop it
+            found = found or [n for pkg in self.stars for n in self._resolve(f"{pkg}.{expr}")]
             if not found and not rest and head not in _BUILTINS and Use(head) in self.read.uses:  # called
                 found = [int(n) for n in definitions(self.graph, head)
                          if self._kind(int(n)) == "class" or self._top_level(int(n))]
