@@ -42,9 +42,11 @@ plus its own weights), never Python. A weight of 0 switches its signal off
    (string constants the issue quotes), ``w_frame`` (traceback frames) and
    ``w_dotted`` (dotted API names and imports resolved through the graph),
    ``w_error`` (names quoted in pasted error messages), ``w_names`` (names
-   written as code, each shared by the definitions that bear it) and
+   written as code, each shared by the definitions that bear it),
    ``w_receiver`` (pasted code read like a reader: variables bound to classes,
-   snippet classes through their bases, methods used on them).
+   snippet classes through their bases, methods used on them) and ``w_flow``
+   (pasted code followed further: functions called, star imports, values
+   through the return types of what they call).
 
 Candidates are definitions (``candidates: definitions``: no modules, no
 tests) or every non-test symbol (``symbols``; tests too with
@@ -79,7 +81,7 @@ _NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_grap
                  "whole_file_share", "vendored",
                  "w_prf_file", "w_prf_sym", "w_ctx", "ctx_weight", "w_cover", "cover_power", "w_cooc", "w_topk",
                  "peripheral", "w_fname", "w_history", "w_function", "w_loose_path", "w_log_file", "w_log_function",
-                 "w_literal", "w_frame", "w_dotted", "w_error", "w_names", "w_receiver")
+                 "w_literal", "w_frame", "w_dotted", "w_error", "w_names", "w_receiver", "w_flow")
 _COUNTS = ("prf_files", "prf_terms", "topk", "log_k")
 
 
@@ -151,6 +153,7 @@ class Blend(RankThenPack):
     w_error: float = 0.0  # names quoted in pasted error messages (signals_real/errors.py)
     w_names: float = 0.0  # names written as code, shared by the definitions that bear them (signals_real/names.py)
     w_receiver: float = 0.0  # pasted code: receivers, snippet classes and bases (signals_real/receivers.py)
+    w_flow: float = 0.0  # pasted code: function calls, star imports, return types (signals_real/flow.py)
     # candidates and packing
     candidates: str = "definitions"  # or "symbols": modules too (and tests with include_tests)
     ground_named: bool = False  # symbols the query names verbatim first (grounded_bm25)

@@ -30,6 +30,7 @@ from .normalise import reciprocal_ranks, unit_scale
 from .repomap import repomap_scores
 from .signals_real.dotted import dotted_scores
 from .signals_real.errors import error_scores
+from .signals_real.flow import flow_scores
 from .signals_real.frames import frame_scores
 from .signals_real.literals import literal_scores
 from .signals_real.names import name_scores
@@ -43,7 +44,8 @@ if TYPE_CHECKING:
 
 # new signals go last: the stage adds in this order, so recipes without them keep their float sums
 ISSUE = {"literal": literal_scores, "frame": frame_scores, "dotted": dotted_scores, "error": error_scores,
-         "names": name_scores, "receiver": receiver_scores}
+         "names": name_scores, "receiver": receiver_scores,
+         "flow": flow_scores}
 EXPANSION = ("w_prf_file", "w_prf_sym", "w_ctx", "w_cover", "w_cooc", "w_topk", "w_fname")
 
 
@@ -177,7 +179,7 @@ def issue(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, total: n
           parts: dict) -> np.ndarray:
     """``total / max total + Σ w · (unit(symbol evidence) + unit(file votes)[file])`` over the issue-structure
     signals (``signals_real``: ``w_literal``, ``w_frame``, ``w_dotted``, ``w_error``, ``w_names``,
-    ``w_receiver``), on the candidates.
+    ``w_receiver``, ``w_flow``), on the candidates.
 
     The total is divided by its maximum first so that a weight is a share of the best score (0.25: a quoted
     message lifts its definition by a quarter of the top score); a file's votes lift every definition in it.

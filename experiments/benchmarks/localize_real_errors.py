@@ -17,6 +17,9 @@ gold file or one of its definitions:
 * ``receiver``: a use of the pasted code (a method on a bound variable, a
   snippet class's base, ...) resolves to a definition in a gold file
   (``signals_real.receivers``; ``localize_real_receivers`` lists them all);
+* ``flow``: a function the pasted code calls, or an attribute used on a value
+  typed through a return type, resolves into a gold file (``signals_real.flow``;
+  ``localize_real_receivers --flow`` lists them all);
 * ``code``: identifiers in code blocks/backticks defined in a gold file;
 * ``gold_fn``: gold function names the issue mentions at all.
 
@@ -35,12 +38,13 @@ from beacon.retrieval.query_features import query_features
 from beacon.retrieval.recipes import method_params
 from beacon.retrieval.registry import get_method
 from beacon.retrieval.signals_real.dotted import names, resolve
+from beacon.retrieval.signals_real.flow import Flow, written
 from beacon.retrieval.signals_real.frames import resolve_frame
 from beacon.retrieval.signals_real.literals import literal_index, matched_fragments
 from beacon.retrieval.signals_real.receivers import Resolver
 from experiments.benchmarks.localize_real_sets import DEFAULT_CACHE, loaded
 
-CUES = ("path", "frame", "dotted", "literal", "receiver", "code", "gold_fn")
+CUES = ("path", "frame", "dotted", "literal", "receiver", "flow", "code", "gold_fn")
 
 
 def cues(graph, query: str, gold_files: set[str], gold_functions: tuple[str, ...]) -> dict[str, list[str]]:
@@ -59,6 +63,8 @@ def cues(graph, query: str, gold_files: set[str], gold_functions: tuple[str, ...
     out["receiver"] = [f"{u.receiver}.{u.attr}" if u.attr else u.receiver
                        for u, nodes in Resolver(graph, query).resolved()
                        if any(graph.symbols[n].path in gold_files for n in nodes)]
+    out["flow"] = [written(u) for u, nodes in Flow(graph, query).resolved()
+                   if any(graph.symbols[n].path in gold_files for n in nodes)]
     defined = {s.qualname.rsplit(".", 1)[-1] for s in graph.symbols if s.path in gold_files}
     out["code"] = sorted(set(feats.code) & defined - {"self", "cls"})[:8]
     fn_names = {f.rsplit("::", 1)[-1].rsplit(".", 1)[-1] for f in gold_functions}

@@ -34,7 +34,7 @@ from experiments.benchmarks.localize_methods import parse_method
 from experiments.benchmarks.localize_real_sets import DEFAULT_CACHE, loaded
 from paper.stats import paired_bootstrap_ci
 
-SIGNALS = ("w_literal", "w_frame", "w_dotted", "w_error", "w_names", "w_receiver")
+SIGNALS = ("w_literal", "w_frame", "w_dotted", "w_error", "w_names", "w_receiver", "w_flow")
 QUERY_WEIGHTS = ("title_boost", "code_boost", "dump_weight", "qtf_cap")  # query_weights.py, by where terms stand
 WEIGHTS = (0.1, 0.25, 0.5, 1.0)
 LIMIT_S = 1.0

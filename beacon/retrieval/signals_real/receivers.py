@@ -92,11 +92,16 @@ class Resolver:
         return [(use, nodes) for use in self.read.uses if (nodes := self.definitions(use))]
 
 
-def receiver_scores(graph: CodebaseGraph, query: str) -> SignalScores:
+def use_scores(graph: CodebaseGraph, resolver: Resolver) -> SignalScores:
+    """Each resolved use adds ``1 / k`` to each of its ``k`` definitions; definitions vote for their files."""
     symbol = np.zeros(len(graph.symbols))
-    for _, nodes in Resolver(graph, query).resolved():
+    for _, nodes in resolver.resolved():
         symbol[nodes] += 1.0 / len(nodes)
     return scores(graph, symbol)
+
+
+def receiver_scores(graph: CodebaseGraph, query: str) -> SignalScores:
+    return use_scores(graph, Resolver(graph, query))
 
 
 def explain(graph: CodebaseGraph, query: str) -> list[str]:
