@@ -40,6 +40,7 @@ import numpy as np
 from ...graph.codebase import CodebaseGraph
 from ...graph.symbols import EdgeType
 from ..masks import vendored_mask
+from ..query_features import query_features
 from ..text import split_identifier, terms
 from .dotted import dotted_scores
 from .errors import _ERROR_LINE
@@ -47,9 +48,19 @@ from .index import SignalScores, graph_index, scores
 from .names import name_scores, shared_scores
 from .receivers import receiver_scores
 
+# A callee counts when its name shares at least this many terms with the issue: 1 let generic helpers in on dev
+# (``dispatch_hook`` for an issue about hooks, requests-863) and a one-word class on tune (``Proxy``, httpx-c842c8ff)
+MIN_SHARED = 2
 _USES = (EdgeType.CALLS, EdgeType.IMPORTS, EdgeType.ASSIGNS)
+_CODE_LIKE = re.compile(r"_|[a-z][A-Z]")
 _ERROR_NAME = re.compile(r"(?:Error|Exception|Warning)$")
 _ERROR_CLASS = re.compile(r"(?<![\w.])(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*(?:Error|Exception|Warning))\b")
+
+
+def code_like(query: str) -> list[str]:
+    """Identifiers of the prose that look like code (``short_help``, ``CliRunner``): a commit message or an issue
+    names functions without backticks; plain words (``help``, ``Command``) are left to the other signals."""
+    return [w for w in query_features(query).identifiers if _CODE_LIKE.search(w.strip("_"))]
 
 
 def error_classes(query: str) -> list[str]:
@@ -65,6 +76,7 @@ def _seeds(graph: CodebaseGraph, query: str) -> np.ndarray:
         return _LAST[2]
     parts = [dotted_scores(graph, query).symbol, name_scores(graph, query).symbol,
              receiver_scores(graph, query).symbol, shared_scores(graph, error_classes(query)).symbol]
+    parts.append(shared_scores(graph, code_like(query)).symbol)
     seed = np.max(parts, axis=0)
     index = graph_index(graph)
     seed[index.is_test | np.array([s.kind == "module" for s in graph.symbols], dtype=bool)] = 0.0
@@ -150,10 +162,13 @@ def callee_scores(graph: CodebaseGraph, query: str) -> SignalScores:
     def callees(node: int):
         out = []
         for t in _foreign(graph, node, _targets(graph, [node], (EdgeType.CALLS,), reverse=False)):
+            name = graph.symbols[t].name
+            if name.startswith("__") and name.endswith("__"):
+                continue  # __init__ and the like: every class has them, their terms say nothing
             words = _name_terms(graph, t)
-            overlap = len(words & issue) / len(words) if words else 0.0
-            if overlap > 0:
-                out.append((t, overlap))
+            shared = len(words & issue)
+            if shared >= MIN_SHARED:
+                out.append((t, shared / len(words)))
         return out
     return _share(graph, seeds(graph, query), callees)
 

@@ -13,6 +13,9 @@ import pytest
 
 from beacon.graph.codebase import CodebaseGraph
 from beacon.retrieval import get_method
+from beacon.retrieval.file_index import file_index
+from beacon.retrieval.masks import packable
+from beacon.retrieval.normalise import unit_scale
 from beacon.retrieval.recipes import method_params
 from beacon.retrieval.signals_real.index import graph_index
 from beacon.retrieval.signals_real.usesites import (callee_scores, error_classes, error_user_scores,
@@ -182,3 +185,27 @@ def test_each_variant_at_zero_is_the_base_ranking_and_alone_ranks_only_its_reach
     nodes, _ = alone.ranked_nodes(net, "`net.models.Response.iter_content` of net.packages.lib.exceptions."
                                        "TimeoutError with `decode_unicode`")
     assert not any(net.symbols[n].path.startswith("tests/") for n in nodes)
+
+
+def test_the_stage_adds_each_variants_weighted_unit_evidence_and_file_votes(net):
+    query = ITER + " net.models.Response and net.packages.lib.exceptions.TimeoutError, `Response.close`"
+    weights = {"w_users": 0.2, "w_error_users": 0.3, "w_callees": 0.25, "w_overriders": 0.1}
+    base = get_method("hybrid_code", **method_params("hybrid_code")).scores(net, query).total
+    got = get_method("hybrid_code", **{**method_params("hybrid_code"), **weights}).scores(net, query).total
+    cand, file_of = packable(net), file_index(net).file_of
+    # hybrid_code's total is already the issue stage's (scaled, its own signals added); ours come last, in order
+    expected = base.copy()
+    for weight, signal in (("w_users", user_scores), ("w_error_users", error_user_scores),
+                           ("w_callees", callee_scores), ("w_overriders", overrider_scores)):
+        found = signal(net, query)
+        assert not found.empty, weight  # every variant has evidence here: the formula is checked for each
+        lift = (unit_scale(found.symbol, np.ones(len(found.symbol), dtype=bool))
+                + unit_scale(found.file, np.ones(len(found.file), dtype=bool))[file_of])
+        expected = expected + weights[weight] * np.where(cand, lift, 0.0)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+
+
+def test_usesites_only_ranks_only_what_the_propagation_reaches(net):
+    ranked = {net.symbols[n].path for n, _ in get_method("usesites_only", **method_params("usesites_only"))
+              .rank(net, "net.packages.lib.exceptions.TimeoutError leaks")}
+    assert ranked == {"net/adapters.py"}
