@@ -5,31 +5,37 @@ The other issue signals score the definitions an issue *names* (``dotted``,
 named thing is *used*: the module that imports and catches a library's
 exception, the helper a named function delegates to, the subclass overriding
 a named method. Here the named definitions are the *seeds* (``seeds``: per
-definition the best of the dotted, code-name, receiver and exception-class
-resolutions, each already shared ``1/k`` among the ``k`` definitions a name
-names, so a rare name seeds 1 and ``get`` seeds little), and each seed's
-weight is shared ``1/k`` among its ``k`` targets in **other files** (its own
-file already gets the named signals' votes); tests and modules never seed,
-tests are never targets. Four variants, each a weight of the composer:
+definition the best of its resolutions by ``dotted``, ``names``,
+``receivers``, the exception classes the text writes and the code-looking
+identifiers of the prose (``short_help``, ``CliRunner``: commit messages name
+functions without backticks), each shared ``1/k`` among the ``k`` definitions
+a name names as in ``names.shared_scores``, so a rare name seeds 1 and ``get``
+seeds little). Each seed's weight is shared ``1/k`` among its ``k`` targets
+in **other files** (its own file already gets the named signals' votes);
+tests and modules never seed; tests and vendored code are never targets (a
+vendored library's internals are not where a fix goes). Four variants, each a
+weight of the composer:
 
 * ``users`` (``w_users``): definitions that call, import or assign a seed
   (reverse ``calls``/``imports``/``assigns`` edges; an import at the top of a
   module is owned by the module node, which votes for its file);
 * ``error_users`` (``w_error_users``): the same, from seeds that are exception
   classes (a class whose name ends in ``Error``/``Exception``/``Warning`` or
-  that inherits from one in the graph) or vendored, and counting also the users
-  of the seed's subclasses (``except TimeoutError`` is written where
-  ``ReadTimeoutError`` is raised or caught);
-* ``callees`` (``w_callees``): definitions a seed calls, kept only when their
-  name shares terms with the issue (``iter_content`` -> ``stream_decode_response_unicode``
-  for an issue about decoding unicode while streaming); a callee's share is
-  ``overlap / k`` where ``overlap`` is the fraction of its name's terms the issue
-  uses and ``k`` the number of kept callees;
+  that inherits from one) or vendored, counting also the users of the seed's
+  subclasses (``except TimeoutError`` is written where ``ReadTimeoutError`` is
+  imported and caught);
+* ``callees`` (``w_callees``): definitions a seed calls whose name shares at
+  least ``MIN_SHARED`` terms with the issue (``iter_content`` ->
+  ``stream_decode_response_unicode`` for an issue about ``decode_unicode``;
+  dunders never); a callee's share is ``overlap / k``, ``overlap`` the fraction
+  of its name's terms the issue uses, ``k`` the number of kept callees;
 * ``overriders`` (``w_overriders``): subclasses of a seed class and, for a seed
   method, the methods of the same name in subclasses of its class (reverse
   ``inherits`` edges, one step).
 
-The targets vote for their files (``index.scores``).
+The targets vote for their files (``index.scores``). What ``w_neighbor``
+(lexical stage) lacks and this adds: it starts from *named* definitions only,
+crosses files, and votes for files.
 """
 from __future__ import annotations
 
@@ -39,17 +45,16 @@ import numpy as np
 
 from ...graph.codebase import CodebaseGraph
 from ...graph.symbols import EdgeType
-from ..masks import vendored_mask
+from ..masks import module_mask, vendored_mask
 from ..query_features import query_features
 from ..text import split_identifier, terms
 from .dotted import dotted_scores
-from .errors import _ERROR_LINE
 from .index import SignalScores, graph_index, scores
 from .names import name_scores, shared_scores
 from .receivers import receiver_scores
 
 # A callee counts when its name shares at least this many terms with the issue: 1 let generic helpers in on dev
-# (``dispatch_hook`` for an issue about hooks, requests-863) and a one-word class on tune (``Proxy``, httpx-c842c8ff)
+# (``dispatch_hook`` for an issue about hooks, requests-863) and one-word classes on tune (``Proxy``, httpx-c842c8ff)
 MIN_SHARED = 2
 _USES = (EdgeType.CALLS, EdgeType.IMPORTS, EdgeType.ASSIGNS)
 _CODE_LIKE = re.compile(r"_|[a-z][A-Z]")
@@ -75,19 +80,18 @@ def _seeds(graph: CodebaseGraph, query: str) -> np.ndarray:
     if _LAST[0] is graph and _LAST[1] == query:
         return _LAST[2]
     parts = [dotted_scores(graph, query).symbol, name_scores(graph, query).symbol,
-             receiver_scores(graph, query).symbol, shared_scores(graph, error_classes(query)).symbol]
-    parts.append(shared_scores(graph, code_like(query)).symbol)
+             receiver_scores(graph, query).symbol, shared_scores(graph, error_classes(query)).symbol,
+             shared_scores(graph, code_like(query)).symbol]
     seed = np.max(parts, axis=0)
-    index = graph_index(graph)
-    seed[index.is_test | np.array([s.kind == "module" for s in graph.symbols], dtype=bool)] = 0.0
+    seed[graph_index(graph).is_test | module_mask(graph)] = 0.0
     seed.flags.writeable = False
     _LAST[:] = [graph, query, seed]
     return seed
 
 
 def seeds(graph: CodebaseGraph, query: str) -> np.ndarray:
-    """Per definition: how strongly the issue names it (the best of its dotted, code-name, receiver and
-    exception-class resolutions); 0 for tests and modules."""
+    """Per definition: how strongly the issue names it (the best of its resolutions, see the module
+    docstring); 0 for tests and modules."""
     return _seeds(graph, query)
 
 
@@ -108,13 +112,12 @@ def _foreign(graph: CodebaseGraph, seed: int, targets) -> list[int]:
 
 
 def _share(graph: CodebaseGraph, seed: np.ndarray, targets_of) -> SignalScores:
+    """Each seed's weight shared by its ``k`` targets (``targets_of(seed)``: ``(target, w)``): ``seed·w/k`` each."""
     symbol = np.zeros(len(graph.symbols))
     for node in np.flatnonzero(seed):
         targets = targets_of(int(node))
-        if targets:
-            weights = [w for _, w in targets]
-            for (t, w) in targets:
-                symbol[t] += seed[node] * w / len(weights)
+        for t, w in targets:
+            symbol[t] += seed[node] * w / len(targets)
     return scores(graph, symbol)
 
 
