@@ -13,14 +13,19 @@
   unit among the definitions bearing it (``names.shared_scores``: specificity);
 * ``receivers.receiver_scores``: the pasted code read like a reader
   (``snippets``: variables bound to classes, the snippet's own classes) and
-  resolved through imports, re-exports and base classes to the methods used.
+  resolved through imports, re-exports and base classes to the methods used;
+* ``usesites``: from the definitions those name one step to other files:
+  their users, the users of named exception classes, their callees sharing
+  the issue's terms, their overriders (``user_scores``, ``error_user_scores``,
+  ``callee_scores``, ``overrider_scores``).
 
 Each signal scores definitions (a per-symbol array) and lets them vote for
 their files (``SignalScores.file``). The per-graph indexes they need are
 typed members of ``GraphIndexes`` (``issue_graph``, built in ``index.py``;
 ``issue_literals``, built in ``literals.py``). The composer weighs them in its
 issue stage (``stages.issue``: ``w_literal``, ``w_frame``, ``w_dotted``,
-``w_error``, ``w_names``, ``w_receiver`` of a recipe, e.g. ``conf/method/hybrid_issue.yaml``).
+``w_error``, ``w_names``, ``w_receiver``, ``w_users``, ``w_error_users``, ``w_callees``, ``w_overriders`` of a
+recipe, e.g. ``conf/method/hybrid_issue.yaml``).
 """
 from __future__ import annotations
 
