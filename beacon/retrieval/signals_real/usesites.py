@@ -73,26 +73,16 @@ def error_classes(query: str) -> list[str]:
     return list(dict.fromkeys(_ERROR_CLASS.findall(query)))
 
 
-_LAST: list = [None, None, None]  # graph, query, seeds: the four variants of one query share one resolution
-
-
-def _seeds(graph: CodebaseGraph, query: str) -> np.ndarray:
-    if _LAST[0] is graph and _LAST[1] == query:
-        return _LAST[2]
+def seeds(graph: CodebaseGraph, query: str) -> np.ndarray:
+    """Per definition: how strongly the issue names it (the best of its resolutions, see the module
+    docstring); 0 for tests and modules. Not memoised: about a millisecond on the dev graphs, so each variant
+    resolves again and the per-query times stay honest."""
     parts = [dotted_scores(graph, query).symbol, name_scores(graph, query).symbol,
              receiver_scores(graph, query).symbol, shared_scores(graph, error_classes(query)).symbol,
              shared_scores(graph, code_like(query)).symbol]
     seed = np.max(parts, axis=0)
     seed[graph_index(graph).is_test | module_mask(graph)] = 0.0
-    seed.flags.writeable = False
-    _LAST[:] = [graph, query, seed]
     return seed
-
-
-def seeds(graph: CodebaseGraph, query: str) -> np.ndarray:
-    """Per definition: how strongly the issue names it (the best of its resolutions, see the module
-    docstring); 0 for tests and modules."""
-    return _seeds(graph, query)
 
 
 def _targets(graph: CodebaseGraph, nodes, etypes, reverse: bool) -> set[int]:
@@ -142,7 +132,7 @@ def user_scores(graph: CodebaseGraph, query: str) -> SignalScores:
 
 
 def error_user_scores(graph: CodebaseGraph, query: str) -> SignalScores:
-    seed = seeds(graph, query).copy()
+    seed = seeds(graph, query)
     vendored = vendored_mask(graph)
     for node in np.flatnonzero(seed):
         if not (vendored[node] or _is_error(graph, int(node))):

@@ -10,6 +10,8 @@ import textwrap
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from beacon.graph.codebase import CodebaseGraph
 from beacon.retrieval import get_method
@@ -18,7 +20,7 @@ from beacon.retrieval.masks import packable
 from beacon.retrieval.normalise import unit_scale
 from beacon.retrieval.recipes import method_params
 from beacon.retrieval.signals_real.index import graph_index
-from beacon.retrieval.signals_real.usesites import (callee_scores, error_classes, error_user_scores,
+from beacon.retrieval.signals_real.usesites import (callee_scores, code_like, error_classes, error_user_scores,
                                                     overrider_scores, seeds, user_scores)
 
 FILES = {
@@ -127,6 +129,23 @@ def test_error_classes_are_read_from_prose_and_dotted_names():
     assert error_classes("net.packages.lib.exceptions.DecodeError and TimeoutError leak; OSError too") == [
         "DecodeError", "TimeoutError", "OSError"]
     assert error_classes("no exceptions here, Errors aside") == []
+
+
+def test_code_like_identifiers_are_those_with_underscores_or_inner_capitals():
+    assert code_like("defer Command.help, short_help and CliRunner; not help nor Command nor _ alone") == [
+        "short_help", "CliRunner"]
+
+
+_WORDS = [*"aZ_.:`'( \n", "Error", "Warning", "get_x", "CliRunner", "x.y"]
+_TEXT = st.lists(st.sampled_from(_WORDS) | st.text(max_size=3), max_size=30).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_TEXT)
+def test_the_text_readers_never_raise_and_extract_only_what_is_written(text):
+    for found in (error_classes(text), code_like(text)):
+        assert all(item and item in text for item in found)
+        assert len(found) == len(set(found))
 
 
 def test_seeds_are_the_named_definitions_not_tests_nor_modules(net):
