@@ -145,24 +145,30 @@ def error_user_scores(graph: CodebaseGraph, query: str) -> SignalScores:
 
 
 def _name_terms(graph: CodebaseGraph, node: int) -> set[str]:
-    parts = split_identifier(graph.symbols[node].name)
-    return set(parts[:-1] if len(parts) > 1 else parts)  # the parts, not the whole name split_identifier appends
+    name = graph.symbols[node].name
+    return set(split_identifier(name)) - {name.strip("_").lower()}  # the parts, not the whole name it appends
+
+
+def _gated(graph: CodebaseGraph, targets: list[int], issue: set[str]) -> list[tuple[int, float]]:
+    """The targets whose name shares ``MIN_SHARED`` terms with the issue, each with the share of its terms it
+    uses; dunders never (every class has ``__init__``: its terms say nothing)."""
+    out = []
+    for t in targets:
+        name = graph.symbols[t].name
+        if name.startswith("__") and name.endswith("__"):
+            continue
+        words = _name_terms(graph, t)
+        shared = len(words & issue)
+        if shared >= MIN_SHARED:
+            out.append((t, shared / len(words)))
+    return out
 
 
 def callee_scores(graph: CodebaseGraph, query: str) -> SignalScores:
     issue = set(terms(query))
 
     def callees(node: int):
-        out = []
-        for t in _foreign(graph, node, _targets(graph, [node], (EdgeType.CALLS,), reverse=False)):
-            name = graph.symbols[t].name
-            if name.startswith("__") and name.endswith("__"):
-                continue  # __init__ and the like: every class has them, their terms say nothing
-            words = _name_terms(graph, t)
-            shared = len(words & issue)
-            if shared >= MIN_SHARED:
-                out.append((t, shared / len(words)))
-        return out
+        return _gated(graph, _foreign(graph, node, _targets(graph, [node], (EdgeType.CALLS,), reverse=False)), issue)
     return _share(graph, seeds(graph, query), callees)
 
 
