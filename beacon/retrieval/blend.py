@@ -44,9 +44,13 @@ plus its own weights), never Python. A weight of 0 switches its signal off
    ``w_error`` (names quoted in pasted error messages), ``w_names`` (names
    written as code, each shared by the definitions that bear it),
    ``w_receiver`` (pasted code read like a reader: variables bound to classes,
-   snippet classes through their bases, methods used on them) and ``w_flow``
+   snippet classes through their bases, methods used on them), ``w_flow``
    (pasted code followed further: functions called, star imports, values
-   through the return types of what they call).
+   through the return types of what they call); and, one step
+   from the definitions those name to other files (``usesites``), ``w_users``
+   (their callers and importers), ``w_error_users`` (importers and callers of
+   named exception classes and their subclasses), ``w_callees`` (callees whose
+   names share the issue's terms) and ``w_overriders`` (subclasses, overriding methods).
 
 Candidates are definitions (``candidates: definitions``: no modules, no
 tests) or every non-test symbol (``symbols``; tests too with
@@ -81,7 +85,8 @@ _NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_grap
                  "whole_file_share", "vendored",
                  "w_prf_file", "w_prf_sym", "w_ctx", "ctx_weight", "w_cover", "cover_power", "w_cooc", "w_topk",
                  "peripheral", "w_fname", "w_history", "w_function", "w_loose_path", "w_log_file", "w_log_function",
-                 "w_literal", "w_frame", "w_dotted", "w_error", "w_names", "w_receiver", "w_flow")
+                 "w_literal", "w_frame", "w_dotted", "w_error", "w_names", "w_receiver", "w_flow",
+                 "w_users", "w_error_users", "w_callees", "w_overriders")
 _COUNTS = ("prf_files", "prf_terms", "topk", "log_k")
 
 
@@ -154,6 +159,12 @@ class Blend(RankThenPack):
     w_names: float = 0.0  # names written as code, shared by the definitions that bear them (signals_real/names.py)
     w_receiver: float = 0.0  # pasted code: receivers, snippet classes and bases (signals_real/receivers.py)
     w_flow: float = 0.0  # pasted code: function calls, star imports, return types (signals_real/flow.py)
+    # from the named definitions one step to other files (signals_real/usesites.py): their users, the users of
+    # named exception classes (and their subclasses), their callees sharing the issue's terms, their overriders
+    w_users: float = 0.0
+    w_error_users: float = 0.0
+    w_callees: float = 0.0
+    w_overriders: float = 0.0
     # candidates and packing
     candidates: str = "definitions"  # or "symbols": modules too (and tests with include_tests)
     ground_named: bool = False  # symbols the query names verbatim first (grounded_bm25)
