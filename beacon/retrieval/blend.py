@@ -63,6 +63,7 @@ from ..repo.history import NO_INPUTS, RepoInputs
 from . import stages
 from .base import RankThenPack
 from .file_index import file_index
+from .infile import FIELDS as LOCAL_FIELDS
 from .lexical import named_first, named_mask
 from .normalise import best_first, best_first_lazily
 from .masks import is_test_mask, packable
@@ -73,8 +74,9 @@ _NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_grap
                  "whole_file_share", "vendored",
                  "w_prf_file", "w_prf_sym", "w_ctx", "ctx_weight", "w_cover", "cover_power", "w_cooc", "w_topk",
                  "peripheral", "w_fname", "w_history", "w_function", "w_loose_path", "w_log_file", "w_log_function",
-                 "w_literal", "w_frame", "w_dotted", "w_error", "w_names", "w_receiver")
-_COUNTS = ("prf_files", "prf_terms", "topk", "log_k")
+                 "w_literal", "w_frame", "w_dotted", "w_error", "w_names", "w_receiver", "w_local", "w_file_share",
+                 "file_decay")
+_COUNTS = ("prf_files", "prf_terms", "topk", "log_k", "local_files")
 
 
 @dataclass
@@ -140,6 +142,12 @@ class Blend(RankThenPack):
     w_error: float = 0.0  # names quoted in pasted error messages (signals_real/errors.py)
     w_names: float = 0.0  # names written as code, shared by the definitions that bear them (signals_real/names.py)
     w_receiver: float = 0.0  # pasted code: receivers, snippet classes and bases (signals_real/receivers.py)
+    # 6. inside the best files (infile.py)
+    w_local: float = 0.0  # within-file BM25 of the best files' definitions
+    local_files: int = 3  # how many best files get it
+    local_field: str = "terms"  # its documents (infile.FIELDS): the term index's, stemmed, or path + name only
+    w_file_share: float = 0.0  # the definition's file's best total over the best file's
+    file_decay: float = 0.0  # the j-th definition of a file divided by 1 + file_decay * j
     # candidates and packing
     candidates: str = "definitions"  # or "symbols": modules too (and tests with include_tests)
     ground_named: bool = False  # symbols the query names verbatim first (grounded_bm25)
@@ -151,6 +159,8 @@ class Blend(RankThenPack):
         if self.include_tests and self.candidates != "symbols":
             raise ValueError(f"{self.name}: test symbols are never candidates among definitions; include_tests "
                              f"needs candidates: symbols")
+        if self.local_field not in LOCAL_FIELDS:
+            raise ValueError(f"{self.name}: local_field must be one of {LOCAL_FIELDS}, got {self.local_field!r}")
         if self.fusion not in FUSIONS:
             raise ValueError(f"{self.name}: fusion must be one of {FUSIONS}, got {self.fusion!r}")
         for w in _NON_NEGATIVE:
@@ -182,6 +192,7 @@ class Blend(RankThenPack):
         total = stages.priors(self, graph, inputs, total, parts)
         total = stages.late(self, graph, query, inputs, cand, total, parts)
         total = stages.issue(self, graph, query, cand, total, parts)
+        total = stages.infile(self, graph, query, cand, total, parts)
         total[~cand] = 0.0
         index = file_index(graph)
         file_total = np.zeros(len(index.paths))
