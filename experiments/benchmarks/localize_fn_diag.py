@@ -19,7 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 from beacon.context.pack import block_cost
-from beacon.localize.evaluate import evaluate, function_unit
+from beacon.localize.evaluate import evaluate
 from beacon.retrieval.file_index import file_index
 from beacon.retrieval.masks import packable
 from beacon.retrieval.recipes import method_params

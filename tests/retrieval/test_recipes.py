@@ -55,7 +55,8 @@ def test_blends_are_recipes_of_the_one_composer():
                       "hybrid_graph", "hybrid_stemmed", "bm25_file_rerank", "bm25", "compact_bm25", "grounded_bm25",
                       "keyword_map", "vector", "embedding", "no_retrieval", "hybrid_real", "hybrid_real_no_dotted",
                       "hybrid_real_no_literal", "hybrid_real_no_frame", "literal_only", "frame_only", "dotted_only",
-                      "hybrid_issue", "error_only", "names_only", "receiver_only", "hybrid_code"}
+                      "hybrid_issue", "error_only", "names_only", "receiver_only", "hybrid_code",
+                      "local_only", "hybrid_fn"}
     assert all(type(get_method(n)) is Blend for n in blends)
     assert not any(isinstance(get_method(n), Blend) for n in set(method_names()) - blends)
 
