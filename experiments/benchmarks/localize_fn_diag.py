@@ -40,6 +40,20 @@ def _spend(graph, row, gold, which: str, counts: Counter) -> None:
         counts[which, f"tokens in {kind} blocks"] += block_cost(graph, graph.index[sid], "default")
         counts[which, f"{kind} blocks"] += 1
     spans = [(p, s, e) for _, p, s, e in row["context_snippets"]]
+    # the best file too large to pack whole (whole_file_share 0.7 of the budget): where the tokens went
+    best = row["ranked"]["files"][0] if row["ranked"]["files"] else None
+    index = file_index(graph)
+    module = int(index.module_node[index.paths.index(best)]) if best in index.paths else -1
+    if module >= 0 and block_cost(graph, module, "default") > 0.7 * row["budget"]:
+        counts[which, "large best file: instances"] += 1
+        counts[which, "large best file: gold file is it"] += best in gold.files(added=False)
+        for sid, path, _, _ in row["context_snippets"]:
+            where = "best file" if path == best else "other files"
+            counts[which, f"large best file: tokens to {where}"] += block_cost(graph, graph.index[sid], "default")
+        counts[which, "large best file: gold fns"] += len(gold.functions)
+        counts[which, "large best file: gold fns packed"] += sum(
+            any(p == fp and s <= fs and fe <= e for p, s, e in spans)
+            for fp, fs, fe in (gold.gold_spans[f] for f in gold.functions))
     top = row["ranked"]["functions"][:10]
     for f in gold.functions:
         fp, fs, fe = gold.gold_spans[f]
