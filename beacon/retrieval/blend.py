@@ -6,7 +6,7 @@ signal weights and the normalisation, fusion, blending and packing settings;
 new blend variant or ablation is a YAML file (``defaults: [hybrid, _self_]``
 plus its own weights), never Python. A weight of 0 switches its signal off
 (it is not computed). Per definition ``v`` (not a module, not a test) in file
-``f(v)``, in five stages:
+``f(v)``, in six stages:
 
 1. **lexical** (``fusion`` linear: each signal divided by its maximum over the
    candidates; ``rrf``: reciprocal ranks, ``Σ w / (rrf_k + rank)``; ``raw``:
@@ -40,6 +40,12 @@ plus its own weights), never Python. A weight of 0 switches its signal off
    written as code, each shared by the definitions that bear it) and
    ``w_receiver`` (pasted code read like a reader: variables bound to classes,
    snippet classes through their bases, methods used on them).
+6. **inside the best files** (``infile``; only when one of its weights is
+   set): ``+ w_local · local(v)`` (BM25 of each definition of the
+   ``local_files`` best files with the IDF over that file's definitions,
+   times the file's share of the best file's total; ``local_field``: its
+   documents) ``+ w_file_share · share(f(v))``, then ``file_decay`` divides a
+   file's ``j``-th definition by ``1 + file_decay · j``.
 
 Candidates are definitions (``candidates: definitions``: no modules, no
 tests) or every non-test symbol (``symbols``; tests too with
