@@ -9,7 +9,11 @@ in the top 3 files, and that misses Function Acc@10 or the packed context
 rank among ranked functions, its file's size (definitions, module tokens),
 how many functions above it are in the same file versus other files, whether
 the best file was packed whole, how many packed tokens went to the gold file,
-and whether the issue names the gold function (its bare name as a word).
+whether the issue names the gold function (its bare name as a word), which of
+the issue's terms its document holds that at most a quarter of its file's
+definitions hold, and whether a traceback frame points at it. Totals: the
+packer's spend by block kind, where the tokens go when the best file is too
+large to pack whole, and the gold functions ranked in the top 10 but not packed.
 """
 from __future__ import annotations
 
@@ -18,17 +22,36 @@ import re
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
+
 from beacon.context.pack import block_cost
 from beacon.localize.evaluate import evaluate
 from beacon.retrieval.file_index import file_index
 from beacon.retrieval.masks import packable
 from beacon.retrieval.recipes import method_params
+from beacon.retrieval.signals_real.frames import frame_scores
+from beacon.retrieval.text import term_index
 from experiments.benchmarks.localize_methods import parse_method
 from experiments.benchmarks.localize_real_sets import DEFAULT_CACHE, loaded
 
 
 def _words(text: str) -> set[str]:
     return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+
+
+def _cues(graph, query: str, unit: str, file: int | None) -> tuple[list[str], bool]:
+    """The issue's terms in the gold function's document that at most a quarter of its file's definitions hold,
+    and whether a traceback frame of the issue points at it."""
+    node = graph.index.get(unit)
+    if node is None or file is None:
+        return [], False
+    index = term_index(graph)
+    cols, _ = index.query_vector(query)
+    nodes = np.flatnonzero(packable(graph) & (file_index(graph).file_of == file))
+    vocab = {j: t for t, j in index.vocab.items() if j in set(cols.tolist())}
+    held = [j for j in cols.tolist() if index.tf[node, j] > 0]
+    specific = sorted(vocab[j] for j in held if (index.tf[nodes][:, j] > 0).sum() <= max(1, len(nodes) // 4))
+    return specific, bool(frame_scores(graph, query).symbol[node] > 0)
 
 
 def _spend(graph, row, gold, which: str, counts: Counter) -> None:
@@ -139,10 +162,16 @@ def main(argv: list[str] | None = None) -> int:
             in_file = len([1 for _, p, _, _ in snippets if p == path])
             named = sorted({f.rsplit(".", 1)[-1].split("::")[-1] for f in gold.functions}
                            & _words(inst.problem_statement))
+            specific, framed = _cues(graph, inst.problem_statement, best, fi)
+            counts[which, "missed: named"] += bool(named)
+            counts[which, "missed: specific terms"] += bool(specific)
+            counts[which, "missed: framed"] += framed
+            counts[which, "missed"] += 1
             print(f"{which:4} {inst.instance_id[:40]:40} file#{file_rank} fn@10={'Y' if fn_hit else 'n'} "
                   f"rec={m['budget_function_recall']:.2f} gold-fn#{best_rank} ({len(gold.functions)} gold) "
                   f"above: same {same} other {len(above) - same} | file {n_defs} defs {tokens} tok "
-                  f"{'WHOLE' if whole else f'{in_file} snippets'} | named {named} | {best.split('::', 1)[1]}")
+                  f"{'WHOLE' if whole else f'{in_file} snippets'} | named {named} terms {specific} frame {framed} | "
+                  f"{best.split('::', 1)[1]}")
     for key, v in sorted(counts.items()):
         print(key, v)
     return 0

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from beacon.graph.codebase import CodebaseGraph
 from beacon.retrieval import assemble_context, get_method
@@ -152,3 +154,22 @@ def test_the_recipes_say_what_they_are():
 def test_local_only_orders_the_best_files_definitions(web):
     ranked = get_method("local_only", **method_params("local_only")).rank(web, ISSUE)
     assert _ids(web, ranked, 1) == ["web/router.py::Router.route_redirect"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(words=st.lists(st.sampled_from(["route", "table", "redirect", "host", "query", "string", "freeze", "serve",
+                                       "port", "zzz", "Router", "count"]), max_size=8),
+       files=st.integers(1, 4), decay=st.floats(0.01, 2.0))
+def test_local_scores_and_spread_properties(web, words, files, decay):
+    query = " ".join(words)
+    total = get_method("hybrid_code", **method_params("hybrid_code")).scores(web, query).total
+    cand, file_of = packable(web), file_index(web).file_of
+    local = local_scores(web, query, total, cand, files)
+    assert local.min() >= 0 and local.max() <= 1 + 1e-12  # a file's best is its share of the best file's total
+    assert not local[~cand].any() and len(set(file_of[local > 0].tolist())) <= files
+    spread_total = spread(web, total, cand, decay)
+    assert np.all(spread_total <= total) and np.all((spread_total > 0) == (total > 0))
+    for f in set(file_of[cand].tolist()):  # each file keeps its own order
+        nodes = np.flatnonzero(cand & (file_of == f) & (total > 0))
+        order = nodes[np.lexsort((nodes, -total[nodes]))]
+        assert np.all(np.diff(spread_total[order]) <= 0)
