@@ -6,7 +6,7 @@ signal weights and the normalisation, fusion, blending and packing settings;
 new blend variant or ablation is a YAML file (``defaults: [hybrid, _self_]``
 plus its own weights), never Python. A weight of 0 switches its signal off
 (it is not computed). Per definition ``v`` (not a module, not a test) in file
-``f(v)``, in five stages:
+``f(v)``, in six stages:
 
 1. **lexical** (``fusion`` linear: each signal divided by its maximum over the
    candidates; ``rrf``: reciprocal ranks, ``Σ w / (rrf_k + rank)``; ``raw``:
@@ -51,6 +51,12 @@ plus its own weights), never Python. A weight of 0 switches its signal off
    (their callers and importers), ``w_error_users`` (importers and callers of
    named exception classes and their subclasses), ``w_callees`` (callees whose
    names share the issue's terms) and ``w_overriders`` (subclasses, overriding methods).
+6. **inside the best files** (``infile``; only when one of its weights is
+   set): ``+ w_local · local(v)`` (BM25 of each definition of the
+   ``local_files`` best files with the IDF over that file's definitions,
+   times the file's share of the best file's total; ``local_field``: its
+   documents) ``+ w_file_share · share(f(v))``, then ``file_decay`` divides a
+   file's ``j``-th definition by ``1 + file_decay · j``.
 
 Candidates are definitions (``candidates: definitions``: no modules, no
 tests) or every non-test symbol (``symbols``; tests too with
@@ -74,6 +80,7 @@ from ..repo.history import NO_INPUTS, RepoInputs
 from . import stages
 from .base import RankThenPack
 from .file_index import file_index
+from .infile import FIELDS as LOCAL_FIELDS
 from .lexical import named_first, named_mask
 from .query_weights import QueryWeights
 from .normalise import best_first, best_first_lazily
@@ -86,8 +93,8 @@ _NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_grap
                  "w_prf_file", "w_prf_sym", "w_ctx", "ctx_weight", "w_cover", "cover_power", "w_cooc", "w_topk",
                  "peripheral", "w_fname", "w_history", "w_function", "w_loose_path", "w_log_file", "w_log_function",
                  "w_literal", "w_frame", "w_dotted", "w_error", "w_names", "w_receiver", "w_flow",
-                 "w_users", "w_error_users", "w_callees", "w_overriders")
-_COUNTS = ("prf_files", "prf_terms", "topk", "log_k")
+                 "w_users", "w_error_users", "w_callees", "w_overriders", "w_local", "w_file_share", "file_decay")
+_COUNTS = ("prf_files", "prf_terms", "topk", "log_k", "local_files")
 
 
 @dataclass
@@ -165,6 +172,12 @@ class Blend(RankThenPack):
     w_error_users: float = 0.0
     w_callees: float = 0.0
     w_overriders: float = 0.0
+    # 6. inside the best files (infile.py)
+    w_local: float = 0.0  # within-file BM25 of the best files' definitions
+    local_files: int = 3  # how many best files get it
+    local_field: str = "terms"  # its documents (infile.FIELDS): the term index's, stemmed, or path + name only
+    w_file_share: float = 0.0  # the definition's file's best total over the best file's
+    file_decay: float = 0.0  # the j-th definition of a file divided by 1 + file_decay * j
     # candidates and packing
     candidates: str = "definitions"  # or "symbols": modules too (and tests with include_tests)
     ground_named: bool = False  # symbols the query names verbatim first (grounded_bm25)
@@ -176,6 +189,8 @@ class Blend(RankThenPack):
         if self.include_tests and self.candidates != "symbols":
             raise ValueError(f"{self.name}: test symbols are never candidates among definitions; include_tests "
                              f"needs candidates: symbols")
+        if self.local_field not in LOCAL_FIELDS:
+            raise ValueError(f"{self.name}: local_field must be one of {LOCAL_FIELDS}, got {self.local_field!r}")
         if self.fusion not in FUSIONS:
             raise ValueError(f"{self.name}: fusion must be one of {FUSIONS}, got {self.fusion!r}")
         try:
@@ -215,6 +230,7 @@ class Blend(RankThenPack):
         total = stages.priors(self, graph, inputs, total, parts)
         total = stages.late(self, graph, query, inputs, cand, total, parts)
         total = stages.issue(self, graph, query, cand, total, parts)
+        total = stages.infile(self, graph, query, cand, total, parts)
         total[~cand] = 0.0
         index = file_index(graph)
         file_total = np.zeros(len(index.paths))

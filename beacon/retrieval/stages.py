@@ -1,8 +1,8 @@
-"""The composer's five stages (``blend``): each reads a ``Blend``'s weights and adds its signals to the total.
+"""The composer's six stages (``blend``): each reads a ``Blend``'s weights and adds its signals to the total.
 
 Kept apart from ``Blend`` itself (parameters, ranking, packing) so that each
 file stays short; the order of the additions is part of the recipe's output
-(float sums), so it is fixed here: lexical, expansion, priors, late signals, issue structure.
+(float sums), so it is fixed here: lexical, expansion, priors, late signals, issue structure, in-file.
 A signal whose weight is 0 is not computed; the issue stage runs only when
 one of its weights is set, so a recipe without them is unchanged.
 """
@@ -22,6 +22,7 @@ from .file_index import file_index
 from .filelevel import file_bm25_scores, file_bm25_weights
 from .hashed import hashed_similarity
 from .history import file_prior, function_prior
+from .infile import file_share, local_scores, spread
 from .lexical import bm25_scores, bm25_symbol_weights, keyword_overlap
 from .masks import peripheral_mask, test_files, vendored_mask
 from .mentions import loose_path_matches, mention_weights
@@ -201,3 +202,21 @@ def issue(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, total: n
                 + unit_scale(found.file, np.ones(len(found.file), dtype=bool))[file_of])
         total = total + weight * np.where(cand, lift, 0.0)
     return total
+
+
+def infile(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, total: np.ndarray,
+           parts: dict) -> np.ndarray:
+    """``+ w_local · local(v) + w_file_share · share(f(v))`` (``infile``), both read off the total so far,
+    then ``file_decay``: the ``j``-th definition of a file divided by ``1 + file_decay · j`` (``infile.spread``);
+    runs only when one of them is set, so a recipe without them is unchanged."""
+    if not (m.w_local or m.w_file_share or m.file_decay):
+        return total
+    extra = np.zeros(len(total))
+    if m.w_local:
+        parts["local"] = local_scores(graph, query, total, cand, m.local_files, m.k1, m.b, m.local_field)
+        extra += m.w_local * parts["local"]
+    if m.w_file_share:
+        parts["file_share"] = file_share(graph, total, cand)
+        extra += m.w_file_share * parts["file_share"]
+    total = total + np.where(cand, extra, 0.0)
+    return spread(graph, total, cand, m.file_decay) if m.file_decay else total

@@ -27,6 +27,7 @@ from beacon.localize.instances import SnapshotCache, load_instances
 from beacon.localize.metrics import budget_recall
 from beacon.retrieval import get_method
 from beacon.retrieval.recipes import method_params
+from experiments.benchmarks.localize_methods import parse_method
 
 METRICS = ("file_acc@1", "function_acc@10", "budget_function_recall")
 
@@ -45,10 +46,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", default=".beacon-cache")
     ap.add_argument("--split", default=None, help="keep instances whose 'split' field equals this")
     ap.add_argument("--methods", default="bm25,hybrid,hybrid_all", help="comma-separated; conf/method params")
+    ap.add_argument("--specs", default=None, help="';'-separated method specs with overrides "
+                    "(hybrid_code;hybrid_code:w_local=0.25), instead of --methods")
     ap.add_argument("--budget", type=int, default=4000)
     ap.add_argument("--limit", type=int, default=None)
     args = ap.parse_args(argv)
-    methods = {name: get_method(name, **method_params(name)) for name in args.methods.split(",") if name}
+    specs = [s for s in args.specs.split(";") if s] if args.specs else [s for s in args.methods.split(",") if s]
+    methods = {spec: get_method(name, **method_params(name, overrides))
+               for spec, (name, overrides) in ((spec, parse_method(spec)) for spec in specs)}
     instances = load_instances(args.instances)
     if args.split:
         instances = [i for i in instances if i.extra.get("split") == args.split]
@@ -79,11 +84,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\r{n}/{len(instances)}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     print(f"budget {args.budget}; means over instances with gold functions")
-    print(f"{'method':<16}{'ranking':<18}" + "".join(f"{k:>24}" for k in METRICS) + f"{'n':>6}")
+    print(f"{'method':<40}{'ranking':<18}" + "".join(f"{k:>24}" for k in METRICS) + f"{'n':>6}")
     for (name, lift), values in rows.items():
         means = [np.mean([v[k] for v in values if v.get(k) is not None]) for k in METRICS]
         label = "gold file first" if lift else "own"
-        print(f"{name:<16}{label:<18}" + "".join(f"{x:>24.3f}" for x in means) + f"{len(values):>6}")
+        print(f"{name:<40}{label:<18}" + "".join(f"{x:>24.3f}" for x in means) + f"{len(values):>6}")
     return 0
 
 

@@ -13,6 +13,9 @@ only; the mined ``test`` split is a final check, ``--sets test``). Scored
 with the runner's own ``evaluate``: File Acc@1/@5, Function Acc@10 and
 function recall within ``--budget`` tokens, with the paired difference from
 the first configuration and its paired 95% bootstrap interval.
+``--min-gold-defs N`` keeps only the instances whose gold file holds at least
+``N`` definitions (the long-file case of issue 14's function gap; a subset
+chosen by reading the gold, for diagnosis).
 
 Time: per instance each configuration's ``retrieve`` runs once to build the
 graph's indexes (term matrices, string constants of every file, ...), then
@@ -27,7 +30,11 @@ import statistics
 import time
 from pathlib import Path
 
+import numpy as np
+
 from beacon.localize.evaluate import evaluate
+from beacon.retrieval.file_index import file_index
+from beacon.retrieval.masks import packable
 from beacon.retrieval.registry import get_method
 from beacon.retrieval.recipes import method_params
 from experiments.benchmarks.localize_methods import parse_method
@@ -61,14 +68,25 @@ def paired(rows: list[dict], base: list[dict], ids: list[str], metric: str) -> s
     return f"{100 * sum(d for _, d in keep) / len(keep):+.1f} [{100 * low:+.1f}, {100 * high:+.1f}]"
 
 
+def gold_file_definitions(graph, gold) -> int:
+    """The most definitions (``packable`` symbols) in one gold file: how long the file to search inside is."""
+    index = file_index(graph)
+    defs = np.bincount(index.file_of[packable(graph)], minlength=len(index.paths))
+    where = {p: i for i, p in enumerate(index.paths)}
+    return max((int(defs[where[p]]) for p in gold.files(added=False) if p in where), default=0)
+
+
 def run_set(which: str, cache_dir: Path, limit: int | None, specs: list[str], budget: int,
-            timings: dict[str, list[float]], changed: list[str] | None = None) -> dict[str, dict]:
+            timings: dict[str, list[float]], changed: list[str] | None = None, min_defs: int = 0
+            ) -> dict[str, dict]:
     """Each configuration's means and paired differences on ``which``; with ``changed`` (a list) the instances
     whose metrics differ from the first configuration's are appended to it, one line each."""
     configs = {spec: parse_method(spec) for spec in specs}
     rows: dict[str, list[dict]] = {spec: [] for spec in specs}
     ids: list[str] = []
     for inst, graph, gold in loaded(which, cache_dir, limit):
+        if min_defs and gold_file_definitions(graph, gold) < min_defs:
+            continue
         ids.append(inst.instance_id)
         q = inst.problem_statement
         for spec, (name, overrides) in configs.items():
@@ -99,13 +117,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
     ap.add_argument("--per-instance", action="store_true",
                     help="also list each instance whose metrics differ from the first configuration's")
+    ap.add_argument("--min-gold-defs", type=int, default=0,
+                    help="only instances with a gold file of at least this many definitions (long files; reads gold)")
     args = ap.parse_args(argv)
     specs = [s for s in args.methods.split(";") if s] if args.methods else default_grid()
     sets = args.sets.split(",")
     timings: dict[str, list[float]] = {spec: [] for spec in specs}
     changed: list[str] | None = [] if args.per_instance else None
-    results = {which: run_set(which, args.cache_dir, args.limit, specs, args.budget, timings, changed)
-               for which in sets}
+    results = {which: run_set(which, args.cache_dir, args.limit, specs, args.budget, timings, changed,
+                              args.min_gold_defs) for which in sets}
     width = max(28, *(len(s) + 2 for s in specs))
     print(f"{'method':<{width}}" + "".join(f"{which + ' ' + m:>22}" for which in sets for m in METRICS))
     for spec in specs:
