@@ -4,7 +4,7 @@ One requests issue (``swebench_lite_dev``) and one sqlfluff issue
 (``swebench_lite_devsplit``, a ``src/`` layout) in one job: both are scored
 under one task set, sqlfluff's gold is found under ``src/`` and ranked by
 the graph's own paths, and an instance listed in two files is refused. The
-default method of ``conf/localize.yaml`` is the recommended ``hybrid_code``,
+default method of ``conf/localize.yaml`` is the recommended ``hybrid_follow``,
 and on a flask issue that quotes the CLI's own message it ranks the gold file
 first where its base ``hybrid_prf`` does not. The ``localize_real`` preset
 scores every registered method but the oracle.
@@ -83,7 +83,7 @@ def test_an_unused_more_instances_leaves_the_config_hash_alone():
     assert scientific_config(validate(cfg, LocalizeConf))["tasks"]["more_instances"] == ["b"]
 
 
-def test_the_default_method_is_hybrid_code_and_a_quoted_message_finds_the_gold_file(tmp_path):
+def test_the_default_method_is_hybrid_follow_and_a_quoted_message_finds_the_gold_file(tmp_path):
     """flask-5063 quotes the ``.env`` tip that ``flask/cli.py`` prints; hybrid_prf ranks another file first."""
     a = _pick(DEV / "instances.jsonl", "pallets__flask-5063", tmp_path / "a.jsonl")
     common = [f"tasks.instances={a}", f"cache_dir={tmp_path / 'cache'}", "print_table=false"]
@@ -95,7 +95,7 @@ def test_the_default_method_is_hybrid_code_and_a_quoted_message_finds_the_gold_f
         assert proc.returncode == 0, proc.stderr[-3000:]
         (row,) = [json.loads(x) for x in (tmp_path / label / "run" / "records.jsonl").read_text().splitlines()]
         runs[label] = row
-    assert runs["default"]["method"] == "hybrid_code" and runs["hybrid_prf"]["method"] == "hybrid_prf"
+    assert runs["default"]["method"] == "hybrid_follow" and runs["hybrid_prf"]["method"] == "hybrid_prf"
     gold = runs["default"]["gold"]["files"]
     assert runs["default"]["ranked"]["files"][0] in gold and runs["default"]["metrics"]["file_acc@1"] == 1.0
     assert runs["hybrid_prf"]["ranked"]["files"][0] not in gold
