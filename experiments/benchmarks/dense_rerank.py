@@ -29,7 +29,6 @@ graph (files encoded per second on cache misses), with the machine's load.
 from __future__ import annotations
 
 import argparse
-import ast
 import hashlib
 import math
 import os
@@ -43,7 +42,7 @@ import numpy as np
 from beacon.graph.codebase import CodebaseGraph
 from beacon.retrieval.recipes import method_params
 from beacon.retrieval.registry import get_method
-from experiments.benchmarks.lm_rerank import _first_line, _mean, _paired, acc, hybrid_files
+from experiments.benchmarks.lm_rerank import _mean, _paired, acc, file_summary, hybrid_files
 from experiments.benchmarks.localize_real_sets import DEFAULT_CACHE, instances, loaded
 from experiments.benchmarks.minilm import MiniLM
 
@@ -63,23 +62,10 @@ def _named(name: str) -> str:
 
 
 def file_text(graph: CodebaseGraph, path: str) -> str:
-    """The path (and its words), the module docstring's first line, classes (docstring lines, methods), functions."""
-    lines = [f"{path} ({words(path.removesuffix('.py').replace('/', '_'))})"]
-    try:
-        tree = ast.parse(graph.files[path].text)
-    except SyntaxError:
-        return lines[0]
-    if doc := _first_line(ast.get_docstring(tree)):
-        lines.append(doc)
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef):
-            lines.append(f"class {_named(node.name)}: {_first_line(ast.get_docstring(node))}".rstrip(": "))
-            methods = [n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-            if methods:
-                lines.append("methods: " + ", ".join(_named(m) for m in methods))
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            lines.append(f"def {_named(node.name)}: {_first_line(ast.get_docstring(node))}".rstrip(": "))
-    return "\n".join(lines)
+    """The path (and its words), the module docstring's first line, classes (docstring lines, methods), functions;
+    every name followed by its words (``lm_rerank.file_summary``'s outline)."""
+    head = f"{path} ({words(path.removesuffix('.py').replace('/', '_'))})"
+    return file_summary(graph, path, head=head, name=_named, bases=False, indent="")
 
 
 class Embeddings:
@@ -193,6 +179,14 @@ def report(results: dict[str, dict], forms: list[str], timings: list[float], bui
                     diff = "" if name == METHOD else " " + _paired(res["ids"], rows, base, j)
                     cells.append(f"{_mean([r[j] for r in rows]) + diff:>30}")
             print(f"{name:<20}" + "".join(cells))
+        for w in sets:  # which instances a reorder wins (+) or loses (-) at File Acc@1, against hybrid_code
+            res = results[w]
+            base = res["rows"][form][METHOD]
+            for name, rows in res["rows"][form].items():
+                moved = [("+" if r[0] else "-") + i for i, r, b in zip(res["ids"], rows, base)
+                         if r[0] is not None and b[0] is not None and r[0] != b[0]]
+                if moved and name != METHOD and "cosine" not in name:
+                    print(f"  {w} {name} Acc@1: {' '.join(moved)}")
     print("n: " + ", ".join(f"{w} {len(results[w]['ids'])}" for w in sets))
     ts = sorted(timings)
     median = statistics.median(ts)

@@ -16,6 +16,7 @@ from beacon.graph.codebase import CodebaseGraph
 from experiments.benchmarks.dense_rerank import file_text, rerank, words
 from experiments.benchmarks.minilm import attention, bert_forward, gelu, layer_norm, mean_pool, softmax
 from tests.repotools import write_tree
+from tests.retrieval.test_lm_rerank_measure import SOURCE
 
 
 def test_gelu_is_the_exact_erf_form():
@@ -88,22 +89,11 @@ def test_words_splits_snake_and_camel_case():
     assert words("HTTPAdapter") == "http adapter"
 
 
-SOURCE = (
-    '"""Cookie parsing.\n\nMore text."""\n'
-    "class CookieJar(dict):\n"
-    '    """A cookie jar."""\n\n'
-    "    def add_cookie(self, c):\n        self[c] = 1\n\n\n"
-    "def parse_header(h):\n"
-    '    """Parse a Cookie header."""\n'
-    "    return h\n"
-)
-
-
 def test_file_text_on_a_real_graph(tmp_path):
     graph = CodebaseGraph.from_repo(write_tree(tmp_path / "repo", {"web/cookies.py": SOURCE, "web/empty.py": ""}))
     assert file_text(graph, "web/cookies.py") == (
-        "web/cookies.py (web cookies)\nCookie parsing.\nclass CookieJar (cookie jar): A cookie jar.\n"
-        "methods: add_cookie (add cookie)\ndef parse_header (parse header): Parse a Cookie header.")
+        "web/cookies.py (web cookies)\nCookie parsing.\nclass Jar: A cookie jar.\nmethods: add, drop\n"
+        "def parse_cookie (parse cookie): Parse a Cookie header.")
     assert file_text(graph, "web/empty.py") == "web/empty.py (web empty)"
 
 
