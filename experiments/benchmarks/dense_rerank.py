@@ -185,8 +185,10 @@ def report(results: dict[str, dict], forms: list[str], timings: list[float], bui
             for name, rows in res["rows"][form].items():
                 moved = [("+" if r[0] else "-") + i for i, r, b in zip(res["ids"], rows, base)
                          if r[0] is not None and b[0] is not None and r[0] != b[0]]
-                if moved and name != METHOD and "cosine" not in name:
-                    print(f"  {w} {name} Acc@1: {' '.join(moved)}")
+                if moved and name != METHOD and "cosine" not in name:  # ids on the small real set, counts else
+                    wins = sum(m[0] == "+" for m in moved)
+                    listed = " ".join(moved) if len(res["ids"]) <= 50 else f"{wins} won, {len(moved) - wins} lost"
+                    print(f"  {w} {name} Acc@1: {listed}")
     print("n: " + ", ".join(f"{w} {len(results[w]['ids'])}" for w in sets))
     ts = sorted(timings)
     median = statistics.median(ts)
