@@ -76,7 +76,10 @@ class Embeddings:
         self.vectors: dict[str, np.ndarray] = {}
         if path and path.exists():
             with np.load(path) as data:
-                self.vectors = {k: data[k] for k in data.files}
+                self.vectors = {k: data[k] for k in data.files if k != "file_tokens"}
+                if "file_tokens" in data.files and int(data["file_tokens"]) != encoder.max_tokens:
+                    raise SystemExit(f"{path} holds vectors of {int(data['file_tokens'])}-token file texts, "
+                                     f"not {encoder.max_tokens}: pass another --embed-cache")
         self.encoded, self.seconds = 0, 0.0
 
     def matrix(self, texts: list[str]) -> np.ndarray:
@@ -92,7 +95,7 @@ class Embeddings:
 
     def save(self) -> None:
         if self.path:
-            np.savez(self.path, **self.vectors)
+            np.savez(self.path, file_tokens=np.array(self.encoder.max_tokens), **self.vectors)
 
 
 def query_text(statement: str, form: str) -> str:

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from beacon.graph.codebase import CodebaseGraph
-from experiments.benchmarks.dense_rerank import file_text, rerank, words
+from experiments.benchmarks.dense_rerank import Embeddings, file_text, rerank, words
 from experiments.benchmarks.minilm import attention, bert_forward, gelu, layer_norm, mean_pool, softmax
 from tests.repotools import write_tree
 from tests.retrieval.test_lm_rerank_measure import SOURCE
@@ -136,3 +136,29 @@ def test_real_minilm_matches_published_vectors_and_batches_like_one_by_one(encod
     one_by_one = np.stack([encoder.encode([s])[0] for s in sentences])
     assert np.abs(vecs - one_by_one).max() < 1e-5
     assert np.array_equal(vecs, encoder.encode(sentences))
+
+
+class _CountingEncoder:
+    """Stands in for the model in the cache's test (the cache is under test, not the encoder): a vector per text."""
+
+    def __init__(self, max_tokens: int = 256):
+        self.max_tokens, self.calls = max_tokens, []
+
+    def encode(self, texts):
+        self.calls.append(list(texts))
+        return np.array([[len(t), 1.0] for t in texts], np.float32)
+
+
+def test_embeddings_encode_each_distinct_text_once_and_persist(tmp_path):
+    path = tmp_path / "vectors.npz"
+    enc = _CountingEncoder()
+    store = Embeddings(enc, path)
+    first = store.matrix(["a", "bb", "a"])
+    assert first.tolist() == [[1, 1], [2, 1], [1, 1]] and len(enc.calls) == 1 and sorted(enc.calls[0]) == ["a", "bb"]
+    store.matrix(["bb", "a"])
+    assert len(enc.calls) == 1 and store.encoded == 2
+    store.save()
+    again = Embeddings(_CountingEncoder(), path)
+    assert again.matrix(["bb"]).tolist() == [[2, 1]] and again.encoded == 0
+    with pytest.raises(SystemExit, match="128"):
+        Embeddings(_CountingEncoder(max_tokens=128), path)
