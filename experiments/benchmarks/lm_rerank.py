@@ -45,7 +45,7 @@ import ast
 import math
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -71,9 +71,14 @@ def _first_line(doc: str | None) -> str:
     return doc.strip().split("\n", 1)[0].strip() if doc else ""
 
 
-def file_summary(graph: CodebaseGraph, path: str) -> str:
-    """The path, the module docstring's first line, top-level classes (bases, docstring line, methods) and functions."""
-    lines = [f"File: {path}"]
+def file_summary(graph: CodebaseGraph, path: str, head: str | None = None, name: Callable[[str], str] = str,
+                 bases: bool = True, indent: str = "  ") -> str:
+    """The path, the module docstring's first line, top-level classes (bases, docstring line, methods) and functions.
+
+    ``head`` replaces the first line (``File: <path>``), ``name`` formats each class, method and function name,
+    ``bases`` lists a class's bases, ``indent`` starts each methods line (``dense_rerank.file_text`` uses these).
+    """
+    lines = [head or f"File: {path}"]
     try:
         tree = ast.parse(graph.files[path].text)
     except SyntaxError:
@@ -82,13 +87,13 @@ def file_summary(graph: CodebaseGraph, path: str) -> str:
         lines.append(doc)
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
-            bases = ", ".join(ast.unparse(b) for b in node.bases)
+            parents = f"({', '.join(ast.unparse(b) for b in node.bases)})" if bases else ""
             methods = [n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-            lines.append(f"class {node.name}({bases}): {_first_line(ast.get_docstring(node))}".rstrip(": "))
+            lines.append(f"class {name(node.name)}{parents}: {_first_line(ast.get_docstring(node))}".rstrip(": "))
             if methods:
-                lines.append("  methods: " + ", ".join(methods))
+                lines.append(f"{indent}methods: " + ", ".join(name(m) for m in methods))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            lines.append(f"def {node.name}: {_first_line(ast.get_docstring(node))}".rstrip(": "))
+            lines.append(f"def {name(node.name)}: {_first_line(ast.get_docstring(node))}".rstrip(": "))
     return "\n".join(lines)
 
 
