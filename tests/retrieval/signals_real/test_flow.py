@@ -8,7 +8,6 @@ reader never raises and only yields names that are in the text.
 from __future__ import annotations
 
 import re
-import textwrap
 
 import numpy as np
 import pytest
@@ -23,6 +22,7 @@ from beacon.retrieval.signals_real.flow_text import HOP, MAX_HOPS, flow_uses, re
 from beacon.retrieval.signals_real.index import graph_index
 from beacon.retrieval.signals_real.receivers import receiver_scores
 from beacon.retrieval.signals_real.snippets import Use
+from tests.repotools import write_tree
 
 from .conftest import node
 
@@ -128,12 +128,7 @@ SESSION = """Saving a copied figure fails
 
 @pytest.fixture(scope="module")
 def plot(tmp_path_factory) -> CodebaseGraph:
-    root = tmp_path_factory.mktemp("plot")
-    for rel, text in FILES.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    return CodebaseGraph.from_repo(root)
+    return CodebaseGraph.from_repo(write_tree(tmp_path_factory.mktemp("plot"), FILES, dedent=True))
 
 
 def _resolved(graph: CodebaseGraph, query: str) -> dict[str, list[str]]:

@@ -6,8 +6,6 @@ in ``utils``, a subclass overriding a method, and a test file that imports every
 """
 from __future__ import annotations
 
-import textwrap
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -22,6 +20,7 @@ from beacon.retrieval.recipes import method_params
 from beacon.retrieval.signals_real.index import graph_index
 from beacon.retrieval.signals_real.usesites import (callee_scores, code_like, error_classes, error_user_scores,
                                                     overrider_scores, seeds, user_scores)
+from tests.repotools import write_tree
 
 FILES = {
     "net/__init__.py": "",
@@ -105,12 +104,7 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def net(tmp_path_factory) -> CodebaseGraph:
-    root = tmp_path_factory.mktemp("net")
-    for rel, text in FILES.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    return CodebaseGraph.from_repo(root)
+    return CodebaseGraph.from_repo(write_tree(tmp_path_factory.mktemp("net"), FILES, dedent=True))
 
 
 def _files(graph: CodebaseGraph, found) -> dict[str, float]:
