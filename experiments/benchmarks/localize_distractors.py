@@ -1,7 +1,7 @@
 """Localization in a larger repository: each instance's snapshot padded with other projects' library code.
 
     python -m experiments.benchmarks.localize_distractors [--sets real[,tune]] [--tune-sample N]
-        [--methods SPECS] [--cache-dir DIR] [--per-instance] [--time]
+        [--methods SPECS] [--without PACKAGES] [--cache-dir DIR] [--per-instance] [--time]
 
 A diagnostic (it reads gold). Issue 14 is judged on large libraries (hundreds
 to thousands of files) while the dev repositories are small, so this measures
@@ -201,10 +201,11 @@ def chosen_instances(sets: Sequence[str], tune_sample: int) -> list[tuple[str, I
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", default="real", help="real and/or tune (never the held-out set)")
-    ap.add_argument("--tune-sample", type=int, default=30, help="mined tune tasks used with --sets tune (0: all)")
+    ap.add_argument("--tune-sample", type=int, default=0, help="mined tune tasks used with --sets tune (0: all)")
     ap.add_argument("--methods", default=DEFAULT_METHODS, help="';'-separated specs as in localize_real_signals")
     ap.add_argument("--budget", type=int, default=4000)
     ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
+    ap.add_argument("--without", default="", help="','-separated distractor packages left out (e.g. sqlfluff)")
     ap.add_argument("--per-instance", action="store_true", help="list each instance a metric changes on")
     ap.add_argument("--time", action="store_true", help="median per-query time on the padded graphs")
     args = ap.parse_args(argv)
@@ -213,7 +214,11 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("the mined test split is a final check, not a diagnostic set here")
     specs = [s for s in args.methods.split(";") if s]
     configs = {spec: parse_method(spec) for spec in specs}
-    cache = PaddedCache(args.cache_dir)
+    without = set(filter(None, args.without.split(",")))
+    unknown = without - {d.name for d in DISTRACTORS}
+    if unknown:
+        raise SystemExit(f"unknown distractor package(s) {sorted(unknown)}; known: {[d.name for d in DISTRACTORS]}")
+    cache = PaddedCache(args.cache_dir, [d for d in DISTRACTORS if d.name not in without])
     rows = {(w, spec, kind): [] for w in sets for spec in specs for kind in ("orig", "padded")}
     ids: dict[str, list[str]] = {w: [] for w in sets}
     timings: dict[str, list[float]] = {spec: [] for spec in specs}
@@ -265,6 +270,13 @@ def main(argv: list[str] | None = None) -> int:
                 cells.append(f"{100 * sum(a) / len(a):.1f} -> {100 * sum(b) / len(b):.1f} "
                              f"{paired(pad, orig, ids[which], m)}" if a else "--")
             print(f"{spec:<{width}}" + "".join(f"{c:>36}" for c in cells))
+        if len(specs) > 1:  # does the order of the methods hold at scale?
+            print(f"difference from {specs[0]} on the padded graphs (original graphs in parentheses):")
+            for spec in specs[1:]:
+                print(f"  {spec}: " + "; ".join(
+                    f"{m} {paired(rows[which, spec, 'padded'], rows[which, specs[0], 'padded'], ids[which], m)}"
+                    f" ({paired(rows[which, spec, 'orig'], rows[which, specs[0], 'orig'], ids[which], m)})"
+                    for m in METRICS))
     if args.per_instance:
         print("\ninstances whose metrics change (original -> padded):")
         print("\n".join(changed) if changed else "  none")
