@@ -42,6 +42,7 @@ import shutil
 import statistics
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -223,6 +224,9 @@ def main(argv: list[str] | None = None) -> int:
     ids: dict[str, list[str]] = {w: [] for w in sets}
     timings: dict[str, list[float]] = {spec: [] for spec in specs}
     changed: list[str] = []
+    intruders: dict[tuple[str, str], Counter] = {(w, spec): Counter() for w in sets for spec in specs}
+    lost: Counter = Counter()
+    same_name: Counter = Counter()
     print(f"{'instance':<40}{'files':>16}{'definitions':>18}{'x defs':>8}{'library defs':>20}{'x lib':>7}")
     ratios, lib_ratios = [], []
     chosen = chosen_instances(sets, args.tune_sample)
@@ -240,8 +244,18 @@ def main(argv: list[str] | None = None) -> int:
             params = method_params(name, overrides)
             got = {}
             for kind, graph in (("orig", original), ("padded", padded)):
-                metrics = evaluate(graph, inst.instance_id, q, gold, name, args.budget, params)["metrics"]
-                got[kind] = {k: metrics[v] for k, v in METRICS.items()}
+                scored = evaluate(graph, inst.instance_id, q, gold, name, args.budget, params)
+                got[kind] = {k: scored["metrics"][v] for k, v in METRICS.items()}
+            if got["orig"]["file_acc@5"] == 1 and got["padded"]["file_acc@5"] == 0:
+                # the gold file left the top 5: which distractor packages took the slots (``scored`` is the padded run)
+                lost[which, spec] += 1
+                names = {d.name for d in cache.pool if d.repo != inst.repo}
+                taken = [f for f in scored["ranked"]["files"][:5] if f.split("/")[0] in names]
+                intruders[which, spec].update(f.split("/")[0] for f in taken)
+                # a distractor module named like the gold file (``utils.py`` for ``utils.py``)
+                same_name[which, spec] += sum(PurePosixPath(f).name in {PurePosixPath(g).name for g in gold.paths}
+                                              for f in taken)
+            for kind in ("orig", "padded"):
                 rows[which, spec, kind].append(got[kind])
             moved = [f"{m} {got['orig'][m]:g}->{got['padded'][m]:g}" for m in METRICS
                      if None not in (got["orig"][m], got["padded"][m]) and got["orig"][m] != got["padded"][m]]
@@ -277,6 +291,11 @@ def main(argv: list[str] | None = None) -> int:
                     f"{m} {paired(rows[which, spec, 'padded'], rows[which, specs[0], 'padded'], ids[which], m)}"
                     f" ({paired(rows[which, spec, 'orig'], rows[which, specs[0], 'orig'], ids[which], m)})"
                     for m in METRICS))
+    print("\nthe gold file out of the top 5 only on the padded graph: instances, and the distractor packages in"
+          " their top-5 slots")
+    for (which, spec), count in intruders.items():
+        print(f"  {spec} on {which}: {lost[which, spec]}; " + ", ".join(f"{k} {v}" for k, v in count.most_common())
+              + f" ({same_name[which, spec]} named like a gold file)")
     if args.per_instance:
         print("\ninstances whose metrics change (original -> padded):")
         print("\n".join(changed) if changed else "  none")
