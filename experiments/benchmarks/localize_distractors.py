@@ -20,7 +20,9 @@ is scored with the runner's own ``evaluate`` on both graphs, exactly as in
 ``name:param=value`` overrides). It prints each instance's size (files,
 definitions) original -> padded, then per configuration and metric the
 original mean, the padded mean and the drop with its paired 95% bootstrap
-interval over instances.
+interval over instances, each configuration's difference from the first on
+both graphs, and, where the gold file leaves the top 5 only on the padded
+graph, which distractor packages took those slots.
 
 Distractors from other projects share fewer words with the issue than a
 library's own modules do, so the drop is a lower bound on the scale effect,
