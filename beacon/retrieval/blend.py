@@ -83,7 +83,7 @@ from .file_index import file_index
 from .infile import FIELDS as LOCAL_FIELDS
 from .lexical import named_first, named_mask
 from .query_weights import QueryWeights
-from .normalise import best_first, best_first_lazily
+from .normalise import ISSUE_SCALES, best_first, best_first_lazily
 from .masks import is_test_mask, packable
 
 FUSIONS = ("linear", "rrf", "raw")
@@ -93,7 +93,8 @@ _NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_grap
                  "w_prf_file", "w_prf_sym", "w_ctx", "ctx_weight", "w_cover", "cover_power", "w_cooc", "w_topk",
                  "peripheral", "w_fname", "w_history", "w_function", "w_loose_path", "w_log_file", "w_log_function",
                  "w_literal", "w_frame", "w_dotted", "w_error", "w_names", "w_receiver", "w_flow",
-                 "w_users", "w_error_users", "w_callees", "w_overriders", "w_local", "w_file_share", "file_decay")
+                 "w_users", "w_error_users", "w_callees", "w_overriders", "w_local", "w_file_share", "file_decay",
+                 "issue_conf")
 _COUNTS = ("prf_files", "prf_terms", "topk", "log_k", "local_files")
 
 
@@ -172,6 +173,8 @@ class Blend(RankThenPack):
     w_error_users: float = 0.0
     w_callees: float = 0.0
     w_overriders: float = 0.0
+    issue_scale: str = "max"  # how each issue signal is scaled (normalise.evidence_scale): max, absolute, saturate
+    issue_conf: float = 1.0  # saturate: the raw maximum at which a signal gets half its weight
     # 6. inside the best files (infile.py)
     w_local: float = 0.0  # within-file BM25 of the best files' definitions
     local_files: int = 3  # how many best files get it
@@ -191,6 +194,8 @@ class Blend(RankThenPack):
                              f"needs candidates: symbols")
         if self.local_field not in LOCAL_FIELDS:
             raise ValueError(f"{self.name}: local_field must be one of {LOCAL_FIELDS}, got {self.local_field!r}")
+        if self.issue_scale not in ISSUE_SCALES:
+            raise ValueError(f"{self.name}: issue_scale must be one of {ISSUE_SCALES}, got {self.issue_scale!r}")
         if self.fusion not in FUSIONS:
             raise ValueError(f"{self.name}: fusion must be one of {FUSIONS}, got {self.fusion!r}")
         try:

@@ -12,6 +12,26 @@ def unit_scale(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return x / top if top > 0 else np.zeros_like(x)
 
 
+ISSUE_SCALES = ("max", "absolute", "saturate")
+
+
+def evidence_scale(x: np.ndarray, how: str = "max", conf: float = 1.0) -> np.ndarray:
+    """An issue signal's raw evidence (shares of 1 per use or name) on a common scale, in ``[0, 1]``.
+
+    ``max``: divided by its own maximum (one uncertain use lifts its target as much as many sure ones);
+    ``absolute``: the raw shares capped at 1 (a name defined once scores 1, shared by 8 scores 1/8);
+    ``saturate``: ``max`` times ``m / (m + conf)``, ``m`` the raw maximum, so weak evidence lifts less.
+    """
+    if how == "max":
+        return unit_scale(x, np.ones(len(x), dtype=bool))
+    if how == "absolute":
+        return np.minimum(np.maximum(x, 0.0), 1.0)
+    if how == "saturate":
+        top = float(x.max()) if len(x) else 0.0
+        return x / (top + conf) if top > 0 else np.zeros_like(x)
+    raise ValueError(f"issue scale must be one of {ISSUE_SCALES}, got {how!r}")
+
+
 def reciprocal_ranks(x: np.ndarray, mask: np.ndarray, k: float) -> np.ndarray:
     """``1 / (k + rank)`` of each positive candidate (ties by node order), 0 elsewhere (Cormack et al.)."""
     out = np.zeros_like(x)

@@ -27,7 +27,7 @@ from .lexical import bm25_scores, bm25_symbol_weights, keyword_overlap
 from .masks import peripheral_mask, test_files, vendored_mask
 from .mentions import loose_path_matches, mention_weights
 from .neighbors import neighbor_max
-from .normalise import reciprocal_ranks, unit_scale
+from .normalise import evidence_scale, reciprocal_ranks, unit_scale
 from .repomap import repomap_scores
 from .signals_real.dotted import dotted_scores
 from .signals_real.errors import error_scores
@@ -198,8 +198,9 @@ def issue(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, total: n
             continue
         found = ISSUE[name](graph, query)  # each scaled by its maximum over every symbol / file
         parts[name] = found.symbol + found.file[file_of]
-        lift = (unit_scale(found.symbol, np.ones(len(found.symbol), dtype=bool))
-                + unit_scale(found.file, np.ones(len(found.file), dtype=bool))[file_of])
+        # issue_scale "max" (default): each part over its own maximum; others weigh how strong the evidence is
+        lift = (evidence_scale(found.symbol, m.issue_scale, m.issue_conf)
+                + evidence_scale(found.file, m.issue_scale, m.issue_conf)[file_of])
         total = total + weight * np.where(cand, lift, 0.0)
     return total
 
