@@ -1,4 +1,4 @@
-"""The issue stage's scale switch (``issue_scale``: ``normalise.evidence_scale``) and the ``hybrid_follow_cal`` recipe.
+"""The issue stage's scale switch (``issue_scale``: ``normalise.evidence_scale``; not registered in a recipe: README).
 
 On the small real store repository of ``test_issue_stage`` (built from real files in a temp git repo): the default
 ``max`` is today's stage bit for bit; ``saturate`` and ``absolute`` follow their formulas over the signals' own raw
@@ -22,7 +22,7 @@ from beacon.retrieval.normalise import ISSUE_SCALES, evidence_scale
 from beacon.retrieval.recipes import method_params
 from beacon.retrieval.stages import ISSUE as SIGNALS
 
-from tests.retrieval.signals_real.test_issue_stage import FILES, ISSUE, QUOTED
+from tests.retrieval.signals_real.test_issue_stage import ISSUE, QUOTED, build_store
 
 QUERY = (ISSUE + "\nThen store.Cart.total fails: TypeError: format_price() missing 1 required positional "
                  "argument: 'value'\n```\ncart = Cart()\ncart.add('x', 1)\n```\n")
@@ -30,9 +30,7 @@ QUERY = (ISSUE + "\nThen store.Cart.total fails: TypeError: format_price() missi
 
 @pytest.fixture(scope="module")
 def store(git_repo, tmp_path_factory) -> CodebaseGraph:
-    root = git_repo.init(tmp_path_factory.mktemp("store_scale"))
-    git_repo.commit(root, FILES, "a store with a cart and prices", when=1)
-    return CodebaseGraph.from_repo(root)
+    return build_store(git_repo, tmp_path_factory.mktemp("store_scale"))
 
 
 @pytest.mark.parametrize("name", ["hybrid_code", "hybrid_follow", "hybrid_real"])

@@ -79,11 +79,16 @@ QUOTED = ("The cart total of my cart items is wrong after a discount: it says \"
           "cart\" and the cart total is gone.")
 
 
-@pytest.fixture(scope="module")
-def store(git_repo, tmp_path_factory) -> CodebaseGraph:
-    root = git_repo.init(tmp_path_factory.mktemp("store"))
+def build_store(git_repo, where) -> CodebaseGraph:
+    """The store package committed to a fresh git repository at ``where`` (also used by ``test_issue_scale``)."""
+    root = git_repo.init(where)
     git_repo.commit(root, FILES, "a store with a cart and prices", when=1)
     return CodebaseGraph.from_repo(root)
+
+
+@pytest.fixture(scope="module")
+def store(git_repo, tmp_path_factory) -> CodebaseGraph:
+    return build_store(git_repo, tmp_path_factory.mktemp("store"))
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
