@@ -51,6 +51,8 @@ plus its own weights), never Python. A weight of 0 switches its signal off
    (their callers and importers), ``w_error_users`` (importers and callers of
    named exception classes and their subclasses), ``w_callees`` (callees whose
    names share the issue's terms) and ``w_overriders`` (subclasses, overriding methods).
+   ``unit`` is ``issue_scale`` (``normalise.evidence_scale``): ``max`` (default) divides by the maximum;
+   ``saturate`` and ``absolute`` weigh how strong the raw evidence is (measured, not used by a recipe).
 6. **inside the best files** (``infile``; only when one of its weights is
    set): ``+ w_local · local(v)`` (BM25 of each definition of the
    ``local_files`` best files with the IDF over that file's definitions,
