@@ -71,7 +71,7 @@ def lexical(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, parts:
         "sym": lambda: (bm25_field(graph, query, "symbol", m.k1, m.b, qw) if m.stemmed
                         else bm25_scores(graph, query, m.k1, m.b, qw)),
         "file": lambda: _file_level(m, graph, query)[file_of],
-        "mention": lambda: (lambda w: w.symbol + w.file[file_of])(mention_weights(graph, query)),
+        "mention": lambda: (lambda w: w.symbol + w.file[file_of])(mention_weights(graph, query, m.mention_prose)),
         "name": lambda: bm25_field(graph, query, "name", m.k1, m.b, qw),
         "graph": lambda: repomap_scores(graph, query, EdgeWeights(m.lambda_call, m.lambda_caller, m.lambda_inherit,
                                                                   m.lambda_import),
