@@ -88,7 +88,7 @@ from .masks import is_test_mask, packable
 
 FUSIONS = ("linear", "rrf", "raw")
 CANDIDATES = ("definitions", "symbols")
-_NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_graph", "w_keywords", "w_hashed", "mention_prose",
+_NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_graph", "w_keywords", "w_hashed", "mention_prose", "generic",
                  "whole_file_share", "vendored",
                  "w_prf_file", "w_prf_sym", "w_ctx", "ctx_weight", "w_cover", "cover_power", "w_cooc", "w_topk",
                  "peripheral", "w_fname", "w_history", "w_function", "w_loose_path", "w_log_file", "w_log_function",
@@ -117,6 +117,7 @@ class Blend(RankThenPack):
     w_keywords: float = 0.0  # distinct query terms in the document (keyword_map)
     w_hashed: float = 0.0  # cosine of hashed token vectors (vector)
     w_neighbor: float = 0.0
+    generic: float = 1.0  # multiplier for definitions matching none of the query's rarer terms; 1: as before
     mention_prose: float = 1.0  # w_mention's matches from prose words only (mentions.py); 1: as before
     fusion: str = "linear"
     rrf_k: float = 60.0
