@@ -19,7 +19,10 @@ plus its own weights), never Python. A weight of 0 switches its signal off
    ``S`` symbol BM25 (``lexical``; stemmed terms with ``stemmed``), ``F`` file
    BM25 (``filelevel``), ``M`` path/identifier mentions (``mentions``), ``N``
    stemmed BM25 over path + qualified name (``stemmed``), ``Π`` the repomap
-   walk (``repomap``; ``beta``, ``lambda_*``). The BM25 signals (``S``,
+   walk (``repomap``; ``beta``, ``lambda_*``). ``mention_prose`` scales the
+   mentions from prose words only, and ``generic`` multiplies ``s(v)`` when
+   ``v`` holds none of the query's rarer terms (``lexical.specific_match``).
+   Both are neutral at 1 and neither helped (README, the scale paragraph). The BM25 signals (``S``,
    ``F``, ``N`` and stage 2's ``w_ctx``) weigh each query term by where it
    stands (``query_weights``): ``title_boost`` (the first non-empty line),
    ``code_boost`` (backticks, pasted code), ``dump_weight`` (pasted output,
