@@ -19,7 +19,10 @@ plus its own weights), never Python. A weight of 0 switches its signal off
    ``S`` symbol BM25 (``lexical``; stemmed terms with ``stemmed``), ``F`` file
    BM25 (``filelevel``), ``M`` path/identifier mentions (``mentions``), ``N``
    stemmed BM25 over path + qualified name (``stemmed``), ``Π`` the repomap
-   walk (``repomap``; ``beta``, ``lambda_*``). The BM25 signals (``S``,
+   walk (``repomap``; ``beta``, ``lambda_*``). ``mention_prose`` scales the
+   mentions from prose words only, and ``generic`` multiplies ``s(v)`` when
+   ``v`` holds none of the query's rarer terms (``lexical.specific_match``).
+   Both are neutral at 1 and neither helped (README, the scale paragraph). The BM25 signals (``S``,
    ``F``, ``N`` and stage 2's ``w_ctx``) weigh each query term by where it
    stands (``query_weights``): ``title_boost`` (the first non-empty line),
    ``code_boost`` (backticks, pasted code), ``dump_weight`` (pasted output,
@@ -90,7 +93,7 @@ from .masks import is_test_mask, packable
 
 FUSIONS = ("linear", "rrf", "raw")
 CANDIDATES = ("definitions", "symbols")
-_NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_graph", "w_keywords", "w_hashed",
+_NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_graph", "w_keywords", "w_hashed", "mention_prose", "generic",
                  "whole_file_share", "vendored",
                  "w_prf_file", "w_prf_sym", "w_ctx", "ctx_weight", "w_cover", "cover_power", "w_cooc", "w_topk",
                  "peripheral", "w_fname", "w_history", "w_function", "w_loose_path", "w_log_file", "w_log_function",
@@ -120,6 +123,8 @@ class Blend(RankThenPack):
     w_keywords: float = 0.0  # distinct query terms in the document (keyword_map)
     w_hashed: float = 0.0  # cosine of hashed token vectors (vector)
     w_neighbor: float = 0.0
+    generic: float = 1.0  # multiplier for definitions matching none of the query's rarer terms; 1: as before
+    mention_prose: float = 1.0  # w_mention's matches from prose words only (mentions.py); 1: as before
     fusion: str = "linear"
     rrf_k: float = 60.0
     stemmed: bool = False

@@ -135,7 +135,7 @@ class GraphIndexes:
     # token counts of breadcrumb chunks (text the graph holds anyway)
     chunk_tokens: dict[str, int] = field(default_factory=dict)
     # the last query's result only: a sweep asks several methods the same query in a row
-    last_mentions: tuple[str, Mentions] | None = None
+    last_mentions: tuple[tuple[str, float], Mentions] | None = None
     last_repomap: tuple[tuple, Any] | None = None
     # where built members are saved (None: in memory only)
     store: IndexStore | None = field(default=None, repr=False)

@@ -45,6 +45,27 @@ def bm25_scores(graph: CodebaseGraph, query: str, k1: float = 1.2, b: float = 0.
     return np.asarray(bm25[:, cols] @ counts).ravel()
 
 
+def specific_match(graph: CodebaseGraph, query: str, weights: QueryWeights = NEUTRAL) -> np.ndarray:
+    """Per symbol: does its document hold one of the query's *specific* terms?
+
+    Among the query terms that occur in the graph, the specific ones are those in at most the median number
+    of documents (the rarer half of the query's own matched set, so the cut adapts to the query and the
+    repository). A definition matching only the common half matches generic wording (*fix*, *error*).
+    """
+    index = term_index(graph)
+    cols, _ = index.query_vector(query, weights)
+    out = np.zeros(len(graph.symbols), dtype=bool)
+    if len(cols) == 0:
+        return out
+    present = index.tf[:, cols].tocsc()
+    df = np.diff(present.indptr)
+    matched = df > 0
+    if not matched.any():
+        return out
+    keep = np.flatnonzero(matched & (df <= np.median(df[matched])))
+    return np.asarray(present[:, keep].sum(axis=1)).ravel() > 0
+
+
 def keyword_overlap(graph: CodebaseGraph, query: str) -> np.ndarray:
     """Per symbol: how many distinct query terms its document contains."""
     index = term_index(graph)

@@ -74,11 +74,15 @@ class Mentions:
         return not (self.symbol.any() or self.file.any())
 
 
-def mention_weights(graph: CodebaseGraph, query: str | QueryFeatures) -> Mentions:
+def mention_weights(graph: CodebaseGraph, query: str | QueryFeatures, prose: float = 1.0) -> Mentions:
+    """Per-symbol and per-file mention weights; ``prose`` multiplies the matches that come only from words of
+    the prose (not marked as code, not part of a dotted name): a stem equal to a file's, a name equal to a
+    definition's. Such words are often generic commit wording (*test*, *request*, *commands*) that, in a large
+    repository, match hub files; 1.0 (the default) leaves every weight as it was."""
     features = query if isinstance(query, QueryFeatures) else query_features(query)
     ix = indexes_for(graph)
     last = ix.last_mentions  # one query at a time: no per-query growth of the cache
-    if last is not None and last[0] == features.text:
+    if last is not None and last[0] == (features.text, prose):
         return last[1]
     index = file_index(graph)
     sym = np.zeros(len(graph.symbols))
@@ -89,17 +93,18 @@ def mention_weights(graph: CodebaseGraph, query: str | QueryFeatures) -> Mention
             files[f] += PATH_WEIGHT / len(hits)
     words = set(features.identifiers)
     dotted_parts = {part for d in features.dotted for part in d.split(".")}
+    explicit = features.explicit_names
     for stem in (words | dotted_parts) - _STEM_BLOCKLIST:
+        weight = STEM_WEIGHT if stem in explicit or stem in dotted_parts else STEM_WEIGHT * prose
         for f in index.by_stem.get(stem, ()):
             if len(stem) >= MIN_NAME_CHARS and files[f] < PATH_WEIGHT:
-                files[f] += STEM_WEIGHT
-    explicit = features.explicit_names
+                files[f] += weight
     for name in words | explicit:
         nodes = index.by_name.get(name)
         if nodes is None or len(name) < MIN_NAME_CHARS:
             continue
         n_files = len(np.unique(index.file_of[nodes]))
-        sym[nodes] += identifier_weight(name, name in explicit, n_files)
+        sym[nodes] += identifier_weight(name, name in explicit, n_files) * (1.0 if name in explicit else prose)
     for d in features.dotted:  # Session.send, flask.Flask.add_url_rule: qualname suffixes
         parts = d.split(".")
         for k in (2, 3):
@@ -117,7 +122,7 @@ def mention_weights(graph: CodebaseGraph, query: str | QueryFeatures) -> Mention
             if int(index.file_of[node]) in hit_files:
                 sym[node] += FRAME_FUNCTION
     found = Mentions(sym, files)
-    ix.last_mentions = (features.text, found)
+    ix.last_mentions = ((features.text, prose), found)
     return found
 
 

@@ -23,7 +23,7 @@ from .filelevel import file_bm25_scores, file_bm25_weights
 from .hashed import hashed_similarity
 from .history import file_prior, function_prior
 from .infile import file_share, local_scores, spread
-from .lexical import bm25_scores, bm25_symbol_weights, keyword_overlap
+from .lexical import bm25_scores, bm25_symbol_weights, keyword_overlap, specific_match
 from .masks import peripheral_mask, test_files, vendored_mask
 from .mentions import loose_path_matches, mention_weights
 from .neighbors import neighbor_max
@@ -71,7 +71,7 @@ def lexical(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, parts:
         "sym": lambda: (bm25_field(graph, query, "symbol", m.k1, m.b, qw) if m.stemmed
                         else bm25_scores(graph, query, m.k1, m.b, qw)),
         "file": lambda: _file_level(m, graph, query)[file_of],
-        "mention": lambda: (lambda w: w.symbol + w.file[file_of])(mention_weights(graph, query)),
+        "mention": lambda: (lambda w: w.symbol + w.file[file_of])(mention_weights(graph, query, m.mention_prose)),
         "name": lambda: bm25_field(graph, query, "name", m.k1, m.b, qw),
         "graph": lambda: repomap_scores(graph, query, EdgeWeights(m.lambda_call, m.lambda_caller, m.lambda_inherit,
                                                                   m.lambda_import),
@@ -92,6 +92,8 @@ def lexical(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, parts:
         else:
             total += weight * reciprocal_ranks(x, cand, m.rrf_k)
     total[~cand] = 0.0
+    if m.generic != 1.0:  # definitions matching only the query's commoner half of terms (lexical.specific_match)
+        total[~specific_match(graph, query, qw)] *= m.generic
     if m.w_neighbor:  # a definition next to (calling or called by) a strong one
         total = total + m.w_neighbor * neighbor_max(graph, total)
         total[~cand] = 0.0

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from beacon.retrieval import assemble_context, get_method
 from beacon.retrieval.filelevel import file_bm25_scores
 from beacon.retrieval.file_index import file_index
+from beacon.retrieval.lexical import specific_match
 from beacon.retrieval.stemmed import bm25_field, stem
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -141,3 +142,20 @@ def test_deterministic(graph):
 def test_budget_is_never_exceeded(graph, budget, query, share):
     result = assemble_context(graph, query, get_method("hybrid", whole_file_share=share), budget=budget)
     assert result.context.total_tokens <= budget
+
+
+def test_specific_match_keeps_the_rarer_half_of_the_query_terms(graph):
+    """``value`` is in many definitions, ``cookie``/``max_age`` in few: only the latter make a match specific."""
+    idx = graph.index
+    got = specific_match(graph, "dump cookie max_age value")
+    assert got[idx["web/cookies.py::dump_cookie"]]
+    assert not got[idx["web/routing.py::Map.bind"]]
+    assert not specific_match(graph, "").any()
+
+
+def test_generic_multiplier_is_neutral_at_one_and_checked(graph):
+    q = "dump cookie value with max_age"
+    base = get_method("hybrid_follow").scores(graph, q).total
+    assert (get_method("hybrid_follow", generic=1.0).scores(graph, q).total == base).all()
+    with pytest.raises(ValueError):
+        get_method("hybrid_follow", generic=-0.5)

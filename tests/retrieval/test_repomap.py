@@ -99,6 +99,29 @@ def test_mention_weights_see_dotted_qualnames(graph):
     assert m.symbol[idx["shop/cart.py::Cart.total"]] > m.symbol[idx["shop/cart.py::Cart"]] > 0
 
 
+def test_mention_prose_scales_only_prose_matches(graph):
+    """``prose`` scales matches from plain words (a file stem, a name) and leaves code-marked names alone."""
+    idx, fidx = graph.index, file_index(graph)
+    q = "the cart total is wrong when `compute_discount_rate` returns None"
+    full, half, off = (mention_weights(graph, q, p) for p in (1.0, 0.5, 0.0))
+    cart_file = fidx.paths.index("shop/cart.py")
+    assert full.file[cart_file] > 0 and half.file[cart_file] == full.file[cart_file] / 2 and off.file[cart_file] == 0
+    total = idx["shop/cart.py::Cart.total"]
+    assert full.symbol[total] > 0 and half.symbol[total] == full.symbol[total] / 2 and off.symbol[total] == 0
+    named = idx["shop/pricing.py::compute_discount_rate"]
+    assert off.symbol[named] == half.symbol[named] == full.symbol[named] > 0
+    assert (mention_weights(graph, q).symbol == full.symbol).all()  # the default is the old weighting
+
+
+def test_blend_mention_prose_neutral_and_checked(graph):
+    q = "the cart total is wrong"
+    base = get_method("hybrid_follow").scores(graph, q).total
+    assert (get_method("hybrid_follow", mention_prose=1.0).scores(graph, q).total == base).all()
+    assert not (get_method("hybrid_follow", mention_prose=0.0).scores(graph, q).total == base).all()
+    with pytest.raises(ValueError):
+        get_method("hybrid_follow", mention_prose=-1.0)
+
+
 def test_deterministic(graph):
     q = "discount rate for a cart total"
     a = assemble_context(graph, q, "repomap", budget=300)
