@@ -49,11 +49,10 @@ plus its own weights), never Python. A weight of 0 switches its signal off
    ``w_receiver`` (pasted code read like a reader: variables bound to classes,
    snippet classes through their bases, methods used on them), ``w_flow``
    (pasted code followed further: functions called, star imports, values
-   through the return types of what they call); and, one step
-   from the definitions those name to other files (``usesites``), ``w_users``
-   (their callers and importers), ``w_error_users`` (importers and callers of
-   named exception classes and their subclasses), ``w_callees`` (callees whose
-   names share the issue's terms) and ``w_overriders`` (subclasses, overriding methods).
+   through the return types of what they call); and, one step from the named
+   definitions to other files (``usesites``), ``w_users`` (callers, importers),
+   ``w_error_users`` (users of named exception classes and their subclasses),
+   ``w_callees`` (callees sharing the issue's terms), ``w_overriders``.
    ``unit`` is ``issue_scale`` (``normalise.evidence_scale``): ``max`` (default) divides by the maximum;
    ``saturate`` and ``absolute`` weigh how strong the raw evidence is (measured, not used by a recipe).
 6. **inside the best files** (``infile``; only when one of its weights is
@@ -93,13 +92,12 @@ from .masks import is_test_mask, packable
 
 FUSIONS = ("linear", "rrf", "raw")
 CANDIDATES = ("definitions", "symbols")
-_NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_graph", "w_keywords", "w_hashed", "mention_prose", "generic",
-                 "whole_file_share", "vendored",
-                 "w_prf_file", "w_prf_sym", "w_ctx", "ctx_weight", "w_cover", "cover_power", "w_cooc", "w_topk",
-                 "peripheral", "w_fname", "w_history", "w_function", "w_loose_path", "w_log_file", "w_log_function",
-                 "w_literal", "w_frame", "w_dotted", "w_error", "w_names", "w_receiver", "w_flow",
-                 "w_users", "w_error_users", "w_callees", "w_overriders", "w_local", "w_file_share", "file_decay",
-                 "issue_conf")
+_NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_graph", "w_keywords", "w_hashed",
+                 "mention_prose", "generic", "whole_file_share", "vendored", "w_prf_file", "w_prf_sym", "w_ctx",
+                 "ctx_weight", "w_cover", "cover_power", "w_cooc", "w_topk", "peripheral", "w_fname", "w_history",
+                 "w_function", "w_loose_path", "w_log_file", "w_log_function", "w_literal", "w_frame", "w_dotted",
+                 "w_error", "w_names", "w_receiver", "w_flow", "w_users", "w_error_users", "w_callees",
+                 "w_overriders", "w_local", "w_file_share", "file_decay", "issue_conf")
 _COUNTS = ("prf_files", "prf_terms", "topk", "log_k", "local_files")
 
 
