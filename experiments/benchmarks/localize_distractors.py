@@ -59,7 +59,7 @@ from beacon.retrieval.masks import VENDOR_DIRS
 from beacon.retrieval.recipes import method_params
 from beacon.retrieval.registry import get_method
 from experiments.benchmarks.localize_methods import parse_method
-from experiments.benchmarks.localize_real_sets import DEFAULT_CACHE, REPOS, instances
+from experiments.benchmarks.localize_real_sets import DEFAULT_CACHE, REPOS, base_set, instances
 from experiments.benchmarks.localize_real_signals import METRICS, paired
 
 VERSION = 1  # bump when the padding rules change: cached padded graphs are keyed by it
@@ -194,7 +194,7 @@ def chosen_instances(sets: Sequence[str], tune_sample: int) -> list[tuple[str, I
     out = []
     for which in sets:
         insts = instances(which)
-        if which != "real" and 0 < tune_sample < len(insts):
+        if base_set(which) != "real" and 0 < tune_sample < len(insts):
             step = len(insts) / tune_sample
             insts = [insts[int(i * step)] for i in range(tune_sample)]
         out += [(which, inst) for inst in insts]
@@ -203,7 +203,8 @@ def chosen_instances(sets: Sequence[str], tune_sample: int) -> list[tuple[str, I
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sets", default="real", help="real and/or tune (never the held-out set)")
+    ap.add_argument("--sets", default="real", help="real and/or tune (never the held-out set); real:title, real:prose,"
+                    " real:code: only that part of each issue (text_variants)")
     ap.add_argument("--tune-sample", type=int, default=0, help="mined tune tasks used with --sets tune (0: all)")
     ap.add_argument("--methods", default=DEFAULT_METHODS, help="';'-separated specs as in localize_real_signals")
     ap.add_argument("--budget", type=int, default=4000)
@@ -213,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time", action="store_true", help="median per-query time on the padded graphs")
     args = ap.parse_args(argv)
     sets = args.sets.split(",")
-    if "test" in sets:
+    if "test" in map(base_set, sets):
         raise SystemExit("the mined test split is a final check, not a diagnostic set here")
     specs = [s for s in args.methods.split(";") if s]
     configs = {spec: parse_method(spec) for spec in specs}

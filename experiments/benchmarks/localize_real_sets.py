@@ -1,16 +1,20 @@
 """The instance sets the issue-14 diagnostics read: the 21 real dev issues and the mined ``tune`` split.
 
-Shared by ``localize_real_errors`` and ``localize_real_signals``. The
-SWE-bench Lite *test* split is never listed here: it is the held-out set.
+Shared by ``localize_real_errors``, ``localize_real_signals`` and ``localize_distractors``. The
+SWE-bench Lite *test* split is never listed here: it is the held-out set. A set name may carry a
+text variant, ``real:title``, ``real:prose`` or ``real:code`` (``text_variants``): the same
+instances with only that part of each problem statement.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
 from beacon.graph.codebase import CodebaseGraph
 from beacon.localize.gold import Gold, gold_from_patch
 from beacon.localize.instances import Instance, SnapshotCache, load_instances
+from experiments.benchmarks.text_variants import variant
 
 SHARED = Path("../shared/data")
 REAL = (SHARED / "swebench_lite_dev/instances.jsonl", SHARED / "swebench_lite_devsplit/instances.jsonl")
@@ -19,8 +23,18 @@ REPOS = [SHARED / "swebench_lite_dev/repos", SHARED / "swebench_lite_devsplit/re
 DEFAULT_CACHE = Path("/work/main/.beacon-cache")
 
 
+def base_set(which: str) -> str:
+    """``real`` for ``real:prose``: the set a (possibly variant) set name draws its instances from."""
+    return which.partition(":")[0]
+
+
 def instances(which: str) -> list[Instance]:
-    """``real`` (21), ``tune`` or ``test`` (mined halves)."""
+    """``real`` (21), ``tune`` or ``test`` (mined halves); ``<set>:<kind>`` keeps only that part of each
+    problem statement (``text_variants.variant``: ``title``, ``prose`` or ``code``)."""
+    base, _, kind = which.partition(":")
+    if kind:
+        return [dataclasses.replace(inst, problem_statement=variant(inst.problem_statement, kind))
+                for inst in instances(base)]
     if which == "real":
         return [inst for path in REAL for inst in load_instances(path)]
     if which in ("tune", "test"):

@@ -110,7 +110,8 @@ def run_set(which: str, cache_dir: Path, limit: int | None, specs: list[str], bu
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sets", default="real,tune")
+    ap.add_argument("--sets", default="real,tune", help="real, tune, test; real:title, real:prose, real:code: only"
+                    " that part of each issue (text_variants)")
     ap.add_argument("--methods", default=None, help="';'-separated specs (default: the weight grid over hybrid_prf)")
     ap.add_argument("--budget", type=int, default=4000)
     ap.add_argument("--limit", type=int, default=None)
@@ -127,10 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     results = {which: run_set(which, args.cache_dir, args.limit, specs, args.budget, timings, changed,
                               args.min_gold_defs) for which in sets}
     width = max(28, *(len(s) + 2 for s in specs))
-    print(f"{'method':<{width}}" + "".join(f"{which + ' ' + m:>22}" for which in sets for m in METRICS))
+    col = max(22, *(len(f"{w} {m}") + 2 for w in sets for m in METRICS))  # room for real:title function_acc@10
+    print(f"{'method':<{width}}" + "".join(f"{which + ' ' + m:>{col}}" for which in sets for m in METRICS))
     for spec in specs:
         cells = [results[w][spec][m] for w in sets for m in METRICS]
-        print(f"{spec:<{width}}" + "".join(f"{'--' if c is None else f'{c:.1f}':>22}" for c in cells))
+        print(f"{spec:<{width}}" + "".join(f"{'--' if c is None else f'{c:.1f}':>{col}}" for c in cells))
     print("n: " + ", ".join(f"{w} {results[w][specs[0]]['n']}" for w in sets) + f"; recall within {args.budget}")
     print(f"difference from {specs[0]}, points [paired 95% bootstrap interval over instances]:")
     for spec in specs[1:]:
