@@ -24,10 +24,9 @@ plus its own weights), never Python. A weight of 0 switches its signal off
    ``v`` holds none of the query's rarer terms (``lexical.specific_match``).
    Both are neutral at 1 and neither helped (README, the scale paragraph). The BM25 signals (``S``,
    ``F``, ``N`` and stage 2's ``w_ctx``) weigh each query term by where it
-   stands (``query_weights``): ``title_boost`` (the first non-empty line),
-   ``code_boost`` (backticks, pasted code), ``dump_weight`` (pasted output,
-   number-heavy and long non-Python lines), ``qtf_cap``; neutral (0, 0, 1,
-   0) by default: the plain term counts.
+   stands (``query_weights``): ``title_boost`` (the first non-empty line), ``code_boost`` (backticks, pasted
+   code), ``dump_weight`` (pasted output, number-heavy and long non-Python lines), ``qtf_cap``,
+   ``prose_title_boost`` (more title boost when no code is pasted); neutral (0, 0, 1, 0, 0): the plain counts.
 2. **expansion** (``expansion``): ``w_prf_file``/``w_prf_sym`` pseudo-relevance
    feedback terms from the ``prf_files`` best files, ``w_ctx`` caller-expanded
    documents, ``w_cover``/``w_cooc`` query coverage, ``w_topk`` file mean,
@@ -97,7 +96,7 @@ _NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_grap
                  "ctx_weight", "w_cover", "cover_power", "w_cooc", "w_topk", "peripheral", "w_fname", "w_history",
                  "w_function", "w_loose_path", "w_log_file", "w_log_function", "w_literal", "w_frame", "w_dotted",
                  "w_error", "w_names", "w_receiver", "w_flow", "w_users", "w_error_users", "w_callees",
-                 "w_overriders", "w_local", "w_file_share", "file_decay", "issue_conf")
+                 "w_overriders", "w_local", "w_file_share", "file_decay", "issue_conf", "prose_title_boost")
 _COUNTS = ("prf_files", "prf_terms", "topk", "log_k", "local_files")
 
 
@@ -134,6 +133,7 @@ class Blend(RankThenPack):
     code_boost: float = 0.0  # terms in backticks or pasted code count 1 + code_boost
     dump_weight: float = 1.0  # terms on pasted output / number-heavy / long non-Python lines count dump_weight
     qtf_cap: int = 0  # a term counts its qtf_cap heaviest occurrences (0: all)
+    prose_title_boost: float = 0.0  # added to title_boost when the report pastes no code
     beta: float = 0.85  # the repomap walk (w_graph)
     lambda_call: float = 1.0
     lambda_caller: float = 0.5
@@ -220,7 +220,7 @@ class Blend(RankThenPack):
 
     @property
     def query_weights(self) -> QueryWeights:
-        return QueryWeights(self.title_boost, self.code_boost, self.dump_weight, self.qtf_cap)
+        return QueryWeights(self.title_boost, self.code_boost, self.dump_weight, self.qtf_cap, self.prose_title_boost)
 
     def needs(self) -> frozenset[str]:
         return frozenset({"file_history"} if self.w_history else set()) | (

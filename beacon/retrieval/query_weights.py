@@ -19,9 +19,14 @@ term a weight by the line it stands on and sums them per term instead:
   ``File "..."`` and the source line under it, ``SomeError: ...``) is never a
   dump: the frames and error messages name the code at fault;
 * ``qtf_cap``: a term counts its ``qtf_cap`` heaviest occurrences only
-  (0: all).
+  (0: all);
+* ``prose_title_boost``: added to ``title_boost`` when the report pastes no
+  code (``pastes_code``: no code line of a fenced or indented block, no
+  ``>>>`` prompt, no traceback line). In a prose-only report the title is the
+  one summary and the body is narrative that dilutes it; a report with code
+  keeps the plain weights, the code carries its signal.
 
-The neutral values (0, 0, 1, 0) give exactly today's query: ``weighted_vector``
+The neutral values (0, 0, 1, 0, 0) give exactly today's query: ``weighted_vector``
 then returns what ``lookup`` of the plain counts gives, float for float. Pure
 text in; ``lookup`` maps a term to its column in a graph's index.
 """
@@ -60,9 +65,10 @@ class QueryWeights:
     code_boost: float = 0.0
     dump_weight: float = 1.0
     qtf_cap: int = 0
+    prose_title_boost: float = 0.0
 
     def __post_init__(self) -> None:
-        for name in ("title_boost", "code_boost"):
+        for name in ("title_boost", "code_boost", "prose_title_boost"):
             value = getattr(self, name)
             if not (math.isfinite(value) and value >= 0):
                 raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
@@ -73,7 +79,8 @@ class QueryWeights:
 
     @property
     def neutral(self) -> bool:
-        return self.title_boost == 0 and self.code_boost == 0 and self.dump_weight == 1 and self.qtf_cap == 0
+        return (self.title_boost == 0 and self.code_boost == 0 and self.dump_weight == 1 and self.qtf_cap == 0
+                and self.prose_title_boost == 0)
 
 
 NEUTRAL = QueryWeights()
@@ -159,6 +166,13 @@ def line_roles(text: str) -> tuple[str, ...]:
     return tuple(roles)
 
 
+@lru_cache(maxsize=1024)
+def pastes_code(text: str) -> bool:
+    """Does the report paste code: a code line of a fenced or indented block, a ``>>>`` prompt or a traceback
+    line (header, frame) anywhere? (Inline backticks are not pasted code.)"""
+    return CODE in line_roles(text) or any(_PROMPT.match(x) or _TRACE.match(x) for x in text[:MAX_CHARS].split("\n"))
+
+
 def _inline_spans(text: str) -> list[tuple[int, int]]:
     """Offsets of inline backtick spans outside fenced blocks."""
     return [m.span(1) for m in _INLINE.finditer(_outside_fences(text[:MAX_CHARS]))]
@@ -168,6 +182,8 @@ def _inline_spans(text: str) -> list[tuple[int, int]]:
 def term_weights(text: str, weights: QueryWeights) -> tuple[tuple[str, float], ...]:
     """Every term occurrence of ``text`` (the order of ``text.terms``) with its weight."""
     roles = line_roles(text)
+    title = 1.0 + weights.title_boost + (weights.prose_title_boost if weights.prose_title_boost
+                                         and not pastes_code(text) else 0.0)
     starts = [m.end() for m in re.finditer("\n", text[:MAX_CHARS])]
     inline = _inline_spans(text)
     inline_starts = [s for s, _ in inline]
@@ -182,7 +198,7 @@ def term_weights(text: str, weights: QueryWeights) -> tuple[tuple[str, float], .
         in_code = role == CODE or (k >= 0 and inline[k][0] <= pos < inline[k][1])
         w = weights.dump_weight if role == DUMP else 1.0
         if role == TITLE:
-            w *= 1.0 + weights.title_boost
+            w *= title
         if in_code and role != DUMP:
             w *= 1.0 + weights.code_boost
         out.extend((t, w) for t in parts)
