@@ -21,8 +21,8 @@ term a weight by the line it stands on and sums them per term instead:
 * ``qtf_cap``: a term counts its ``qtf_cap`` heaviest occurrences only
   (0: all);
 * ``prose_title_boost``: added to ``title_boost`` when the report pastes no
-  code (``pastes_code``: no code line of a fenced or indented block, no
-  ``>>>`` prompt, no traceback line). In a prose-only report the title is the
+  code (``report_parts.pastes_code``: no fenced or indented block, no
+  ``>>>`` session, no traceback). In a prose-only report the title is the
   one summary and the body is narrative that dilutes it; a report with code
   keeps the plain weights, the code carries its signal.
 
@@ -44,6 +44,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..graph.word_terms import split_identifier
+from .report_parts import pastes_code
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # the identifiers ``text.terms`` splits, in the same order
 _FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)  # as query_features: the block's body is group 1
@@ -164,13 +165,6 @@ def line_roles(text: str) -> tuple[str, ...]:
             roles[i] = TITLE
             break
     return tuple(roles)
-
-
-@lru_cache(maxsize=1024)
-def pastes_code(text: str) -> bool:
-    """Does the report paste code: a code line of a fenced or indented block, a ``>>>`` prompt or a traceback
-    line (header, frame) anywhere? (Inline backticks are not pasted code.)"""
-    return CODE in line_roles(text) or any(_PROMPT.match(x) or _TRACE.match(x) for x in text[:MAX_CHARS].split("\n"))
 
 
 def _inline_spans(text: str) -> list[tuple[int, int]]:

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from beacon.retrieval.query_features import query_features
 from beacon.retrieval.signals_real.snippets import code_blocks
 from experiments.benchmarks.localize_real_sets import base_set, instances
-from experiments.benchmarks.text_variants import KINDS, code_lines, variant
+from beacon.retrieval.report_parts import code_lines
+from experiments.benchmarks.text_variants import KINDS, variant
 
 # Lines built from the pieces the finder looks for, so hypothesis reaches fences, prompts, indents and tracebacks.
 _PIECES = st.sampled_from(["```", "```python", ">>> ", "... ", "    ", "\t", "  ", "Traceback (most recent call last):",
@@ -115,3 +116,10 @@ def test_variant_sets_are_the_real_issues_with_part_of_their_text():
         code = variant(inst.problem_statement, "code")
         assert _blocks(code) == _blocks(inst.problem_statement), inst.instance_id
         assert query_features(code).frames == query_features(inst.problem_statement).frames, inst.instance_id
+
+
+def test_the_line_finder_uses_the_block_finders_patterns():
+    from beacon.retrieval import report_parts
+    from beacon.retrieval.signals_real import snippets
+    assert report_parts._FENCE.pattern == snippets._FENCE.pattern
+    assert snippets._PROMPT.pattern == report_parts._PROMPT.pattern + "(.*)$"  # the same lines, without the group

@@ -17,6 +17,7 @@ from beacon.retrieval import get_method
 from beacon.retrieval.lexical import bm25_scores
 from beacon.retrieval.query_weights import (CODE, DUMP, NEUTRAL, TITLE, QueryWeights, line_roles, term_weights,
                                             weighted_vector)
+from beacon.retrieval.report_parts import pastes_code
 from beacon.retrieval.recipes import method_params
 from beacon.retrieval.text import TermIndex, term_index, terms
 
@@ -24,7 +25,8 @@ PIECES = st.sampled_from(["\n", "\n\n", "```", "```python\n", "`", ">>> ", "... 
                           'File "a.py", line 3, in f\n', "ValueError: ", "1234 ", "0.5, ", "x = Cls()\n",
                           "fooBar", "retry_delay", "Title words", " ", "é", "\r\n", "#"])
 TEXTS = st.one_of(st.text(max_size=300), st.lists(st.one_of(PIECES, st.text(max_size=12)), max_size=40).map("".join))
-WEIGHTS = st.builds(QueryWeights, st.floats(0, 5), st.floats(0, 5), st.floats(0.01, 1), st.integers(0, 4))
+WEIGHTS = st.builds(QueryWeights, st.floats(0, 5), st.floats(0, 5), st.floats(0.01, 1), st.integers(0, 4),
+                    st.floats(0, 5))
 
 
 @settings(max_examples=300, deadline=None)
@@ -78,8 +80,27 @@ def test_roles_of_a_bug_report():
     assert w["retry"] == 2.0 and w["compute_retry_delay"] == 1.5 and w["response"] == 0.25
 
 
+@settings(max_examples=300, deadline=None)
+@given(TEXTS, st.floats(0.1, 5))
+def test_the_prose_title_boost_is_the_title_boost_without_pasted_code_and_nothing_with_it(text, boost):
+    got = term_weights(text, QueryWeights(prose_title_boost=boost))
+    if pastes_code(text):
+        assert got == term_weights(text, NEUTRAL)
+    else:
+        assert got == term_weights(text, QueryWeights(title_boost=boost))
+
+
+def test_what_counts_as_pasted_code():
+    assert not pastes_code("Title\n\nThe `compute_retry_delay` result is dropped (see `Client.get()`).\n")
+    assert pastes_code("Title\n```\nx = f(1)\n```\n")
+    assert pastes_code("Title\n\n    x = f(1)\n")
+    assert pastes_code("Title\n>>> f(1)\n")
+    assert pastes_code('Title\nTraceback (most recent call last):\n  File "a.py", line 3, in f\nValueError: x\n')
+
+
 @pytest.mark.parametrize("bad", [{"title_boost": -1}, {"code_boost": float("nan")}, {"dump_weight": 0},
-                                 {"dump_weight": 1.5}, {"qtf_cap": -1}, {"qtf_cap": 1.5}])
+                                 {"dump_weight": 1.5}, {"qtf_cap": -1}, {"qtf_cap": 1.5},
+                                 {"prose_title_boost": -0.5}])
 def test_bad_weights_are_refused_naming_the_parameter(bad):
     with pytest.raises(ValueError, match=next(iter(bad))):
         QueryWeights(**bad)
@@ -130,7 +151,7 @@ def test_the_title_boost_and_the_dump_weight_turn_the_ranking_to_the_title(graph
 
 
 def test_neutral_weights_leave_the_recipes_unchanged(graph):
-    neutral = {"title_boost": 0.0, "code_boost": 0.0, "dump_weight": 1.0, "qtf_cap": 0}
+    neutral = {"title_boost": 0.0, "code_boost": 0.0, "dump_weight": 1.0, "qtf_cap": 0, "prose_title_boost": 0.0}
     for name, base in (("hybrid_title", "hybrid_code"), ("bm25_title", "bm25")):
         off = get_method(name, **method_params(name, neutral))
         ref = get_method(base, **method_params(base))
@@ -146,3 +167,14 @@ def test_the_recipes_are_hybrid_code_and_bm25_with_the_weights():
     assert method_params("hybrid_title") == {**method_params("hybrid_code"), "title_boost": 1.0, "code_boost": 0.5,
                                              "dump_weight": 0.5}
     assert method_params("bm25_title") == {**method_params("bm25"), "title_boost": 1.0}
+    assert method_params("hybrid_prose") == {**method_params("hybrid_follow"), "prose_title_boost": 1.0}
+
+
+def test_the_prose_title_boost_turns_a_prose_report_to_its_title_and_leaves_one_with_code(graph):
+    prose = ISSUE.replace("```", "").replace("\n2024", "\nOn 2024")  # the log as prose lines: no pasted code
+    assert not pastes_code(prose) and pastes_code(ISSUE)
+    params = {**method_params("bm25"), "prose_title_boost": 2.0}
+    method, plain = get_method("bm25", **params), get_method("bm25", **method_params("bm25"))
+    assert graph.symbols[plain.rank(graph, prose)[0][0]].path == "pkg/retry.py"
+    assert graph.symbols[method.rank(graph, prose)[0][0]].path == "pkg/cache.py"
+    assert method.scores(graph, ISSUE).total.tobytes() == plain.scores(graph, ISSUE).total.tobytes()
