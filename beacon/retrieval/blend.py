@@ -49,13 +49,11 @@ plus its own weights), never Python. A weight of 0 switches its signal off
    other files (``usesites``), ``w_users`` (callers, importers), ``w_error_users`` (users of named exception
    classes and their subclasses), ``w_callees`` (callees sharing the issue's terms), ``w_overriders``.
    ``unit`` is ``issue_scale`` (``normalise.evidence_scale``: ``max``, default; ``saturate``, ``absolute``); the
-   lifts are added, or fused by ``max`` and clipped (``issue_fuse``, ``lift_cap``, ``lift_rank``: ``issue_fusion``).
-6. **inside the best files** (``infile``; only when one of its weights is
-   set): ``+ w_local · local(v)`` (BM25 of each definition of the
-   ``local_files`` best files with the IDF over that file's definitions,
-   times the file's share of the best file's total; ``local_field``: its
-   documents) ``+ w_file_share · share(f(v))``, then ``file_decay`` divides a
-   file's ``j``-th definition by ``1 + file_decay · j``.
+   lifts are added or backed off, fused by ``max``, clipped (``hop_backoff``, ``issue_fuse``, ``lift_*``; issue_fusion).
+6. **inside the best files** (``infile``; only when one of its weights is set): ``+ w_local · local(v)`` (BM25 of
+   each definition of the ``local_files`` best files with the IDF over that file's definitions, times the file's
+   share of the best file's total; ``local_field``: its documents) ``+ w_file_share · share(f(v))``, then
+   ``file_decay`` divides a file's ``j``-th definition by ``1 + file_decay · j``.
 
 Candidates are definitions (``candidates: definitions``: no modules, no
 tests) or every non-test symbol (``symbols``; tests too with
@@ -93,7 +91,8 @@ _NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_grap
                  "ctx_weight", "w_cover", "cover_power", "w_cooc", "w_topk", "peripheral", "w_fname", "w_history",
                  "w_function", "w_loose_path", "w_log_file", "w_log_function", "w_literal", "w_frame", "w_dotted",
                  "w_error", "w_names", "w_receiver", "w_flow", "w_users", "w_error_users", "w_callees",
-                 "w_overriders", "w_local", "w_file_share", "file_decay", "issue_conf", "lift_cap")
+                 "w_overriders", "w_local", "w_file_share", "file_decay", "issue_conf", "lift_cap",
+                 "hop_backoff")
 _COUNTS = ("prf_files", "prf_terms", "topk", "log_k", "local_files")
 
 
@@ -179,6 +178,7 @@ class Blend(RankThenPack):
     issue_fuse: str = "sum"  # the signals' lifts added (sum) or their largest one (max) (issue_fusion.py)
     lift_cap: float = 0.0  # the fused lift clipped to this share of the pre-issue top score (0: off)
     lift_rank: int = 0  # ... and to the gap between the pre-issue top and k-th scores (0: off)
+    hop_backoff: float = 1.0  # one-hop (usesites) lifts times this when a direct issue signal has evidence
     # 6. inside the best files (infile.py)
     w_local: float = 0.0  # within-file BM25 of the best files' definitions
     local_files: int = 3  # how many best files get it

@@ -1,22 +1,27 @@
-"""How the composer's issue stage combines its signals' lifts (``Blend.issue_fuse``, ``lift_cap``, ``lift_rank``).
+"""How the composer's issue stage combines its signals' lifts (``Blend``: ``issue_fuse``, ``lift_*``, ``hop_backoff``).
 
 Each issue signal lifts a candidate ``v`` by ``w · (unit(evidence(v)) + unit(votes(f(v))))`` over a total already
 divided by its maximum (the best pre-issue score is 1). By default the lifts are added (``sum``), so several signals
 firing on one definition stack, and one signal can lift a definition that nothing lexical supports past the lexical
-top. Two bounds, both neutral by default (the stage then adds the lifts one by one, exactly as before):
+top. Three changes, each neutral by default (the stage then adds the lifts one by one, exactly as before):
 
 - ``issue_fuse``: ``sum`` (default) or ``max``, the largest single weighted lift per definition (signals agreeing
   on a definition do not stack);
 - ``lift_cap`` (0: off): the fused lift is clipped to ``lift_cap`` (a share of the pre-issue top score);
   ``lift_rank`` (0: off): clipped to ``1 - s_k``, the gap between the pre-issue top score and the ``k``-th best
   candidate's, so a lift can reorder the pre-issue top ``k`` but not carry a definition from below it to rank 1.
-  With both set, the smaller bound holds.
+  With both set, the smaller bound holds;
+- ``hop_backoff`` (1: off): the one-hop signals (``usesites``: from the named definitions to their users, callees,
+  overriders) are multiplied by it when a direct signal (one naming or pointing at the code: literals, frames,
+  dotted names, errors, names, receivers, flow) has evidence in the query: a guess one step away from what the
+  issue names counts less once the issue itself points somewhere.
 """
 from __future__ import annotations
 
 import numpy as np
 
 FUSES = ("sum", "max")
+HOPS = ("users", "error_users", "callees", "overriders")  # one step from the named definitions (usesites)
 
 
 def check_issue_fusion(name: str, fuse: str, lift_rank: int) -> None:
@@ -27,9 +32,9 @@ def check_issue_fusion(name: str, fuse: str, lift_rank: int) -> None:
         raise ValueError(f"{name}: lift_rank must be an integer >= 0, got {lift_rank!r}")
 
 
-def is_neutral(fuse: str, lift_cap: float, lift_rank: int) -> bool:
+def is_neutral(fuse: str, lift_cap: float, lift_rank: int, hop_backoff: float) -> bool:
     """Whether the stage adds the lifts as they are (today's arithmetic, float for float)."""
-    return fuse == "sum" and not lift_cap and not lift_rank
+    return fuse == "sum" and not lift_cap and not lift_rank and hop_backoff == 1.0
 
 
 def lift_bound(base: np.ndarray, cand: np.ndarray, lift_cap: float, lift_rank: int) -> float:
@@ -43,11 +48,19 @@ def lift_bound(base: np.ndarray, cand: np.ndarray, lift_cap: float, lift_rank: i
     return bound
 
 
-def fuse_lifts(lifts: list[np.ndarray], base: np.ndarray, cand: np.ndarray, fuse: str, lift_cap: float,
-               lift_rank: int) -> np.ndarray:
-    """The issue stage's total: ``base`` plus the weighted ``lifts`` fused by ``fuse`` and clipped to the bound."""
+def backed_off(lifts: dict[str, np.ndarray], hop_backoff: float) -> list[np.ndarray]:
+    """The weighted lifts by signal name, the one-hop ones times ``hop_backoff`` if a direct one has evidence."""
+    direct = any(name not in HOPS and x.any() for name, x in lifts.items())
+    return [x * hop_backoff if direct and name in HOPS else x for name, x in lifts.items()]
+
+
+def fuse_lifts(lifts: dict[str, np.ndarray], base: np.ndarray, cand: np.ndarray, fuse: str = "sum",
+               lift_cap: float = 0.0, lift_rank: int = 0, hop_backoff: float = 1.0) -> np.ndarray:
+    """The issue stage's total: ``base`` plus the weighted ``lifts`` (by signal name) backed off, fused by ``fuse``
+    and clipped to the bound."""
     if not lifts:
         return base
-    fused = np.sum(lifts, axis=0) if fuse == "sum" else np.max(lifts, axis=0)
+    each = backed_off(lifts, hop_backoff)
+    fused = np.sum(each, axis=0) if fuse == "sum" else np.max(each, axis=0)
     bound = lift_bound(base, cand, lift_cap, lift_rank)
     return base + (np.minimum(fused, bound) if np.isfinite(bound) else fused)

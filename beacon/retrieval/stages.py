@@ -196,8 +196,8 @@ def issue(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, total: n
     top = float(total[cand].max()) if cand.any() else 0.0
     total = np.where(cand, total / top if top > 0 else 0.0, 0.0)
     file_of = file_index(graph).file_of
-    base, lifts = total, []
-    neutral = is_neutral(m.issue_fuse, m.lift_cap, m.lift_rank)
+    base, lifts = total, {}
+    neutral = is_neutral(m.issue_fuse, m.lift_cap, m.lift_rank, m.hop_backoff)
     for name, weight in weights.items():
         if not weight:
             continue
@@ -206,11 +206,11 @@ def issue(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, total: n
         # issue_scale "max" (default): each part over its own maximum; others weigh how strong the evidence is
         lift = (evidence_scale(found.symbol, m.issue_scale, m.issue_conf)
                 + evidence_scale(found.file, m.issue_scale, m.issue_conf)[file_of])
-        lifts.append(weight * np.where(cand, lift, 0.0))
+        lifts[name] = weight * np.where(cand, lift, 0.0)
         if neutral:  # added one by one, as always: the recipes' float sums are unchanged
-            total = total + lifts[-1]
-    # issue_fuse / lift_cap / lift_rank (issue_fusion.py): max instead of sum, the lift clipped to a bound
-    return total if neutral else fuse_lifts(lifts, base, cand, m.issue_fuse, m.lift_cap, m.lift_rank)
+            total = total + lifts[name]
+    # issue_fusion.py: one-hop signals backed off, max instead of sum, the lift clipped to a bound
+    return total if neutral else fuse_lifts(lifts, base, cand, m.issue_fuse, m.lift_cap, m.lift_rank, m.hop_backoff)
 
 
 def infile(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, total: np.ndarray,
