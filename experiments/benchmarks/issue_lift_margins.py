@@ -3,11 +3,10 @@
 A diagnostic (reads gold). For a recipe (default ``hybrid_follow``) it splits the composer's total into the
 pre-issue score ``s`` (every issue weight 0, divided by its maximum over the candidates, as the stage does) and
 each issue signal's weighted lift, then scales every issue weight by ``k`` on a fine grid and fuses the lifts
-as the stage would (``issue_fusion.fuse_lifts``: ``--fuse``, ``--lift-cap``, ``--lift-rank``,
-``--hop-backoff``). Per instance
-where a signal fires it prints whether the gold file is first at each ``k`` (as intervals), the gold file's best
-definition's pre-issue rank and lift, and what is first at ``k`` = 1 instead when it is not gold; then the
-plateau, the ``k`` over which every instance keeps its File Acc@1 at ``k`` = 1. Usage::
+as the stage would (``issue_fusion.fuse_lifts``: ``--fuse``, ``--lift-cap``, ``--lift-rank``, ``--hop-backoff``).
+Per instance where a signal fires it prints whether the gold file is first at each ``k`` (as intervals), the gold
+file's best definition's pre-issue rank and lifts, and what is first at ``k`` = 1 instead when it is not gold;
+then File Acc@1 at ``k`` = 1 and the plateau, the ``k`` over which every instance keeps it. Usage::
 
     python -m experiments.benchmarks.issue_lift_margins --sets real,tune --cache-dir /work/main/.beacon-cache
     python -m experiments.benchmarks.issue_lift_margins --sets real --lift-cap 1.0 --fuse max
