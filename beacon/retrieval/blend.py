@@ -38,28 +38,21 @@ plus its own weights), never Python. A weight of 0 switches its signal off
 4. **late signals**: ``+ w_loose_path · P̂(f(v))`` (loose path words,
    ``mentions``) ``+ w_log_file · L̂_F(f(v)) + w_log_function · L̂_G(v)`` (votes
    of similar past commits, ``commit_log``; input ``change_log``).
-5. **issue structure** (``signals_real``; only when one of its weights is
-   set): the total divided by its maximum, then
-   ``+ Σ w · (unit(evidence(v)) + unit(votes(f(v))))`` for ``w_literal``
-   (string constants the issue quotes), ``w_frame`` (traceback frames) and
-   ``w_dotted`` (dotted API names and imports resolved through the graph),
-   ``w_error`` (names quoted in pasted error messages), ``w_names`` (names
-   written as code, each shared by the definitions that bear it),
-   ``w_receiver`` (pasted code read like a reader: variables bound to classes,
-   snippet classes through their bases, methods used on them), ``w_flow``
-   (pasted code followed further: functions called, star imports, values
-   through the return types of what they call); and, one step from the named
-   definitions to other files (``usesites``), ``w_users`` (callers, importers),
-   ``w_error_users`` (users of named exception classes and their subclasses),
-   ``w_callees`` (callees sharing the issue's terms), ``w_overriders``.
-   ``unit`` is ``issue_scale`` (``normalise.evidence_scale``): ``max`` (default) divides by the maximum;
-   ``saturate`` and ``absolute`` weigh how strong the raw evidence is (measured, not used by a recipe).
-6. **inside the best files** (``infile``; only when one of its weights is
-   set): ``+ w_local · local(v)`` (BM25 of each definition of the
-   ``local_files`` best files with the IDF over that file's definitions,
-   times the file's share of the best file's total; ``local_field``: its
-   documents) ``+ w_file_share · share(f(v))``, then ``file_decay`` divides a
-   file's ``j``-th definition by ``1 + file_decay · j``.
+5. **issue structure** (``signals_real``; only when one of its weights is set): the total divided by its maximum,
+   then ``+ Σ w · (unit(evidence(v)) + unit(votes(f(v))))`` for ``w_literal`` (string constants the issue quotes),
+   ``w_frame`` (traceback frames) and ``w_dotted`` (dotted API names and imports resolved through the graph),
+   ``w_error`` (names quoted in pasted error messages), ``w_names`` (names written as code, each shared by the
+   definitions that bear it), ``w_receiver`` (pasted code read like a reader: variables bound to classes, snippet
+   classes through their bases, methods used on them), ``w_flow`` (pasted code followed further: functions called,
+   star imports, values through the return types of what they call); and, one step from the named definitions to
+   other files (``usesites``), ``w_users`` (callers, importers), ``w_error_users`` (users of named exception
+   classes and their subclasses), ``w_callees`` (callees sharing the issue's terms), ``w_overriders``.
+   ``unit`` is ``issue_scale`` (``normalise.evidence_scale``: ``max``, default; ``saturate``, ``absolute``); the
+   lifts are added or backed off, fused by ``max``, clipped (``hop_backoff``, ``issue_fuse``, ``lift_*``; issue_fusion).
+6. **inside the best files** (``infile``; only when one of its weights is set): ``+ w_local · local(v)`` (BM25 of
+   each definition of the ``local_files`` best files with the IDF over that file's definitions, times the file's
+   share of the best file's total; ``local_field``: its documents) ``+ w_file_share · share(f(v))``, then
+   ``file_decay`` divides a file's ``j``-th definition by ``1 + file_decay · j``.
 
 Candidates are definitions (``candidates: definitions``: no modules, no
 tests) or every non-test symbol (``symbols``; tests too with
@@ -86,6 +79,7 @@ from .file_index import file_index
 from .infile import FIELDS as LOCAL_FIELDS
 from .lexical import named_first, named_mask
 from .query_weights import QueryWeights
+from .issue_fusion import check_issue_fusion
 from .normalise import ISSUE_SCALES, best_first, best_first_lazily
 from .masks import is_test_mask, packable
 
@@ -96,7 +90,8 @@ _NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_grap
                  "ctx_weight", "w_cover", "cover_power", "w_cooc", "w_topk", "peripheral", "w_fname", "w_history",
                  "w_function", "w_loose_path", "w_log_file", "w_log_function", "w_literal", "w_frame", "w_dotted",
                  "w_error", "w_names", "w_receiver", "w_flow", "w_users", "w_error_users", "w_callees",
-                 "w_overriders", "w_local", "w_file_share", "file_decay", "issue_conf", "prose_title_boost")
+                 "w_overriders", "w_local", "w_file_share", "file_decay", "issue_conf", "prose_title_boost",
+                 "lift_cap", "hop_backoff")
 _COUNTS = ("prf_files", "prf_terms", "topk", "log_k", "local_files")
 
 
@@ -180,6 +175,10 @@ class Blend(RankThenPack):
     w_overriders: float = 0.0
     issue_scale: str = "max"  # how each issue signal is scaled (normalise.evidence_scale): max, absolute, saturate
     issue_conf: float = 1.0  # saturate: the raw maximum at which a signal gets half its weight
+    issue_fuse: str = "sum"  # the signals' lifts added (sum) or their largest one (max) (issue_fusion.py)
+    lift_cap: float = 0.0  # the fused lift clipped to this share of the pre-issue top score (0: off)
+    lift_rank: int = 0  # ... and to the gap between the pre-issue top and k-th scores (0: off)
+    hop_backoff: float = 1.0  # one-hop (usesites) lifts times this when a direct issue signal has evidence
     # 6. inside the best files (infile.py)
     w_local: float = 0.0  # within-file BM25 of the best files' definitions
     local_files: int = 3  # how many best files get it
@@ -201,6 +200,7 @@ class Blend(RankThenPack):
             raise ValueError(f"{self.name}: local_field must be one of {LOCAL_FIELDS}, got {self.local_field!r}")
         if self.issue_scale not in ISSUE_SCALES:
             raise ValueError(f"{self.name}: issue_scale must be one of {ISSUE_SCALES}, got {self.issue_scale!r}")
+        check_issue_fusion(self.name, self.issue_fuse, self.lift_rank)
         if self.fusion not in FUSIONS:
             raise ValueError(f"{self.name}: fusion must be one of {FUSIONS}, got {self.fusion!r}")
         try:

@@ -23,6 +23,7 @@ from .filelevel import file_bm25_scores, file_bm25_weights
 from .hashed import hashed_similarity
 from .history import file_prior, function_prior
 from .infile import file_share, local_scores, spread
+from .issue_fusion import fuse_lifts, is_neutral
 from .lexical import bm25_scores, bm25_symbol_weights, keyword_overlap, specific_match
 from .masks import peripheral_mask, test_files, vendored_mask
 from .mentions import loose_path_matches, mention_weights
@@ -195,6 +196,8 @@ def issue(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, total: n
     top = float(total[cand].max()) if cand.any() else 0.0
     total = np.where(cand, total / top if top > 0 else 0.0, 0.0)
     file_of = file_index(graph).file_of
+    base, lifts = total, {}
+    neutral = is_neutral(m.issue_fuse, m.lift_cap, m.lift_rank, m.hop_backoff)
     for name, weight in weights.items():
         if not weight:
             continue
@@ -203,8 +206,11 @@ def issue(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, total: n
         # issue_scale "max" (default): each part over its own maximum; others weigh how strong the evidence is
         lift = (evidence_scale(found.symbol, m.issue_scale, m.issue_conf)
                 + evidence_scale(found.file, m.issue_scale, m.issue_conf)[file_of])
-        total = total + weight * np.where(cand, lift, 0.0)
-    return total
+        lifts[name] = weight * np.where(cand, lift, 0.0)
+        if neutral:  # added one by one, as always: the recipes' float sums are unchanged
+            total = total + lifts[name]
+    # issue_fusion.py: one-hop signals backed off, max instead of sum, the lift clipped to a bound
+    return total if neutral else fuse_lifts(lifts, base, cand, m.issue_fuse, m.lift_cap, m.lift_rank, m.hop_backoff)
 
 
 def infile(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, total: np.ndarray,
