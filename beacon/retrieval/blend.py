@@ -24,10 +24,9 @@ plus its own weights), never Python. A weight of 0 switches its signal off
    ``v`` holds none of the query's rarer terms (``lexical.specific_match``).
    Both are neutral at 1 and neither helped (README, the scale paragraph). The BM25 signals (``S``,
    ``F``, ``N`` and stage 2's ``w_ctx``) weigh each query term by where it
-   stands (``query_weights``): ``title_boost`` (the first non-empty line),
-   ``code_boost`` (backticks, pasted code), ``dump_weight`` (pasted output,
-   number-heavy and long non-Python lines), ``qtf_cap``; neutral (0, 0, 1,
-   0) by default: the plain term counts.
+   stands (``query_weights``): ``title_boost`` (the first non-empty line), ``code_boost``
+   (backticks, pasted code), ``dump_weight`` (pasted output, number-heavy and long non-Python
+   lines), ``qtf_cap``; neutral (0, 0, 1, 0) by default: the plain term counts.
 2. **expansion** (``expansion``): ``w_prf_file``/``w_prf_sym`` pseudo-relevance
    feedback terms from the ``prf_files`` best files, ``w_ctx`` caller-expanded
    documents, ``w_cover``/``w_cooc`` query coverage, ``w_topk`` file mean,
@@ -49,12 +48,13 @@ plus its own weights), never Python. A weight of 0 switches its signal off
    ``w_receiver`` (pasted code read like a reader: variables bound to classes,
    snippet classes through their bases, methods used on them), ``w_flow``
    (pasted code followed further: functions called, star imports, values
-   through the return types of what they call); and, one step from the named
-   definitions to other files (``usesites``), ``w_users`` (callers, importers),
-   ``w_error_users`` (users of named exception classes and their subclasses),
-   ``w_callees`` (callees sharing the issue's terms), ``w_overriders``.
+   through the return types of what they call; ``flow_gaps`` names the shapes it
+   also follows, ``flow_text.GAPS``, none by default); and, one step from the named
+   definitions to other files (``usesites``), ``w_users`` (callers, importers), ``w_error_users``
+   (users of named exception classes and their subclasses), ``w_callees`` (callees sharing the
+   issue's terms), ``w_overriders``.
    ``unit`` is ``issue_scale`` (``normalise.evidence_scale``): ``max`` (default) divides by the maximum;
-   ``saturate`` and ``absolute`` weigh how strong the raw evidence is (measured, not used by a recipe).
+   ``saturate``, ``absolute``: how strong the raw evidence is (measured, unused).
 6. **inside the best files** (``infile``; only when one of its weights is
    set): ``+ w_local · local(v)`` (BM25 of each definition of the
    ``local_files`` best files with the IDF over that file's definitions,
@@ -62,14 +62,12 @@ plus its own weights), never Python. A weight of 0 switches its signal off
    documents) ``+ w_file_share · share(f(v))``, then ``file_decay`` divides a
    file's ``j``-th definition by ``1 + file_decay · j``.
 
-Candidates are definitions (``candidates: definitions``: no modules, no
-tests) or every non-test symbol (``symbols``; tests too with
-``include_tests``). Ranking: positive totals, best first (``ground_named``:
-the symbols the query names verbatim first). Packing: when the best file's
-module costs at most ``whole_file_share`` of the budget it is packed whole
-first, then in rank order. The stages live in ``stages``. The composer's own
-defaults are the identity (every weight 0, multipliers 1: ``no_retrieval``):
-what a method does is its recipe.
+Candidates are definitions (``candidates: definitions``: no modules, no tests) or every
+non-test symbol (``symbols``; tests too with ``include_tests``). Ranking: positive totals, best
+first (``ground_named``: the symbols the query names verbatim first). Packing: when the best
+file's module costs at most ``whole_file_share`` of the budget it is packed whole first, then in
+rank order. The stages live in ``stages``. The composer's own defaults are the identity (every
+weight 0, multipliers 1: ``no_retrieval``): what a method does is its recipe.
 """
 from __future__ import annotations
 
@@ -87,6 +85,7 @@ from .file_index import file_index
 from .infile import FIELDS as LOCAL_FIELDS
 from .lexical import named_first, named_mask
 from .query_weights import QueryWeights
+from .signals_real.flow_text import gap_set
 from .normalise import ISSUE_SCALES, best_first, best_first_lazily
 from .masks import is_test_mask, packable
 
@@ -172,6 +171,7 @@ class Blend(RankThenPack):
     w_names: float = 0.0  # names written as code, shared by the definitions that bear them (signals_real/names.py)
     w_receiver: float = 0.0  # pasted code: receivers, snippet classes and bases (signals_real/receivers.py)
     w_flow: float = 0.0  # pasted code: function calls, star imports, return types (signals_real/flow.py)
+    flow_gaps: str = ""  # shapes w_flow also follows ("all" or "tuples+attrs+names+frames"); "": none, as before
     # from the named definitions one step to other files (signals_real/usesites.py): their users, the users of
     # named exception classes (and their subclasses), their callees sharing the issue's terms, their overriders
     w_users: float = 0.0
@@ -204,7 +204,7 @@ class Blend(RankThenPack):
         if self.fusion not in FUSIONS:
             raise ValueError(f"{self.name}: fusion must be one of {FUSIONS}, got {self.fusion!r}")
         try:
-            self.query_weights
+            self.query_weights, gap_set(self.flow_gaps)
         except ValueError as e:
             raise ValueError(f"{self.name}: {e}") from None
         for w in _NON_NEGATIVE:
