@@ -273,7 +273,11 @@ def flow_scores(graph: CodebaseGraph, query: str, gaps: frozenset[str] = frozens
 
 
 def written(use: Use) -> str:
-    """A flow use as the snippet writes it: ``Cls(..).m(..).n`` for ``Use("Cls|m", "n")``."""
+    """A flow use as the snippet writes it: ``Cls(..).m(..).n`` for ``Use("Cls|m", "n")`` (``f(..)[1]`` for a
+    tuple item ``f#1``, ``x(..).attr`` for an attribute hop ``x|.attr``)."""
+    def step(seg: str) -> str:
+        name, _, item = seg.partition(ITEM)
+        return (name if name.startswith(ATTR) else f"{name}(..)") + (f"[{item}]" if item else "")
     head, *hops = use.receiver.split(HOP)
-    text = head + "(..)" + "".join(f".{h}(..)" for h in hops)
+    text = step(head) + "".join(h if h.startswith(ATTR) else f".{step(h)}" for h in hops)
     return f"{text}.{use.attr}" if use.attr else text
