@@ -265,8 +265,9 @@ def is_property(source: str) -> bool:
 def attribute_types(source: str, name: str, gaps: frozenset[str] = frozenset()) -> list[str]:
     """What a class's source says its attribute ``name`` holds, as chains in the class's namespace: an
     annotation (``name: T`` in the body, ``self.name: T`` in a method) or, without one, every value its
-    methods assign (``self.name = Cls(...)``, read like a return; ``None`` skipped) and a class-level
-    ``name = Cls(...)``. Empty when one value is unknown."""
+    methods assign (``self.name = Cls(...)``, read like a return; ``None`` skipped). A class-level
+    ``name = Cls(...)`` is left out: often a descriptor (a field), whose instances hold something else.
+    Empty when one value is unknown."""
     cls = _first_def(source, ast.ClassDef)
     if cls is None:
         return []
@@ -274,8 +275,6 @@ def attribute_types(source: str, name: str, gaps: frozenset[str] = frozenset()) 
     for stmt in cls.body:
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name:
             return _annotation(stmt.annotation)
-        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
-            values.append(_returned(_FlowReader(FlowUses(), gaps), stmt.value))
     for fn in (s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))):
         reader = None
         for node in _own(fn.body, (ast.Assign, ast.AnnAssign)):

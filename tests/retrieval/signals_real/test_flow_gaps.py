@@ -139,6 +139,7 @@ def test_return_and_attribute_types_read_from_source():
     cls = "class A:\n    x: Foo\n    def __init__(self, y):\n        self.y = None\n        self.y = Bar(1)\n"
     assert attribute_types(cls, "x", ALL) == ["Foo"] and attribute_types(cls, "y", ALL) == ["Bar"]
     assert attribute_types(cls + "        self.y = y\n", "y", ALL) == []  # one value unknown: nothing certain
+    assert attribute_types("class A:\n    y = Field()\n", "y", ALL) == []  # a class attribute: maybe a descriptor
 
 
 def test_tuple_items_resolve_through_returns_and_annotations(draw):
