@@ -87,6 +87,7 @@ class Flow(Resolver):
         self.stars = star_imports(query)
         self._heads: dict[str, list[int]] = {}
         self._returns: dict[tuple[int, int | None, int | None], list[int]] = {}
+        self._attrs: dict[tuple[int, str], list[int]] = {}
         self._depth = 0
 
     @cached_property
@@ -193,6 +194,12 @@ class Flow(Resolver):
     def attribute(self, cls: int, name: str) -> list[int]:
         """The classes attribute ``name`` of a ``cls`` instance holds: a property's return classes, or what
         the first of ``cls`` and its bases that assigns the attribute says (``flow_text.attribute_types``)."""
+        if (cls, name) not in self._attrs:  # memoised: a class's source is parsed once per attribute
+            self._attrs[cls, name] = []  # while it is being read: an attribute typed by itself gives nothing
+            self._attrs[cls, name] = self._attribute(cls, name)
+        return self._attrs[cls, name]
+
+    def _attribute(self, cls: int, name: str) -> list[int]:
         found = member(self.graph, cls, [name])
         if found is not None:
             ok = self._kind(found) == "method" and is_property(self.graph.source(found))

@@ -68,6 +68,17 @@ FILES = {
         def new_canvas():
             canvas = Canvas()
             return canvas
+
+
+        class Loop:
+            def __init__(self, other):
+                self.me = self.me.again()
+                self.other = Other().back
+
+
+        class Other:
+            def __init__(self):
+                self.back = Loop(self).other
         ''',
     "draw/axes.py": '''\
         """Axes."""
@@ -161,6 +172,11 @@ def test_attributes_and_properties_are_hops(draw):
     assert got["Axes(..).xaxis.set_ticks"] == ["draw/axes.py::Axis.set_ticks"]  # xaxis: Axis
     assert got["Axes(..).legend.set_title"] == ["draw/axes.py::Legend.set_title"]  # a property's return
     assert not any(".canvas" in k or ".xaxis" in k for k in _resolved(draw, query, frozenset()))
+
+
+def test_attributes_typed_by_themselves_give_nothing_and_end(draw):
+    query = "```\nfrom draw.figure import Loop\nx = Loop(1)\nx.me.again()\nx.other.go()\n```"
+    assert _resolved(draw, query) == {}
 
 
 def test_a_returned_name_bound_earlier_is_typed(draw):
