@@ -198,6 +198,8 @@ Traceback (most recent call last):
     ^^^^^^^^^^^
   File "/usr/lib/python3/site-packages/draw/axes.py", line 6, in set_ticks
     self._render(ticks)
+  File "/usr/lib/python3/site-packages/draw/figure.py", line 24, in subplots
+    fig = make_pair(Figure())
 ValueError: boom
 ```
 '''
@@ -207,13 +209,17 @@ def test_traceback_source_lines_resolve_on_the_frame_class(draw):
     lines = source_lines(TRACEBACK)
     assert [(f.function, line) for f, line in lines][1:] == [
         ("savefig", "return self.canvas.print_png(name)"), ("print_png", "self.draw()"),
-        ("set_ticks", "self._render(ticks)")]
+        ("set_ticks", "self._render(ticks)"), ("subplots", "fig = make_pair(Figure())")]
     assert all(line in TRACEBACK for _, line in lines)
     got = _resolved(draw, TRACEBACK, gap_set("frames+attrs"))
     assert got["Self(..)._render"] == ["draw/axes.py::Axis._render"]  # set_ticks' class: Axis
     assert got["Self(..).draw"] == ["draw/figure.py::Canvas.draw"]  # print_png's class: Canvas
     assert got["Self(..).canvas.print_png"] == ["draw/figure.py::Canvas.print_png"]  # through self.canvas
-    assert _resolved(draw, TRACEBACK, frozenset()) == {}  # the default: `self` in a traceback is not read
+    assert got["make_pair(..)"] == ["draw/figure.py::make_pair"] and "Figure(..)" not in got
+    uses = [written(u) for u, _ in Flow(draw, TRACEBACK, gap_set("frames+attrs")).resolved()]
+    assert uses.count("make_pair(..)") == 1  # the snippet reader has it already: not counted twice
+    # the default: the bare call by name (the traceback is pasted code), `self` is not read
+    assert _resolved(draw, TRACEBACK, frozenset()) == {"make_pair(..)": ["draw/figure.py::make_pair"]}
     assert frame_uses("no traceback here") == []
 
 
