@@ -43,10 +43,10 @@ plus its own weights), never Python. A weight of 0 switches its signal off
    ``w_frame`` (traceback frames) and ``w_dotted`` (dotted API names and imports resolved through the graph),
    ``w_error`` (names quoted in pasted error messages), ``w_names`` (names written as code, each shared by the
    definitions that bear it), ``w_receiver`` (pasted code read like a reader: variables bound to classes, snippet
-   classes through their bases, methods used on them), ``w_flow`` (pasted code followed further: functions called,
-   star imports, values through the return types of what they call); and, one step from the named definitions to
-   other files (``usesites``), ``w_users`` (callers, importers), ``w_error_users`` (users of named exception
-   classes and their subclasses), ``w_callees`` (callees sharing the issue's terms), ``w_overriders``.
+   classes through their bases, methods used on them), ``w_flow`` (pasted code followed further: calls, star
+   imports, return types; ``flow_gaps``: shapes also followed, none by default); and, one step from the named
+   definitions to other files (``usesites``), ``w_users`` (callers, importers), ``w_error_users`` (users of named
+   exception classes and their subclasses), ``w_callees`` (callees sharing the issue's terms), ``w_overriders``.
    ``unit`` is ``issue_scale`` (``normalise.evidence_scale``: ``max``, default; ``saturate``, ``absolute``); the
    lifts are added or backed off, fused by ``max``, clipped (``hop_backoff``, ``issue_fuse``, ``lift_*``; issue_fusion).
 6. **inside the best files** (``infile``; only when one of its weights is set): ``+ w_local · local(v)`` (BM25 of
@@ -54,14 +54,12 @@ plus its own weights), never Python. A weight of 0 switches its signal off
    share of the best file's total; ``local_field``: its documents) ``+ w_file_share · share(f(v))``, then
    ``file_decay`` divides a file's ``j``-th definition by ``1 + file_decay · j``.
 
-Candidates are definitions (``candidates: definitions``: no modules, no
-tests) or every non-test symbol (``symbols``; tests too with
-``include_tests``). Ranking: positive totals, best first (``ground_named``:
-the symbols the query names verbatim first). Packing: when the best file's
-module costs at most ``whole_file_share`` of the budget it is packed whole
-first, then in rank order. The stages live in ``stages``. The composer's own
-defaults are the identity (every weight 0, multipliers 1: ``no_retrieval``):
-what a method does is its recipe.
+Candidates are definitions (``candidates: definitions``: no modules, no tests) or every
+non-test symbol (``symbols``; tests too with ``include_tests``). Ranking: positive totals, best
+first (``ground_named``: the symbols the query names verbatim first). Packing: when the best
+file's module costs at most ``whole_file_share`` of the budget it is packed whole first, then in
+rank order. The stages live in ``stages``. The composer's own defaults are the identity (every
+weight 0, multipliers 1: ``no_retrieval``): what a method does is its recipe.
 """
 from __future__ import annotations
 
@@ -80,6 +78,7 @@ from .infile import FIELDS as LOCAL_FIELDS
 from .lexical import named_first, named_mask
 from .query_weights import QueryWeights
 from .issue_fusion import check_issue_fusion
+from .signals_real.flow_text import gap_set
 from .normalise import ISSUE_SCALES, best_first, best_first_lazily
 from .masks import is_test_mask, packable
 
@@ -167,6 +166,7 @@ class Blend(RankThenPack):
     w_names: float = 0.0  # names written as code, shared by the definitions that bear them (signals_real/names.py)
     w_receiver: float = 0.0  # pasted code: receivers, snippet classes and bases (signals_real/receivers.py)
     w_flow: float = 0.0  # pasted code: function calls, star imports, return types (signals_real/flow.py)
+    flow_gaps: str = ""  # shapes w_flow also follows ("all" or "tuples+attrs+names+frames"); "": none, as before
     # from the named definitions one step to other files (signals_real/usesites.py): their users, the users of
     # named exception classes (and their subclasses), their callees sharing the issue's terms, their overriders
     w_users: float = 0.0
@@ -204,7 +204,7 @@ class Blend(RankThenPack):
         if self.fusion not in FUSIONS:
             raise ValueError(f"{self.name}: fusion must be one of {FUSIONS}, got {self.fusion!r}")
         try:
-            self.query_weights
+            self.query_weights, gap_set(self.flow_gaps)
         except ValueError as e:
             raise ValueError(f"{self.name}: {e}") from None
         for w in _NON_NEGATIVE:

@@ -33,6 +33,7 @@ from .repomap import repomap_scores
 from .signals_real.dotted import dotted_scores
 from .signals_real.errors import error_scores
 from .signals_real.flow import flow_scores
+from .signals_real.flow_text import gap_set
 from .signals_real.frames import frame_scores
 from .signals_real.literals import literal_scores
 from .signals_real.names import name_scores
@@ -201,7 +202,8 @@ def issue(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, total: n
     for name, weight in weights.items():
         if not weight:
             continue
-        found = ISSUE[name](graph, query)  # each scaled by its maximum over every symbol / file
+        # each scaled by its maximum over every symbol / file; the flow signal follows the recipe's gaps
+        found = flow_scores(graph, query, gap_set(m.flow_gaps)) if name == "flow" else ISSUE[name](graph, query)
         parts[name] = found.symbol + found.file[file_of]
         # issue_scale "max" (default): each part over its own maximum; others weigh how strong the evidence is
         lift = (evidence_scale(found.symbol, m.issue_scale, m.issue_conf)

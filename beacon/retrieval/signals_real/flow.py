@@ -46,6 +46,13 @@ counts only the imported functions the code actually calls, so it is a
 separate vote on purpose. The text half (the reader, star imports, return
 types read from source) is ``flow_text``. Each use's definitions share one vote and vote for
 their files (``index.scores``).
+
+With ``gaps`` (``flow_text.GAPS``; the composer's ``flow_gaps``, none by
+default) it also follows tuple items (``fig, ax = f()``; ``a, b = A(), B()``,
+whose uses ``receivers`` does not see, so they count here), attributes as
+hops (a property's return, or what the class and its bases assign to
+``self.attr``: ``flow_text.attribute_types``), returned names bound earlier,
+and traceback source lines (``flow_frames``).
 """
 from __future__ import annotations
 
@@ -54,8 +61,9 @@ from functools import cached_property
 
 from ...graph.codebase import CodebaseGraph
 from ...graph.symbols import EdgeType
-from .dotted import _imported, member, resolve
-from .flow_text import HOP, flow_uses, return_types, star_imports
+from .dotted import MAX_BASES, _imported, member, resolve
+from .flow_frames import resolved_frames
+from .flow_text import ATTR, HOP, ITEM, attribute_types, flow_uses, is_property, return_types, star_imports
 from .index import SignalScores, graph_index
 from .names import definitions
 from .receivers import Resolver, use_scores
@@ -71,12 +79,15 @@ class Flow(Resolver):
     """One issue's flow uses resolved in one graph (memoised per head and per callee); class expressions,
     snippet classes and the issue's imports as ``receivers.Resolver`` resolves them."""
 
-    def __init__(self, graph: CodebaseGraph, query: str) -> None:
+    def __init__(self, graph: CodebaseGraph, query: str, gaps: frozenset[str] = frozenset()) -> None:
         super().__init__(graph, query)
-        self.read = flow_uses(query)  # the same snippet classes and bindings, with hops
+        self.gaps, self.query = gaps, query
+        self.counted = set(self.read.uses)  # what ``receivers`` reads (and counts when it resolves)
+        self.read = flow_uses(query, gaps)  # the same snippet classes and bindings, with hops
         self.stars = star_imports(query)
         self._heads: dict[str, list[int]] = {}
-        self._returns: dict[tuple[int, int | None], list[int]] = {}
+        self._returns: dict[tuple[int, int | None, int | None], list[int]] = {}
+        self._attrs: dict[tuple[int, str], list[int]] = {}
         self._depth = 0
 
     @cached_property
@@ -152,73 +163,128 @@ class Flow(Resolver):
             found = resolve(self.graph, expr)
         return sorted({n for n in found if self._callable(n)})
 
-    def _start(self, nodes: list[int], owner: int | None = None) -> set[int]:
-        """The classes of the values a head's definitions give: a class itself, a function's return classes."""
+    def _start(self, nodes: list[int], owner: int | None = None, item: int | None = None) -> set[int]:
+        """The classes of the values a head's definitions give: a class itself, a function's return classes
+        (``item``: of the tuple item it returns)."""
         out: set[int] = set()
         for node in nodes:
-            out.update([node] if self._kind(node) == "class" else self.returns(node, owner))
+            if self._kind(node) != "class":
+                out.update(self.returns(node, owner, item))
+            elif item is None:
+                out.add(node)
         return out
 
     def _follow(self, classes: set[int], hops: list[str]) -> set[int]:
-        """The return classes of calling ``hops`` in turn, each on the classes the previous one gave."""
+        """The return classes of calling ``hops`` in turn, each on the classes the previous one gave (``.attr``:
+        the attribute's class; ``m#i``: item ``i`` of what ``m`` returns)."""
         for hop in hops:
+            name, _, item = hop.partition(ITEM)
+            index = int(item) if item.isdigit() else None
             nxt: set[int] = set()
             for cls in sorted(classes):
-                found = member(self.graph, cls, [hop])
+                if name.startswith(ATTR):
+                    nxt.update(self.attribute(cls, name[len(ATTR):]) if index is None else [])
+                    continue
+                found = member(self.graph, cls, [name])
                 if found is not None and self._kind(found) in ("function", "method"):
-                    nxt.update(self.returns(found, cls))
+                    nxt.update(self.returns(found, cls, index))
             classes = nxt
         return classes
 
-    def returns(self, node: int, receiver: int | None) -> list[int]:
-        """The classes a function or method returns, ``receiver`` being the class it was looked up on; a callee
-        that returns another call's value is followed (a cycle, or more than ``MAX_DEPTH`` deep, gives nothing)."""
-        key = (node, receiver)
+    def attribute(self, cls: int, name: str) -> list[int]:
+        """The classes attribute ``name`` of a ``cls`` instance holds: a property's return classes, or what
+        the first of ``cls`` and its bases that assigns the attribute says (``flow_text.attribute_types``)."""
+        if (cls, name) not in self._attrs:  # memoised: a class's source is parsed once per attribute
+            self._attrs[cls, name] = []  # while it is being read: an attribute typed by itself gives nothing
+            self._attrs[cls, name] = self._attribute(cls, name)
+        return self._attrs[cls, name]
+
+    def _attribute(self, cls: int, name: str) -> list[int]:
+        found = member(self.graph, cls, [name])
+        if found is not None:
+            ok = self._kind(found) == "method" and is_property(self.graph.source(found))
+            return self.returns(found, cls) if ok else []
+        queue, seen = [cls], {cls}
+        while queue and len(seen) <= MAX_BASES:
+            cur = queue.pop(0)
+            chains = attribute_types(self.graph.source(cur), name, self.gaps)
+            if chains:
+                return self._chains(chains, self.graph.symbols[cur].path, cls)
+            for base in map(int, self.graph.neighbors(cur, EdgeType.INHERITS)):
+                if base not in seen:
+                    seen.add(base)
+                    queue.append(base)
+        return []
+
+    def _chains(self, chains: list[str], path: str, own: int | None) -> list[int]:
+        """The classes chains written in ``path`` give (``Self``: ``own``), at most ``MAX_CLASSES``."""
+        out: set[int] = set()
+        for chain in chains:
+            head, *hops = chain.split(HOP)
+            head, _, item = head.partition(ITEM)
+            index = int(item) if item.isdigit() else None
+            start = ({own} if own is not None and index is None else set()) if head == "Self" \
+                else self._start(self._in_file(path, head), None, index)
+            out.update(self._follow(start, hops))
+        return sorted(out) if len(out) <= MAX_CLASSES else []
+
+    def returns(self, node: int, receiver: int | None, item: int | None = None) -> list[int]:
+        """The classes a function or method returns (``item``: the item of the tuple it returns), ``receiver``
+        being the class it was looked up on; a callee that returns another call's value is followed (a cycle,
+        or more than ``MAX_DEPTH`` deep, gives nothing)."""
+        key = (node, receiver, item)
         if key in self._returns:
             return self._returns[key]
         if self._depth >= MAX_DEPTH:
             return []  # not memoised: reached from higher up, the same callee may be followed
         self._returns[key] = []  # while it is being read: a recursive callee returns nothing known
         self._depth += 1
-        out: set[int] = set()
         path = self.graph.symbols[node].path
         own = receiver if receiver is not None else self._owner(node)
-        for chain in return_types(self.graph.source(node)):
-            head, *hops = chain.split(HOP)
-            start = ({own} if own is not None else set()) if head == "Self" else self._start(self._in_file(path, head))
-            out.update(self._follow(start, hops))
+        self._returns[key] = self._chains(return_types(self.graph.source(node), self.gaps, item), path, own)
         self._depth -= 1
-        self._returns[key] = sorted(out) if len(out) <= MAX_CLASSES else []
         return self._returns[key]
 
     def values(self, chain: str) -> tuple[list[int], bool]:
         """The classes a value has (``Cls|m|n``: the return class of ``n`` on the return class of ``m`` on
         ``Cls``) and whether a return type was followed to get them."""
         head, *hops = chain.split(HOP)
+        head, _, item = head.partition(ITEM)
         prefix = head.rpartition(".")[0]
         owners = [n for n in self.heads(prefix) if self._kind(n) == "class"] if prefix else []
         nodes = self.heads(head)  # ``Cls.build()``: a method called on a class returns ``Self`` as ``Cls``
-        out = self._start(nodes, owners[0] if len(owners) == 1 else None)
-        followed = bool(hops) or any(self._kind(n) != "class" for n in nodes)
+        out = self._start(nodes, owners[0] if len(owners) == 1 else None, int(item) if item.isdigit() else None)
+        followed = bool(hops or item) or any(self._kind(n) != "class" for n in nodes)
         return sorted(self._follow(out, hops)), followed
 
     def definitions(self, use: Use) -> list[int]:
         """What a flow use names: a called function (no attribute), or the attribute on a value's class when
         a return type was followed to reach it; [] for what ``receivers`` counts."""
         if not use.attr:
-            return [n for n in self.heads(use.receiver) if self._kind(n) != "class"] if HOP not in use.receiver else []
+            plain = HOP not in use.receiver and ITEM not in use.receiver
+            return [n for n in self.heads(use.receiver) if self._kind(n) != "class"] if plain else []
         classes, followed = self.values(use.receiver)
-        if not followed:
+        if not followed and (not self.gaps or use in self.counted):  # a tuple-bound class: receivers missed it
             return []
         return sorted({n for c in classes if (n := member(self.graph, c, [use.attr])) is not None})
 
 
-def flow_scores(graph: CodebaseGraph, query: str) -> SignalScores:
-    return use_scores(graph, Flow(graph, query))
+    def resolved(self) -> list[tuple[Use, list[int]]]:
+        """``Resolver.resolved``, plus (``frames``) the uses of traceback source lines (``flow_frames``)."""
+        found = super().resolved()
+        return found + resolved_frames(self, self.query) if "frames" in self.gaps else found
+
+
+def flow_scores(graph: CodebaseGraph, query: str, gaps: frozenset[str] = frozenset()) -> SignalScores:
+    return use_scores(graph, Flow(graph, query, gaps))
 
 
 def written(use: Use) -> str:
-    """A flow use as the snippet writes it: ``Cls(..).m(..).n`` for ``Use("Cls|m", "n")``."""
+    """A flow use as the snippet writes it: ``Cls(..).m(..).n`` for ``Use("Cls|m", "n")`` (``f(..)[1]`` for a
+    tuple item ``f#1``, ``x(..).attr`` for an attribute hop ``x|.attr``)."""
+    def step(seg: str) -> str:
+        name, _, item = seg.partition(ITEM)
+        return (name if name.startswith(ATTR) else f"{name}(..)") + (f"[{item}]" if item else "")
     head, *hops = use.receiver.split(HOP)
-    text = head + "(..)" + "".join(f".{h}(..)" for h in hops)
+    text = step(head) + "".join(h if h.startswith(ATTR) else f".{step(h)}" for h in hops)
     return f"{text}.{use.attr}" if use.attr else text

@@ -134,7 +134,8 @@ def test_the_stage_adds_weighted_unit_evidence_and_file_votes_to_the_scaled_tota
 
 
 @pytest.mark.parametrize("name", ["hybrid_real", "hybrid_real_no_dotted", "hybrid_real_no_literal", "hybrid_issue",
-                                  "hybrid_code", "hybrid_flow", "hybrid_uses", "hybrid_follow"])
+                                  "hybrid_code", "hybrid_flow", "hybrid_uses", "hybrid_follow",
+                                  "hybrid_flowgaps"])
 def test_weights_at_zero_give_the_base_recipes_ranking_exactly(store, name):
     off = get_method(name, **method_params(name, {w: 0.0 for w in ISSUE_WEIGHTS}))
     base = get_method("hybrid_prf", **method_params("hybrid_prf"))
@@ -147,7 +148,8 @@ def test_no_existing_recipe_runs_the_issue_stage():
     new = {"hybrid_real", "hybrid_real_no_dotted", "hybrid_real_no_literal", "hybrid_real_no_frame", "literal_only",
            "frame_only", "dotted_only", "hybrid_issue", "error_only", "names_only", "receiver_only", "hybrid_code",
            "hybrid_title", "flow_only", "hybrid_flow", "usesites_only", "hybrid_uses", "hybrid_fn",
-           "hybrid_follow", "hybrid_prose"}
+           "hybrid_follow", "hybrid_prose",
+           "hybrid_flowgaps"}
     for name in set(blend_recipes()) - new:
         assert not any(method_params(name).get(w) for w in ISSUE_WEIGHTS), name
 
@@ -163,6 +165,7 @@ def test_the_recipes_agree_with_the_registry():
     assert method_params("hybrid_flow") == {**method_params("hybrid_code"), "w_flow": 0.5}
     assert method_params("hybrid_uses") == {**method_params("hybrid_code"), "w_callees": 0.25}
     assert method_params("hybrid_follow") == {**method_params("hybrid_code"), "w_callees": 0.25, "w_flow": 0.25}
+    assert method_params("hybrid_flowgaps") == {**method_params("hybrid_follow"), "flow_gaps": "all"}
     assert method_params("usesites_only") == {w: 1.0 for w in ("w_users", "w_error_users", "w_callees", "w_overriders")}
     for signal in ("literal", "frame", "dotted", "error", "names", "receiver", "flow"):
         method = get_method(f"{signal}_only", **method_params(f"{signal}_only"))
