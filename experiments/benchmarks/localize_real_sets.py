@@ -1,7 +1,9 @@
-"""The instance sets the issue-14 diagnostics read: the 21 real dev issues and the mined ``tune`` split.
+"""The instance sets the issue-14 diagnostics read: the 21 real dev issues, mined and changelog halves.
 
 Shared by ``localize_real_errors`` and ``localize_real_signals``. The
 SWE-bench Lite *test* split is never listed here: it is the held-out set.
+``clog_tune``/``clog_test`` are the halves of the changelog tasks
+(``beacon.tasks.changelog``): entry text as the query, fix commit as gold.
 """
 from __future__ import annotations
 
@@ -15,17 +17,20 @@ from beacon.localize.instances import Instance, SnapshotCache, load_instances
 SHARED = Path("../shared/data")
 REAL = (SHARED / "swebench_lite_dev/instances.jsonl", SHARED / "swebench_lite_devsplit/instances.jsonl")
 MINED = Path("experiments/data/mined_tasks.jsonl")
+CHANGELOG = Path("experiments/data/changelog_tasks.jsonl")
 REPOS = [SHARED / "swebench_lite_dev/repos", SHARED / "swebench_lite_devsplit/repos", SHARED / "git_repos"]
 DEFAULT_CACHE = Path("/work/main/.beacon-cache")
 
 
 def instances(which: str) -> list[Instance]:
-    """``real`` (21), ``tune`` or ``test`` (mined halves)."""
+    """``real`` (21), ``tune`` or ``test`` (mined halves), ``clog_tune`` or ``clog_test`` (changelog halves)."""
     if which == "real":
         return [inst for path in REAL for inst in load_instances(path)]
     if which in ("tune", "test"):
         return [inst for inst in load_instances(MINED) if inst.extra.get("split") == which]
-    raise ValueError(f"unknown instance set {which!r}; expected real, tune or test")
+    if which in ("clog_tune", "clog_test"):
+        return [inst for inst in load_instances(CHANGELOG) if inst.extra.get("split") == which[5:]]
+    raise ValueError(f"unknown instance set {which!r}; expected real, tune, test, clog_tune or clog_test")
 
 
 def loaded(which: str, cache_dir: Path, limit: int | None = None) -> Iterator[tuple[Instance, CodebaseGraph, Gold]]:
