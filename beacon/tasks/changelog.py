@@ -36,7 +36,6 @@ repository; ``split`` by the parity of SHA-256(instance id).
 from __future__ import annotations
 
 import difflib
-import hashlib
 import random
 import re
 import textwrap
