@@ -328,17 +328,33 @@ class _History:
         return ("unpinned_cites_unknown_number" if numbers else "unpinned_changelog_only"), None
 
 
-def _patch(source: GitSource, fix: Fix) -> str:
+_VERSION_LINE = re.compile(r"^[+-]\s*__version__\s*=")
+
+
+def _patch(source: GitSource, fix: Fix) -> tuple[str, tuple[str, ...]]:
+    """The fix's diff over its source files and those files, less files whose only change is ``__version__``
+    (a release commit that also carries the fix bumps it; that file is not where the bug was)."""
     raw = run_git(["diff", "--no-color", "--no-ext-diff", "--no-renames", "-U3", fix.base, fix.sha, "--",
-                   *fix.files], git_dir=source.git_dir)
-    return raw.decode("utf-8")
+                   *fix.files], git_dir=source.git_dir).decode("utf-8")
+    parts = re.split(r"(?m)^(?=diff --git )", raw)
+    keep = []
+    for part in parts:
+        changed = [ln for ln in part.split("\n") if ln[:1] in ("+", "-") and ln[:3] not in ("+++", "---")]
+        if part.strip() and not all(_VERSION_LINE.match(ln) for ln in changed):
+            keep.append(part)
+    files = tuple(f for f in fix.files if any(p.startswith(f"diff --git a/{f} ") for p in keep))
+    return "".join(keep), files
 
 
 def _task(source: GitSource, repo: str, item: _Added, fix: Fix, filters: MineFilters,
           max_files: int) -> tuple[str | None, dict]:
-    if not fix.files:
+    try:
+        patch, files = _patch(source, fix)
+    except UnicodeDecodeError:
+        return "not_utf8", {}
+    if not files:
         return "no_source_file", {}
-    if len(fix.files) > max_files:
+    if len(files) > max_files:
         return "too_many_source_files", {}
     if fix.sha in filters.exclude_commits or fix.base in filters.exclude_commits:
         return "excluded_commit", {}
@@ -348,15 +364,11 @@ def _task(source: GitSource, repo: str, item: _Added, fix: Fix, filters: MineFil
     if len(query) < filters.min_message_chars:
         return "entry_too_short", {}
     instance_id = f"{repo.replace('/', '__')}-cl-{fix.sha[:12]}"
-    try:
-        patch = _patch(source, fix)
-    except UnicodeDecodeError:
-        return "not_utf8", {}
-    changed = sum(1 for ln in patch.split("\n") if ln[:1] in "+-" and ln[:3] not in ("+++", "---"))
+    changed = sum(1 for ln in patch.split("\n") if ln[:1] in ("+", "-") and ln[:3] not in ("+++", "---"))
     if changed > filters.max_changed_lines:
         return "diff_too_large", {}
     originals = {}
-    for path in fix.files:
+    for path in files:
         try:
             originals[path] = source.read_file(fix.base, path)
         except GitError:
@@ -374,7 +386,7 @@ def _task(source: GitSource, repo: str, item: _Added, fix: Fix, filters: MineFil
     return None, {
         "instance_id": instance_id, "repo": repo, "base_commit": fix.base, "problem_statement": query,
         "patch": patch, "commit": fix.sha, "commit_time": item.time, "entry_commit": item.commit,
-        "entry_section": item.entry.section, "pinned_by": fix.how, "files": list(fix.files),
+        "entry_section": item.entry.section, "pinned_by": fix.how, "files": list(files),
         "gold_functions": list(gold.functions), "split": split_of(instance_id), "mined_by": MINED_BY,
         "filters": filters.describe()}
 

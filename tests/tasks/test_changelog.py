@@ -38,10 +38,12 @@ def mined(tmp_path_factory):
     git(work, "init", "-q", "-b", "main")
     c = {}
     c["root"] = commit(work, "Initial import", {
-        "lib/core.py": CORE, "lib/util.py": "def helper(x):\n    return x + 1\n",
+        "lib/core.py": CORE, "lib/__init__.py": '__version__ = "1.0"\n', "lib/util.py": "def helper(x):\n    return x + 1\n",
         "tests/test_core.py": "def test_add():\n    pass\n", "docs/index.rst": "Docs\n", "CHANGES.rst": changes()})
-    # 1. the entry comes with its fix (and a test and a doc change, which stay out of the gold)
+    # 1. the entry comes with its fix (and a test and a doc change, which stay out of the gold, and a version
+    #    bump, which is no part of the fix)
     c["fix_add"] = commit(work, "Make add right for negatives", {
+        "lib/__init__.py": '__version__ = "1.1"\n',
         "lib/core.py": edit(work, "lib/core.py", "return a + b", "return int(a) + int(b)"),
         "tests/test_core.py": "def test_add():\n    assert True\n", "docs/index.rst": "Docs!\n",
         "CHANGES.rst": changes(FIX_ADD)})
@@ -72,7 +74,7 @@ def test_entry_added_with_its_fix(mined):
     t = tasks[c["fix_add"]]
     assert t["pinned_by"] == "commit" and t["base_commit"] == c["root"]
     assert t["files"] == ["lib/core.py"] and t["gold_functions"] == ["lib/core.py::add"]
-    assert "tests/" not in t["patch"] and "docs/" not in t["patch"] and "CHANGES" not in t["patch"]
+    assert all(p not in t["patch"] for p in ("tests/", "docs/", "CHANGES", "__version__"))
     assert t["problem_statement"] == "Fix ``add`` returning a wrong sum when both numbers\nare negative."
     assert "123" not in t["problem_statement"]
     base_changes = source.read_file(t["base_commit"], "CHANGES.rst").decode()
