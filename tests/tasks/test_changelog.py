@@ -10,7 +10,8 @@ from hypothesis import given, settings, strategies as st
 
 from beacon.localize.instances import load_instances
 from beacon.repo.git import open_source
-from beacon.tasks.changelog import mine_changelog, parse_entries, strip_refs
+from beacon.tasks.changelog import mine_changelog
+from beacon.tasks.changelog_entries import parse_entries, strip_refs
 from beacon.tasks.mine import MineFilters
 from tests.tasks.test_mine import CORE, commit, edit, git
 
