@@ -12,17 +12,14 @@ bundles and flags give the same bytes.
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import sys
 import time
 from pathlib import Path
 
-from beacon.localize.instances import load_instances
 from beacon.repo.git import open_source
 from beacon.tasks.changelog import MINED_BY, mine_changelog
 from beacon.tasks.mine import MineFilters
-from experiments.mine import _exclusions, _repo_arg
+from experiments.mine import _repo_arg, mine_filters, write_tasks
 
 SHARED = Path("../shared/data")
 DEFAULT_REPOS = [SHARED / "git_repos/pallets__click.bundle", SHARED / "git_repos/encode__httpx.bundle",
@@ -51,9 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.repo:
         args.repo = [_repo_arg(str(p)) for p in DEFAULT_REPOS]
         args.exclude_instances = args.exclude_instances or DEFAULT_EXCLUDE
-    excluded, functions, notes = _exclusions(args)
-    filters = MineFilters(args.min_chars, args.max_changed_lines, args.cap or None, args.seed,
-                          frozenset(excluded), frozenset(functions))
+    filters, notes = mine_filters(args, args.min_chars)
     rows, stats = [], {}
     for path, name in args.repo:
         t0 = time.perf_counter()
@@ -65,16 +60,8 @@ def main(argv: list[str] | None = None) -> int:
         for key, n in sorted(result.counts.items()):
             if key.startswith(("skip:", "entry:", "pinned_by:")):
                 print(f"    {key:<40} {n}", file=sys.stderr)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    data = "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows).encode("utf-8")
-    args.out.write_bytes(data)
-    splits = {s: sum(1 for r in rows if r["split"] == s) for s in ("tune", "test")}
-    sidecar = {"mined_by": MINED_BY, "filters": filters.describe(), "max_files": args.max_files,
-               "exclusions": notes, "repositories": stats, "tasks": len(rows), "splits": splits,
-               "sha256": hashlib.sha256(data).hexdigest()}
-    args.out.with_suffix(".stats.json").write_text(json.dumps(sidecar, indent=2, sort_keys=True) + "\n")
-    load_instances(args.out)  # what we wrote must be loadable by the localization runner
-    print(f"{len(rows)} tasks -> {args.out} (sha256 {sidecar['sha256'][:16]}); {splits}", file=sys.stderr)
+    write_tasks(args.out, rows, {"mined_by": MINED_BY, "filters": filters.describe(), "max_files": args.max_files,
+                                 "exclusions": notes, "repositories": stats})
     return 0
 
 

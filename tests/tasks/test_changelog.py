@@ -13,7 +13,7 @@ from beacon.repo.git import open_source
 from beacon.tasks.changelog import mine_changelog
 from beacon.tasks.changelog_entries import parse_entries, strip_refs
 from beacon.tasks.mine import MineFilters
-from tests.tasks.test_mine import CORE, commit, edit, git
+from tests.tasks.test_mine import CORE, commit, edit, git, new_repo
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "experiments" / "data" / "changelog_tasks.jsonl"
@@ -34,9 +34,7 @@ FEATURE = "-   Add a ``mul`` helper that multiplies two numbers together."
 
 @pytest.fixture(scope="module")
 def mined(tmp_path_factory):
-    work = tmp_path_factory.mktemp("repos") / "demo__lib"
-    work.mkdir()
-    git(work, "init", "-q", "-b", "main")
+    work = new_repo(tmp_path_factory)
     c = {}
     c["root"] = commit(work, "Initial import", {
         "lib/core.py": CORE, "lib/__init__.py": '__version__ = "1.0"\n', "lib/util.py": "def helper(x):\n    return x + 1\n",
