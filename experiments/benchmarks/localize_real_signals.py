@@ -78,7 +78,7 @@ def gold_file_definitions(graph, gold) -> int:
 
 def run_set(which: str, cache_dir: Path, limit: int | None, specs: list[str], budget: int,
             timings: dict[str, list[float]], changed: list[str] | None = None, min_defs: int = 0,
-            by_repo: dict | None = None) -> dict[str, dict]:
+            by_repo: dict | None = None, max_files: int = 0) -> dict[str, dict]:
     """Each configuration's means and paired differences on ``which``; with ``changed`` (a list) the instances
     whose metrics differ from the first configuration's are appended to it, one line each; with ``by_repo``
     (a dict) each configuration's rows are filed under ``(which, repository)``."""
@@ -88,6 +88,8 @@ def run_set(which: str, cache_dir: Path, limit: int | None, specs: list[str], bu
     repos: list[str] = []
     for inst, graph, gold in loaded(which, cache_dir, limit):
         if min_defs and gold_file_definitions(graph, gold) < min_defs:
+            continue
+        if max_files and len(gold.files(added=False)) > max_files:
             continue
         ids.append(inst.instance_id)
         repos.append(inst.repo)
@@ -126,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--min-gold-defs", type=int, default=0,
                     help="only instances with a gold file of at least this many definitions (long files; reads gold)")
     ap.add_argument("--by-repo", action="store_true", help="also each configuration's means per repository")
+    ap.add_argument("--max-gold-files", type=int, default=0,
+                    help="only instances whose gold spans at most this many files (File Acc@5 and Function "
+                         "Acc@10 need every gold file/function ranked; reads gold)")
     args = ap.parse_args(argv)
     specs = [s for s in args.methods.split(";") if s] if args.methods else default_grid()
     sets = args.sets.split(",")
@@ -133,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     changed: list[str] | None = [] if args.per_instance else None
     by_repo: dict | None = {} if args.by_repo else None
     results = {which: run_set(which, args.cache_dir, args.limit, specs, args.budget, timings, changed,
-                              args.min_gold_defs, by_repo) for which in sets}
+                              args.min_gold_defs, by_repo, args.max_gold_files) for which in sets}
     width = max(28, *(len(s) + 2 for s in specs))
     print(f"{'method':<{width}}" + "".join(f"{which + ' ' + m:>22}" for which in sets for m in METRICS))
     for spec in specs:
