@@ -62,6 +62,13 @@ def _exclusions(args: argparse.Namespace) -> tuple[set[str], set[str], list[str]
     return commits, functions, notes
 
 
+def mine_filters(args: argparse.Namespace, min_chars: int) -> tuple[MineFilters, list[str]]:
+    """The filters the flags ask for, exclusions resolved, and notes on what was excluded."""
+    excluded, functions, notes = _exclusions(args)
+    return MineFilters(min_chars, args.max_changed_lines, args.cap or None, args.seed,
+                       frozenset(excluded), frozenset(functions)), notes
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments.mine", description=__doc__.split("\n\n")[0])
     ap.add_argument("--repo", action="append", required=True, type=_repo_arg, help="PATH[=owner/name]")
@@ -78,9 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", type=Path, default=Path(".beacon-cache/bundles"), help="bundle clones")
     args = ap.parse_args(argv)
 
-    excluded, functions, notes = _exclusions(args)
-    filters = MineFilters(args.min_message_chars, args.max_changed_lines, args.cap or None, args.seed,
-                          frozenset(excluded), frozenset(functions))
+    filters, notes = mine_filters(args, args.min_message_chars)
     rows, stats = [], {}
     for path, name in args.repo:
         t0 = time.perf_counter()
@@ -93,17 +98,22 @@ def main(argv: list[str] | None = None) -> int:
         for key, n in sorted(result.counts.items()):
             if key.startswith("skip:"):
                 print(f"    {key[5:]:<34} {n}", file=sys.stderr)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    data = "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows).encode("utf-8")
-    args.out.write_bytes(data)
-    splits = {s: sum(1 for r in rows if r["split"] == s) for s in ("tune", "test")}
-    sidecar = {"mined_by": MINED_BY, "filters": filters.describe(), "exclusions": notes, "rev": args.rev,
-               "repositories": stats, "tasks": len(rows), "splits": splits,
-               "sha256": hashlib.sha256(data).hexdigest()}
-    args.out.with_suffix(".stats.json").write_text(json.dumps(sidecar, indent=2, sort_keys=True) + "\n")
-    load_instances(args.out)  # what we wrote must be loadable by the localization runner
-    print(f"{len(rows)} tasks -> {args.out} (sha256 {sidecar['sha256'][:16]}); {splits}", file=sys.stderr)
+    write_tasks(args.out, rows, {"mined_by": MINED_BY, "filters": filters.describe(), "exclusions": notes,
+                                 "rev": args.rev, "repositories": stats})
     return 0
+
+
+def write_tasks(out: Path, rows: list[dict], sidecar: dict) -> None:
+    """``rows`` as JSONL at ``out`` and ``sidecar`` (plus task and split counts and the output's SHA-256)
+    at ``<out>.stats.json``; checks that the runner can load what was written."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    data = "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows).encode("utf-8")
+    out.write_bytes(data)
+    splits = {s: sum(1 for r in rows if r["split"] == s) for s in ("tune", "test")}
+    sidecar = {**sidecar, "tasks": len(rows), "splits": splits, "sha256": hashlib.sha256(data).hexdigest()}
+    out.with_suffix(".stats.json").write_text(json.dumps(sidecar, indent=2, sort_keys=True) + "\n")
+    load_instances(out)  # what we wrote must be loadable by the localization runner
+    print(f"{len(rows)} tasks -> {out} (sha256 {sidecar['sha256'][:16]}); {splits}", file=sys.stderr)
 
 
 if __name__ == "__main__":

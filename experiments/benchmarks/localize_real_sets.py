@@ -1,9 +1,11 @@
-"""The instance sets the issue-14 diagnostics read: the 21 real dev issues and the mined ``tune`` split.
+"""The instance sets the issue-14 diagnostics read: the 21 real dev issues, mined and changelog halves.
 
 Shared by ``localize_real_errors``, ``localize_real_signals`` and ``localize_distractors``. The
 SWE-bench Lite *test* split is never listed here: it is the held-out set. A set name may carry a
 text variant, ``real:title``, ``real:prose`` or ``real:code`` (``text_variants``): the same
 instances with only that part of each problem statement.
+``clog_tune``/``clog_test`` are the halves of the changelog tasks
+(``beacon.tasks.changelog``): entry text as the query, fix commit as gold.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from experiments.benchmarks.text_variants import variant
 SHARED = Path("../shared/data")
 REAL = (SHARED / "swebench_lite_dev/instances.jsonl", SHARED / "swebench_lite_devsplit/instances.jsonl")
 MINED = Path("experiments/data/mined_tasks.jsonl")
+CHANGELOG = Path("experiments/data/changelog_tasks.jsonl")
 REPOS = [SHARED / "swebench_lite_dev/repos", SHARED / "swebench_lite_devsplit/repos", SHARED / "git_repos"]
 DEFAULT_CACHE = Path("/work/main/.beacon-cache")
 
@@ -29,7 +32,8 @@ def base_set(which: str) -> str:
 
 
 def instances(which: str) -> list[Instance]:
-    """``real`` (21), ``tune`` or ``test`` (mined halves); ``<set>:<kind>`` keeps only that part of each
+    """``real`` (21), ``tune`` or ``test`` (mined halves), ``clog_tune`` or
+    ``clog_test`` (changelog halves); ``<set>:<kind>`` keeps only that part of each
     problem statement (``text_variants.variant``: ``title``, ``prose`` or ``code``)."""
     base, _, kind = which.partition(":")
     if kind:
@@ -39,7 +43,9 @@ def instances(which: str) -> list[Instance]:
         return [inst for path in REAL for inst in load_instances(path)]
     if which in ("tune", "test"):
         return [inst for inst in load_instances(MINED) if inst.extra.get("split") == which]
-    raise ValueError(f"unknown instance set {which!r}; expected real, tune or test")
+    if which in ("clog_tune", "clog_test"):
+        return [inst for inst in load_instances(CHANGELOG) if inst.extra.get("split") == which[5:]]
+    raise ValueError(f"unknown instance set {which!r}; expected real, tune, test, clog_tune or clog_test")
 
 
 def loaded(which: str, cache_dir: Path, limit: int | None = None) -> Iterator[tuple[Instance, CodebaseGraph, Gold]]:

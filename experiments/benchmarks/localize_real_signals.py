@@ -77,17 +77,22 @@ def gold_file_definitions(graph, gold) -> int:
 
 
 def run_set(which: str, cache_dir: Path, limit: int | None, specs: list[str], budget: int,
-            timings: dict[str, list[float]], changed: list[str] | None = None, min_defs: int = 0
-            ) -> dict[str, dict]:
+            timings: dict[str, list[float]], changed: list[str] | None = None, min_defs: int = 0,
+            by_repo: dict | None = None, max_files: int = 0) -> dict[str, dict]:
     """Each configuration's means and paired differences on ``which``; with ``changed`` (a list) the instances
-    whose metrics differ from the first configuration's are appended to it, one line each."""
+    whose metrics differ from the first configuration's are appended to it, one line each; with ``by_repo``
+    (a dict) each configuration's rows are filed under ``(which, repository)``."""
     configs = {spec: parse_method(spec) for spec in specs}
     rows: dict[str, list[dict]] = {spec: [] for spec in specs}
     ids: list[str] = []
+    repos: list[str] = []
     for inst, graph, gold in loaded(which, cache_dir, limit):
         if min_defs and gold_file_definitions(graph, gold) < min_defs:
             continue
+        if max_files and len(gold.files(added=False)) > max_files:
+            continue
         ids.append(inst.instance_id)
+        repos.append(inst.repo)
         q = inst.problem_statement
         for spec, (name, overrides) in configs.items():
             params = method_params(name, overrides)
@@ -98,6 +103,9 @@ def run_set(which: str, cache_dir: Path, limit: int | None, specs: list[str], bu
             method.retrieve(graph, q, budget)
             timings[spec].append(time.perf_counter() - start)
         graph.cache.clear()
+    for spec, rs in rows.items() if by_repo is not None else ():
+        for repo, row in zip(repos, rs):
+            by_repo.setdefault((which, repo), {}).setdefault(spec, []).append(row)
     first = specs[0]
     for spec in specs[1:] if changed is not None else ():
         for i, a, b in zip(ids, rows[spec], rows[first]):
@@ -120,13 +128,18 @@ def main(argv: list[str] | None = None) -> int:
                     help="also list each instance whose metrics differ from the first configuration's")
     ap.add_argument("--min-gold-defs", type=int, default=0,
                     help="only instances with a gold file of at least this many definitions (long files; reads gold)")
+    ap.add_argument("--by-repo", action="store_true", help="also each configuration's means per repository")
+    ap.add_argument("--max-gold-files", type=int, default=0,
+                    help="only instances whose gold spans at most this many files (File Acc@5 and Function "
+                         "Acc@10 need every gold file/function ranked; reads gold)")
     args = ap.parse_args(argv)
     specs = [s for s in args.methods.split(";") if s] if args.methods else default_grid()
     sets = args.sets.split(",")
     timings: dict[str, list[float]] = {spec: [] for spec in specs}
     changed: list[str] | None = [] if args.per_instance else None
+    by_repo: dict | None = {} if args.by_repo else None
     results = {which: run_set(which, args.cache_dir, args.limit, specs, args.budget, timings, changed,
-                              args.min_gold_defs) for which in sets}
+                              args.min_gold_defs, by_repo, args.max_gold_files) for which in sets}
     width = max(28, *(len(s) + 2 for s in specs))
     col = max(22, *(len(f"{w} {m}") + 2 for w in sets for m in METRICS))  # room for real:title function_acc@10
     print(f"{'method':<{width}}" + "".join(f"{which + ' ' + m:>{col}}" for which in sets for m in METRICS))
@@ -142,6 +155,12 @@ def main(argv: list[str] | None = None) -> int:
     def total(spec: str) -> float:
         return sum(results[w][spec][m] or 0.0 for w in sets for m in METRICS)
 
+    if by_repo is not None:
+        print("per repository (" + " / ".join(METRICS) + "):")
+        for (w, repo), per_spec in sorted(by_repo.items()):
+            for spec, rs in per_spec.items():
+                means = " / ".join("--" if (v := _mean(r[m] for r in rs)) is None else f"{v:.1f}" for m in METRICS)
+                print(f"  {w} {repo} (n {len(rs)}) {spec}: {means}")
     if changed is not None:
         print("instances that changed (first configuration -> this one):")
         print("\n".join(changed) if changed else "  none")

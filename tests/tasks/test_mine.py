@@ -69,12 +69,18 @@ def edit(work: Path, path: str, old: str, new: str) -> str:
     return text.replace(old, new, 1)
 
 
-@pytest.fixture(scope="module")
-def history(tmp_path_factory):
-    """One repository with one commit per case; returns (work tree, {case: commit})."""
+def new_repo(tmp_path_factory) -> Path:
+    """An empty work tree ``demo__lib`` with git initialised on ``main``."""
     work = tmp_path_factory.mktemp("repos") / "demo__lib"
     work.mkdir()
     git(work, "init", "-q", "-b", "main")
+    return work
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory):
+    """One repository with one commit per case; returns (work tree, {case: commit})."""
+    work = new_repo(tmp_path_factory)
     c = {}
     c["root"] = commit(work, "Initial import of the library", {
         "lib/core.py": CORE, "lib/util.py": "def helper(x):\n    return x\n",

@@ -1,0 +1,146 @@
+"""Changelog tasks: entries pinned to their fixes in a real git repository built here, and the entry parser."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from beacon.localize.instances import load_instances
+from beacon.repo.git import open_source
+from beacon.tasks.changelog import mine_changelog
+from beacon.tasks.changelog_entries import parse_entries, strip_refs
+from beacon.tasks.mine import MineFilters
+from tests.tasks.test_mine import CORE, commit, edit, git, new_repo
+
+ROOT = Path(__file__).resolve().parents[2]
+COMMITTED = ROOT / "experiments" / "data" / "changelog_tasks.jsonl"
+HEAD = "Changes\n=======\n\nVersion 1.1\n-----------\n\nUnreleased\n\n"
+OLD = "Version 1.0\n-----------\n\n-   Initial release of the library.\n"
+
+
+def changes(*entries: str) -> str:
+    return HEAD + "".join(e + "\n" for e in entries) + "\n" + OLD
+
+
+FIX_ADD = "-   Fix ``add`` returning a wrong sum when both numbers\n    are negative. :issue:`123`"
+FIX_HELPER = "-   ``helper`` no longer crashes when it is given ``None``. :issue:`456`"
+FIX_BOX = "-   ``Box.get`` returns ``None`` for a missing key instead of raising. (#789)"
+LONE = "-   Fix a rare crash in the parser that nobody can trace back to a commit."
+FEATURE = "-   Add a ``mul`` helper that multiplies two numbers together."
+
+
+@pytest.fixture(scope="module")
+def mined(tmp_path_factory):
+    work = new_repo(tmp_path_factory)
+    c = {}
+    c["root"] = commit(work, "Initial import", {
+        "lib/core.py": CORE, "lib/__init__.py": '__version__ = "1.0"\n', "lib/util.py": "def helper(x):\n    return x + 1\n",
+        "tests/test_core.py": "def test_add():\n    pass\n", "docs/index.rst": "Docs\n", "CHANGES.rst": changes()})
+    # 1. the entry comes with its fix (and a test and a doc change, which stay out of the gold, and a version
+    #    bump, which is no part of the fix)
+    c["fix_add"] = commit(work, "Make add right for negatives", {
+        "lib/__init__.py": '__version__ = "1.1"\n',
+        "lib/core.py": edit(work, "lib/core.py", "return a + b", "return int(a) + int(b)"),
+        "tests/test_core.py": "def test_add():\n    assert True\n", "docs/index.rst": "Docs!\n",
+        "CHANGES.rst": changes(FIX_ADD)})
+    # 2. the fix cites an issue; its entry is added alone, later
+    c["fix_helper"] = commit(work, "helper: accept None, fixes #456", {
+        "lib/util.py": "def helper(x):\n    if x is None:\n        return None\n    return x + 1\n"})
+    c["entry_helper"] = commit(work, "Update the changelog", {"CHANGES.rst": changes(FIX_ADD, FIX_HELPER)})
+    # 3. a pull request: the fix, then the entry alone, merged without fast-forward
+    git(work, "checkout", "-q", "-b", "box")
+    c["fix_box"] = commit(work, "Do not raise in get", {
+        "lib/core.py": edit(work, "lib/core.py", "return self.data[key]", "return self.data.get(key)")})
+    c["entry_box"] = commit(work, "changelog", {"CHANGES.rst": changes(FIX_ADD, FIX_HELPER, FIX_BOX)})
+    git(work, "checkout", "-q", "main")
+    git(work, "merge", "-q", "--no-ff", "-m", "Merge pull request #790 from someone/box", "box")
+    c["merge_box"] = git(work, "rev-parse", "HEAD")
+    # 4. an entry nothing pins, and a feature entry
+    c["lone"] = commit(work, "More changelog", {"CHANGES.rst": changes(FIX_ADD, FIX_HELPER, FIX_BOX, LONE)})
+    c["feature"] = commit(work, "Add mul", {
+        "lib/util.py": (work / "lib/util.py").read_text() + "\n\ndef mul(a, b):\n    return a * b\n",
+        "CHANGES.rst": changes(FIX_ADD, FIX_HELPER, FIX_BOX, LONE, FEATURE)})
+    source = open_source(work)
+    result = mine_changelog(source, "demo/lib", MineFilters(cap=None))
+    return source, c, result, {t["commit"]: t for t in result.tasks}
+
+
+def test_entry_added_with_its_fix(mined):
+    source, c, _, tasks = mined
+    t = tasks[c["fix_add"]]
+    assert t["pinned_by"] == "commit" and t["base_commit"] == c["root"]
+    assert t["files"] == ["lib/core.py"] and t["gold_functions"] == ["lib/core.py::add"]
+    assert all(p not in t["patch"] for p in ("tests/", "docs/", "CHANGES", "__version__"))
+    assert t["problem_statement"] == "Fix ``add`` returning a wrong sum when both numbers\nare negative."
+    assert "123" not in t["problem_statement"]
+    base_changes = source.read_file(t["base_commit"], "CHANGES.rst").decode()
+    assert "returning a wrong sum" not in base_changes  # the snapshot at the base does not hold the entry
+
+
+def test_entry_added_alone_later_is_pinned_by_its_issue_number(mined):
+    _, c, _, tasks = mined
+    t = tasks[c["fix_helper"]]
+    assert t["pinned_by"] == "cited" and t["entry_commit"] == c["entry_helper"]
+    assert t["base_commit"] == c["fix_add"] and t["gold_functions"] == ["lib/util.py::helper"]
+    assert "456" not in t["problem_statement"] and "issue" not in t["problem_statement"]
+
+
+def test_entry_in_a_pull_request_is_pinned_to_its_merge(mined):
+    _, c, _, tasks = mined
+    t = tasks[c["merge_box"]]
+    assert t["pinned_by"] == "pr_merge" and t["base_commit"] == c["entry_helper"]
+    assert t["gold_functions"] == ["lib/core.py::Box.get"]
+    assert "789" not in t["problem_statement"] and "#" not in t["problem_statement"]
+
+
+def test_unpinned_and_feature_entries_are_dropped_and_counted(mined):
+    _, c, result, tasks = mined
+    assert set(tasks) == {c["fix_add"], c["fix_helper"], c["merge_box"]}
+    assert result.counts["skip:unpinned_changelog_only"] == 1  # LONE: changelog-only, cites nothing
+    assert result.counts["skip:not_a_fix"] == 1  # FEATURE: no fix wording, no issue
+    assert result.counts["entry:moved_or_seen"] == 0
+
+
+def test_parse_entries_sections_and_continuations():
+    text = "Bug fixes:\n\n- One ``x`` fix\n  continued\n\n    - nested\n- Two\n\nFeatures\n--------\n\n* Three\n"
+    entries = parse_entries(text)
+    assert [e.text for e in entries] == ["- One ``x`` fix\n  continued\n\n    - nested", "- Two", "* Three"]
+    assert [e.section for e in entries] == ["Bug fixes", "Bug fixes", "Features"]
+    assert entries[0].is_fix() and entries[1].is_fix() and not entries[2].is_fix()
+
+
+def test_strip_refs_removes_every_number_form():
+    text = ("Fix it (`#12`_, :pr:`13`) {issue}`14` [#15](https://x/pull/15) [@me](https://x/me)"
+            " (Pull #16) see https://github.com/o/r/issues/17.\n\n  Closes o/r#18")
+    out = strip_refs(text)
+    assert not re.search(r"1[2-8]", out), out
+    assert out.startswith("Fix it")
+
+
+line = st.one_of(st.sampled_from(["- ", "* ", "  ", "    - ", "Title", "=====", "-----", "## Fixed", "**Bugs**",
+                                  "Bug fixes:", "", "Closes #12", ":issue:`3`", "``x``"]),
+                 st.text(alphabet=" -*+#=:`\t\r\u2028xy1", max_size=12))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(line, max_size=3).map("".join), max_size=14).map("\n".join))
+def test_parser_never_raises_and_entries_are_in_the_text(text):
+    lines = text.split("\n")
+    for e in parse_entries(text):
+        assert e.text in text
+        assert lines[e.line - 1] == e.text.split("\n", 1)[0]
+        e.is_fix(), e.numbers()
+        strip_refs(e.body)
+
+
+@pytest.mark.skipif(not COMMITTED.exists(), reason="no committed changelog tasks")
+def test_committed_set_loads_and_leaks_no_numbers():
+    rows = [json.loads(ln) for ln in COMMITTED.read_text().splitlines()]
+    assert len(load_instances(COMMITTED)) == len(rows) > 100
+    assert {r["split"] for r in rows} == {"tune", "test"}
+    for r in rows:
+        assert not re.search(r"#\d|:issue:|:pr:|\{issue\}|/issues/\d|/pull/\d", r["problem_statement"]), r["instance_id"]
+        assert 1 <= len(r["files"]) <= 3 and r["gold_functions"]
