@@ -141,23 +141,9 @@ def test_weights_at_zero_give_hybrid_codes_output_exactly(web):
         assert "local" not in off.scores(web, query).components
 
 
-def test_hybrid_fileshare_lifts_the_best_files_definitions_by_the_whole_weight(web):
-    # every definition of the best file gains 0.1 over hybrid_follow, a weaker file's its file's share of 0.1
-    follow = get_method("hybrid_follow", **method_params("hybrid_follow")).scores(web, ISSUE).total
-    share = get_method("hybrid_fileshare", **method_params("hybrid_fileshare")).scores(web, ISSUE).total
-    cand, fidx = packable(web), file_index(web)
-    router = cand & (fidx.file_of == fidx.paths.index("web/router.py"))
-    server = cand & (fidx.file_of == fidx.paths.index("web/server.py"))
-    assert follow[router].max() > follow[server].max() > 0
-    np.testing.assert_allclose(share[router] - follow[router], 0.1, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(share[server] - follow[server], 0.1 * follow[server].max() / follow[router].max(),
-                               rtol=0, atol=1e-12)
-
-
 def test_the_recipes_say_what_they_are():
     assert method_params("hybrid_fn") == {**method_params("hybrid_code"), "w_local": 0.25}
     assert method_params("local_only") == {"w_file": 1.0, "w_local": 1.0}
-    assert method_params("hybrid_fileshare") == {**method_params("hybrid_follow"), "w_file_share": 0.1}
     assert isinstance(get_method("local_only", **method_params("local_only")), Blend)
     with pytest.raises(ValueError, match="local_field"):
         get_method("hybrid_fn", **method_params("hybrid_fn", {"local_field": "body"}))
