@@ -9,7 +9,9 @@ ranked below 10 (``single``) or several gold functions with some of them below 1
 gold function outside the top 10 is described: its rank, how many ranked above it are its file-mates and how
 many are from other files (and how many of those from the method's best file), whether the report names it
 (its bare name as a word; written as code: in backticks, a code block or called; as a dotted name ending in
-it, ``Class.method``), and which of the report's words its docstring holds. Totals per set at the end.
+it, ``Class.method``), which of the report's words its docstring holds and, as a baseline for that cue, how
+many of the non-gold definitions ranked above it have a docstring sharing a word with the report (and as many
+as the gold function's or more). Totals per set at the end.
 """
 from __future__ import annotations
 
@@ -106,6 +108,17 @@ def main(argv: list[str] | None = None) -> int:
                 doc = docstring_words(graph, f, inst.problem_statement)
                 counts[which, f"missed fn: named {named or 'no'}"] += 1
                 counts[which, "missed fn: docstring shares a word"] += bool(doc)
+                counts[which, "missed fn: docstring words shared"] += len(doc)
+                # is the docstring a cue that separates it from what outranks it? the non-gold definitions above
+                for a in above:
+                    if a in gold.functions:
+                        continue
+                    shared = len(docstring_words(graph, a, inst.problem_statement))
+                    counts[which, "above (non-gold): n"] += 1
+                    counts[which, "above (non-gold): docstring shares a word"] += shared > 0
+                    counts[which, "above (non-gold): docstring words shared"] += shared
+                    counts[which, "above (non-gold): as many docstring words as the gold fn or more"] += (
+                        shared >= len(doc))
                 counts[which, "missed fn: unranked"] += r is None
                 counts[which, "missed fn: rank 11-20"] += r is not None and r <= 20
                 counts[which, "missed fn: in best file"] += path == files[0]
