@@ -109,69 +109,81 @@ def compare(args) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sets", default="real,tune")
-    ap.add_argument("--method", default="hybrid_code")
+def parser(doc: str, sets: str, method: str) -> argparse.ArgumentParser:
+    """The options this diagnostic and ``localize_fn_gap`` share."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--sets", default=sets)
+    ap.add_argument("--method", default=method)
     ap.add_argument("--budget", type=int, default=4000)
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
-    ap.add_argument("--against", default=None,
-                    help="a method spec (hybrid_code:w_local=0.25): print only the instances where it differs")
-    args = ap.parse_args(argv)
-    if args.against:
-        return compare(args)
+    return ap
+
+
+def evaluated(args, counts: Counter):
+    """Per instance with function-level gold (counted as ``n``): ``(set, instance, graph, gold, row, the best
+    gold file's rank among the ranked files or None)``, the row from the runner's ``evaluate``."""
     params = method_params(args.method)
-    counts: Counter = Counter()
     for which in args.sets.split(","):
         for inst, graph, gold in loaded(which, args.cache_dir, args.limit):
             if not gold.functions:
                 continue
             row = evaluate(graph, inst.instance_id, inst.problem_statement, gold, args.method, args.budget, params)
-            m = row["metrics"]
             files = row["ranked"]["files"]
-            gold_files = set(gold.files(added=False))
-            file_rank = min((files.index(p) + 1 for p in gold_files if p in files), default=None)
+            file_rank = min((files.index(p) + 1 for p in set(gold.files(added=False)) if p in files), default=None)
             counts[which, "n"] += 1
-            _spend(graph, row, gold, which, counts)
-            if file_rank is None or file_rank > 3:
-                continue
-            counts[which, "file top3"] += 1
-            counts[which, "file top1"] += file_rank == 1
-            fn_hit = m["function_acc@10"] == 1.0
-            full = m["budget_function_recall"] == 1.0
-            counts[which, "top3: fn@10 miss"] += not fn_hit
-            counts[which, "top3: recall<1"] += not full
-            if fn_hit and full:
-                continue
-            functions = row["ranked"]["functions"]
-            ranks = {f: functions.index(f) + 1 for f in gold.functions if f in functions}
-            best = min(ranks, key=ranks.get) if ranks else gold.functions[0]
-            best_rank = ranks.get(best)
-            path = best.split("::", 1)[0]
-            above = functions[: (best_rank or len(functions) + 1) - 1]
-            same = sum(f.split("::", 1)[0] == path for f in above)
-            index = file_index(graph)
-            fi = index.paths.index(path) if path in index.paths else None
-            n_defs = int((packable(graph) & (index.file_of == fi)).sum()) if fi is not None else 0
-            module = int(index.module_node[fi]) if fi is not None else -1
-            tokens = block_cost(graph, module, "default") if module >= 0 else 0
-            snippets = row["context_snippets"]
-            whole = any(p == path and s == 1 for _, p, s, _ in snippets) and any(
-                sid.endswith("::<module>") for sid, p, _, _ in snippets if p == path)
-            in_file = len([1 for _, p, _, _ in snippets if p == path])
-            named = sorted({f.rsplit(".", 1)[-1].split("::")[-1] for f in gold.functions}
-                           & _words(inst.problem_statement))
-            specific, framed = _cues(graph, inst.problem_statement, best, fi)
-            counts[which, "missed: named"] += bool(named)
-            counts[which, "missed: specific terms"] += bool(specific)
-            counts[which, "missed: framed"] += framed
-            counts[which, "missed"] += 1
-            print(f"{which:4} {inst.instance_id[:40]:40} file#{file_rank} fn@10={'Y' if fn_hit else 'n'} "
-                  f"rec={m['budget_function_recall']:.2f} gold-fn#{best_rank} ({len(gold.functions)} gold) "
-                  f"above: same {same} other {len(above) - same} | file {n_defs} defs {tokens} tok "
-                  f"{'WHOLE' if whole else f'{in_file} snippets'} | named {named} terms {specific} frame {framed} | "
-                  f"{best.split('::', 1)[1]}")
+            yield which, inst, graph, gold, row, file_rank
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = parser(__doc__, "real,tune", "hybrid_code")
+    ap.add_argument("--against", default=None,
+                    help="a method spec (hybrid_code:w_local=0.25): print only the instances where it differs")
+    args = ap.parse_args(argv)
+    if args.against:
+        return compare(args)
+    counts: Counter = Counter()
+    for which, inst, graph, gold, row, file_rank in evaluated(args, counts):
+        m = row["metrics"]
+        _spend(graph, row, gold, which, counts)
+        if file_rank is None or file_rank > 3:
+            continue
+        counts[which, "file top3"] += 1
+        counts[which, "file top1"] += file_rank == 1
+        fn_hit = m["function_acc@10"] == 1.0
+        full = m["budget_function_recall"] == 1.0
+        counts[which, "top3: fn@10 miss"] += not fn_hit
+        counts[which, "top3: recall<1"] += not full
+        if fn_hit and full:
+            continue
+        functions = row["ranked"]["functions"]
+        ranks = {f: functions.index(f) + 1 for f in gold.functions if f in functions}
+        best = min(ranks, key=ranks.get) if ranks else gold.functions[0]
+        best_rank = ranks.get(best)
+        path = best.split("::", 1)[0]
+        above = functions[: (best_rank or len(functions) + 1) - 1]
+        same = sum(f.split("::", 1)[0] == path for f in above)
+        index = file_index(graph)
+        fi = index.paths.index(path) if path in index.paths else None
+        n_defs = int((packable(graph) & (index.file_of == fi)).sum()) if fi is not None else 0
+        module = int(index.module_node[fi]) if fi is not None else -1
+        tokens = block_cost(graph, module, "default") if module >= 0 else 0
+        snippets = row["context_snippets"]
+        whole = any(p == path and s == 1 for _, p, s, _ in snippets) and any(
+            sid.endswith("::<module>") for sid, p, _, _ in snippets if p == path)
+        in_file = len([1 for _, p, _, _ in snippets if p == path])
+        named = sorted({f.rsplit(".", 1)[-1].split("::")[-1] for f in gold.functions}
+                       & _words(inst.problem_statement))
+        specific, framed = _cues(graph, inst.problem_statement, best, fi)
+        counts[which, "missed: named"] += bool(named)
+        counts[which, "missed: specific terms"] += bool(specific)
+        counts[which, "missed: framed"] += framed
+        counts[which, "missed"] += 1
+        print(f"{which:4} {inst.instance_id[:40]:40} file#{file_rank} fn@10={'Y' if fn_hit else 'n'} "
+              f"rec={m['budget_function_recall']:.2f} gold-fn#{best_rank} ({len(gold.functions)} gold) "
+              f"above: same {same} other {len(above) - same} | file {n_defs} defs {tokens} tok "
+              f"{'WHOLE' if whole else f'{in_file} snippets'} | named {named} terms {specific} frame {framed} | "
+              f"{best.split('::', 1)[1]}")
     for key, v in sorted(counts.items()):
         print(key, v)
     return 0

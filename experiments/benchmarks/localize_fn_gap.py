@@ -15,17 +15,13 @@ as the gold function's or more). Totals per set at the end.
 """
 from __future__ import annotations
 
-import argparse
 import ast
 import re
 import textwrap
 from collections import Counter
-from pathlib import Path
 
-from beacon.localize.evaluate import evaluate
 from beacon.retrieval.query_features import query_features
-from beacon.retrieval.recipes import method_params
-from experiments.benchmarks.localize_real_sets import DEFAULT_CACHE, loaded
+from experiments.benchmarks.localize_fn_diag import evaluated, parser
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
 _STOP = frozenset("the a an and or of to in is be for on with as by it this that not are was if when from "
@@ -64,73 +60,60 @@ def docstring_words(graph, sid: str, query: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sets", default="clog_tune,real,tune")
-    ap.add_argument("--method", default="hybrid_follow")
-    ap.add_argument("--budget", type=int, default=4000)
-    ap.add_argument("--limit", type=int, default=None)
-    ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
+    ap = parser(__doc__, "clog_tune,real,tune", "hybrid_follow")
     ap.add_argument("--quiet", action="store_true", help="totals only")
     args = ap.parse_args(argv)
     if "clog_test" in args.sets.split(","):
         raise SystemExit("clog_test is a final check: never read per instance")
-    params = method_params(args.method)
     counts: Counter = Counter()
-    for which in args.sets.split(","):
-        for inst, graph, gold in loaded(which, args.cache_dir, args.limit):
-            if not gold.functions:
-                continue
-            row = evaluate(graph, inst.instance_id, inst.problem_statement, gold, args.method, args.budget, params)
-            files, functions = row["ranked"]["files"], row["ranked"]["functions"]
-            gold_files = set(gold.files(added=False))
-            file_rank = min((files.index(p) + 1 for p in gold_files if p in files), default=None)
-            counts[which, "n"] += 1
-            if file_rank is None or file_rank > 3:
-                continue
-            counts[which, "file top3"] += 1
-            if row["metrics"]["function_acc@10"] == 1.0:
-                continue
-            want = gold.functions[:10]
-            rank = {f: functions.index(f) + 1 for f in want if f in functions}
-            missed = [f for f in want if rank.get(f, 10**9) > 10]
-            kind = "single" if len(want) == 1 else "multi"
-            counts[which, f"miss {kind}"] += 1
-            counts[which, f"miss {kind}: gold fns"] += len(want)
-            counts[which, f"miss {kind}: gold fns outside top10"] += len(missed)
-            cells = []
-            for f in missed:
-                path, qual = f.split("::", 1)
-                r = rank.get(f)
-                above = functions[: (r or len(functions) + 1) - 1]
-                same = sum(a.split("::", 1)[0] == path for a in above)
-                best_file = sum(a.split("::", 1)[0] == files[0] for a in above) if path != files[0] else same
-                named = naming(inst.problem_statement, qual)
-                doc = docstring_words(graph, f, inst.problem_statement)
-                counts[which, f"missed fn: named {named or 'no'}"] += 1
-                counts[which, "missed fn: docstring shares a word"] += bool(doc)
-                counts[which, "missed fn: docstring words shared"] += len(doc)
-                # is the docstring a cue that separates it from what outranks it? the non-gold definitions above
-                for a in above:
-                    if a in gold.functions:
-                        continue
-                    shared = len(docstring_words(graph, a, inst.problem_statement))
-                    counts[which, "above (non-gold): n"] += 1
-                    counts[which, "above (non-gold): docstring shares a word"] += shared > 0
-                    counts[which, "above (non-gold): docstring words shared"] += shared
-                    counts[which, "above (non-gold): as many docstring words as the gold fn or more"] += (
-                        shared >= len(doc))
-                counts[which, "missed fn: unranked"] += r is None
-                counts[which, "missed fn: rank 11-20"] += r is not None and r <= 20
-                counts[which, "missed fn: in best file"] += path == files[0]
-                counts[which, "missed fn: above, same file"] += same
-                counts[which, "missed fn: above, other files"] += len(above) - same
-                if len(above) and same * 2 > len(above):
-                    counts[which, "missed fn: mostly file-mates above"] += 1
-                cells.append(f"{qual}#{r} same {same} other {len(above) - same} (best-file {best_file}) "
-                             f"named {named or '-'} doc {doc[:4]}")
-            if not args.quiet:
-                print(f"{which:9} {inst.instance_id[:42]:42} file#{file_rank} {kind} {len(want) - len(missed)}/"
-                      f"{len(want)} in top10 | " + " ; ".join(cells))
+    for which, inst, graph, gold, row, file_rank in evaluated(args, counts):
+        files, functions = row["ranked"]["files"], row["ranked"]["functions"]
+        if file_rank is None or file_rank > 3:
+            continue
+        counts[which, "file top3"] += 1
+        if row["metrics"]["function_acc@10"] == 1.0:
+            continue
+        want = gold.functions[:10]
+        rank = {f: functions.index(f) + 1 for f in want if f in functions}
+        missed = [f for f in want if rank.get(f, 10**9) > 10]
+        kind = "single" if len(want) == 1 else "multi"
+        counts[which, f"miss {kind}"] += 1
+        counts[which, f"miss {kind}: gold fns"] += len(want)
+        counts[which, f"miss {kind}: gold fns outside top10"] += len(missed)
+        cells = []
+        for f in missed:
+            path, qual = f.split("::", 1)
+            r = rank.get(f)
+            above = functions[: (r or len(functions) + 1) - 1]
+            same = sum(a.split("::", 1)[0] == path for a in above)
+            best_file = sum(a.split("::", 1)[0] == files[0] for a in above) if path != files[0] else same
+            named = naming(inst.problem_statement, qual)
+            doc = docstring_words(graph, f, inst.problem_statement)
+            counts[which, f"missed fn: named {named or 'no'}"] += 1
+            counts[which, "missed fn: docstring shares a word"] += bool(doc)
+            counts[which, "missed fn: docstring words shared"] += len(doc)
+            # is the docstring a cue that separates it from what outranks it? the non-gold definitions above
+            for a in above:
+                if a in gold.functions:
+                    continue
+                shared = len(docstring_words(graph, a, inst.problem_statement))
+                counts[which, "above (non-gold): n"] += 1
+                counts[which, "above (non-gold): docstring shares a word"] += shared > 0
+                counts[which, "above (non-gold): docstring words shared"] += shared
+                counts[which, "above (non-gold): as many docstring words as the gold fn or more"] += (
+                    shared >= len(doc))
+            counts[which, "missed fn: unranked"] += r is None
+            counts[which, "missed fn: rank 11-20"] += r is not None and r <= 20
+            counts[which, "missed fn: in best file"] += path == files[0]
+            counts[which, "missed fn: above, same file"] += same
+            counts[which, "missed fn: above, other files"] += len(above) - same
+            if len(above) and same * 2 > len(above):
+                counts[which, "missed fn: mostly file-mates above"] += 1
+            cells.append(f"{qual}#{r} same {same} other {len(above) - same} (best-file {best_file}) "
+                         f"named {named or '-'} doc {doc[:4]}")
+        if not args.quiet:
+            print(f"{which:9} {inst.instance_id[:42]:42} file#{file_rank} {kind} {len(want) - len(missed)}/"
+                  f"{len(want)} in top10 | " + " ; ".join(cells))
     for key, v in sorted(counts.items()):
         print(key, v)
     return 0
