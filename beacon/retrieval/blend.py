@@ -33,11 +33,9 @@ plus its own weights), never Python. A weight of 0 switches its signal off
    ``w_fname`` file-name BM25, each unit-scaled; the sum is scaled by
    ``vendored`` on vendored code and added; then everything under
    ``examples/``, ``docs/``, … is multiplied by ``peripheral``.
-3. **priors** (``history``; inputs ``file_history``/``line_history``):
-   ``+ w_history · H(f(v))/max H + w_function · G(v)/max G``.
-4. **late signals**: ``+ w_loose_path · P̂(f(v))`` (loose path words,
-   ``mentions``) ``+ w_log_file · L̂_F(f(v)) + w_log_function · L̂_G(v)`` (votes
-   of similar past commits, ``commit_log``; input ``change_log``).
+3. **priors** (``history``; inputs ``file_history``/``line_history``): ``+ w_history · H(f(v))/max H + w_function · G(v)/max G``.
+4. **late signals**: ``+ w_loose_path · P̂(f(v))`` (loose path words, ``mentions``) ``+ w_log_file · L̂_F(f(v))
+   + w_log_function · L̂_G(v)`` (votes of similar past commits, ``commit_log``; input ``change_log``).
 5. **issue structure** (``signals_real``; only when one of its weights is set): the total divided by its maximum,
    then ``+ Σ w · (unit(evidence(v)) + unit(votes(f(v))))`` for ``w_literal`` (string constants the issue quotes),
    ``w_frame`` (traceback frames) and ``w_dotted`` (dotted API names and imports resolved through the graph),
