@@ -21,7 +21,7 @@ from beacon.retrieval.file_index import file_index
 from beacon.retrieval.query_features import query_features
 from beacon.retrieval.recipes import method_params
 from beacon.retrieval.registry import get_method
-from experiments.benchmarks.localize_hubs import contributions
+from experiments.benchmarks.localize_hubs import contributions, print_means
 from experiments.benchmarks.localize_real_sets import DEFAULT_CACHE, loaded
 
 
@@ -43,15 +43,14 @@ def defines_and_mentions(graph, path: str, names: list[str]) -> tuple[list[str],
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sets", default="clog_tune,real,tune")
-    ap.add_argument("--method", default="hybrid_follow")
-    ap.add_argument("--against", default="hybrid;hybrid_prf", help="'': every File Acc@1 miss")
     ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
+    ap.add_argument("--sets", default="clog_tune,real,tune")
+    ap.add_argument("--method", default="hybrid_follow", help="a recipe name")
+    ap.add_argument("--against", default="hybrid;hybrid_prf", help="';'-separated recipe names; '': every miss")
     args = ap.parse_args(argv)
-    spec = args.method.split(":")[0]
-    params = method_params(args.method, {})
+    spec, params = args.method, method_params(args.method)
     m = get_method(spec, **params)
-    others = [(o, method_params(o, {})) for o in args.against.split(";") if o]
+    others = [(o, method_params(o)) for o in args.against.split(";") if o]
     sums: dict[str, defaultdict] = {"top": defaultdict(float), "gold": defaultdict(float)}
     n = 0
     for which in args.sets.split(","):
@@ -62,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             if not files or files[0] in gold_files:
                 continue
             winners = [o for o, p in others
-                       if (evaluate(graph, inst.instance_id, q, gold, o.split(":")[0], 4000, p)["ranked"]["files"]
+                       if (evaluate(graph, inst.instance_id, q, gold, o, 4000, p)["ranked"]["files"]
                            or [None])[0] in gold_files]
             if others and not winners:
                 continue
@@ -96,11 +95,7 @@ def main(argv: list[str] | None = None) -> int:
                 if abs(d) > 0.02:
                     diffs.append(f"{name} {d:+.2f}")
             print(f"    top - gold: {', '.join(diffs)}", flush=True)
-    names_ = sorted(set(sums["top"]) | set(sums["gold"]))
-    print(f"\n{n} instances: mean contribution at the best definition, {args.method} rank-1 file vs gold file")
-    for name in names_:
-        t, g = sums["top"][name] / max(n, 1), sums["gold"][name] / max(n, 1)
-        print(f"{name:<12}{t:>8.3f}{g:>8.3f}{t - g:>+8.3f}")
+    print_means(sums["top"], sums["gold"], n, f"{args.method} rank-1 file vs gold file")
     return 0
 
 
