@@ -33,11 +33,9 @@ plus its own weights), never Python. A weight of 0 switches its signal off
    ``w_fname`` file-name BM25, each unit-scaled; the sum is scaled by
    ``vendored`` on vendored code and added; then everything under
    ``examples/``, ``docs/``, … is multiplied by ``peripheral``.
-3. **priors** (``history``; inputs ``file_history``/``line_history``):
-   ``+ w_history · H(f(v))/max H + w_function · G(v)/max G``.
-4. **late signals**: ``+ w_loose_path · P̂(f(v))`` (loose path words,
-   ``mentions``) ``+ w_log_file · L̂_F(f(v)) + w_log_function · L̂_G(v)`` (votes
-   of similar past commits, ``commit_log``; input ``change_log``).
+3. **priors** (``history``; inputs ``file_history``/``line_history``): ``+ w_history · H(f(v))/max H + w_function · G(v)/max G``.
+4. **late signals**: ``+ w_loose_path · P̂(f(v))`` (loose path words, ``mentions``) ``+ w_log_file · L̂_F(f(v))
+   + w_log_function · L̂_G(v)`` (votes of similar past commits, ``commit_log``; input ``change_log``).
 5. **issue structure** (``signals_real``; only when one of its weights is set): the total divided by its maximum,
    then ``+ Σ w · (unit(evidence(v)) + unit(votes(f(v))))`` for ``w_literal`` (string constants the issue quotes),
    ``w_frame`` (traceback frames) and ``w_dotted`` (dotted API names and imports resolved through the graph),
@@ -46,7 +44,8 @@ plus its own weights), never Python. A weight of 0 switches its signal off
    classes through their bases, methods used on them), ``w_flow`` (pasted code followed further: calls, star
    imports, return types; ``flow_gaps``: shapes also followed, none by default); and, one step from the named
    definitions to other files (``usesites``), ``w_users`` (callers, importers), ``w_error_users`` (users of named
-   exception classes and their subclasses), ``w_callees`` (callees sharing the issue's terms), ``w_overriders``.
+   exception classes and their subclasses), ``w_callees`` (callees sharing the issue's terms), ``w_overriders``;
+   ``w_qualified`` (``Class.member`` names with no module in front, resolved through the class to the member).
    ``unit`` is ``issue_scale`` (``normalise.evidence_scale``: ``max``, default; ``saturate``, ``absolute``); the
    lifts are added or backed off, fused by ``max``, clipped (``hop_backoff``, ``issue_fuse``, ``lift_*``; issue_fusion).
 6. **inside the best files** (``infile``; only when one of its weights is set): ``+ w_local · local(v)`` (BM25 of
@@ -89,7 +88,7 @@ _NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_grap
                  "ctx_weight", "w_cover", "cover_power", "w_cooc", "w_topk", "peripheral", "w_fname", "w_history",
                  "w_function", "w_loose_path", "w_log_file", "w_log_function", "w_literal", "w_frame", "w_dotted",
                  "w_error", "w_names", "w_receiver", "w_flow", "w_users", "w_error_users", "w_callees",
-                 "w_overriders", "w_local", "w_file_share", "file_decay", "issue_conf", "prose_title_boost",
+                 "w_overriders", "w_qualified", "w_local", "w_file_share", "file_decay", "issue_conf", "prose_title_boost",
                  "lift_cap", "hop_backoff")
 _COUNTS = ("prf_files", "prf_terms", "topk", "log_k", "local_files")
 
@@ -173,6 +172,7 @@ class Blend(RankThenPack):
     w_error_users: float = 0.0
     w_callees: float = 0.0
     w_overriders: float = 0.0
+    w_qualified: float = 0.0  # ``Class.member`` names resolved through the class to the member (signals_real/qualified.py)
     issue_scale: str = "max"  # how each issue signal is scaled (normalise.evidence_scale): max, absolute, saturate
     issue_conf: float = 1.0  # saturate: the raw maximum at which a signal gets half its weight
     issue_fuse: str = "sum"  # the signals' lifts added (sum) or their largest one (max) (issue_fusion.py)

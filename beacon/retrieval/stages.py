@@ -37,6 +37,7 @@ from .signals_real.flow_text import gap_set
 from .signals_real.frames import frame_scores
 from .signals_real.literals import literal_scores
 from .signals_real.names import name_scores
+from .signals_real.qualified import qualified_scores
 from .signals_real.receivers import receiver_scores
 from .signals_real.usesites import callee_scores, error_user_scores, overrider_scores, user_scores
 from .stemmed import bm25_field
@@ -49,7 +50,8 @@ if TYPE_CHECKING:
 # new signals go last: the stage adds in this order, so recipes without them keep their float sums
 ISSUE = {"literal": literal_scores, "frame": frame_scores, "dotted": dotted_scores, "error": error_scores,
          "names": name_scores, "receiver": receiver_scores, "flow": flow_scores, "users": user_scores,
-         "error_users": error_user_scores, "callees": callee_scores, "overriders": overrider_scores}
+         "error_users": error_user_scores, "callees": callee_scores, "overriders": overrider_scores,
+         "qualified": qualified_scores}
 EXPANSION = ("w_prf_file", "w_prf_sym", "w_ctx", "w_cover", "w_cooc", "w_topk", "w_fname")
 
 
@@ -186,7 +188,7 @@ def issue(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, total: n
     """``total / max total + Σ w · (unit(symbol evidence) + unit(file votes)[file])`` over the issue-structure
     signals (``signals_real``: ``w_literal``, ``w_frame``, ``w_dotted``, ``w_error``, ``w_names``,
     ``w_receiver``, ``w_flow``; from the named definitions to their uses, ``usesites``: ``w_users``,
-    ``w_error_users``, ``w_callees``, ``w_overriders``), on the candidates.
+    ``w_error_users``, ``w_callees``, ``w_overriders``; ``w_qualified``: ``Class.member`` names), on the candidates.
 
     The total is divided by its maximum first so that a weight is a share of the best score (0.25: a quoted
     message lifts its definition by a quarter of the top score); a file's votes lift every definition in it.

@@ -81,12 +81,16 @@ def main(argv: list[str] | None = None) -> int:
             row.append(f"{path} {total[v]:.2f}")
         rank = next((i for i, f in enumerate(after) if f in gold_files), -1) + 1
         print(f"{inst.instance_id:<40} gold rank {rank:>3}  {row[0]}  vs  {row[1]}", flush=True)
-    names = sorted(set(sums["hub"]) | set(sums["gold"]))
-    print(f"\n{n} instances: mean contribution at the best definition, rank-1 distractor vs gold file")
-    for name in names:
-        h, g = sums["hub"][name] / max(n, 1), sums["gold"][name] / max(n, 1)
-        print(f"{name:<12}{h:>8.3f}{g:>8.3f}{h - g:>+8.3f}")
+    print_means(sums["hub"], sums["gold"], n, "rank-1 distractor vs gold file")
     return 0
+
+
+def print_means(top: dict[str, float], gold: dict[str, float], n: int, what: str) -> None:
+    """Each component's mean contribution over ``n`` instances at the two files' best definitions, and the gap."""
+    print(f"\n{n} instances: mean contribution at the best definition, {what}")
+    for name in sorted(set(top) | set(gold)):
+        t, g = top.get(name, 0.0) / max(n, 1), gold.get(name, 0.0) / max(n, 1)
+        print(f"{name:<12}{t:>8.3f}{g:>8.3f}{t - g:>+8.3f}")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,9 @@
 * ``usesites``: from the definitions those name one step to other files:
   their users, the users of named exception classes, their callees sharing
   the issue's terms, their overriders (``user_scores``, ``error_user_scores``,
-  ``callee_scores``, ``overrider_scores``).
+  ``callee_scores``, ``overrider_scores``);
+* ``qualified.qualified_scores``: ``Class.member`` names with no module in
+  front, resolved through the class (and its bases) to the member.
 
 Each signal scores definitions (a per-symbol array) and lets them vote for
 their files (``SignalScores.file``). The per-graph indexes they need are
@@ -28,7 +30,7 @@ typed members of ``GraphIndexes`` (``issue_graph``, built in ``index.py``;
 ``issue_literals``, built in ``literals.py``). The composer weighs them in its
 issue stage (``stages.issue``: ``w_literal``, ``w_frame``, ``w_dotted``,
 ``w_error``, ``w_names``, ``w_receiver``, ``w_flow``, ``w_users``, ``w_error_users``, ``w_callees``,
-``w_overriders`` of a recipe, e.g. ``conf/method/hybrid_issue.yaml``).
+``w_overriders``, ``w_qualified`` of a recipe, e.g. ``conf/method/hybrid_issue.yaml``).
 """
 from __future__ import annotations
 
