@@ -60,10 +60,15 @@ first (``ground_named``: the symbols the query names verbatim first). Packing: w
 file's module costs at most ``whole_file_share`` of the budget it is packed whole first, then in
 rank order. The stages live in ``stages``. The composer's own defaults are the identity (every
 weight 0, multipliers 1: ``no_retrieval``): what a method does is its recipe.
+
+``prose`` (a mapping of the parameters above; empty by default) is the one gate on the report's kind: when
+the report pastes no code (``report_parts.pastes_code``: no block, session or traceback) it is scored with
+those parameters in place of the recipe's, so a prose-only report can get its own lexical weights while a
+report with code keeps the recipe exactly (``hybrid_prose_name``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields, replace
 from itertools import chain
 
 import numpy as np
@@ -77,6 +82,7 @@ from .file_index import file_index
 from .infile import FIELDS as LOCAL_FIELDS
 from .lexical import named_first, named_mask
 from .query_weights import QueryWeights
+from .report_parts import pastes_code
 from .issue_fusion import check_issue_fusion
 from .signals_real.flow_text import gap_set
 from .normalise import ISSUE_SCALES, best_first, best_first_lazily
@@ -91,6 +97,9 @@ _NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_grap
                  "w_error", "w_names", "w_receiver", "w_flow", "w_users", "w_error_users", "w_callees",
                  "w_overriders", "w_local", "w_file_share", "file_decay", "issue_conf", "prose_title_boost",
                  "lift_cap", "hop_backoff")
+# never switched by ``prose``: the gate itself, the method's identity, its candidates, inputs and packing
+_NOT_PROSE = {"prose", "name", "renderer", "include_tests", "notes", "candidates", "ground_named", "whole_file_share",
+              "w_history", "w_function", "w_log_file", "w_log_function"}
 _COUNTS = ("prf_files", "prf_terms", "topk", "log_k", "local_files")
 
 
@@ -128,6 +137,9 @@ class Blend(RankThenPack):
     dump_weight: float = 1.0  # terms on pasted output / number-heavy / long non-Python lines count dump_weight
     qtf_cap: int = 0  # a term counts its qtf_cap heaviest occurrences (0: all)
     prose_title_boost: float = 0.0  # added to title_boost when the report pastes no code
+    # parameters that replace the recipe's own when the report pastes no code (report_parts.pastes_code), e.g.
+    # {w_name: 0.75}; a report with code is scored by the recipe as it is. Empty: every report, as before
+    prose: dict = field(default_factory=dict)
     beta: float = 0.85  # the repomap walk (w_graph)
     lambda_call: float = 1.0
     lambda_caller: float = 0.5
@@ -207,6 +219,7 @@ class Blend(RankThenPack):
             self.query_weights, gap_set(self.flow_gaps)
         except ValueError as e:
             raise ValueError(f"{self.name}: {e}") from None
+        self._check_prose()
         for w in _NON_NEGATIVE:
             if not np.isfinite(getattr(self, w)) or getattr(self, w) < 0:
                 raise ValueError(f"{self.name}: {w} must be finite and >= 0, got {getattr(self, w)!r}")
@@ -217,6 +230,24 @@ class Blend(RankThenPack):
             raise ValueError(f"{self.name}: tau must be > 0, got {self.tau!r}")
         if self.max_files < 1 or self.skip < 0:
             raise ValueError(f"{self.name}: need max_files >= 1 and skip >= 0, got {self.max_files}, {self.skip}")
+
+    def _check_prose(self) -> None:
+        """``prose`` names scoring parameters only (not itself, the name, candidates or packing); each value is
+        checked by building the prose configuration once."""
+        if not isinstance(self.prose, dict):
+            raise ValueError(f"{self.name}: prose must be a mapping of parameters, got {self.prose!r}")
+        allowed = {f.name for f in fields(self)} - _NOT_PROSE
+        wrong = sorted(set(self.prose) - allowed)
+        if wrong:
+            raise ValueError(f"{self.name}: prose: not a scoring parameter of the composer: {', '.join(wrong)}")
+        if self.prose:
+            replace(self, **self.prose, prose={})
+
+    def for_query(self, query: str) -> Blend:
+        """The configuration that scores ``query``: with ``prose`` applied when the report pastes no code."""
+        if self.prose and not pastes_code(query):
+            return replace(self, **self.prose, prose={})
+        return self
 
     @property
     def query_weights(self) -> QueryWeights:
@@ -233,14 +264,15 @@ class Blend(RankThenPack):
         return np.ones(len(graph.symbols), dtype=bool) if self.include_tests else ~is_test_mask(graph)
 
     def scores(self, graph: CodebaseGraph, query: str, inputs: RepoInputs = NO_INPUTS) -> BlendScores:
-        cand = self.candidate_mask(graph)
+        m = self.for_query(query)
+        cand = m.candidate_mask(graph)
         parts: dict[str, np.ndarray] = {}
-        total = stages.lexical(self, graph, query, cand, parts)
-        total = stages.expansion(self, graph, query, cand, total, parts)
-        total = stages.priors(self, graph, inputs, total, parts)
-        total = stages.late(self, graph, query, inputs, cand, total, parts)
-        total = stages.issue(self, graph, query, cand, total, parts)
-        total = stages.infile(self, graph, query, cand, total, parts)
+        total = stages.lexical(m, graph, query, cand, parts)
+        total = stages.expansion(m, graph, query, cand, total, parts)
+        total = stages.priors(m, graph, inputs, total, parts)
+        total = stages.late(m, graph, query, inputs, cand, total, parts)
+        total = stages.issue(m, graph, query, cand, total, parts)
+        total = stages.infile(m, graph, query, cand, total, parts)
         total[~cand] = 0.0
         index = file_index(graph)
         file_total = np.zeros(len(index.paths))
