@@ -1,4 +1,4 @@
-"""The composer's ``prose`` gate: parameters that replace the recipe's own when the report pastes no code.
+"""The composer's ``prose`` gate (``prose_gate``): parameters in place of the recipe's for reports that paste no code.
 
 A real graph of a tiny repository: an empty gate scores every report as the recipe does; with a gate, a
 prose-only report is scored exactly as the recipe with those parameters and a report with pasted code
