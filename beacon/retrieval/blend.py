@@ -1,12 +1,10 @@
 """``Blend``: the one composer. Every combination method (``hybrid`` and its family) is a recipe for it.
 
-A recipe (``conf/method/<name>.yaml`` with ``composer: blend``) names the
-signal weights and the normalisation, fusion, blending and packing settings;
-``beacon.retrieval.methods`` registers every such recipe under its name, so a
-new blend variant or ablation is a YAML file (``defaults: [hybrid, _self_]``
-plus its own weights), never Python. A weight of 0 switches its signal off
-(it is not computed). Per definition ``v`` (not a module, not a test) in file
-``f(v)``, in six stages:
+A recipe (``conf/method/<name>.yaml`` with ``composer: blend``) names the signal weights and the normalisation,
+fusion, blending and packing settings; ``beacon.retrieval.methods`` registers every such recipe under its name,
+so a new blend variant or ablation is a YAML file (``defaults: [hybrid, _self_]`` plus its own weights), never
+Python. A weight of 0 switches its signal off (it is not computed). Per definition ``v`` (not a module, not a
+test) in file ``f(v)``, in six stages:
 
 1. **lexical** (``fusion`` linear: each signal divided by its maximum over the
    candidates; ``rrf``: reciprocal ranks, ``Σ w / (rrf_k + rank)``; ``raw``:
@@ -16,24 +14,22 @@ plus its own weights), never Python. A weight of 0 switches its signal off
        s(v) = w_sym·Ŝ(v) + w_file·F̂(f(v)) + w_mention·M̂(v) + w_name·N̂(v) + w_graph·Π̂(v)
        s(v) ← (s(v) + w_neighbor·max_{u calls v or v calls u} s(u)) · (vendored if v is vendored)
 
-   ``S`` symbol BM25 (``lexical``; stemmed terms with ``stemmed``), ``F`` file
-   BM25 (``filelevel``), ``M`` path/identifier mentions (``mentions``), ``N``
-   stemmed BM25 over path + qualified name (``stemmed``), ``Π`` the repomap
-   walk (``repomap``; ``beta``, ``lambda_*``). ``mention_prose`` scales the
-   mentions from prose words only, and ``generic`` multiplies ``s(v)`` when
-   ``v`` holds none of the query's rarer terms (``lexical.specific_match``).
+   ``S`` symbol BM25 (``lexical``; stemmed terms with ``stemmed``), ``F`` file BM25 (``filelevel``), ``M``
+   path/identifier mentions (``mentions``), ``N`` stemmed BM25 over path + qualified name (``stemmed``), ``Π``
+   the repomap walk (``repomap``; ``beta``, ``lambda_*``). ``mention_prose`` scales the mentions from prose
+   words only, and ``generic`` multiplies ``s(v)`` when ``v`` holds none of the query's rarer terms
+   (``lexical.specific_match``).
    Both are neutral at 1 and neither helped (README, the scale paragraph). The BM25 signals (``S``,
    ``F``, ``N`` and stage 2's ``w_ctx``) weigh each query term by where it
    stands (``query_weights``): ``title_boost`` (the first non-empty line), ``code_boost`` (backticks, pasted
    code), ``dump_weight`` (pasted output, number-heavy and long non-Python lines), ``qtf_cap``,
    ``prose_title_boost`` (more title boost when no code is pasted); neutral (0, 0, 1, 0, 0): the plain counts.
-2. **expansion** (``expansion``): ``w_prf_file``/``w_prf_sym`` pseudo-relevance
-   feedback terms from the ``prf_files`` best files, ``w_ctx`` caller-expanded
-   documents, ``w_cover``/``w_cooc`` query coverage, ``w_topk`` file mean,
-   ``w_fname`` file-name BM25, each unit-scaled; the sum is scaled by
-   ``vendored`` on vendored code and added; then everything under
-   ``examples/``, ``docs/``, … is multiplied by ``peripheral``.
-3. **priors** (``history``; inputs ``file_history``/``line_history``): ``+ w_history · H(f(v))/max H + w_function · G(v)/max G``.
+2. **expansion** (``expansion``): ``w_prf_file``/``w_prf_sym`` pseudo-relevance feedback terms from the
+   ``prf_files`` best files, ``w_ctx`` caller-expanded documents, ``w_cover``/``w_cooc`` query coverage,
+   ``w_topk`` file mean, ``w_fname`` file-name BM25, each unit-scaled; the sum is scaled by ``vendored`` on
+   vendored code and added; then everything under ``examples/``, ``docs/``, … is multiplied by ``peripheral``.
+3. **priors** (``history``; inputs ``file_history``/``line_history``):
+   ``+ w_history · H(f(v))/max H + w_function · G(v)/max G``.
 4. **late signals**: ``+ w_loose_path · P̂(f(v))`` (loose path words, ``mentions``) ``+ w_log_file · L̂_F(f(v))
    + w_log_function · L̂_G(v)`` (votes of similar past commits, ``commit_log``; input ``change_log``).
 5. **issue structure** (``signals_real``; only when one of its weights is set): the total divided by its maximum,
@@ -59,10 +55,11 @@ first (``ground_named``: the symbols the query names verbatim first). Packing: w
 file's module costs at most ``whole_file_share`` of the budget it is packed whole first, then in
 rank order. The stages live in ``stages``. The composer's own defaults are the identity (every
 weight 0, multipliers 1: ``no_retrieval``): what a method does is its recipe.
+``prose`` (``prose_gate``) gives a report that pastes no code its own parameters in place of the recipe's.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain
 
 import numpy as np
@@ -70,7 +67,7 @@ import numpy as np
 from ..context.pack import block_cost, pack
 from ..graph.codebase import CodebaseGraph
 from ..repo.history import NO_INPUTS, RepoInputs
-from . import stages
+from . import prose_gate, stages
 from .base import RankThenPack
 from .file_index import file_index
 from .infile import FIELDS as LOCAL_FIELDS
@@ -127,6 +124,7 @@ class Blend(RankThenPack):
     dump_weight: float = 1.0  # terms on pasted output / number-heavy / long non-Python lines count dump_weight
     qtf_cap: int = 0  # a term counts its qtf_cap heaviest occurrences (0: all)
     prose_title_boost: float = 0.0  # added to title_boost when the report pastes no code
+    prose: dict = field(default_factory=dict)  # parameters for reports that paste no code (prose_gate)
     beta: float = 0.85  # the repomap walk (w_graph)
     lambda_call: float = 1.0
     lambda_caller: float = 0.5
@@ -201,6 +199,7 @@ class Blend(RankThenPack):
         if self.issue_scale not in ISSUE_SCALES:
             raise ValueError(f"{self.name}: issue_scale must be one of {ISSUE_SCALES}, got {self.issue_scale!r}")
         check_issue_fusion(self.name, self.issue_fuse, self.lift_rank)
+        prose_gate.check(self)
         if self.fusion not in FUSIONS:
             raise ValueError(f"{self.name}: fusion must be one of {FUSIONS}, got {self.fusion!r}")
         try:
@@ -233,14 +232,15 @@ class Blend(RankThenPack):
         return np.ones(len(graph.symbols), dtype=bool) if self.include_tests else ~is_test_mask(graph)
 
     def scores(self, graph: CodebaseGraph, query: str, inputs: RepoInputs = NO_INPUTS) -> BlendScores:
-        cand = self.candidate_mask(graph)
+        m = prose_gate.for_query(self, query)  # this recipe, or its prose parameters for a report without code
+        cand = m.candidate_mask(graph)
         parts: dict[str, np.ndarray] = {}
-        total = stages.lexical(self, graph, query, cand, parts)
-        total = stages.expansion(self, graph, query, cand, total, parts)
-        total = stages.priors(self, graph, inputs, total, parts)
-        total = stages.late(self, graph, query, inputs, cand, total, parts)
-        total = stages.issue(self, graph, query, cand, total, parts)
-        total = stages.infile(self, graph, query, cand, total, parts)
+        total = stages.lexical(m, graph, query, cand, parts)
+        total = stages.expansion(m, graph, query, cand, total, parts)
+        total = stages.priors(m, graph, inputs, total, parts)
+        total = stages.late(m, graph, query, inputs, cand, total, parts)
+        total = stages.issue(m, graph, query, cand, total, parts)
+        total = stages.infile(m, graph, query, cand, total, parts)
         total[~cand] = 0.0
         index = file_index(graph)
         file_total = np.zeros(len(index.paths))
