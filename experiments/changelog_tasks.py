@@ -6,18 +6,21 @@ With no ``--repo``, mines the eight repositories in ``../shared/data`` and
 writes ``experiments/data/changelog_tasks.jsonl`` plus a ``.stats.json``
 sidecar (filters, skip counts per reason, SHA-256), excluding the 21 real
 dev issues (their base commits and gold functions), as ``experiments.mine``
-does. See ``beacon.tasks.changelog`` for the rules. Deterministic: the same
-bundles and flags give the same bytes.
+does. A fix commit that ``--mined-tasks`` (default: the committed
+``mined_tasks.jsonl``) also holds keeps that task's split. See
+``beacon.tasks.changelog`` for the rules. Deterministic: the same bundles,
+mined-task file and flags give the same bytes.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 import time
 from pathlib import Path
 
 from beacon.repo.git import open_source
-from beacon.tasks.changelog import MINED_BY, mine_changelog
+from beacon.tasks.changelog import MINED_BY, mine_changelog, mined_splits
 from beacon.tasks.mine import MineFilters
 from experiments.mine import _repo_arg, mine_filters, write_tasks
 
@@ -43,16 +46,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-changed-lines", type=int, default=400)
     ap.add_argument("--exclude-instances", action="append", type=Path)
     ap.add_argument("--exclude-commits", action="append", type=Path)
+    ap.add_argument("--mined-tasks", type=Path, default=Path("experiments/data/mined_tasks.jsonl"),
+                    help="a fix commit these mined tasks hold keeps their split")
     ap.add_argument("--cache-dir", type=Path, default=Path(".beacon-cache/bundles"), help="bundle clones")
     args = ap.parse_args(argv)
     if not args.repo:
         args.repo = [_repo_arg(str(p)) for p in DEFAULT_REPOS]
         args.exclude_instances = args.exclude_instances or DEFAULT_EXCLUDE
     filters, notes = mine_filters(args, args.min_chars)
+    splits = mined_splits(args.mined_tasks)
     rows, stats = [], {}
     for path, name in args.repo:
         t0 = time.perf_counter()
-        result = mine_changelog(open_source(path, cache_dir=args.cache_dir), name, filters, max_files=args.max_files)
+        result = mine_changelog(open_source(path, cache_dir=args.cache_dir), name, filters, max_files=args.max_files,
+                                splits=splits)
         rows += result.tasks
         stats[name] = dict(sorted(result.counts.items()))
         print(f"{name}: {result.counts['candidates']} fix entries, {len(result.tasks)} tasks "
@@ -61,7 +68,10 @@ def main(argv: list[str] | None = None) -> int:
             if key.startswith(("skip:", "entry:", "pinned_by:")):
                 print(f"    {key:<40} {n}", file=sys.stderr)
     write_tasks(args.out, rows, {"mined_by": MINED_BY, "filters": filters.describe(), "max_files": args.max_files,
-                                 "exclusions": notes, "repositories": stats})
+                                 "exclusions": notes, "repositories": stats,
+                                 "splits_from": {"path": str(args.mined_tasks), "commits": len(splits),
+                                                 "sha256": hashlib.sha256(args.mined_tasks.read_bytes()).hexdigest()[:16],
+                                                 "tasks": sum(1 for r in rows if r["commit"] in splits)}})
     return 0
 
 

@@ -31,15 +31,20 @@ first paragraph, closer to a bug report than a commit message. Mining:
 
 Sampling and splits follow ``mine.py``: candidates sorted by hash, shuffled
 by ``random.Random(seed)``, pinned in that order until ``cap`` per
-repository; ``split`` by the parity of SHA-256(instance id).
+repository. ``split``: a fix commit that is also a mined task (``mine.py``, the
+same fix and gold under another query) keeps that task's half, so a knob chosen
+on one ``tune`` half never has seen the gold of the other set's ``test`` half;
+every other task by the parity of SHA-256(instance id).
 """
 from __future__ import annotations
 
 import difflib
+import json
 import random
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..repo.git import GitError, GitSource, run_git
 from .changelog_entries import Entry, parse_entries, strip_refs
@@ -47,6 +52,14 @@ from .mine import MineFilters, MineResult, _log, file_gold, is_source_path, is_t
 
 MINED_BY = "beacon.tasks.changelog/1"
 CHANGELOG_FILE = re.compile(r"^(CHANGES|CHANGELOG|ChangeLog|Changelog|HISTORY|History|NEWS)(\.(rst|md|txt))?$")
+
+
+def mined_splits(path: Path) -> dict[str, str]:
+    """``{fix commit: split}`` of a mined-task file (``experiments/data/mined_tasks.jsonl``)."""
+    rows = (json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip())
+    return {r["commit"]: r["split"] for r in rows}
+
+
 def _normal(text: str) -> str:
     return " ".join(text.split())
 
@@ -230,7 +243,7 @@ def _patch(source: GitSource, fix: Fix) -> tuple[str, tuple[str, ...]]:
 
 
 def _task(source: GitSource, repo: str, item: _Added, fix: Fix, filters: MineFilters,
-          max_files: int) -> tuple[str | None, dict]:
+          max_files: int, splits: dict[str, str]) -> tuple[str | None, dict]:
     try:
         patch, files = _patch(source, fix)
     except UnicodeDecodeError:
@@ -270,13 +283,17 @@ def _task(source: GitSource, repo: str, item: _Added, fix: Fix, filters: MineFil
         "instance_id": instance_id, "repo": repo, "base_commit": fix.base, "problem_statement": query,
         "patch": patch, "commit": fix.sha, "commit_time": item.time, "entry_commit": item.commit,
         "entry_section": item.entry.section, "pinned_by": fix.how, "files": list(files),
-        "gold_functions": list(gold.functions), "split": split_of(instance_id), "mined_by": MINED_BY,
+        "gold_functions": list(gold.functions), "split": splits.get(fix.sha) or split_of(instance_id),
+        "mined_by": MINED_BY,
         "filters": filters.describe()}
 
 
 def mine_changelog(source: GitSource, repo: str, filters: MineFilters, *, rev: str | None = None,
-                   max_files: int = 3, max_branch_commits: int = 30) -> MineResult:
-    """Changelog tasks of ``repo`` (``owner/name``) from the history of ``rev`` (see the module docstring)."""
+                   max_files: int = 3, max_branch_commits: int = 30,
+                   splits: dict[str, str] | None = None) -> MineResult:
+    """Changelog tasks of ``repo`` (``owner/name``) from the history of ``rev`` (see the module docstring);
+    ``splits`` (``mined_splits``) maps a fix commit to the half it must keep."""
+    splits = splits or {}
     revs = [rev] if rev else ["HEAD"] if source.has_commit("HEAD") else ["--all"]
     counts: Counter = Counter()
     commits = _log(source, revs)
@@ -300,12 +317,14 @@ def mine_changelog(source: GitSource, repo: str, filters: MineFilters, *, rev: s
         if fix is not None and fix.sha in used:
             reason = "fix_shared"
         if reason is None:
-            reason, task = _task(source, repo, item, fix, filters, max_files)
+            reason, task = _task(source, repo, item, fix, filters, max_files, splits)
         if reason:
             counts[f"skip:{reason}"] += 1
             continue
         used.add(fix.sha)
         counts[f"pinned_by:{fix.how}"] += 1
+        if fix.sha in splits:
+            counts["split:from_mined"] += 1
         chosen.append(task)
     chosen.sort(key=lambda t: (t["commit_time"], t["commit"]))
     counts["tasks"] = len(chosen)

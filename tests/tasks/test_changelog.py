@@ -10,13 +10,14 @@ from hypothesis import given, settings, strategies as st
 
 from beacon.localize.instances import load_instances
 from beacon.repo.git import open_source
-from beacon.tasks.changelog import mine_changelog
+from beacon.tasks.changelog import mine_changelog, mined_splits
 from beacon.tasks.changelog_entries import parse_entries, strip_refs
-from beacon.tasks.mine import MineFilters
+from beacon.tasks.mine import MineFilters, split_of
 from tests.tasks.test_mine import CORE, commit, edit, git, new_repo
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "experiments" / "data" / "changelog_tasks.jsonl"
+MINED = ROOT / "experiments" / "data" / "mined_tasks.jsonl"
 HEAD = "Changes\n=======\n\nVersion 1.1\n-----------\n\nUnreleased\n\n"
 OLD = "Version 1.0\n-----------\n\n-   Initial release of the library.\n"
 
@@ -102,6 +103,31 @@ def test_unpinned_and_feature_entries_are_dropped_and_counted(mined):
     assert result.counts["skip:unpinned_changelog_only"] == 1  # LONE: changelog-only, cites nothing
     assert result.counts["skip:not_a_fix"] == 1  # FEATURE: no fix wording, no issue
     assert result.counts["entry:moved_or_seen"] == 0
+
+
+def test_a_fix_the_mined_tasks_hold_keeps_their_split(mined, tmp_path):
+    source, c, _, tasks = mined
+    flip = {"tune": "test", "test": "tune"}
+    # a mined-task file holding two of the three fixes, each in the half the hash rule would not give it
+    held = {c["fix_add"]: flip[split_of(tasks[c["fix_add"]]["instance_id"])],
+            c["merge_box"]: flip[split_of(tasks[c["merge_box"]]["instance_id"])]}
+    path = tmp_path / "mined.jsonl"
+    path.write_text("".join(json.dumps({"instance_id": f"demo__lib-{sha[:12]}", "commit": sha, "split": split}) + "\n"
+                            for sha, split in held.items()))
+    result = mine_changelog(source, "demo/lib", MineFilters(cap=None), splits=mined_splits(path))
+    got = {t["commit"]: t["split"] for t in result.tasks}
+    assert got == {**{sha: split_of(t["instance_id"]) for sha, t in tasks.items()}, **held}
+    assert result.counts["split:from_mined"] == 2
+    # everything else about the tasks is unchanged
+    assert [{**t, "split": None} for t in result.tasks] == [{**t, "split": None} for t in mined[2].tasks]
+
+
+@pytest.mark.skipif(not (COMMITTED.exists() and MINED.exists()), reason="no committed task sets")
+def test_committed_changelog_halves_agree_with_the_mined_halves():
+    mined = mined_splits(MINED)
+    pairs = [(r["split"], mined[r["commit"]]) for r in map(json.loads, COMMITTED.read_text().splitlines())
+             if r["commit"] in mined]
+    assert pairs and all(a == b for a, b in pairs)
 
 
 def test_parse_entries_sections_and_continuations():
