@@ -137,7 +137,7 @@ def default_tests(tree: Path) -> tuple[str, ...]:
     for name in ("tests", "test"):
         if (tree / name).is_dir():
             return (name,)
-    raise DiscoveryError(f"no tests/ or test/ directory at the commit; name the test selection with --tests")
+    raise DiscoveryError("no tests/ or test/ directory at the commit; name the test selection with --tests")
 
 
 def enumerate_candidates(tree: Path, d: Discovery, *, paths: Sequence[str] = (), budget: int = DEFAULT_TOKEN_BUDGET,

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from hydra import compose, initialize_config_dir
-from omegaconf import OmegaConf
 
 from beacon.repair.structured import response_schema, schema_sha256
 from experiments.runner import attempt_specs, scientific_config

@@ -5,7 +5,6 @@ import ast
 import textwrap
 from pathlib import Path
 
-import pytest
 from hypothesis import given, settings, strategies as st
 
 from beacon.graph import CodebaseGraph
