@@ -123,7 +123,7 @@ def _build(graph: CodebaseGraph) -> TestBridge:
                       _rows([mirror_of[p] for p in paths], n_files))
 
 
-def test_bridge(graph: CodebaseGraph) -> TestBridge:
+def bridge_of(graph: CodebaseGraph) -> TestBridge:
     """The graph's ``TestBridge`` (built once per graph, kept in ``GraphIndexes.test_bridge``)."""
     ix = indexes_for(graph)
     if ix.test_bridge is None:
@@ -134,7 +134,7 @@ def test_bridge(graph: CodebaseGraph) -> TestBridge:
 def best_tests(graph: CodebaseGraph, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Rows (into ``TestBridge.tests``) of the ``k`` best test definitions with a positive BM25 score, best first
     (ties by node), and their scores over the best one's."""
-    bridge = test_bridge(graph)
+    bridge = bridge_of(graph)
     if not len(bridge.tests):
         return np.zeros(0, dtype=np.int64), np.zeros(0)
     score = bm25_scores(graph, query)[bridge.tests]
@@ -147,7 +147,7 @@ def tests_scores(graph: CodebaseGraph, query: str, k: int = 5) -> SignalScores:
     """The best ``k`` tests' weights spread over what they reach (module docstring): the targets' evidence, and
     file votes from the targets, the imports and the mirror (``FILE_ROUTES`` of a test's weight each). Tests are
     never scored."""
-    bridge = test_bridge(graph)
+    bridge = bridge_of(graph)
     index = graph_index(graph)
     rows, weight = best_tests(graph, query, k)
     if not len(rows):
