@@ -6,7 +6,7 @@ family) until the module named for it builds it on first use: the term index
 in ``text``, BM25 weights in ``lexical``/``filelevel``/``stemmed``, masks in
 ``masks``, the file index in ``file_index``, walks in ``transition`` and
 ``diffusion``, the issue-structure indexes in ``signals_real.index`` and
-``signals_real.literals``, the shared name codes in ``term_rows``, and so on, each through its own accessor (``term_index(graph)``,
+``signals_real.literals`` (and ``signals_real.tests_bridge``), the shared name codes in ``term_rows``, and so on, each through its own accessor (``term_index(graph)``,
 ``packable(graph)``, …); no module builds or reads another's member
 directly. Arrays are numpy/scipy members so that the object can later be
 saved beside the graph and memory-mapped.
