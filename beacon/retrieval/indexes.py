@@ -6,7 +6,7 @@ family) until the module named for it builds it on first use: the term index
 in ``text``, BM25 weights in ``lexical``/``filelevel``/``stemmed``, masks in
 ``masks``, the file index in ``file_index``, walks in ``transition`` and
 ``diffusion``, the issue-structure indexes in ``signals_real.index`` and
-``signals_real.literals``, the shared name codes in ``term_rows``, and so on, each through its own accessor (``term_index(graph)``,
+``signals_real.literals`` (and ``signals_real.tests_bridge``), the shared name codes in ``term_rows``, and so on, each through its own accessor (``term_index(graph)``,
 ``packable(graph)``, …); no module builds or reads another's member
 directly. Arrays are numpy/scipy members so that the object can later be
 saved beside the graph and memory-mapped.
@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # the types only: this module imports no other retrieval modu
     from .mentions import Mentions, PathWords
     from .signals_real.index import GraphIndex
     from .signals_real.literals import LiteralIndex
+    from .signals_real.tests_bridge import TestBridge
     from .term_rows import SymbolNames
     from .text import TermIndex
     from .transition import EdgeWeights, Transition
@@ -126,6 +127,7 @@ class GraphIndexes:
     # issue-structure signals (signals_real): module table and spans, the code's string-literal fragments
     issue_graph: GraphIndex | None = None
     issue_literals: LiteralIndex | None = None
+    test_bridge: TestBridge | None = None  # each test definition's reach (signals_real.tests_bridge)
     # vectors
     hashed_vectors: np.ndarray | None = None
     # every symbol's qualname parts and name as codes into distinct strings, shared by the name builders

@@ -23,6 +23,9 @@
   ``callee_scores``, ``overrider_scores``);
 * ``qualified.qualified_scores``: ``Class.member`` names with no module in
   front, resolved through the class (and its bases) to the member.
+* ``tests_bridge.tests_scores``: the project's own tests that best match the
+  report, voting for the definitions they call, their imports and the source
+  file their path mirrors (``GraphIndexes.test_bridge``).
 
 Each signal scores definitions (a per-symbol array) and lets them vote for
 their files (``SignalScores.file``). The per-graph indexes they need are
@@ -30,7 +33,7 @@ typed members of ``GraphIndexes`` (``issue_graph``, built in ``index.py``;
 ``issue_literals``, built in ``literals.py``). The composer weighs them in its
 issue stage (``stages.issue``: ``w_literal``, ``w_frame``, ``w_dotted``,
 ``w_error``, ``w_names``, ``w_receiver``, ``w_flow``, ``w_users``, ``w_error_users``, ``w_callees``,
-``w_overriders``, ``w_qualified`` of a recipe, e.g. ``conf/method/hybrid_issue.yaml``).
+``w_overriders``, ``w_qualified``, ``w_tests`` of a recipe, e.g. ``conf/method/hybrid_issue.yaml``).
 """
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ from beacon.retrieval.signals_real.names import name_scores
 from beacon.retrieval.signals_real.receivers import receiver_scores
 
 ISSUE_WEIGHTS = ("w_literal", "w_frame", "w_dotted", "w_error", "w_names", "w_receiver", "w_flow", "w_users",
-                 "w_error_users", "w_callees", "w_overriders", "w_qualified")
+                 "w_error_users", "w_callees", "w_overriders", "w_qualified", "w_tests")
 
 FILES = {
     "store/__init__.py": '"""Store."""\nfrom .cart import Cart\n',
@@ -149,7 +149,7 @@ def test_no_existing_recipe_runs_the_issue_stage():
            "frame_only", "dotted_only", "hybrid_issue", "error_only", "names_only", "receiver_only", "hybrid_code",
            "hybrid_title", "flow_only", "hybrid_flow", "usesites_only", "hybrid_uses", "hybrid_fn",
            "hybrid_follow", "hybrid_prose", "hybrid_prose_name",
-           "hybrid_flowgaps", "qualified_only"}
+           "hybrid_flowgaps", "qualified_only", "tests_only", "hybrid_tests"}
     for name in set(blend_recipes()) - new:
         assert not any(method_params(name).get(w) for w in ISSUE_WEIGHTS), name
 
@@ -166,8 +166,10 @@ def test_the_recipes_agree_with_the_registry():
     assert method_params("hybrid_uses") == {**method_params("hybrid_code"), "w_callees": 0.25}
     assert method_params("hybrid_follow") == {**method_params("hybrid_code"), "w_callees": 0.25, "w_flow": 0.25}
     assert method_params("hybrid_flowgaps") == {**method_params("hybrid_follow"), "flow_gaps": "all"}
+    assert method_params("hybrid_tests") == {**method_params("hybrid_follow"), "w_tests": 0.05, "tests_k": 5,
+                                             "tests_files": 0.25}
     assert method_params("usesites_only") == {w: 1.0 for w in ("w_users", "w_error_users", "w_callees", "w_overriders")}
-    for signal in ("literal", "frame", "dotted", "error", "names", "receiver", "flow", "qualified"):
+    for signal in ("literal", "frame", "dotted", "error", "names", "receiver", "flow", "qualified", "tests"):
         method = get_method(f"{signal}_only", **method_params(f"{signal}_only"))
         assert isinstance(method, Blend) and method_params(f"{signal}_only") == {f"w_{signal}": 1.0}
         assert [w for w in ISSUE_WEIGHTS if getattr(method, w)] == [f"w_{signal}"]
