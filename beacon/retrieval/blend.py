@@ -18,9 +18,8 @@ test) in file ``f(v)``, in six stages:
    path/identifier mentions (``mentions``), ``N`` stemmed BM25 over path + qualified name (``stemmed``), ``Π``
    the repomap walk (``repomap``; ``beta``, ``lambda_*``). ``mention_prose`` scales the mentions from prose
    words only, and ``generic`` multiplies ``s(v)`` when ``v`` holds none of the query's rarer terms
-   (``lexical.specific_match``).
-   Both are neutral at 1 and neither helped (README, the scale paragraph). The BM25 signals (``S``,
-   ``F``, ``N`` and stage 2's ``w_ctx``) weigh each query term by where it
+   (``lexical.specific_match``). Both are neutral at 1 and neither helped (README, the scale paragraph). The BM25
+   signals (``S``, ``F``, ``N`` and stage 2's ``w_ctx``) weigh each query term by where it
    stands (``query_weights``): ``title_boost`` (the first non-empty line), ``code_boost`` (backticks, pasted
    code), ``dump_weight`` (pasted output, number-heavy and long non-Python lines), ``qtf_cap``,
    ``prose_title_boost`` (more title boost when no code is pasted); neutral (0, 0, 1, 0, 0): the plain counts.
@@ -41,20 +40,19 @@ test) in file ``f(v)``, in six stages:
    imports, return types; ``flow_gaps``: shapes also followed, none by default); and, one step from the named
    definitions to other files (``usesites``), ``w_users`` (callers, importers), ``w_error_users`` (users of named
    exception classes and their subclasses), ``w_callees`` (callees sharing the issue's terms), ``w_overriders``;
-   ``w_qualified`` (``Class.member`` names with no module in front, resolved through the class to the member).
-   ``unit`` is ``issue_scale`` (``normalise.evidence_scale``: ``max``, default; ``saturate``, ``absolute``); the
-   lifts are added or backed off, fused by ``max``, clipped (``hop_backoff``, ``issue_fuse``, ``lift_*``; issue_fusion).
+   ``w_qualified`` (``Class.member`` names resolved through the class), ``w_docs`` (``docs_bridge``: API cited by
+   the ``docs_k`` documentation sections best matching the issue). ``unit`` is ``issue_scale`` (``max``, default;
+   ``saturate``, ``absolute``); lifts added, backed off, fused by max, clipped (``hop_backoff``, ``issue_fuse``…).
 6. **inside the best files** (``infile``; only when one of its weights is set): ``+ w_local · local(v)`` (BM25 of
    each definition of the ``local_files`` best files with the IDF over that file's definitions, times the file's
    share of the best file's total; ``local_field``: its documents) ``+ w_file_share · share(f(v))``, then
    ``file_decay`` divides a file's ``j``-th definition by ``1 + file_decay · j``.
 
-Candidates are definitions (``candidates: definitions``: no modules, no tests) or every
-non-test symbol (``symbols``; tests too with ``include_tests``). Ranking: positive totals, best
-first (``ground_named``: the symbols the query names verbatim first). Packing: when the best
-file's module costs at most ``whole_file_share`` of the budget it is packed whole first, then in
-rank order. The stages live in ``stages``. The composer's own defaults are the identity (every
-weight 0, multipliers 1: ``no_retrieval``): what a method does is its recipe.
+Candidates are definitions (``candidates: definitions``: no modules, no tests) or every non-test symbol
+(``symbols``; tests too with ``include_tests``). Ranking: positive totals, best first (``ground_named``: the
+symbols the query names verbatim first). Packing: when the best file's module costs at most ``whole_file_share``
+of the budget it is packed whole first, then in rank order. The stages live in ``stages``. The composer's own
+defaults are the identity (every weight 0, multipliers 1: ``no_retrieval``): what a method does is its recipe.
 ``prose`` (``prose_gate``) gives a report that pastes no code its own parameters in place of the recipe's.
 """
 from __future__ import annotations
@@ -85,9 +83,9 @@ _NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_grap
                  "ctx_weight", "w_cover", "cover_power", "w_cooc", "w_topk", "peripheral", "w_fname", "w_history",
                  "w_function", "w_loose_path", "w_log_file", "w_log_function", "w_literal", "w_frame", "w_dotted",
                  "w_error", "w_names", "w_receiver", "w_flow", "w_users", "w_error_users", "w_callees",
-                 "w_overriders", "w_qualified", "w_local", "w_file_share", "file_decay", "issue_conf", "prose_title_boost",
-                 "lift_cap", "hop_backoff")
-_COUNTS = ("prf_files", "prf_terms", "topk", "log_k", "local_files")
+                 "w_overriders", "w_qualified", "w_docs", "w_local", "w_file_share", "file_decay", "issue_conf",
+                 "prose_title_boost", "lift_cap", "hop_backoff")
+_COUNTS = ("prf_files", "prf_terms", "topk", "log_k", "local_files", "docs_k")
 
 
 @dataclass
@@ -171,6 +169,8 @@ class Blend(RankThenPack):
     w_callees: float = 0.0
     w_overriders: float = 0.0
     w_qualified: float = 0.0  # ``Class.member`` names resolved through the class to the member (signals_real/qualified.py)
+    w_docs: float = 0.0  # documentation sections matching the issue vote for their API (signals_real/docs_bridge.py)
+    docs_k: int = 3  # ... the best docs_k sections
     issue_scale: str = "max"  # how each issue signal is scaled (normalise.evidence_scale): max, absolute, saturate
     issue_conf: float = 1.0  # saturate: the raw maximum at which a signal gets half its weight
     issue_fuse: str = "sum"  # the signals' lifts added (sum) or their largest one (max) (issue_fusion.py)

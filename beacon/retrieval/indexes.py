@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # the types only: this module imports no other retrieval modu
     from .diffusion import Diffusion
     from .file_index import FileIndex
     from .mentions import Mentions, PathWords
+    from .signals_real.docs_bridge import DocsIndex
     from .signals_real.index import GraphIndex
     from .signals_real.literals import LiteralIndex
     from .term_rows import SymbolNames
@@ -126,6 +127,7 @@ class GraphIndexes:
     # issue-structure signals (signals_real): module table and spans, the code's string-literal fragments
     issue_graph: GraphIndex | None = None
     issue_literals: LiteralIndex | None = None
+    docs_bridge: DocsIndex | None = None  # the snapshot's documentation sections (``signals_real.docs_bridge``)
     # vectors
     hashed_vectors: np.ndarray | None = None
     # every symbol's qualname parts and name as codes into distinct strings, shared by the name builders

@@ -1,0 +1,143 @@
+"""The docs bridge: documentation sections that match the issue vote for the API they document.
+
+A prose report says what a user did in the words of the project's documentation ("the teardown
+callbacks", "streaming a response body"); the documentation section written in those words cites
+the code it documents (``docs_parse``: Sphinx roles, autodoc directives, backquoted names). This
+signal ranks the snapshot's documentation sections against the query with BM25, keeps the best
+``k``, and lets each cited name vote for the definitions it resolves to: as the ``dotted`` signal
+resolves a name (modules, ``__init__`` re-exports, base classes), else under the section's
+``currentmodule``, else as ``Class.member`` through the class (``qualified``), else a bare name
+borne by at most ``MAX_BARE`` definitions. A section's vote is its BM25 score over the best one's,
+shared among the definitions a name names; each distinct name counts once per section.
+
+The documentation is read from the snapshot the graph was built from (``graph.root``); a graph
+without a root or a snapshot without documentation gives no evidence. The index (sections, their
+BM25 matrix, their resolved definitions) is built once per graph and kept in the graph's memo
+(``GraphIndexes.docs_bridge``), so a query costs one sparse product.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from ...graph.codebase import CodebaseGraph
+from ..indexes import indexes_for
+from ..text import terms
+from .docs_parse import Reference, Section, read_sections
+from .dotted import member, resolve
+from .index import SignalScores, scores
+from .names import definitions
+
+MAX_BARE = 2  # a bare name borne by more definitions than this names nothing
+K1, B = 1.2, 0.75
+
+
+@dataclass(frozen=True)
+class DocsIndex:
+    """Sections x terms BM25 weights, the vocabulary, and per section the definitions it cites (CSR)."""
+
+    weights: sp.csr_matrix  # sections x terms
+    vocab: dict[str, int]
+    ptr: np.ndarray  # section i cites nodes[ptr[i]:ptr[i+1]] with weights share[...]
+    nodes: np.ndarray
+    share: np.ndarray
+    n_sections: int
+
+
+def resolve_ref(graph: CodebaseGraph, ref: Reference) -> list[int]:
+    """The definitions a cited name names (see the module docstring for the order tried)."""
+    name = ref.name
+    found = resolve(graph, name)
+    if not found and ref.module and not name.startswith(ref.module + "."):
+        found = resolve(graph, f"{ref.module}.{name}")
+    if found:
+        return found
+    head, *rest = name.split(".")
+    if rest:
+        classes = [int(n) for n in definitions(graph, head) if graph.symbols[int(n)].kind == "class"]
+        return sorted({f for f in (member(graph, c, rest) for c in classes) if f is not None})
+    bare = definitions(graph, head)
+    return [int(n) for n in bare] if len(bare) <= MAX_BARE else []
+
+
+def _bm25(docs: list[list[str]]) -> tuple[sp.csr_matrix, dict[str, int]]:
+    vocab: dict[str, int] = {}
+    rows, cols, vals = [], [], []
+    for i, words in enumerate(docs):
+        for word, tf in Counter(words).items():
+            rows.append(i)
+            cols.append(vocab.setdefault(word, len(vocab)))
+            vals.append(tf)
+    tf = sp.csr_matrix((np.asarray(vals, float), (rows, cols)), shape=(len(docs), len(vocab)))
+    df = np.bincount(cols, minlength=len(vocab)) if cols else np.zeros(0)
+    idf = np.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+    lengths = np.asarray([len(d) for d in docs], float)
+    norm = K1 * (1 - B + B * lengths / max(lengths.mean() if len(docs) else 1.0, 1e-9))
+    coo = tf.tocoo()
+    data = idf[coo.col] * coo.data * (K1 + 1) / (coo.data + norm[coo.row])
+    return sp.csr_matrix((data, (coo.row, coo.col)), shape=tf.shape), vocab
+
+
+def build(graph: CodebaseGraph, secs: list[Section]) -> DocsIndex:
+    """The index of ``secs`` against ``graph`` (names resolved once per distinct name and context)."""
+    weights, vocab = _bm25([terms(f"{s.title}\n{s.text}") for s in secs])
+    memo: dict[tuple[str, str], list[int]] = {}
+    ptr, nodes, share = [0], [], []
+    for s in secs:
+        for ref in dict.fromkeys(Reference(r.name, r.module, "") for r in s.refs):
+            key = (ref.name, ref.module)
+            if key not in memo:
+                memo[key] = resolve_ref(graph, ref)
+            found = memo[key]
+            if not found:
+                continue
+            nodes += found
+            share += [1.0 / len(found)] * len(found)
+        ptr.append(len(nodes))
+    return DocsIndex(weights, vocab, np.asarray(ptr, np.int64), np.asarray(nodes, np.int64),
+                     np.asarray(share, float), len(secs))
+
+
+def docs_index(graph: CodebaseGraph) -> DocsIndex:
+    """The graph's docs index, built on first use from the snapshot at ``graph.root``."""
+    ix = indexes_for(graph)
+    if ix.docs_bridge is None:
+        root = Path(graph.root) if graph.root else None
+        secs = read_sections(root) if root is not None and root.is_dir() else []
+        ix.docs_bridge = build(graph, secs)
+    return ix.docs_bridge
+
+
+def section_scores(index: DocsIndex, query: str) -> np.ndarray:
+    """BM25 of each section against the query (each distinct query term once)."""
+    cols = sorted({index.vocab[t] for t in terms(query) if t in index.vocab})
+    if not cols or not index.n_sections:
+        return np.zeros(index.n_sections)
+    return np.asarray(index.weights[:, cols].sum(axis=1)).ravel()
+
+
+def top_sections(index: DocsIndex, query: str, k: int) -> list[tuple[int, float]]:
+    """The ``k`` best sections with a positive score that cite something, best first (ties by order)."""
+    score = section_scores(index, query)
+    cites = np.diff(index.ptr) > 0
+    order = np.lexsort((np.arange(len(score)), -score))
+    return [(int(i), float(score[i])) for i in order if score[i] > 0 and cites[i]][:k]
+
+
+def docs_symbol(graph: CodebaseGraph, query: str, k: int = 3) -> np.ndarray:
+    """Per definition: the votes of the ``k`` best sections (each scaled by its score over the best's)."""
+    index = docs_index(graph)
+    symbol = np.zeros(len(graph.symbols))
+    best = top_sections(index, query, k)
+    for i, s in best:
+        lo, hi = index.ptr[i], index.ptr[i + 1]
+        np.add.at(symbol, index.nodes[lo:hi], index.share[lo:hi] * s / best[0][1])
+    return symbol
+
+
+def docs_scores(graph: CodebaseGraph, query: str, k: int = 3) -> SignalScores:
+    return scores(graph, docs_symbol(graph, query, k))
