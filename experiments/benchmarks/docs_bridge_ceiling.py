@@ -8,6 +8,9 @@ have documentation, how often the reached definitions include a gold definition 
 mean number of files reached.
 
     python -m experiments.benchmarks.docs_bridge_ceiling --sets real,tune,clog_tune,real:prose
+    # the signal's variants (module constants of docs_bridge) through localize_real_signals' grid
+    python -m experiments.benchmarks.docs_bridge_ceiling --kinds role+directive --cite-idf --signals \
+        --sets real,real:prose,tune,clog_tune --methods "hybrid_follow;hybrid_follow:w_docs=0.05;docs_only"
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from beacon.retrieval.signals_real import docs_bridge
 from beacon.retrieval.signals_real.docs_bridge import docs_index, docs_symbol
 from beacon.retrieval.signals_real.index import graph_index
 from experiments.benchmarks.localize_real_sets import DEFAULT_CACHE, loaded
@@ -51,7 +55,18 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", default="real,tune,clog_tune")
     ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
-    args = ap.parse_args(argv)
+    ap.add_argument("--kinds", default="role+directive+code", help="how a name must be cited (docs_bridge.REF_KINDS)")
+    ap.add_argument("--cite-idf", action="store_true", help="hub APIs count less (docs_bridge.CITE_IDF)")
+    ap.add_argument("--signals", action="store_true", help="run localize_real_signals with the other arguments")
+    args, rest = ap.parse_known_args(argv)
+    docs_bridge.REF_KINDS = frozenset(args.kinds.split("+"))
+    docs_bridge.CITE_IDF = args.cite_idf
+    if args.signals:
+        from experiments.benchmarks.localize_real_signals import main as signals
+        signals(["--sets", args.sets, "--cache-dir", str(args.cache_dir), *rest])
+        return
+    if rest:
+        ap.error(f"unrecognized arguments: {' '.join(rest)}")
     print(f"{'set':12} {'k':>2} {'n':>4} {'docs':>5} {'def%':>6} {'file%':>6} {'file@1%':>8} {'files':>6}")
     for which in args.sets.split(","):
         out = measure(which, args.cache_dir)

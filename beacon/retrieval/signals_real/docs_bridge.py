@@ -33,6 +33,8 @@ from .index import SignalScores, scores
 from .names import definitions
 
 MAX_BARE = 2  # a bare name borne by more definitions than this names nothing
+REF_KINDS = frozenset({"role", "directive", "code"})  # how a name must be cited to count
+CITE_IDF = False  # weigh a name by log(1 + S / sections citing it) / log(1 + S): hub APIs count less
 K1, B = 1.2, 0.75
 
 
@@ -86,17 +88,20 @@ def build(graph: CodebaseGraph, secs: list[Section]) -> DocsIndex:
     """The index of ``secs`` against ``graph`` (names resolved once per distinct name and context)."""
     weights, vocab = _bm25([terms(f"{s.title}\n{s.text}") for s in secs])
     memo: dict[tuple[str, str], list[int]] = {}
+    cited = [list(dict.fromkeys(Reference(r.name, r.module, "") for r in s.refs if r.kind in REF_KINDS))
+             for s in secs]
+    for refs in cited:
+        for ref in refs:
+            if (ref.name, ref.module) not in memo:
+                memo[(ref.name, ref.module)] = resolve_ref(graph, ref)
+    df = Counter(n for refs in cited for n in {x for ref in refs for x in memo[(ref.name, ref.module)]})
+    norm = np.log1p(len(secs)) if secs else 1.0
     ptr, nodes, share = [0], [], []
-    for s in secs:
-        for ref in dict.fromkeys(Reference(r.name, r.module, "") for r in s.refs):
-            key = (ref.name, ref.module)
-            if key not in memo:
-                memo[key] = resolve_ref(graph, ref)
-            found = memo[key]
-            if not found:
-                continue
+    for refs in cited:
+        for ref in refs:
+            found = memo[(ref.name, ref.module)]
             nodes += found
-            share += [1.0 / len(found)] * len(found)
+            share += [(np.log1p(len(secs) / df[n]) / norm if CITE_IDF else 1.0) / len(found) for n in found]
         ptr.append(len(nodes))
     return DocsIndex(weights, vocab, np.asarray(ptr, np.int64), np.asarray(nodes, np.int64),
                      np.asarray(share, float), len(secs))

@@ -19,7 +19,7 @@ from pathlib import Path
 DOC_DIRS = ("docs", "doc")
 DOC_SUFFIXES = (".rst", ".md", ".txt")
 # release notes are history (and the source of the changelog tasks' queries): never read
-_HISTORY_NAME = re.compile(r"(?i)^(changes|history|changelog|news|release[-_]?notes|whatsnew)")
+_HISTORY_NAME = re.compile(r"(?i)^(changes|history|changelog|news|release[-_]?notes|whatsnew)(\.|$|[-_]?\d)")
 _HISTORY_DIRS = frozenset({"changelog", "changes", "releases", "release_notes", "release-notes", "whatsnew",
                            "history", "news"})
 MAX_FILE_BYTES = 1_000_000
