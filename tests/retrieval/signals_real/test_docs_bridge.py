@@ -17,7 +17,7 @@ from beacon.retrieval.signals_real.docs_parse import Reference, doc_files, is_hi
 from beacon.retrieval.signals_real.index import graph_index
 
 from .conftest import FILES as SHOP
-from .conftest import node
+from .conftest import assert_weight_zero_is_off, node
 
 DOCS = {
     "README.rst": "Shop\n====\n\nA tiny package with ``Field`` objects.\n",
@@ -111,11 +111,7 @@ def test_a_graph_without_documentation_gives_no_evidence(shop):
 
 def test_weight_zero_is_not_computed_and_the_signal_alone_ranks_the_cited_file(documented):
     query = "A naive timestamp string loses its timezone"
-    base = get_method("hybrid_follow", **method_params("hybrid_follow")).scores(documented, query)
-    off = get_method("hybrid_follow", **method_params("hybrid_follow", {"w_docs": 0.0})).scores(documented, query)
-    on = get_method("hybrid_follow", **method_params("hybrid_follow", {"w_docs": 0.5})).scores(documented, query)
-    assert "docs" not in base.components and "docs" in on.components
-    assert off.total.tobytes() == base.total.tobytes()
+    assert_weight_zero_is_off(documented, "docs", query)
     ranked = get_method("docs_only", **method_params("docs_only")).rank(documented, query)
     assert {documented.symbols[n].path for n, _ in ranked} == {"src/shop/fields.py"}
 
