@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from beacon.graph.codebase import CodebaseGraph
 from beacon.retrieval import get_method
 from beacon.retrieval.recipes import method_params
-from beacon.retrieval.signals_real.docs_bridge import docs_index, docs_scores, resolve_ref, top_sections
+from beacon.retrieval.signals_real.docs_bridge import (DocsUnavailable, build, docs_index, docs_scores, resolve_ref,
+                                                       top_sections)
 from beacon.retrieval.signals_real.docs_parse import Reference, doc_files, is_history, references, sections
 from beacon.retrieval.signals_real.index import graph_index
 
@@ -109,6 +110,15 @@ def test_a_graph_without_documentation_gives_no_evidence(shop):
     assert docs_scores(shop, "timestamp timezone").empty
 
 
+def test_a_graph_whose_snapshot_is_gone_is_an_error(tmp_path):
+    _write(tmp_path / "tree", {"pkg/__init__.py": "def f():\n    return 1\n", "docs/index.rst": "``pkg.f``\n"})
+    graph = CodebaseGraph.from_repo(tmp_path / "tree")
+    assert build(graph, sections("docs/index.rst", "Use ``pkg.f``.")).n_sections == 1
+    graph.root = str(tmp_path / "gone")
+    with pytest.raises(DocsUnavailable, match="gone"):
+        docs_scores(graph, "f")
+
+
 def test_weight_zero_is_not_computed_and_the_signal_alone_ranks_the_cited_file(documented):
     query = "A naive timestamp string loses its timezone"
     assert_weight_zero_is_off(documented, "docs", query)
@@ -137,3 +147,7 @@ def test_parsing_never_raises_and_every_reference_is_in_the_text(text):
         assert sec.text in text
         for ref in sec.refs:
             assert ref.name in sec.text and (not ref.module or ref.module in text)
+
+
+def test_hybrid_docs_is_hybrid_follow_with_the_docs_bridge():
+    assert method_params("hybrid_docs") == {**method_params("hybrid_follow"), "w_docs": 0.02, "docs_k": 1}

@@ -149,7 +149,7 @@ def test_no_existing_recipe_runs_the_issue_stage():
            "frame_only", "dotted_only", "hybrid_issue", "error_only", "names_only", "receiver_only", "hybrid_code",
            "hybrid_title", "flow_only", "hybrid_flow", "usesites_only", "hybrid_uses", "hybrid_fn",
            "hybrid_follow", "hybrid_prose", "hybrid_prose_name",
-           "hybrid_flowgaps", "qualified_only", "docs_only"}
+           "hybrid_flowgaps", "qualified_only", "docs_only", "hybrid_docs"}
     for name in set(blend_recipes()) - new:
         assert not any(method_params(name).get(w) for w in ISSUE_WEIGHTS), name
 
