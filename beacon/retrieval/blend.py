@@ -17,9 +17,8 @@ test) in file ``f(v)``, in six stages:
    path/identifier mentions (``mentions``), ``N`` stemmed BM25 over path + qualified name (``stemmed``), ``Π``
    the repomap walk (``repomap``; ``beta``, ``lambda_*``). ``mention_prose`` scales the mentions from prose
    words only, and ``generic`` multiplies ``s(v)`` when ``v`` holds none of the query's rarer terms
-   (``lexical.specific_match``); both neutral at 1, neither helped (README). The BM25 signals (``S``,
-   ``F``, ``N`` and stage 2's ``w_ctx``) weigh each query term by where it
-   stands (``query_weights``): ``title_boost`` (the first non-empty line), ``code_boost`` (backticks, pasted
+   (``lexical.specific_match``); both neutral at 1, neither helped (README). The BM25 signals (``S``, ``F``, ``N``
+   and stage 2's ``w_ctx``) weigh each query term by where it stands (``query_weights``): ``title_boost`` (the first non-empty line), ``code_boost`` (backticks, pasted
    code), ``dump_weight`` (pasted output, number-heavy and long non-Python lines), ``qtf_cap``,
    ``prose_title_boost`` (more title boost when no code is pasted); neutral (0, 0, 1, 0, 0): the plain counts.
 2. **expansion** (``expansion``): ``w_prf_file``/``w_prf_sym`` pseudo-relevance feedback terms from the
@@ -39,10 +38,10 @@ test) in file ``f(v)``, in six stages:
    imports, return types; ``flow_gaps``: shapes also followed, none by default); and, one step from the named
    definitions to other files (``usesites``), ``w_users`` (callers, importers), ``w_error_users`` (users of named
    exception classes and their subclasses), ``w_callees`` (callees sharing the issue's terms), ``w_overriders``;
-   ``w_qualified`` (``Class.member`` names with no module in front, resolved through the class to the member);
-   ``w_tests`` (the code the ``tests_k`` tests best matching the query call; ``tests_files``: its file votes' share).
-   ``unit`` is ``issue_scale`` (``normalise.evidence_scale``: ``max``, default; ``saturate``, ``absolute``); the
-   lifts are added or backed off, fused by ``max``, clipped (``hop_backoff``, ``issue_fuse``, ``lift_*``; issue_fusion).
+   ``w_qualified`` (``Class.member`` names resolved through the class); ``w_tests`` (the code the ``tests_k`` tests
+   best matching the query call; ``tests_files``: its file votes' share); ``w_docs`` (API cited by the ``docs_k``
+   documentation sections best matching the issue). ``unit`` is ``issue_scale`` (``max``, default; ``saturate``,
+   ``absolute``); lifts added, backed off, fused by max, clipped (``hop_backoff``, ``issue_fuse``…).
 6. **inside the best files** (``infile``; only when one of its weights is set): ``+ w_local · local(v)`` (BM25 of
    each definition of the ``local_files`` best files with the IDF over that file's definitions, times the file's
    share of the best file's total; ``local_field``: its documents) ``+ w_file_share · share(f(v))``, then
@@ -83,9 +82,9 @@ _NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_grap
                  "ctx_weight", "w_cover", "cover_power", "w_cooc", "w_topk", "peripheral", "w_fname", "w_history",
                  "w_function", "w_loose_path", "w_log_file", "w_log_function", "w_literal", "w_frame", "w_dotted",
                  "w_error", "w_names", "w_receiver", "w_flow", "w_users", "w_error_users", "w_callees",
-                 "w_overriders", "w_qualified", "w_local", "w_file_share", "file_decay", "issue_conf", "prose_title_boost",
-                 "lift_cap", "hop_backoff", "w_tests", "tests_files")
-_COUNTS = ("prf_files", "prf_terms", "topk", "log_k", "local_files", "tests_k")
+                 "w_overriders", "w_qualified", "w_docs", "w_local", "w_file_share", "file_decay", "issue_conf",
+                 "prose_title_boost", "lift_cap", "hop_backoff", "w_tests", "tests_files")
+_COUNTS = ("prf_files", "prf_terms", "topk", "log_k", "local_files", "tests_k", "docs_k")
 
 
 @dataclass
@@ -162,8 +161,7 @@ class Blend(RankThenPack):
     w_receiver: float = 0.0  # pasted code: receivers, snippet classes and bases (signals_real/receivers.py)
     w_flow: float = 0.0  # pasted code: function calls, star imports, return types (signals_real/flow.py)
     flow_gaps: str = ""  # shapes w_flow also follows ("all" or "tuples+attrs+names+frames"); "": none, as before
-    # from the named definitions one step to other files (signals_real/usesites.py): their users, the users of
-    # named exception classes (and their subclasses), their callees sharing the issue's terms, their overriders
+    # one step on from the named definitions (signals_real/usesites.py): users, users of named exceptions, callees
     w_users: float = 0.0
     w_error_users: float = 0.0
     w_callees: float = 0.0
@@ -172,6 +170,8 @@ class Blend(RankThenPack):
     w_tests: float = 0.0  # the code the best-matching tests exercise (signals_real/tests_bridge.py)
     tests_k: int = 5  # how many tests carry it; tests_files: the share of its file votes (1: as the others)
     tests_files: float = 1.0
+    w_docs: float = 0.0  # API cited by the docs_k=3 best-matching documentation sections (signals_real/docs_bridge.py)
+    docs_k: int = 3
     issue_scale: str = "max"  # how each issue signal is scaled (normalise.evidence_scale): max, absolute, saturate
     issue_conf: float = 1.0  # saturate: the raw maximum at which a signal gets half its weight
     issue_fuse: str = "sum"  # the signals' lifts added (sum) or their largest one (max) (issue_fusion.py)

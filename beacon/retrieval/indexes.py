@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # the types only: this module imports no other retrieval modu
     from .diffusion import Diffusion
     from .file_index import FileIndex
     from .mentions import Mentions, PathWords
+    from .signals_real.docs_bridge import DocsIndex
     from .signals_real.index import GraphIndex
     from .signals_real.literals import LiteralIndex
     from .signals_real.tests_bridge import TestBridge
@@ -128,6 +129,7 @@ class GraphIndexes:
     issue_graph: GraphIndex | None = None
     issue_literals: LiteralIndex | None = None
     test_bridge: TestBridge | None = None  # each test definition's reach (signals_real.tests_bridge)
+    docs_bridge: DocsIndex | None = None  # the snapshot's documentation sections (``signals_real.docs_bridge``)
     # vectors
     hashed_vectors: np.ndarray | None = None
     # every symbol's qualname parts and name as codes into distinct strings, shared by the name builders

@@ -30,6 +30,7 @@ from .mentions import loose_path_matches, mention_weights
 from .neighbors import neighbor_max
 from .normalise import evidence_scale, reciprocal_ranks, unit_scale
 from .repomap import repomap_scores
+from .signals_real.docs_bridge import docs_scores
 from .signals_real.dotted import dotted_scores
 from .signals_real.errors import error_scores
 from .signals_real.flow import flow_scores
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
 ISSUE = {"literal": literal_scores, "frame": frame_scores, "dotted": dotted_scores, "error": error_scores,
          "names": name_scores, "receiver": receiver_scores, "flow": flow_scores, "users": user_scores,
          "error_users": error_user_scores, "callees": callee_scores, "overriders": overrider_scores,
-         "qualified": qualified_scores, "tests": tests_scores}
+         "qualified": qualified_scores, "tests": tests_scores, "docs": docs_scores}
 EXPANSION = ("w_prf_file", "w_prf_sym", "w_ctx", "w_cover", "w_cooc", "w_topk", "w_fname")
 
 
@@ -190,7 +191,8 @@ def issue(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, total: n
     signals (``signals_real``: ``w_literal``, ``w_frame``, ``w_dotted``, ``w_error``, ``w_names``,
     ``w_receiver``, ``w_flow``; from the named definitions to their uses, ``usesites``: ``w_users``,
     ``w_error_users``, ``w_callees``, ``w_overriders``; ``w_qualified``: ``Class.member`` names; ``w_tests``:
-    the code the tests matching the query exercise), on the candidates.
+    the code the tests matching the query exercise; ``w_docs``: the API the best-matching documentation sections
+    cite), on the candidates.
 
     The total is divided by its maximum first so that a weight is a share of the best score (0.25: a quoted
     message lifts its definition by a quarter of the top score); a file's votes lift every definition in it.
@@ -208,7 +210,8 @@ def issue(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, total: n
             continue
         # each scaled by its maximum over every symbol / file; the flow signal follows the recipe's gaps
         found = (flow_scores(graph, query, gap_set(m.flow_gaps)) if name == "flow" else
-                 tests_scores(graph, query, m.tests_k) if name == "tests" else ISSUE[name](graph, query))
+                 tests_scores(graph, query, m.tests_k) if name == "tests" else
+                 docs_scores(graph, query, m.docs_k) if name == "docs" else ISSUE[name](graph, query))
         parts[name] = found.symbol + found.file[file_of]
         # issue_scale "max" (default): each part over its own maximum; others weigh how strong the evidence is
         lift = (evidence_scale(found.symbol, m.issue_scale, m.issue_conf)  # the tests' file votes: a share

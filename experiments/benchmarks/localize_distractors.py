@@ -174,6 +174,8 @@ class PaddedCache:
             graph.save(staging)
             shutil.rmtree(saved, ignore_errors=True)
             os.replace(staging, saved)
+        # the padded tree was temporary: the project's own snapshot is where its documentation lives (docs bridge)
+        graph.root = str(self.snapshots.snapshot(repo, commit))
         attach_store(graph, self.root / "indexes")
         return graph
 

@@ -73,3 +73,18 @@ def shop(tmp_path_factory) -> CodebaseGraph:
 
 def node(graph: CodebaseGraph, symbol_id: str) -> int:
     return graph.index[symbol_id]
+
+
+def assert_weight_zero_is_off(graph: CodebaseGraph, signal: str, query: str) -> None:
+    """On ``hybrid_follow``: ``w_<signal>`` 0 computes nothing and changes nothing; 0.5 adds the signal and moves
+    the total."""
+    from beacon.retrieval import get_method
+    from beacon.retrieval.recipes import method_params
+
+    def scores(extra):
+        return get_method("hybrid_follow", **method_params("hybrid_follow", extra)).scores(graph, query)
+
+    base, off, on = scores({}), scores({f"w_{signal}": 0.0}), scores({f"w_{signal}": 0.5})
+    assert signal not in base.components and signal in on.components
+    assert off.total.tobytes() == base.total.tobytes()
+    assert on.total.tobytes() != base.total.tobytes()

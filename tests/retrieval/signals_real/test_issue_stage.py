@@ -25,7 +25,7 @@ from beacon.retrieval.signals_real.names import name_scores
 from beacon.retrieval.signals_real.receivers import receiver_scores
 
 ISSUE_WEIGHTS = ("w_literal", "w_frame", "w_dotted", "w_error", "w_names", "w_receiver", "w_flow", "w_users",
-                 "w_error_users", "w_callees", "w_overriders", "w_qualified", "w_tests")
+                 "w_error_users", "w_callees", "w_overriders", "w_qualified", "w_tests", "w_docs")
 
 FILES = {
     "store/__init__.py": '"""Store."""\nfrom .cart import Cart\n',
@@ -149,7 +149,7 @@ def test_no_existing_recipe_runs_the_issue_stage():
            "frame_only", "dotted_only", "hybrid_issue", "error_only", "names_only", "receiver_only", "hybrid_code",
            "hybrid_title", "flow_only", "hybrid_flow", "usesites_only", "hybrid_uses", "hybrid_fn",
            "hybrid_follow", "hybrid_prose", "hybrid_prose_name",
-           "hybrid_flowgaps", "qualified_only", "tests_only", "hybrid_tests"}
+           "hybrid_flowgaps", "qualified_only", "tests_only", "hybrid_tests", "docs_only", "hybrid_docs"}
     for name in set(blend_recipes()) - new:
         assert not any(method_params(name).get(w) for w in ISSUE_WEIGHTS), name
 

@@ -1,7 +1,6 @@
 """``Class.member`` names resolved through the class (and its bases) to the member's definition and file."""
 from __future__ import annotations
 
-import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -10,7 +9,7 @@ from beacon.retrieval.recipes import method_params
 from beacon.retrieval.signals_real.index import graph_index
 from beacon.retrieval.signals_real.qualified import qualified_members, qualified_scores
 
-from .conftest import node
+from .conftest import assert_weight_zero_is_off, node
 
 
 def test_a_class_member_name_resolves_to_the_member_through_bases(shop):
@@ -44,13 +43,7 @@ def test_the_signal_alone_ranks_the_defining_file(shop):
 
 
 def test_weight_zero_is_not_computed_and_leaves_the_recipe_unchanged(shop):
-    query = "Fixed ``DateTime.deserialize`` on null values"
-    base = get_method("hybrid_follow", **method_params("hybrid_follow")).scores(shop, query)
-    off = get_method("hybrid_follow", **method_params("hybrid_follow", {"w_qualified": 0.0})).scores(shop, query)
-    on = get_method("hybrid_follow", **method_params("hybrid_follow", {"w_qualified": 0.5})).scores(shop, query)
-    assert "qualified" not in base.components and "qualified" in on.components
-    assert off.total.tobytes() == base.total.tobytes()
-    assert not np.array_equal(on.total, base.total)
+    assert_weight_zero_is_off(shop, "qualified", "Fixed ``DateTime.deserialize`` on null values")
 
 
 _text = st.lists(st.sampled_from(list("abDFT_ .`(),\n") + ["Field", "DateTime", ".deserialize", ".x"]),
