@@ -35,6 +35,12 @@ repository. ``split``: a fix commit that is also a mined task (``mine.py``, the
 same fix and gold under another query) keeps that task's half, so a knob chosen
 on one ``tune`` half never has seen the gold of the other set's ``test`` half;
 every other task by the parity of SHA-256(instance id).
+
+A later batch (``previous``: the task rows of the batches before it) continues
+the same shuffled order: an entry whose fix a previous task holds is skipped
+(``previous_batch``) without counting towards ``cap``, and so is a task whose
+base commit and gold functions a previous task has (``previous_base_gold``), so
+the batches share no fix and no (base, gold) pair.
 """
 from __future__ import annotations
 
@@ -58,6 +64,12 @@ def mined_splits(path: Path) -> dict[str, str]:
     """``{fix commit: split}`` of a mined-task file (``experiments/data/mined_tasks.jsonl``)."""
     rows = (json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip())
     return {r["commit"]: r["split"] for r in rows}
+
+
+def previous_keys(rows: list[dict]) -> tuple[frozenset[str], frozenset[tuple]]:
+    """(fix commits, (repo, base commit, gold functions) keys) of a previous batch's task rows."""
+    return (frozenset(r["commit"] for r in rows),
+            frozenset((r["repo"], r["base_commit"], tuple(sorted(r["gold_functions"]))) for r in rows))
 
 
 def _normal(text: str) -> str:
@@ -290,10 +302,12 @@ def _task(source: GitSource, repo: str, item: _Added, fix: Fix, filters: MineFil
 
 def mine_changelog(source: GitSource, repo: str, filters: MineFilters, *, rev: str | None = None,
                    max_files: int = 3, max_branch_commits: int = 30,
-                   splits: dict[str, str] | None = None) -> MineResult:
+                   splits: dict[str, str] | None = None, previous: list[dict] | None = None) -> MineResult:
     """Changelog tasks of ``repo`` (``owner/name``) from the history of ``rev`` (see the module docstring);
-    ``splits`` (``mined_splits``) maps a fix commit to the half it must keep."""
+    ``splits`` (``mined_splits``) maps a fix commit to the half it must keep; ``previous`` (earlier batches'
+    task rows) are neither repeated nor counted towards ``cap``."""
     splits = splits or {}
+    prev_fixes, prev_gold = previous_keys(previous or [])
     revs = [rev] if rev else ["HEAD"] if source.has_commit("HEAD") else ["--all"]
     counts: Counter = Counter()
     commits = _log(source, revs)
@@ -314,10 +328,14 @@ def mine_changelog(source: GitSource, repo: str, filters: MineFilters, *, rev: s
             counts["skip:not_examined_cap_reached"] += len(order) - index
             break
         reason, fix = history.pin(item, max_branch_commits)
-        if fix is not None and fix.sha in used:
+        if fix is not None and fix.sha in prev_fixes:
+            reason = "previous_batch"
+        elif fix is not None and fix.sha in used:
             reason = "fix_shared"
         if reason is None:
             reason, task = _task(source, repo, item, fix, filters, max_files, splits)
+            if not reason and (repo, task["base_commit"], tuple(sorted(task["gold_functions"]))) in prev_gold:
+                reason = "previous_base_gold"
         if reason:
             counts[f"skip:{reason}"] += 1
             continue

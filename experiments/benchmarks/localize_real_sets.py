@@ -5,7 +5,8 @@ SWE-bench Lite *test* split is never listed here: it is the held-out set. A set 
 text variant, ``real:title``, ``real:prose`` or ``real:code`` (``text_variants``): the same
 instances with only that part of each problem statement.
 ``clog_tune``/``clog_test`` are the halves of the changelog tasks
-(``beacon.tasks.changelog``): entry text as the query, fix commit as gold.
+(``beacon.tasks.changelog``): entry text as the query, fix commit as gold;
+``clog2_tune``/``clog2_test`` the halves of its second batch (``changelog_tasks_2.jsonl``).
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ SHARED = Path("../shared/data")
 REAL = (SHARED / "swebench_lite_dev/instances.jsonl", SHARED / "swebench_lite_devsplit/instances.jsonl")
 MINED = Path("experiments/data/mined_tasks.jsonl")
 CHANGELOG = Path("experiments/data/changelog_tasks.jsonl")
+CHANGELOG_2 = Path("experiments/data/changelog_tasks_2.jsonl")
 REPOS = [SHARED / "swebench_lite_dev/repos", SHARED / "swebench_lite_devsplit/repos", SHARED / "git_repos"]
 DEFAULT_CACHE = Path("/work/main/.beacon-cache")
 
@@ -33,7 +35,7 @@ def base_set(which: str) -> str:
 
 def instances(which: str) -> list[Instance]:
     """``real`` (21), ``tune`` or ``test`` (mined halves), ``clog_tune`` or
-    ``clog_test`` (changelog halves); ``<set>:<kind>`` keeps only that part of each
+    ``clog_test`` (changelog halves), ``clog2_tune`` or ``clog2_test`` (second batch); ``<set>:<kind>`` keeps only that part of each
     problem statement (``text_variants.variant``: ``title``, ``prose`` or ``code``)."""
     base, _, kind = which.partition(":")
     if kind:
@@ -45,7 +47,10 @@ def instances(which: str) -> list[Instance]:
         return [inst for inst in load_instances(MINED) if inst.extra.get("split") == which]
     if which in ("clog_tune", "clog_test"):
         return [inst for inst in load_instances(CHANGELOG) if inst.extra.get("split") == which[5:]]
-    raise ValueError(f"unknown instance set {which!r}; expected real, tune, test, clog_tune or clog_test")
+    if which in ("clog2_tune", "clog2_test"):
+        return [inst for inst in load_instances(CHANGELOG_2) if inst.extra.get("split") == which[6:]]
+    raise ValueError(f"unknown instance set {which!r}; expected real, tune, test, clog_tune, clog_test, "
+                     "clog2_tune or clog2_test")
 
 
 def loaded(which: str, cache_dir: Path, limit: int | None = None) -> Iterator[tuple[Instance, CodebaseGraph, Gold]]:
