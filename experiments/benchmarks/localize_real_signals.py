@@ -78,7 +78,7 @@ def gold_file_definitions(graph, gold) -> int:
 
 def run_set(which: str, cache_dir: Path, limit: int | None, specs: list[str], budget: int,
             timings: dict[str, list[float]], changed: list[str] | None = None, min_defs: int = 0,
-            by_repo: dict | None = None, max_files: int = 0) -> dict[str, dict]:
+            by_repo: dict | None = None, max_files: int = 0, timed: bool = True) -> dict[str, dict]:
     """Each configuration's means and paired differences on ``which``; with ``changed`` (a list) the instances
     whose metrics differ from the first configuration's are appended to it, one line each; with ``by_repo``
     (a dict) each configuration's rows are filed under ``(which, repository)``."""
@@ -98,6 +98,8 @@ def run_set(which: str, cache_dir: Path, limit: int | None, specs: list[str], bu
             params = method_params(name, overrides)
             metrics = evaluate(graph, inst.instance_id, q, gold, name, budget, params)["metrics"]
             rows[spec].append({k: metrics[v] for k, v in METRICS.items()})
+            if not timed:  # --no-timing: halves a long sweep's time
+                continue
             method = get_method(name, **params)  # the indexes are built: this is the per-query time
             start = time.perf_counter()
             method.retrieve(graph, q, budget)
@@ -132,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-gold-files", type=int, default=0,
                     help="only instances whose gold spans at most this many files (File Acc@5 and Function "
                          "Acc@10 need every gold file/function ranked; reads gold)")
+    ap.add_argument("--no-timing", action="store_true", help="skip the timed second retrieve (long sweeps)")
     args = ap.parse_args(argv)
     specs = [s for s in args.methods.split(";") if s] if args.methods else default_grid()
     sets = args.sets.split(",")
@@ -139,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     changed: list[str] | None = [] if args.per_instance else None
     by_repo: dict | None = {} if args.by_repo else None
     results = {which: run_set(which, args.cache_dir, args.limit, specs, args.budget, timings, changed,
-                              args.min_gold_defs, by_repo, args.max_gold_files) for which in sets}
+                              args.min_gold_defs, by_repo, args.max_gold_files, not args.no_timing)
+               for which in sets}
     width = max(28, *(len(s) + 2 for s in specs))
     col = max(22, *(len(f"{w} {m}") + 2 for w in sets for m in METRICS))  # room for real:title function_acc@10
     print(f"{'method':<{width}}" + "".join(f"{which + ' ' + m:>{col}}" for which in sets for m in METRICS))
@@ -169,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         if tried:
             best = max(tried, key=lambda s: (total(s), -len(s)))
             print(f"{weight}: best {best} (sum {total(best):.1f} vs {specs[0]} {total(specs[0]):.1f})")
-    for spec, ts in timings.items():
+    for spec, ts in timings.items() if not args.no_timing else ():
         median = statistics.median(ts)
         print(f"median per-query time {spec}: {1000 * median:.1f} ms (p90 {1000 * sorted(ts)[int(0.9 * (len(ts) - 1))]:.1f}"
               f" ms, {len(ts)} queries) {'PASS' if median <= LIMIT_S else 'MISS'} vs {LIMIT_S:g} s")
