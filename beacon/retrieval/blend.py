@@ -22,9 +22,10 @@ test) in file ``f(v)``, in six stages:
    code), ``dump_weight`` (pasted output, number-heavy and long non-Python lines), ``qtf_cap``,
    ``prose_title_boost`` (more title boost when no code is pasted); neutral (0, 0, 1, 0, 0): the plain counts.
 2. **expansion** (``expansion``): ``w_prf_file``/``w_prf_sym`` pseudo-relevance feedback terms from the
-   ``prf_files`` best files, ``w_ctx`` caller-expanded documents, ``w_cover``/``w_cooc`` query coverage,
-   ``w_topk`` file mean, ``w_fname`` file-name BM25, each unit-scaled; the sum is scaled by ``vendored`` on
-   vendored code and added; then everything under ``examples/``, ``docs/``, … is multiplied by ``peripheral``.
+   ``prf_files`` best files, ``w_ctx`` caller-expanded documents (``w_docctx``/``w_testctx``: expanded with the
+   docs sections / tests citing or reaching them, ``doc_expansion``), ``w_cover``/``w_cooc`` query coverage,
+   ``w_topk`` file mean, ``w_fname`` file-name BM25, each unit-scaled; the sum, scaled by ``vendored`` on vendored
+   code, is added; then everything under ``examples/``, ``docs/``, … is multiplied by ``peripheral``.
 3. **priors** (``history``; inputs ``file_history``/``line_history``):
    ``+ w_history · H(f(v))/max H + w_function · G(v)/max G``.
 4. **late signals**: ``+ w_loose_path · P̂(f(v))`` (loose path words, ``mentions``) ``+ w_log_file · L̂_F(f(v))
@@ -71,6 +72,7 @@ from .infile import FIELDS as LOCAL_FIELDS
 from .lexical import named_first, named_mask
 from .query_weights import QueryWeights
 from .issue_fusion import check_issue_fusion
+from .signals_real.doc_expansion import check_sources
 from .signals_real.flow_text import gap_set
 from .normalise import ISSUE_SCALES, best_first, best_first_lazily
 from .masks import is_test_mask, packable
@@ -83,7 +85,8 @@ _NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_grap
                  "w_function", "w_loose_path", "w_log_file", "w_log_function", "w_literal", "w_frame", "w_dotted",
                  "w_error", "w_names", "w_receiver", "w_flow", "w_users", "w_error_users", "w_callees",
                  "w_overriders", "w_qualified", "w_docs", "w_local", "w_file_share", "file_decay", "issue_conf",
-                 "prose_title_boost", "lift_cap", "hop_backoff", "w_tests", "tests_files")
+                 "prose_title_boost", "lift_cap", "hop_backoff", "w_tests", "tests_files", "w_docctx", "w_testctx",
+                 "docctx_weight")
 _COUNTS = ("prf_files", "prf_terms", "topk", "log_k", "local_files", "tests_k", "docs_k")
 
 
@@ -140,6 +143,10 @@ class Blend(RankThenPack):
     w_topk: float = 0.0
     topk: int = 3
     w_fname: float = 0.0
+    w_docctx: float = 0.0  # documents expanded with the docs sections citing them (signals_real/doc_expansion.py)
+    w_testctx: float = 0.0  # ... with the tests reaching them; docctx_weight: the expansion's share
+    docctx_weight: float = 0.5
+    sym_expand: str = ""  # the symbol BM25 over documents expanded with "docs", "tests" or "docs+tests" (same)
     peripheral: float = 1.0
     # 3. history priors
     w_history: float = 0.0
@@ -190,21 +197,17 @@ class Blend(RankThenPack):
     whole_file_share: float = 0.0
 
     def __post_init__(self) -> None:
-        if self.candidates not in CANDIDATES:
-            raise ValueError(f"{self.name}: candidates must be one of {CANDIDATES}, got {self.candidates!r}")
+        for key, allowed in (("candidates", CANDIDATES), ("local_field", LOCAL_FIELDS), ("issue_scale", ISSUE_SCALES),
+                             ("fusion", FUSIONS)):
+            if getattr(self, key) not in allowed:
+                raise ValueError(f"{self.name}: {key} must be one of {allowed}, got {getattr(self, key)!r}")
         if self.include_tests and self.candidates != "symbols":
             raise ValueError(f"{self.name}: test symbols are never candidates among definitions; include_tests "
                              f"needs candidates: symbols")
-        if self.local_field not in LOCAL_FIELDS:
-            raise ValueError(f"{self.name}: local_field must be one of {LOCAL_FIELDS}, got {self.local_field!r}")
-        if self.issue_scale not in ISSUE_SCALES:
-            raise ValueError(f"{self.name}: issue_scale must be one of {ISSUE_SCALES}, got {self.issue_scale!r}")
         check_issue_fusion(self.name, self.issue_fuse, self.lift_rank)
         prose_gate.check(self)
-        if self.fusion not in FUSIONS:
-            raise ValueError(f"{self.name}: fusion must be one of {FUSIONS}, got {self.fusion!r}")
         try:
-            self.query_weights, gap_set(self.flow_gaps)
+            self.query_weights, gap_set(self.flow_gaps), check_sources(self.sym_expand)
         except ValueError as e:
             raise ValueError(f"{self.name}: {e}") from None
         for w in _NON_NEGATIVE:
@@ -213,10 +216,9 @@ class Blend(RankThenPack):
         for k in _COUNTS:
             if isinstance(getattr(self, k), bool) or not isinstance(getattr(self, k), int) or getattr(self, k) < 1:
                 raise ValueError(f"{self.name}: {k} must be an integer >= 1, got {getattr(self, k)!r}")
-        if not self.tau > 0:
-            raise ValueError(f"{self.name}: tau must be > 0, got {self.tau!r}")
-        if self.max_files < 1 or self.skip < 0:
-            raise ValueError(f"{self.name}: need max_files >= 1 and skip >= 0, got {self.max_files}, {self.skip}")
+        if not self.tau > 0 or self.max_files < 1 or self.skip < 0:
+            raise ValueError(f"{self.name}: need tau > 0, max_files >= 1 and skip >= 0, got {self.tau!r}, "
+                             f"{self.max_files}, {self.skip}")
 
     @property
     def query_weights(self) -> QueryWeights:

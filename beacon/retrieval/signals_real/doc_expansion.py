@@ -1,0 +1,144 @@
+"""Documents expanded with the project's docs and tests: ``w_docctx`` and ``w_testctx`` of the expansion stage.
+
+The docs bridge and the test bridge (``docs_bridge``, ``tests_bridge``) reach the gold file often but, as votes
+added in the issue stage, lift the public entry points the sections and tests talk about. Here the same
+structures are read as *document expansion* (like ``w_ctx``, ``expansion.context_matrix``): each source
+definition's BM25 document gets the words of
+
+* ``docs``: the documentation sections that cite it (``docs_parse`` sections, their names resolved by
+  ``docs_bridge.resolve_ref``), and
+* ``tests``: the test definitions that reach it (``tests_bridge``: the non-test definitions a test calls or
+  assigns, directly or through one test helper; a test's words: its split name and body terms),
+
+so a prose report written in the docs' or the tests' vocabulary matches the code it is about inside the lexical
+evidence. Each source text (a section or a test) is normalised to the mass of an average symbol document and
+shared ``1/n`` among the ``n`` definitions it cites or reaches (text shared by many definitions says little about
+each); the sum is scaled by ``docctx_weight`` and added to the definition's own counts; BM25 (``K1``, ``B`` as
+``w_ctx``) is computed over the expanded documents, so the IDF is theirs (a word the expansion spreads to many
+definitions counts less). Only words the code's term index knows are kept (the query is read through the same
+index). Built once per graph and weight and kept in ``GraphIndexes.docctx_bm25``; a query costs one sparse
+product. The composer adds ``w_docctx · unit(D) + w_testctx · unit(T)``; 0 (default) computes nothing.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ...graph.codebase import CodebaseGraph
+from ..indexes import indexes_for
+from ..stemmed import bm25_weights
+from ..term_rows import Table, count_rows, known
+from ..query_weights import NEUTRAL, weighted_vector
+from ..text import term_index, terms
+from .docs_bridge import docs_index
+from .docs_parse import read_sections
+from .tests_bridge import bridge_of
+
+K1, B = 1.2, 0.4  # as ``expansion.context_matrix``
+SOURCES = ("docs", "tests")
+EXTEND_VOCAB = True  # the docs' own words join the vocabulary (False: only words the code has; README)
+
+
+def _spread(cites: sp.csr_matrix, text: sp.csr_matrix, mass: float) -> sp.csr_matrix:
+    """Symbols x terms: ``cites`` (sources x symbols, 0/1) shares each source's ``text`` row (sources x terms),
+    normalised to ``mass``, ``1/n`` among its ``n`` definitions."""
+    cites = sp.csr_matrix(cites, dtype=np.float64)
+    cites.data[:] = 1.0
+    cites.sum_duplicates()
+    cites.data[:] = 1.0
+    n_def = np.asarray(cites.sum(axis=1)).ravel()
+    length = np.asarray(text.sum(axis=1)).ravel()
+    scale = np.where((n_def > 0) & (length > 0), mass / np.maximum(length, 1e-12) / np.maximum(n_def, 1), 0.0)
+    return sp.csr_matrix(cites.T @ sp.diags(scale) @ text)
+
+
+def docs_vocab(graph: CodebaseGraph) -> tuple[dict[str, int], sp.csr_matrix]:
+    """The documentation's words the code's term index lacks (numbered after it, ``EXTEND_VOCAB``) and the
+    sections x terms counts over both (cached in ``GraphIndexes.docctx_vocab``)."""
+    ix = indexes_for(graph)
+    if ix.docctx_vocab is None:
+        vocab = term_index(graph).vocab
+        texts = [f"{s.title}\n{s.text}" for s in read_sections(graph.root)]  # ``docs_index``'s sections, in order
+        extra: dict[str, int] = {}
+        if EXTEND_VOCAB:
+            for text in texts:
+                for t in terms(text):
+                    if t not in vocab and t not in extra:
+                        extra[t] = len(vocab) + len(extra)
+        lookup = {**vocab, **extra}
+        rows = np.arange(len(texts), dtype=np.int64)
+        ix.docctx_vocab = extra, count_rows(rows, rows, Table(known(lookup, texts)), (len(texts), len(lookup)))
+    return ix.docctx_vocab
+
+
+def docs_rows(graph: CodebaseGraph, mass: float) -> sp.csr_matrix:
+    """Symbols x terms expansion counts from the documentation sections that cite each definition."""
+    n = len(graph.symbols)
+    dix = docs_index(graph)  # raises DocsUnavailable when the snapshot is gone
+    extra, text = docs_vocab(graph)
+    if not dix.n_sections:
+        return sp.csr_matrix((n, text.shape[1]))
+    rows = np.arange(dix.n_sections, dtype=np.int64)
+    counts = np.diff(dix.ptr)
+    cites = sp.csr_matrix((np.ones(len(dix.nodes)), (np.repeat(rows, counts), dix.nodes)), shape=(dix.n_sections, n))
+    return _spread(cites, text, mass)
+
+
+def tests_rows(graph: CodebaseGraph, mass: float) -> sp.csr_matrix:
+    """Symbols x terms expansion counts from the tests that reach each definition (their own documents)."""
+    index = term_index(graph)
+    bridge = bridge_of(graph)
+    if not len(bridge.tests):
+        return sp.csr_matrix((len(graph.symbols), len(index.vocab)))
+    return _spread(bridge.targets, sp.csr_matrix(index.tf)[bridge.tests], mass)
+
+
+def check_sources(source: str) -> tuple[str, ...]:
+    """The sources named by ``source`` (``docs``, ``tests`` or ``docs+tests``); "" names none."""
+    names = tuple(s for s in source.split("+") if s) if source else ()
+    if any(s not in SOURCES for s in names) or len(set(names)) != len(names):
+        raise ValueError(f"expansion sources must be '+'-joined names from {SOURCES}, got {source!r}")
+    return names
+
+
+def expanded_matrix(graph: CodebaseGraph, source: str, weight: float, k1: float = K1, b: float = B
+                    ) -> sp.csc_matrix:
+    """BM25 weights of every symbol's document plus ``weight`` times its ``source`` expansion (cached)."""
+    names = check_sources(source)
+    ix = indexes_for(graph)
+    key = (source, weight, k1, b)
+    found = ix.docctx_bm25.get(key)
+    if found is not None:
+        return found
+    tf = sp.csr_matrix(term_index(graph).tf, dtype=np.float64)
+    mass = float(tf.sum()) / max(tf.shape[0], 1)  # an average symbol document's length
+    width = tf.shape[1] + (len(docs_vocab(graph)[0]) if "docs" in names else 0)
+    tf.resize((tf.shape[0], width))
+    for name in names if weight else ():
+        rows = docs_rows(graph, mass) if name == "docs" else tests_rows(graph, mass)
+        rows.resize((tf.shape[0], width))
+        tf = tf + weight * rows
+    found = ix.docctx_bm25[key] = bm25_weights(sp.csr_matrix(tf), k1, b)
+    return found
+
+
+def expansion_gain(graph: CodebaseGraph, source: str, weight: float, cols: np.ndarray, vals: np.ndarray) -> np.ndarray:
+    """Per symbol: what the expansion adds to its BM25 score for the query terms ``cols`` (weights ``vals``), the
+    expanded documents' score minus the plain documents' (same ``K1``, ``B``), clipped at 0. Scoring the expanded
+    documents outright mostly re-adds the symbol BM25 (README: a ``docctx_weight=0`` control ties it)."""
+    if len(cols) == 0:
+        return np.zeros(len(graph.symbols))
+    gain = (np.asarray(expanded_matrix(graph, source, weight)[:, cols] @ vals).ravel()
+            - np.asarray(expanded_matrix(graph, source, 0.0)[:, cols] @ vals).ravel())
+    return np.maximum(gain, 0.0)
+
+
+def expanded_scores(graph: CodebaseGraph, query: str, source: str, weight: float, k1: float, b: float,
+                    weights=None) -> np.ndarray:
+    """The symbol BM25 (``lexical.bm25_scores``) over the documents expanded with ``source`` (``sym_expand``)."""
+    vocab = term_index(graph).vocab
+    extra = docs_vocab(graph)[0] if "docs" in check_sources(source) else {}
+    cols, vals = weighted_vector(query, weights or NEUTRAL, lambda t: vocab.get(t, extra.get(t)))
+    if len(cols) == 0:
+        return np.zeros(len(graph.symbols))
+    return np.asarray(expanded_matrix(graph, source, weight, k1, b)[:, cols] @ vals).ravel()
