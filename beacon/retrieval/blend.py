@@ -13,7 +13,8 @@ test) in file ``f(v)``, in six stages:
        s(v) = w_sym·Ŝ(v) + w_file·F̂(f(v)) + w_mention·M̂(v) + w_name·N̂(v) + w_graph·Π̂(v)
        s(v) ← (s(v) + w_neighbor·max_{u calls v or v calls u} s(u)) · (vendored if v is vendored)
 
-   ``S`` symbol BM25 (``lexical``; stemmed terms with ``stemmed``), ``F`` file BM25 (``filelevel``), ``M``
+   ``S`` symbol BM25 (``lexical``; stemmed terms with ``stemmed``; with ``sym_expand`` over documents expanded with
+   the docs sections citing and the tests reaching each definition, ``doc_expansion``), ``F`` file BM25, ``M``
    path/identifier mentions (``mentions``), ``N`` stemmed BM25 over path + qualified name (``stemmed``), ``Π``
    the repomap walk (``repomap``; ``beta``, ``lambda_*``). ``mention_prose`` scales the mentions from prose
    words only, and ``generic`` multiplies ``s(v)`` when ``v`` holds none of the query's rarer terms
@@ -22,10 +23,9 @@ test) in file ``f(v)``, in six stages:
    code), ``dump_weight`` (pasted output, number-heavy and long non-Python lines), ``qtf_cap``,
    ``prose_title_boost`` (more title boost when no code is pasted); neutral (0, 0, 1, 0, 0): the plain counts.
 2. **expansion** (``expansion``): ``w_prf_file``/``w_prf_sym`` pseudo-relevance feedback terms from the
-   ``prf_files`` best files, ``w_ctx`` caller-expanded documents (``w_docctx``/``w_testctx``: expanded with the
-   docs sections / tests citing or reaching them, ``doc_expansion``), ``w_cover``/``w_cooc`` query coverage,
-   ``w_topk`` file mean, ``w_fname`` file-name BM25, each unit-scaled; the sum, scaled by ``vendored`` on vendored
-   code, is added; then everything under ``examples/``, ``docs/``, … is multiplied by ``peripheral``.
+   ``prf_files`` best files, ``w_ctx`` caller-expanded documents, ``w_cover``/``w_cooc`` query coverage,
+   ``w_topk`` file mean, ``w_fname`` file-name BM25, each unit-scaled; the sum is scaled by ``vendored`` on
+   vendored code and added; then everything under ``examples/``, ``docs/``, … is multiplied by ``peripheral``.
 3. **priors** (``history``; inputs ``file_history``/``line_history``):
    ``+ w_history · H(f(v))/max H + w_function · G(v)/max G``.
 4. **late signals**: ``+ w_loose_path · P̂(f(v))`` (loose path words, ``mentions``) ``+ w_log_file · L̂_F(f(v))
@@ -85,8 +85,7 @@ _NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_grap
                  "w_function", "w_loose_path", "w_log_file", "w_log_function", "w_literal", "w_frame", "w_dotted",
                  "w_error", "w_names", "w_receiver", "w_flow", "w_users", "w_error_users", "w_callees",
                  "w_overriders", "w_qualified", "w_docs", "w_local", "w_file_share", "file_decay", "issue_conf",
-                 "prose_title_boost", "lift_cap", "hop_backoff", "w_tests", "tests_files", "w_docctx", "w_testctx",
-                 "docctx_weight")
+                 "prose_title_boost", "lift_cap", "hop_backoff", "w_tests", "tests_files", "docctx_weight")
 _COUNTS = ("prf_files", "prf_terms", "topk", "log_k", "local_files", "tests_k", "docs_k")
 
 
@@ -118,6 +117,8 @@ class Blend(RankThenPack):
     k1: float = 1.2
     b: float = 0.75
     vendored: float = 1.0
+    sym_expand: str = ""  # S over documents expanded with "docs", "tests", "docs+tests" (signals_real/doc_expansion)
+    docctx_weight: float = 0.5  # ... the expansion's share
     # query-term weights of the BM25 signals (query_weights.py; neutral: the plain counts)
     title_boost: float = 0.0  # terms on the first non-empty line count 1 + title_boost
     code_boost: float = 0.0  # terms in backticks or pasted code count 1 + code_boost
@@ -143,10 +144,6 @@ class Blend(RankThenPack):
     w_topk: float = 0.0
     topk: int = 3
     w_fname: float = 0.0
-    w_docctx: float = 0.0  # documents expanded with the docs sections citing them (signals_real/doc_expansion.py)
-    w_testctx: float = 0.0  # ... with the tests reaching them; docctx_weight: the expansion's share
-    docctx_weight: float = 0.5
-    sym_expand: str = ""  # the symbol BM25 over documents expanded with "docs", "tests" or "docs+tests" (same)
     peripheral: float = 1.0
     # 3. history priors
     w_history: float = 0.0
@@ -207,7 +204,7 @@ class Blend(RankThenPack):
         check_issue_fusion(self.name, self.issue_fuse, self.lift_rank)
         prose_gate.check(self)
         try:
-            self.query_weights, gap_set(self.flow_gaps), check_sources(self.sym_expand)
+            self.query_weights, gap_set(self.flow_gaps), check_sources(self.sym_expand, self.stemmed)
         except ValueError as e:
             raise ValueError(f"{self.name}: {e}") from None
         for w in _NON_NEGATIVE:

@@ -30,7 +30,7 @@ from .mentions import loose_path_matches, mention_weights
 from .neighbors import neighbor_max
 from .normalise import evidence_scale, reciprocal_ranks, unit_scale
 from .repomap import repomap_scores
-from .signals_real.doc_expansion import expanded_scores, expansion_gain
+from .signals_real.doc_expansion import expanded_scores
 from .signals_real.docs_bridge import docs_scores
 from .signals_real.dotted import dotted_scores
 from .signals_real.errors import error_scores
@@ -55,7 +55,7 @@ ISSUE = {"literal": literal_scores, "frame": frame_scores, "dotted": dotted_scor
          "names": name_scores, "receiver": receiver_scores, "flow": flow_scores, "users": user_scores,
          "error_users": error_user_scores, "callees": callee_scores, "overriders": overrider_scores,
          "qualified": qualified_scores, "tests": tests_scores, "docs": docs_scores}
-EXPANSION = ("w_prf_file", "w_prf_sym", "w_ctx", "w_cover", "w_cooc", "w_topk", "w_fname", "w_docctx", "w_testctx")
+EXPANSION = ("w_prf_file", "w_prf_sym", "w_ctx", "w_cover", "w_cooc", "w_topk", "w_fname")
 
 
 def _file_level(m: Blend, graph: CodebaseGraph, query: str) -> np.ndarray:
@@ -133,11 +133,6 @@ def expansion(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, tota
         qcols, qvals = term_index(graph).query_vector(query, m.query_weights)
         parts["ctx"] = weighted_scores(context_matrix(graph, m.ctx_weight), qcols, qvals)
         extra += m.w_ctx * unit_scale(parts["ctx"], cand)
-    for source, w in (("docs", m.w_docctx), ("tests", m.w_testctx)):
-        if w:  # documents expanded with the docs sections / tests that cite or reach them (doc_expansion)
-            qcols, qvals = term_index(graph).query_vector(query, m.query_weights)
-            parts[f"{source}ctx"] = expansion_gain(graph, source, m.docctx_weight, qcols, qvals)
-            extra += w * unit_scale(parts[f"{source}ctx"], cand)
     if m.w_cover:
         parts["cover"] = file_coverage(graph, query)[fidx.file_of] ** m.cover_power
         extra += m.w_cover * unit_scale(parts["cover"], cand)

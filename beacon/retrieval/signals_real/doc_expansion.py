@@ -1,23 +1,24 @@
-"""Documents expanded with the project's docs and tests: ``w_docctx`` and ``w_testctx`` of the expansion stage.
+"""The symbol BM25 over documents expanded with the project's docs and tests (``sym_expand``, ``docctx_weight``).
 
 The docs bridge and the test bridge (``docs_bridge``, ``tests_bridge``) reach the gold file often but, as votes
 added in the issue stage, lift the public entry points the sections and tests talk about. Here the same
-structures are read as *document expansion* (like ``w_ctx``, ``expansion.context_matrix``): each source
-definition's BM25 document gets the words of
+structures are read as *document expansion* (as ``w_ctx`` expands with callers, ``expansion.context_matrix``):
+each definition's BM25 document gets the words of
 
 * ``docs``: the documentation sections that cite it (``docs_parse`` sections, their names resolved by
-  ``docs_bridge.resolve_ref``), and
+  ``docs_bridge.resolve_ref``), and/or
 * ``tests``: the test definitions that reach it (``tests_bridge``: the non-test definitions a test calls or
-  assigns, directly or through one test helper; a test's words: its split name and body terms),
+  assigns, directly or through one test helper; a test's words: its own document, split name and body terms),
 
 so a prose report written in the docs' or the tests' vocabulary matches the code it is about inside the lexical
-evidence. Each source text (a section or a test) is normalised to the mass of an average symbol document and
-shared ``1/n`` among the ``n`` definitions it cites or reaches (text shared by many definitions says little about
-each); the sum is scaled by ``docctx_weight`` and added to the definition's own counts; BM25 (``K1``, ``B`` as
-``w_ctx``) is computed over the expanded documents, so the IDF is theirs (a word the expansion spreads to many
-definitions counts less). Only words the code's term index knows are kept (the query is read through the same
-index). Built once per graph and weight and kept in ``GraphIndexes.docctx_bm25``; a query costs one sparse
-product. The composer adds ``w_docctx · unit(D) + w_testctx · unit(T)``; 0 (default) computes nothing.
+evidence (the lexical stage's ``S``), not as votes on top of it. Each source text (a section or a test) is
+normalised to the length of an average symbol document and shared ``1/n`` among the ``n`` definitions it cites
+or reaches (text shared by many definitions says little about each); the sum times ``docctx_weight`` is added to
+the definition's own counts, and BM25 (the recipe's ``k1``, ``b``) is computed over the expanded documents, so
+the IDF is theirs (a word the expansion spreads to many definitions counts less). The docs' words the code never
+uses join the vocabulary (``EXTEND_VOCAB``; the query is read through both). Built once per graph and
+configuration, kept in ``GraphIndexes.docctx_vocab`` / ``docctx_bm25``; a query costs one sparse product, as ``S``.
+``docctx_weight`` 0 gives exactly the plain ``S``; ``sym_expand`` "" (default) computes nothing.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from ...graph.codebase import CodebaseGraph
 from ..indexes import indexes_for
 from ..stemmed import bm25_weights
 from ..term_rows import Table, count_rows, known
-from ..query_weights import NEUTRAL, weighted_vector
+from ..query_weights import NEUTRAL, QueryWeights, weighted_vector
 from ..text import term_index, terms
 from .docs_bridge import docs_index
 from .docs_parse import read_sections
@@ -57,6 +58,7 @@ def docs_vocab(graph: CodebaseGraph) -> tuple[dict[str, int], sp.csr_matrix]:
     sections x terms counts over both (cached in ``GraphIndexes.docctx_vocab``)."""
     ix = indexes_for(graph)
     if ix.docctx_vocab is None:
+        docs_index(graph)  # raises DocsUnavailable when the snapshot is gone
         vocab = term_index(graph).vocab
         texts = [f"{s.title}\n{s.text}" for s in read_sections(graph.root)]  # ``docs_index``'s sections, in order
         extra: dict[str, int] = {}
@@ -93,11 +95,14 @@ def tests_rows(graph: CodebaseGraph, mass: float) -> sp.csr_matrix:
     return _spread(bridge.targets, sp.csr_matrix(index.tf)[bridge.tests], mass)
 
 
-def check_sources(source: str) -> tuple[str, ...]:
-    """The sources named by ``source`` (``docs``, ``tests`` or ``docs+tests``); "" names none."""
+def check_sources(source: str, stemmed: bool = False) -> tuple[str, ...]:
+    """The sources named by ``source`` (``docs``, ``tests`` or ``docs+tests``); "" names none. The expansion
+    is of the term index's documents, so a stemmed ``S`` cannot have it."""
     names = tuple(s for s in source.split("+") if s) if source else ()
-    if any(s not in SOURCES for s in names) or len(set(names)) != len(names):
-        raise ValueError(f"expansion sources must be '+'-joined names from {SOURCES}, got {source!r}")
+    if any(s not in SOURCES for s in names) or len(set(names)) != len(names) or not all(names):
+        raise ValueError(f"sym_expand must be '+'-joined names from {SOURCES}, got {source!r}")
+    if names and stemmed:
+        raise ValueError("sym_expand expands the unstemmed symbol documents; it needs stemmed: false")
     return names
 
 
@@ -122,23 +127,12 @@ def expanded_matrix(graph: CodebaseGraph, source: str, weight: float, k1: float 
     return found
 
 
-def expansion_gain(graph: CodebaseGraph, source: str, weight: float, cols: np.ndarray, vals: np.ndarray) -> np.ndarray:
-    """Per symbol: what the expansion adds to its BM25 score for the query terms ``cols`` (weights ``vals``), the
-    expanded documents' score minus the plain documents' (same ``K1``, ``B``), clipped at 0. Scoring the expanded
-    documents outright mostly re-adds the symbol BM25 (README: a ``docctx_weight=0`` control ties it)."""
-    if len(cols) == 0:
-        return np.zeros(len(graph.symbols))
-    gain = (np.asarray(expanded_matrix(graph, source, weight)[:, cols] @ vals).ravel()
-            - np.asarray(expanded_matrix(graph, source, 0.0)[:, cols] @ vals).ravel())
-    return np.maximum(gain, 0.0)
-
-
 def expanded_scores(graph: CodebaseGraph, query: str, source: str, weight: float, k1: float, b: float,
-                    weights=None) -> np.ndarray:
+                    weights: QueryWeights = NEUTRAL) -> np.ndarray:
     """The symbol BM25 (``lexical.bm25_scores``) over the documents expanded with ``source`` (``sym_expand``)."""
     vocab = term_index(graph).vocab
     extra = docs_vocab(graph)[0] if "docs" in check_sources(source) else {}
-    cols, vals = weighted_vector(query, weights or NEUTRAL, lambda t: vocab.get(t, extra.get(t)))
+    cols, vals = weighted_vector(query, weights, lambda t: vocab.get(t, extra.get(t)))
     if len(cols) == 0:
         return np.zeros(len(graph.symbols))
     return np.asarray(expanded_matrix(graph, source, weight, k1, b)[:, cols] @ vals).ravel()
