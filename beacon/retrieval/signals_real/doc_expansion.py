@@ -43,8 +43,7 @@ EXTEND_VOCAB = True  # the docs' own words join the vocabulary (False: only word
 def _spread(cites: sp.csr_matrix, text: sp.csr_matrix, mass: float) -> sp.csr_matrix:
     """Symbols x terms: ``cites`` (sources x symbols, 0/1) shares each source's ``text`` row (sources x terms),
     normalised to ``mass``, ``1/n`` among its ``n`` definitions."""
-    cites = sp.csr_matrix(cites, dtype=np.float64)
-    cites.data[:] = 1.0
+    cites = sp.csr_matrix(cites, dtype=np.float64, copy=True)  # a copy: ``cites`` may be the test bridge's own
     cites.sum_duplicates()
     cites.data[:] = 1.0
     n_def = np.asarray(cites.sum(axis=1)).ravel()
@@ -115,7 +114,7 @@ def expanded_matrix(graph: CodebaseGraph, source: str, weight: float, k1: float 
     found = ix.docctx_bm25.get(key)
     if found is not None:
         return found
-    tf = sp.csr_matrix(term_index(graph).tf, dtype=np.float64)
+    tf = sp.csr_matrix(term_index(graph).tf, dtype=np.float64, copy=True)  # resized below: never the index's own
     mass = float(tf.sum()) / max(tf.shape[0], 1)  # an average symbol document's length
     width = tf.shape[1] + (len(docs_vocab(graph)[0]) if "docs" in names else 0)
     tf.resize((tf.shape[0], width))

@@ -9,6 +9,7 @@ from beacon.retrieval import get_method
 from beacon.retrieval.lexical import bm25_scores
 from beacon.retrieval.recipes import method_params
 from beacon.retrieval.signals_real import doc_expansion as de
+from beacon.retrieval.signals_real import tests_bridge as tb
 from beacon.retrieval.signals_real.docs_bridge import DocsUnavailable
 from tests.repotools import write_tree
 
@@ -98,6 +99,8 @@ def test_text_shared_by_more_definitions_counts_less(shop):
     assert len(reached) >= 2 and shop.index["shop/cart.py::Cart.total"] in reached
     assert np.allclose(sums[reached], 1.0 / len(reached))  # shared 1/n among the n definitions it reaches
     one = de.expanded_matrix(shop, "tests", 1.0)
+    fresh = tb._build(shop).targets  # the test bridge's own reach is left as it was (its idf weights)
+    assert abs(tb.bridge_of(shop).targets - fresh).sum() == 0 and not np.allclose(fresh.data, 1.0)
     assert de.expanded_matrix(shop, "tests", 1.0) is one  # built once per graph and configuration
 
 
