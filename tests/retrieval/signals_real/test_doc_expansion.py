@@ -13,41 +13,16 @@ from beacon.retrieval.signals_real import tests_bridge as tb
 from beacon.retrieval.signals_real.docs_bridge import DocsUnavailable
 from tests.repotools import write_tree
 
-FILES = {
-    "shop/__init__.py": "",
-    "shop/pricing.py": '''\
-        def round_discount(amount, rate):
-            return int(amount * rate + 0.5)
+from .test_tests_bridge import FILES as SHOP
 
+FILES = {**SHOP, "docs/pricing.rst": """\
+    Pricing
+    =======
 
-        def tax(amount):
-            return amount * 0.2
-        ''',
-    "shop/cart.py": '''\
-        class Cart:
-            def __init__(self):
-                self.items = []
-
-            def total(self):
-                return sum(self.items)
-        ''',
-    "docs/pricing.rst": '''\
-        Pricing
-        =======
-
-        Coupons give a markdown: :func:`shop.pricing.round_discount` applies the coupon's percentage.
-        ''',
-    "tests/__init__.py": "",
-    "tests/test_cart.py": '''\
-        from shop.cart import Cart
-
-
-        def test_basket_checkout_is_empty():
-            assert Cart().total() == 0
-        ''',
-}
+    Coupons give a markdown: :func:`shop.pricing.round_discount` applies the coupon's percentage.
+    """}
 DOCS_QUERY = "The coupon markdown is wrong"  # the docs' words, none in the code
-TESTS_QUERY = "checkout of an empty basket"  # the test's words, not in Cart.total
+TESTS_QUERY = "zero for an empty one"  # the test's words, not in Cart.total
 
 
 @pytest.fixture(scope="module")
@@ -94,10 +69,14 @@ def test_a_definition_reached_by_a_test_gains_its_words_and_tests_are_never_rank
 
 
 def test_text_shared_by_more_definitions_counts_less(shop):
-    sums = np.asarray(de.tests_rows(shop, 1.0).sum(axis=1)).ravel()  # one test, its text normalised to mass 1
-    reached = np.flatnonzero(sums)
+    sums = np.asarray(de.tests_rows(shop, 1.0).sum(axis=1)).ravel()  # each test's text normalised to mass 1
+    bridge = tb.bridge_of(shop)
+    cart_test = [i for i, t in enumerate(bridge.tests.tolist()) if "test_empty_cart" in shop.symbols[t].id][0]
+    reached = bridge.targets[cart_test].indices
     assert len(reached) >= 2 and shop.index["shop/cart.py::Cart.total"] in reached
     assert np.allclose(sums[reached], 1.0 / len(reached))  # shared 1/n among the n definitions it reaches
+    # the test and its helper ``check`` (a test-file definition too) each reach round_discount alone: all of each text
+    assert sums[shop.index["shop/pricing.py::round_discount"]] == pytest.approx(2.0)
     one = de.expanded_matrix(shop, "tests", 1.0)
     fresh = tb._build(shop).targets  # the test bridge's own reach is left as it was (its idf weights)
     assert abs(tb.bridge_of(shop).targets - fresh).sum() == 0 and not np.allclose(fresh.data, 1.0)
