@@ -13,7 +13,8 @@ test) in file ``f(v)``, in six stages:
        s(v) = w_sym·Ŝ(v) + w_file·F̂(f(v)) + w_mention·M̂(v) + w_name·N̂(v) + w_graph·Π̂(v)
        s(v) ← (s(v) + w_neighbor·max_{u calls v or v calls u} s(u)) · (vendored if v is vendored)
 
-   ``S`` symbol BM25 (``lexical``; stemmed terms with ``stemmed``), ``F`` file BM25 (``filelevel``), ``M``
+   ``S`` symbol BM25 (``lexical``; stemmed terms with ``stemmed``; with ``sym_expand`` over documents expanded with
+   the docs sections citing and the tests reaching each definition, ``doc_expansion``), ``F`` file BM25, ``M``
    path/identifier mentions (``mentions``), ``N`` stemmed BM25 over path + qualified name (``stemmed``), ``Π``
    the repomap walk (``repomap``; ``beta``, ``lambda_*``). ``mention_prose`` scales the mentions from prose
    words only, and ``generic`` multiplies ``s(v)`` when ``v`` holds none of the query's rarer terms
@@ -71,6 +72,7 @@ from .infile import FIELDS as LOCAL_FIELDS
 from .lexical import named_first, named_mask
 from .query_weights import QueryWeights
 from .issue_fusion import check_issue_fusion
+from .signals_real.doc_expansion import check_sources
 from .signals_real.flow_text import gap_set
 from .normalise import ISSUE_SCALES, best_first, best_first_lazily
 from .masks import is_test_mask, packable
@@ -83,7 +85,7 @@ _NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_grap
                  "w_function", "w_loose_path", "w_log_file", "w_log_function", "w_literal", "w_frame", "w_dotted",
                  "w_error", "w_names", "w_receiver", "w_flow", "w_users", "w_error_users", "w_callees",
                  "w_overriders", "w_qualified", "w_docs", "w_local", "w_file_share", "file_decay", "issue_conf",
-                 "prose_title_boost", "lift_cap", "hop_backoff", "w_tests", "tests_files")
+                 "prose_title_boost", "lift_cap", "hop_backoff", "w_tests", "tests_files", "docctx_weight")
 _COUNTS = ("prf_files", "prf_terms", "topk", "log_k", "local_files", "tests_k", "docs_k")
 
 
@@ -115,6 +117,8 @@ class Blend(RankThenPack):
     k1: float = 1.2
     b: float = 0.75
     vendored: float = 1.0
+    sym_expand: str = ""  # S over documents expanded with "docs", "tests", "docs+tests" (signals_real/doc_expansion)
+    docctx_weight: float = 0.5  # ... the expansion's share
     # query-term weights of the BM25 signals (query_weights.py; neutral: the plain counts)
     title_boost: float = 0.0  # terms on the first non-empty line count 1 + title_boost
     code_boost: float = 0.0  # terms in backticks or pasted code count 1 + code_boost
@@ -190,21 +194,17 @@ class Blend(RankThenPack):
     whole_file_share: float = 0.0
 
     def __post_init__(self) -> None:
-        if self.candidates not in CANDIDATES:
-            raise ValueError(f"{self.name}: candidates must be one of {CANDIDATES}, got {self.candidates!r}")
+        for key, allowed in (("candidates", CANDIDATES), ("local_field", LOCAL_FIELDS), ("issue_scale", ISSUE_SCALES),
+                             ("fusion", FUSIONS)):
+            if getattr(self, key) not in allowed:
+                raise ValueError(f"{self.name}: {key} must be one of {allowed}, got {getattr(self, key)!r}")
         if self.include_tests and self.candidates != "symbols":
             raise ValueError(f"{self.name}: test symbols are never candidates among definitions; include_tests "
                              f"needs candidates: symbols")
-        if self.local_field not in LOCAL_FIELDS:
-            raise ValueError(f"{self.name}: local_field must be one of {LOCAL_FIELDS}, got {self.local_field!r}")
-        if self.issue_scale not in ISSUE_SCALES:
-            raise ValueError(f"{self.name}: issue_scale must be one of {ISSUE_SCALES}, got {self.issue_scale!r}")
         check_issue_fusion(self.name, self.issue_fuse, self.lift_rank)
         prose_gate.check(self)
-        if self.fusion not in FUSIONS:
-            raise ValueError(f"{self.name}: fusion must be one of {FUSIONS}, got {self.fusion!r}")
         try:
-            self.query_weights, gap_set(self.flow_gaps)
+            self.query_weights, gap_set(self.flow_gaps), check_sources(self.sym_expand, self.stemmed)
         except ValueError as e:
             raise ValueError(f"{self.name}: {e}") from None
         for w in _NON_NEGATIVE:
@@ -213,10 +213,9 @@ class Blend(RankThenPack):
         for k in _COUNTS:
             if isinstance(getattr(self, k), bool) or not isinstance(getattr(self, k), int) or getattr(self, k) < 1:
                 raise ValueError(f"{self.name}: {k} must be an integer >= 1, got {getattr(self, k)!r}")
-        if not self.tau > 0:
-            raise ValueError(f"{self.name}: tau must be > 0, got {self.tau!r}")
-        if self.max_files < 1 or self.skip < 0:
-            raise ValueError(f"{self.name}: need max_files >= 1 and skip >= 0, got {self.max_files}, {self.skip}")
+        if not self.tau > 0 or self.max_files < 1 or self.skip < 0:
+            raise ValueError(f"{self.name}: need tau > 0, max_files >= 1 and skip >= 0, got {self.tau!r}, "
+                             f"{self.max_files}, {self.skip}")
 
     @property
     def query_weights(self) -> QueryWeights:

@@ -117,6 +117,8 @@ class GraphIndexes:
     # document expansion and PRF
     prf_file_idf: np.ndarray | None = None
     context_bm25: dict[float, sp.csc_matrix] = field(default_factory=dict)  # ctx_weight
+    docctx_vocab: tuple | None = None  # the docs' words the code lacks, sections x terms (doc_expansion)
+    docctx_bm25: dict[tuple, sp.csc_matrix] = field(default_factory=dict)  # (source, docctx_weight, k1, b)
     file_name_bm25: sp.csc_matrix | None = None
     # graph structure
     call_neighbors: sp.csr_matrix | None = None

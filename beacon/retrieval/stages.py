@@ -30,6 +30,7 @@ from .mentions import loose_path_matches, mention_weights
 from .neighbors import neighbor_max
 from .normalise import evidence_scale, reciprocal_ranks, unit_scale
 from .repomap import repomap_scores
+from .signals_real.doc_expansion import expanded_scores
 from .signals_real.docs_bridge import docs_scores
 from .signals_real.dotted import dotted_scores
 from .signals_real.errors import error_scores
@@ -75,7 +76,8 @@ def lexical(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, parts:
     qw = m.query_weights
     signals = {
         "sym": lambda: (bm25_field(graph, query, "symbol", m.k1, m.b, qw) if m.stemmed
-                        else bm25_scores(graph, query, m.k1, m.b, qw)),
+                        else expanded_scores(graph, query, m.sym_expand, m.docctx_weight, m.k1, m.b, qw)
+                        if m.sym_expand else bm25_scores(graph, query, m.k1, m.b, qw)),
         "file": lambda: _file_level(m, graph, query)[file_of],
         "mention": lambda: (lambda w: w.symbol + w.file[file_of])(mention_weights(graph, query, m.mention_prose)),
         "name": lambda: bm25_field(graph, query, "name", m.k1, m.b, qw),

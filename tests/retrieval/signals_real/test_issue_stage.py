@@ -149,7 +149,8 @@ def test_no_existing_recipe_runs_the_issue_stage():
            "frame_only", "dotted_only", "hybrid_issue", "error_only", "names_only", "receiver_only", "hybrid_code",
            "hybrid_title", "flow_only", "hybrid_flow", "usesites_only", "hybrid_uses", "hybrid_fn",
            "hybrid_follow", "hybrid_prose", "hybrid_prose_name",
-           "hybrid_flowgaps", "qualified_only", "tests_only", "hybrid_tests", "docs_only", "hybrid_docs"}
+           "hybrid_flowgaps", "qualified_only", "tests_only", "hybrid_tests", "docs_only", "hybrid_docs",
+           "hybrid_docctx"}
     for name in set(blend_recipes()) - new:
         assert not any(method_params(name).get(w) for w in ISSUE_WEIGHTS), name
 
@@ -168,6 +169,8 @@ def test_the_recipes_agree_with_the_registry():
     assert method_params("hybrid_flowgaps") == {**method_params("hybrid_follow"), "flow_gaps": "all"}
     assert method_params("hybrid_tests") == {**method_params("hybrid_follow"), "w_tests": 0.05, "tests_k": 5,
                                              "tests_files": 0.25}
+    assert method_params("hybrid_docctx") == {**method_params("hybrid_follow"), "sym_expand": "docs+tests",
+                                              "docctx_weight": 0.5}
     assert method_params("usesites_only") == {w: 1.0 for w in ("w_users", "w_error_users", "w_callees", "w_overriders")}
     for signal in ("literal", "frame", "dotted", "error", "names", "receiver", "flow", "qualified", "tests"):
         method = get_method(f"{signal}_only", **method_params(f"{signal}_only"))
