@@ -28,11 +28,10 @@ import scipy.sparse as sp
 from ...graph.codebase import CodebaseGraph
 from ..indexes import indexes_for
 from ..stemmed import bm25_weights
-from ..term_rows import Table, count_rows, known
+from ..term_rows import Table, count_rows
 from ..query_weights import NEUTRAL, QueryWeights, weighted_vector
-from ..text import term_index, terms
+from ..text import term_index
 from .docs_bridge import docs_index
-from .docs_parse import read_sections
 from .tests_bridge import bridge_of
 
 K1, B = 1.2, 0.4  # as ``expansion.context_matrix``
@@ -57,18 +56,18 @@ def docs_vocab(graph: CodebaseGraph) -> tuple[dict[str, int], sp.csr_matrix]:
     sections x terms counts over both (cached in ``GraphIndexes.docctx_vocab``)."""
     ix = indexes_for(graph)
     if ix.docctx_vocab is None:
-        docs_index(graph)  # raises DocsUnavailable when the snapshot is gone
+        words = docs_index(graph).words  # the sections' terms, in order (raises DocsUnavailable without a snapshot)
         vocab = term_index(graph).vocab
-        texts = [f"{s.title}\n{s.text}" for s in read_sections(graph.root)]  # ``docs_index``'s sections, in order
         extra: dict[str, int] = {}
         if EXTEND_VOCAB:
-            for text in texts:
-                for t in terms(text):
+            for section in words:
+                for t in section:
                     if t not in vocab and t not in extra:
                         extra[t] = len(vocab) + len(extra)
         lookup = {**vocab, **extra}
-        rows = np.arange(len(texts), dtype=np.int64)
-        ix.docctx_vocab = extra, count_rows(rows, rows, Table(known(lookup, texts)), (len(texts), len(lookup)))
+        ids = [[j for j in map(lookup.get, section) if j is not None] for section in words]
+        rows = np.arange(len(words), dtype=np.int64)
+        ix.docctx_vocab = extra, count_rows(rows, rows, Table(ids), (len(words), len(lookup)))
     return ix.docctx_vocab
 
 

@@ -55,6 +55,7 @@ class DocsIndex:
     nodes: np.ndarray
     share: np.ndarray
     n_sections: int
+    words: list[list[str]]  # each section's terms (title and text), kept for ``doc_expansion``: tokenised once
 
 
 def resolve_ref(graph: CodebaseGraph, ref: Reference) -> list[int]:
@@ -93,7 +94,8 @@ def _bm25(docs: list[list[str]]) -> tuple[sp.csr_matrix, dict[str, int]]:
 
 def build(graph: CodebaseGraph, secs: list[Section]) -> DocsIndex:
     """The index of ``secs`` against ``graph`` (names resolved once per distinct name and context)."""
-    weights, vocab = _bm25([terms(f"{s.title}\n{s.text}") for s in secs])
+    words = [terms(f"{s.title}\n{s.text}") for s in secs]
+    weights, vocab = _bm25(words)
     memo: dict[tuple[str, str], list[int]] = {}
     cited = [list(dict.fromkeys(Reference(r.name, r.module, "") for r in s.refs if r.kind in REF_KINDS))
              for s in secs]
@@ -111,7 +113,7 @@ def build(graph: CodebaseGraph, secs: list[Section]) -> DocsIndex:
             share += [(np.log1p(len(secs) / df[n]) / norm if CITE_IDF else 1.0) / len(found) for n in found]
         ptr.append(len(nodes))
     return DocsIndex(weights, vocab, np.asarray(ptr, np.int64), np.asarray(nodes, np.int64),
-                     np.asarray(share, float), len(secs))
+                     np.asarray(share, float), len(secs), words)
 
 
 def docs_index(graph: CodebaseGraph) -> DocsIndex:
