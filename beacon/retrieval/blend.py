@@ -21,7 +21,8 @@ test) in file ``f(v)``, in six stages:
    (``lexical.specific_match``); both neutral at 1, neither helped (README). The BM25 signals (``S``, ``F``, ``N``
    and stage 2's ``w_ctx``) weigh each query term by where it stands (``query_weights``): ``title_boost`` (the first non-empty line), ``code_boost`` (backticks, pasted
    code), ``dump_weight`` (pasted output, number-heavy and long non-Python lines), ``qtf_cap``,
-   ``prose_title_boost`` (more title boost when no code is pasted); neutral (0, 0, 1, 0, 0): the plain counts.
+   ``prose_title_boost`` (more title boost when no code is pasted); neutral (0, 0, 1, 0, 0): the plain counts;
+   ``compound_weight``: adjacent prose words joined into the identifiers the index holds, more S and F terms.
 2. **expansion** (``expansion``): ``w_prf_file``/``w_prf_sym`` pseudo-relevance feedback terms from the
    ``prf_files`` best files, ``w_ctx`` caller-expanded documents, ``w_cover``/``w_cooc`` query coverage,
    ``w_topk`` file mean, ``w_fname`` file-name BM25, each unit-scaled; the sum is scaled by ``vendored`` on
@@ -77,15 +78,14 @@ from .signals_real.flow_text import gap_set
 from .normalise import ISSUE_SCALES, best_first, best_first_lazily
 from .masks import is_test_mask, packable
 
-FUSIONS = ("linear", "rrf", "raw")
-CANDIDATES = ("definitions", "symbols")
+FUSIONS, CANDIDATES = ("linear", "rrf", "raw"), ("definitions", "symbols")
 _NON_NEGATIVE = ("w_sym", "w_file", "w_mention", "w_name", "w_neighbor", "w_graph", "w_keywords", "w_hashed",
                  "mention_prose", "generic", "whole_file_share", "vendored", "w_prf_file", "w_prf_sym", "w_ctx",
                  "ctx_weight", "w_cover", "cover_power", "w_cooc", "w_topk", "peripheral", "w_fname", "w_history",
                  "w_function", "w_loose_path", "w_log_file", "w_log_function", "w_literal", "w_frame", "w_dotted",
                  "w_error", "w_names", "w_receiver", "w_flow", "w_users", "w_error_users", "w_callees",
                  "w_overriders", "w_qualified", "w_docs", "w_local", "w_file_share", "file_decay", "issue_conf",
-                 "prose_title_boost", "lift_cap", "hop_backoff", "w_tests", "tests_files", "docctx_weight")
+                 "prose_title_boost", "lift_cap", "hop_backoff", "w_tests", "tests_files", "docctx_weight", "compound_weight")
 _COUNTS = ("prf_files", "prf_terms", "topk", "log_k", "local_files", "tests_k", "docs_k")
 
 
@@ -119,6 +119,7 @@ class Blend(RankThenPack):
     vendored: float = 1.0
     sym_expand: str = ""  # S over documents expanded with "docs", "tests", "docs+tests" (signals_real/doc_expansion)
     docctx_weight: float = 0.5  # ... the expansion's share
+    compound_weight: float = 0.0  # adjacent prose words joined into identifiers, more S and F terms (compounds.py)
     # query-term weights of the BM25 signals (query_weights.py; neutral: the plain counts)
     title_boost: float = 0.0  # terms on the first non-empty line count 1 + title_boost
     code_boost: float = 0.0  # terms in backticks or pasted code count 1 + code_boost

@@ -30,6 +30,7 @@ from .mentions import loose_path_matches, mention_weights
 from .neighbors import neighbor_max
 from .normalise import evidence_scale, reciprocal_ranks, unit_scale
 from .repomap import repomap_scores
+from .signals_real.compounds import compound_scores
 from .signals_real.doc_expansion import expanded_scores
 from .signals_real.docs_bridge import docs_scores
 from .signals_real.dotted import dotted_scores
@@ -71,6 +72,8 @@ def lexical(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, parts:
 
     The BM25 signals (symbol, file, name) weigh the query's terms by where they stand (``m.query_weights``:
     title, code, pasted dumps; neutral by default); mentions match names as written and are not weighted.
+    ``compound_weight`` adds to S and F the BM25 of the compound identifiers adjacent prose words spell
+    (``signals_real.compounds``), as extra query terms of that count.
     """
     file_of = file_index(graph).file_of
     qw = m.query_weights
@@ -87,12 +90,16 @@ def lexical(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, parts:
         "keywords": lambda: keyword_overlap(graph, query),
         "hashed": lambda: hashed_similarity(graph, query),
     }
+    extra = {}  # compound_weight: the query's compounds as more query terms of S and F (signals_real/compounds.py)
+    if m.compound_weight and (m.w_sym or m.w_file):
+        found = compound_scores(graph, query, m.k1, m.b)
+        extra = {"sym": m.compound_weight * found.symbol, "file": m.compound_weight * found.file[file_of]}
     total = np.zeros(len(graph.symbols))
     for name, signal in signals.items():
         weight = getattr(m, f"w_{name}")
         if not weight:
             continue
-        parts[name] = x = signal()
+        parts[name] = x = signal() + extra[name] if name in extra else signal()
         if m.fusion == "raw":
             total += weight * x
         elif m.fusion == "linear":
