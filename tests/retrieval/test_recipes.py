@@ -59,7 +59,7 @@ def test_blends_are_recipes_of_the_one_composer():
                       "bm25_title", "flow_only", "hybrid_flow", "usesites_only", "hybrid_uses", "local_only",
                       "hybrid_fn", "hybrid_follow", "hybrid_prose", "hybrid_prose_name",
                       "hybrid_flowgaps", "qualified_only", "tests_only", "hybrid_tests", "docs_only", "hybrid_docs",
-                      "docctx_only", "hybrid_docctx"}
+                      "docctx_only", "hybrid_docctx", "hybrid_compound"}
     assert all(type(get_method(n)) is Blend for n in blends)
     assert not any(isinstance(get_method(n), Blend) for n in set(method_names()) - blends)
 

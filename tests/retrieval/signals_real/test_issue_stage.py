@@ -150,7 +150,7 @@ def test_no_existing_recipe_runs_the_issue_stage():
            "hybrid_title", "flow_only", "hybrid_flow", "usesites_only", "hybrid_uses", "hybrid_fn",
            "hybrid_follow", "hybrid_prose", "hybrid_prose_name",
            "hybrid_flowgaps", "qualified_only", "tests_only", "hybrid_tests", "docs_only", "hybrid_docs",
-           "hybrid_docctx"}
+           "hybrid_docctx", "hybrid_compound"}
     for name in set(blend_recipes()) - new:
         assert not any(method_params(name).get(w) for w in ISSUE_WEIGHTS), name
 
@@ -171,6 +171,7 @@ def test_the_recipes_agree_with_the_registry():
                                              "tests_files": 0.25}
     assert method_params("hybrid_docctx") == {**method_params("hybrid_follow"), "sym_expand": "docs+tests",
                                               "docctx_weight": 0.5}
+    assert method_params("hybrid_compound") == {**method_params("hybrid_follow"), "compound_weight": 1.0}
     assert method_params("usesites_only") == {w: 1.0 for w in ("w_users", "w_error_users", "w_callees", "w_overriders")}
     for signal in ("literal", "frame", "dotted", "error", "names", "receiver", "flow", "qualified", "tests"):
         method = get_method(f"{signal}_only", **method_params(f"{signal}_only"))
