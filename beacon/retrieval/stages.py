@@ -1,7 +1,7 @@
 """The composer's six stages (``blend``): each reads a ``Blend``'s weights and adds its signals to the total.
 
-Kept apart from ``Blend`` itself (parameters, ranking, packing) so that each
-file stays short; the order of the additions is part of the recipe's output
+Kept apart from ``Blend`` itself (ranking, packing; ``blend``) and its parameters (``blend_params``, where each
+stage's formula is written) so that each file stays short; the order of the additions is part of the recipe's output
 (float sums), so it is fixed here: lexical, expansion, priors, late signals, issue structure, in-file.
 A signal whose weight is 0 is not computed; the issue stage runs only when
 one of its weights is set, so a recipe without them is unchanged.
