@@ -28,8 +28,8 @@ from .words import FileWords
 # 2: literals.json (each file's string constants). 3: parser 7 (bases through `with_metaclass(...)`
 # and `Base[T]`): graphs saved before it lack those edges. 4: words.* (each file's document words).
 # 5: words.terms, words.term_codes.npy, words.term_ptr.npy (the words' terms). 6: fragments.json (each
-# file's literal fragments).
-GRAPH_SCHEMA = 6
+# file's literal fragments). 7: is_test_path knows `testsuite/` (old flask/werkzeug tests were candidates).
+GRAPH_SCHEMA = 7
 _WORDS_FILES = (*(f"words.{name}" for name in FileWords.TEXTS),
                 *(f"words.{name}.npy" for name in (*FileWords.ARRAYS, "sizes")))
 _NODE_COLUMNS = ("id", "kind", "path", "qualname", "start_line", "end_line",

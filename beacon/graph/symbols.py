@@ -68,11 +68,20 @@ def symbol_id(path: str, qualname: str) -> str:
     return f"{path}::{qualname}"
 
 
-_TEST_DIRS = frozenset({"test", "tests", "testing"})
+# ``testsuite``: old flask and werkzeug keep their tests in ``flask/testsuite/``, ``werkzeug/testsuite/``.
+_TEST_DIRS = frozenset({"test", "tests", "testing", "testsuite"})
 
 
 def is_test_path(path: str) -> bool:
-    """Test files: under a test directory, ``test_*.py``, ``*_test.py``, ``conftest.py``."""
+    """Test files: under a test directory, ``test_*.py``, ``*_test.py``, ``conftest.py``.
+
+    The one predicate for "is this test code": the graph keeps such files out of
+    the candidates, the miners (``beacon.tasks.mine``, ``.changelog``) keep them out
+    of the gold. A bare ``test.py`` or ``tests.py`` is *not* a test by its name:
+    ``werkzeug/test.py`` is the test client (library code) and ``jinja2/tests.py``
+    holds the template tests; the dev snapshots' other ``test.py`` files are under a
+    test directory already, in ``scripts/`` or vendored (``requests/packages/chardet``).
+    """
     parts = PurePosixPath(path).parts
     name = parts[-1]
     if name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"):

@@ -52,11 +52,12 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..graph.symbols import is_test_path
 from ..repo.git import GitError, GitSource, run_git
 from .changelog_entries import Entry, parse_entries, strip_refs
-from .mine import MineFilters, MineResult, _log, file_gold, is_source_path, is_test_path, split_of
+from .mine import MineFilters, MineResult, _log, file_gold, is_source_path, split_of
 
-MINED_BY = "beacon.tasks.changelog/1"
+MINED_BY = "beacon.tasks.changelog/2"  # 2: test files by the graph's is_test_path (testsuite/ added, test.py is source)
 CHANGELOG_FILE = re.compile(r"^(CHANGES|CHANGELOG|ChangeLog|Changelog|HISTORY|History|NEWS)(\.(rst|md|txt))?$")
 
 

@@ -42,19 +42,20 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
+# Test files by the graph's predicate, so a file is gold here exactly when it can be a retrieval candidate.
+from ..graph.symbols import is_test_path
 from ..localize.gold import Gold, GoldError, gold_from_patch
 from ..data.unified_diff import parse_unified_diff
 from ..repo.git import GitError, GitSource, run_git
 from ..repo.history import git_log
 
-MINED_BY = "beacon.tasks.mine/1"
+MINED_BY = "beacon.tasks.mine/2"  # 2: test files by the graph's is_test_path (testsuite/ added, test.py is source)
 # "Key: value" as git's trailer parser reads it: a token without spaces, a colon, a value.
 _TRAILER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*:\s*\S")
 _CHERRY = re.compile(r"^\(cherry picked from commit [0-9a-f]+\)$")
 # Person trailers are never content; squash merges leave them mid-message, so they go anywhere.
 _PERSON = re.compile(r"^(Co-authored-by|Signed-off-by|Reviewed-by|Acked-by|Tested-by|Reported-by|Suggested-by|"
                      r"Helped-by|Cc):", re.IGNORECASE)
-_TEST_DIRS = {"test", "tests", "testing"}
 _NON_SOURCE_DIRS = {"docs", "doc", "examples", "example", "scripts", "benchmarks", "artwork"}
 
 
@@ -84,13 +85,6 @@ class MineFilters:
 class MineResult:
     tasks: list[dict]
     counts: Counter  # commits seen, candidates after the log filters, skipped per reason, tasks
-
-
-def is_test_path(path: str) -> bool:
-    p = PurePosixPath(path)
-    name = p.name
-    return (any(part in _TEST_DIRS for part in p.parts[:-1]) or name.startswith("test_")
-            or name.endswith("_test.py") or name in ("conftest.py", "test.py", "tests.py"))
 
 
 def is_source_path(path: str) -> bool:

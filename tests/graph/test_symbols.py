@@ -251,6 +251,8 @@ def test_symbol_lookup_errors_are_clear(build_graph):
     ("pkg/latest.py", False),
     ("pkg/attest_x.py", False),
     ("pkg/testify/x.py", False),
+    ("flask/testsuite/basic.py", True),  # old flask/werkzeug layout
+    ("werkzeug/test.py", False),  # the test client: library code, not a test
     ("src/pkg/mod.py", False),
 ])
 def test_is_test_path(path, expected):
