@@ -189,6 +189,10 @@ class SnapshotCache:
                     shutil.rmtree(tmp, ignore_errors=True)
                     if not (saved / "graph.json").is_file():
                         raise
+            # The saved root is where the snapshot was when the graph was built; a cache that was moved or
+            # copied since (another machine, another folder) holds the same snapshot under its own root.
+            if graph.root is None or not Path(graph.root).is_dir():
+                graph.root = str(self.snapshot(repo, commit))
             if self.index_store:
                 attach_store(graph, self.root / "indexes")
             self._graphs[key] = graph

@@ -202,6 +202,21 @@ def test_the_snapshot_cache_saves_indexes_that_a_second_cache_loads(tmp_path):
     assert indexes_for(plain).store is None and indexes_for(plain).term_index is None
 
 
+def test_a_moved_cache_points_its_graphs_at_its_own_snapshots(tmp_path):
+    # graph.json keeps the absolute snapshot path it was built from; after the cache folder moves, the docs
+    # bridge (which reads files under graph.root) must read the moved snapshot, not fail on the old path.
+    _, manifest = make_control_repo(tmp_path)
+    row = json.loads(manifest.read_text().splitlines()[0])
+    repo, commit = row["repo"], row["commit"]
+    first = SnapshotCache(tmp_path / "cache", tmp_path / "repos").graph(repo, commit)
+    before = _outputs(first)
+    (tmp_path / "cache").rename(tmp_path / "moved")
+    moved = SnapshotCache(tmp_path / "moved", tmp_path / "repos").graph(repo, commit)
+    expected = tmp_path / "moved" / "snapshots" / repo.replace("/", "__") / commit
+    assert moved.root == str(expected) and expected.is_dir()
+    assert _outputs(moved) == before  # docs_only and every other method, from the moved snapshot
+
+
 def test_a_graph_saved_by_another_schema_is_rebuilt_not_read(tmp_path):
     from beacon.graph.codebase import GRAPH_SCHEMA, StaleGraphError
 
