@@ -8,7 +8,7 @@ writes ``experiments/data/changelog_tasks.jsonl`` plus a ``.stats.json``
 sidecar (filters, skip counts per reason, SHA-256), excluding the 21 real
 dev issues (their base commits and gold functions), as ``experiments.mine``
 does. A fix commit that ``--mined-tasks`` (default: the committed
-``mined_tasks.jsonl``) also holds keeps that task's split. See
+``mined_tasks.jsonl``) also holds (or whose change a mined task makes) keeps that task's split. See
 ``beacon.tasks.changelog`` for the rules. Deterministic: the same bundles,
 mined-task file and flags give the same bytes.
 
@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from beacon.repo.git import open_source
-from beacon.tasks.changelog import MINED_BY, mine_changelog, mined_splits
+from beacon.tasks.changelog import MINED_BY, mine_changelog, mined_change_splits, mined_splits
 from beacon.tasks.mine import MineFilters
 from experiments.mine import _repo_arg, mine_filters, write_tasks
 
@@ -77,12 +77,13 @@ def main(argv: list[str] | None = None) -> int:
         args.repo = [_repo_arg(str(p)) for p in DEFAULT_REPOS]
         args.exclude_instances = args.exclude_instances or DEFAULT_EXCLUDE
     filters, notes = mine_filters(args, args.min_chars)
-    splits = mined_splits(args.mined_tasks)
+    splits, change_splits = mined_splits(args.mined_tasks), mined_change_splits(args.mined_tasks)
     rows, stats = [], {}
     for path, name in args.repo:
         t0 = time.perf_counter()
         result = mine_changelog(open_source(path, cache_dir=args.cache_dir), name, filters, max_files=args.max_files,
-                                splits=splits, previous=[r for r in previous if r["repo"] == name])
+                                splits=splits, previous=[r for r in previous if r["repo"] == name],
+                                change_splits=change_splits)
         rows += result.tasks
         stats[name] = dict(sorted(result.counts.items()))
         print(f"{name}: {result.counts['candidates']} fix entries, {len(result.tasks)} tasks "

@@ -32,15 +32,20 @@ first paragraph, closer to a bug report than a commit message. Mining:
 Sampling and splits follow ``mine.py``: candidates sorted by hash, shuffled
 by ``random.Random(seed)``, pinned in that order until ``cap`` per
 repository. ``split``: a fix commit that is also a mined task (``mine.py``, the
-same fix and gold under another query) keeps that task's half, so a knob chosen
-on one ``tune`` half never has seen the gold of the other set's ``test`` half;
-every other task by the parity of SHA-256(instance id).
+same fix and gold under another query) keeps that task's half, and so does a
+fix making the same change as a mined task (``change_key``: a cherry-pick or a
+one-commit PR merge), so a knob chosen on one ``tune`` half never has seen the
+gold of the other set's ``test`` half; every other task by the parity of
+SHA-256(instance id). Two fixes making the same change (a backport and its
+original, each with its own entry) are one task: the second is skipped
+(``change_shared``), as a fix adding two entries is.
 
 A later batch (``previous``: the task rows of the batches before it) continues
 the same shuffled order: an entry whose fix a previous task holds is skipped
 (``previous_batch``) without counting towards ``cap``, and so is a task whose
-base commit and gold functions a previous task has (``previous_base_gold``), so
-the batches share no fix and no (base, gold) pair.
+base commit and gold functions a previous task has (``previous_base_gold``) or
+whose change a previous task makes (``previous_change``), so the batches share no
+fix, no (base, gold) pair and no change.
 """
 from __future__ import annotations
 
@@ -55,9 +60,11 @@ from pathlib import Path
 from ..graph.symbols import is_test_path
 from ..repo.git import GitError, GitSource, run_git
 from .changelog_entries import Entry, parse_entries, strip_refs
-from .mine import MineFilters, MineResult, _log, file_gold, is_source_path, split_of
+from .mine import MineFilters, MineResult, _log, change_key, file_gold, is_source_path, split_of
 
-MINED_BY = "beacon.tasks.changelog/2"  # 2: test files by the graph's is_test_path (testsuite/ added, test.py is source)
+# 2: test files by the graph's is_test_path (testsuite/ added, test.py is source); 3: one change, one task
+# (change_shared, previous_change, split:from_mined_change; the committed v2 batches were mined by 2)
+MINED_BY = "beacon.tasks.changelog/3"
 CHANGELOG_FILE = re.compile(r"^(CHANGES|CHANGELOG|ChangeLog|Changelog|HISTORY|History|NEWS)(\.(rst|md|txt))?$")
 
 
@@ -65,6 +72,13 @@ def mined_splits(path: Path) -> dict[str, str]:
     """``{fix commit: split}`` of a mined-task file (``experiments/data/mined_tasks.jsonl``)."""
     rows = (json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip())
     return {r["commit"]: r["split"] for r in rows}
+
+
+def mined_change_splits(path: Path) -> dict[str, str]:
+    """``{change_key(patch): split}`` of a mined-task file: the same change under another fix commit (a
+    cherry-pick, a PR merge of one commit) keeps the mined half too."""
+    rows = (json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip())
+    return {change_key(r["patch"]): r["split"] for r in rows}
 
 
 def previous_keys(rows: list[dict]) -> tuple[frozenset[str], frozenset[tuple]]:
@@ -256,7 +270,7 @@ def _patch(source: GitSource, fix: Fix) -> tuple[str, tuple[str, ...]]:
 
 
 def _task(source: GitSource, repo: str, item: _Added, fix: Fix, filters: MineFilters,
-          max_files: int, splits: dict[str, str]) -> tuple[str | None, dict]:
+          max_files: int, splits: dict[str, str], change_splits: dict[str, str] | None = None) -> tuple[str | None, dict]:
     try:
         patch, files = _patch(source, fix)
     except UnicodeDecodeError:
@@ -296,19 +310,24 @@ def _task(source: GitSource, repo: str, item: _Added, fix: Fix, filters: MineFil
         "instance_id": instance_id, "repo": repo, "base_commit": fix.base, "problem_statement": query,
         "patch": patch, "commit": fix.sha, "commit_time": item.time, "entry_commit": item.commit,
         "entry_section": item.entry.section, "pinned_by": fix.how, "files": list(files),
-        "gold_functions": list(gold.functions), "split": splits.get(fix.sha) or split_of(instance_id),
+        "gold_functions": list(gold.functions),
+        "split": splits.get(fix.sha) or (change_splits or {}).get(change_key(patch)) or split_of(instance_id),
         "mined_by": MINED_BY,
         "filters": filters.describe()}
 
 
 def mine_changelog(source: GitSource, repo: str, filters: MineFilters, *, rev: str | None = None,
                    max_files: int = 3, max_branch_commits: int = 30,
-                   splits: dict[str, str] | None = None, previous: list[dict] | None = None) -> MineResult:
+                   splits: dict[str, str] | None = None, previous: list[dict] | None = None,
+                   change_splits: dict[str, str] | None = None) -> MineResult:
     """Changelog tasks of ``repo`` (``owner/name``) from the history of ``rev`` (see the module docstring);
-    ``splits`` (``mined_splits``) maps a fix commit to the half it must keep; ``previous`` (earlier batches'
-    task rows) are neither repeated nor counted towards ``cap``."""
+    ``splits`` (``mined_splits``) maps a fix commit to the half it must keep, ``change_splits``
+    (``mined_change_splits``) a change; ``previous`` (earlier batches' task rows) are neither repeated nor
+    counted towards ``cap``."""
     splits = splits or {}
+    change_splits = change_splits or {}
     prev_fixes, prev_gold = previous_keys(previous or [])
+    prev_changes = {change_key(r["patch"]) for r in previous or []}
     revs = [rev] if rev else ["HEAD"] if source.has_commit("HEAD") else ["--all"]
     counts: Counter = Counter()
     commits = _log(source, revs)
@@ -324,6 +343,7 @@ def mine_changelog(source: GitSource, repo: str, filters: MineFilters, *, rev: s
     random.Random(filters.seed).shuffle(order)
     chosen: list[dict] = []
     used: set[str] = set()
+    changes: set[str] = set()  # change_key of every chosen task: two fixes making one change are one task
     for index, item in enumerate(order):
         if filters.cap is not None and len(chosen) >= filters.cap:
             counts["skip:not_examined_cap_reached"] += len(order) - index
@@ -334,16 +354,23 @@ def mine_changelog(source: GitSource, repo: str, filters: MineFilters, *, rev: s
         elif fix is not None and fix.sha in used:
             reason = "fix_shared"
         if reason is None:
-            reason, task = _task(source, repo, item, fix, filters, max_files, splits)
+            reason, task = _task(source, repo, item, fix, filters, max_files, splits, change_splits)
             if not reason and (repo, task["base_commit"], tuple(sorted(task["gold_functions"]))) in prev_gold:
                 reason = "previous_base_gold"
+            elif not reason and change_key(task["patch"]) in prev_changes:
+                reason = "previous_change"
+            elif not reason and change_key(task["patch"]) in changes:
+                reason = "change_shared"
         if reason:
             counts[f"skip:{reason}"] += 1
             continue
         used.add(fix.sha)
+        changes.add(change_key(task["patch"]))
         counts[f"pinned_by:{fix.how}"] += 1
         if fix.sha in splits:
             counts["split:from_mined"] += 1
+        elif change_key(task["patch"]) in change_splits:
+            counts["split:from_mined_change"] += 1
         chosen.append(task)
     chosen.sort(key=lambda t: (t["commit_time"], t["commit"]))
     counts["tasks"] = len(chosen)

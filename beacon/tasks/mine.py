@@ -30,7 +30,10 @@ uniform sample of the eligible set, without diffing every candidate
 (candidates after the cap are counted as ``not_examined_cap_reached``).
 Tasks are then sorted by commit time so the file reads chronologically.
 ``split`` is ``tune`` or ``test`` by the parity of the instance id's
-SHA-256 (about 50/50, stable under re-mining with other filters).
+SHA-256 (about 50/50, stable under re-mining with other filters). A commit
+whose change (``change_key``: its ``+``/``-`` lines) equals a chosen task's is
+skipped (``duplicate_change``): a commit re-made on the same parent or a
+cherry-pick would otherwise be the same task, possibly once in each half.
 """
 from __future__ import annotations
 
@@ -49,7 +52,9 @@ from ..data.unified_diff import parse_unified_diff
 from ..repo.git import GitError, GitSource, run_git
 from ..repo.history import git_log
 
-MINED_BY = "beacon.tasks.mine/2"  # 2: test files by the graph's is_test_path (testsuite/ added, test.py is source)
+# 2: test files by the graph's is_test_path (testsuite/ added, test.py is source); 3: duplicate_change (the
+# committed v2 set was mined by 2)
+MINED_BY = "beacon.tasks.mine/3"
 # "Key: value" as git's trailer parser reads it: a token without spaces, a colon, a value.
 _TRAILER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*:\s*\S")
 _CHERRY = re.compile(r"^\(cherry picked from commit [0-9a-f]+\)$")
@@ -215,6 +220,13 @@ def _gold_check(source: GitSource, repo: str, c: _Commit, path: str, instance_id
     return None, patch, {"files": list(gold.paths), "functions": list(gold.functions), "units": list(gold.units)}
 
 
+def change_key(patch: str) -> str:
+    """The patch's ``+``/``-`` lines with its file headers: equal for the same change made twice (a commit
+    re-made on the same parent, a cherry-pick at another base), whatever the commit or the base."""
+    return "\n".join(ln for ln in patch.splitlines()
+                     if ln[:1] in "+-" and (ln[:3] not in ("+++", "---") or ln.startswith(("+++ b/", "--- a/"))))
+
+
 def split_of(instance_id: str) -> str:
     return "tune" if int(hashlib.sha256(instance_id.encode()).hexdigest(), 16) % 2 == 0 else "test"
 
@@ -242,15 +254,19 @@ def mine_repository(source: GitSource, repo: str, filters: MineFilters, *, rev: 
     order = sorted(candidates, key=lambda t: t[0].sha)
     random.Random(filters.seed).shuffle(order)
     chosen: list[dict] = []
+    changes: set[str] = set()
     for index, (c, path, query) in enumerate(order):
         if filters.cap is not None and len(chosen) >= filters.cap:
             counts["skip:not_examined_cap_reached"] += len(order) - index
             break
         instance_id = f"{repo.replace('/', '__')}-{c.sha[:12]}"
         reason, patch, gold = _gold_check(source, repo, c, path, instance_id, filters.exclude_functions)
+        if not reason and change_key(patch) in changes:  # the same change twice could sit in both halves
+            reason = "duplicate_change"
         if reason:
             counts[f"skip:{reason}"] += 1
             continue
+        changes.add(change_key(patch))
         chosen.append({
             "instance_id": instance_id, "repo": repo, "base_commit": c.parents[0],
             "problem_statement": query, "patch": patch, "commit": c.sha, "commit_time": c.time,

@@ -11,9 +11,9 @@ from hypothesis import given, settings, strategies as st
 
 from beacon.localize.instances import load_instances
 from beacon.repo.git import open_source
-from beacon.tasks.changelog import mine_changelog, mined_splits
+from beacon.tasks.changelog import mine_changelog, mined_change_splits, mined_splits
 from beacon.tasks.changelog_entries import parse_entries, strip_refs
-from beacon.tasks.mine import MineFilters, split_of
+from beacon.tasks.mine import MineFilters, change_key, split_of
 from tests.tasks.test_mine import CORE, commit, edit, git, new_repo
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -214,3 +214,43 @@ def test_committed_second_batch_shares_nothing_with_the_first_and_keeps_the_spli
     stats = json.loads(BATCH_2.with_suffix(".stats.json").read_text())
     assert stats["sha256"] == hashlib.sha256(BATCH_2.read_bytes()).hexdigest()
     assert stats["previous"]["sha256"] == hashlib.sha256(COMMITTED.read_bytes()).hexdigest()[:16]
+
+
+def test_the_same_change_under_another_fix_keeps_the_mined_half_and_is_never_taken_twice(mined, tmp_path):
+    """A mined task making the same change as a changelog fix under another commit (a cherry-pick, a one-commit
+    PR merge) gives it its half; a previous batch's change is not taken again (as werkzeug 4d8ca08 / cl-8f65855
+    and click cl-7b22cda / cl-da4a182 in the v2 sets)."""
+    source, c, full, tasks = mined
+    t = tasks[c["fix_add"]]
+    flip = {"tune": "test", "test": "tune"}[t["split"]]
+    path = tmp_path / "mined.jsonl"
+    path.write_text(json.dumps({"instance_id": "demo__lib-000000000000", "commit": "0" * 40, "split": flip,
+                                "patch": t["patch"]}) + "\n")
+    assert mined_change_splits(path) == {change_key(t["patch"]): flip}
+    result = mine_changelog(source, "demo/lib", MineFilters(cap=None), splits=mined_splits(path),
+                            change_splits=mined_change_splits(path))
+    got = {r["commit"]: r["split"] for r in result.tasks}
+    assert got == {**{sha: r["split"] for sha, r in tasks.items()}, c["fix_add"]: flip}
+    assert result.counts["split:from_mined_change"] == 1 and result.counts["split:from_mined"] == 0
+    # a previous batch holding the same change under another commit and base: skipped, not counted to the cap
+    twin = {**t, "commit": "1" * 40, "base_commit": "2" * 40, "instance_id": "demo__lib-cl-111111111111"}
+    again = mine_changelog(source, "demo/lib", MineFilters(cap=None), previous=[twin])
+    assert c["fix_add"] not in {r["commit"] for r in again.tasks}
+    assert again.counts["skip:previous_change"] == 1 and len(again.tasks) == len(full.tasks) - 1
+
+
+def test_two_fixes_making_one_change_are_one_task(tmp_path_factory):
+    """A fix and its backport, each with its own entry (click's getchar fix, cl-da4a182 and its PR merge
+    cl-7b22cda, sat in both halves of batch 2): the first drawn is the task, the other is change_shared."""
+    work = new_repo(tmp_path_factory)
+    root = commit(work, "Initial import", {"lib/core.py": CORE, "CHANGES.rst": changes()})
+    fix = {"lib/core.py": edit(work, "lib/core.py", "return a + b", "return int(a) + int(b)")}
+    main = commit(work, "Make add right for negatives", {**fix, "CHANGES.rst": changes(FIX_ADD)})
+    git(work, "checkout", "-q", "-b", "maint", root)
+    port = commit(work, "Backport the add fix", {**fix, "HISTORY.rst": "History\n=======\n\n-   Fix ``add`` for "
+                                                 "negative numbers on the maintenance line.\n"})
+    git(work, "checkout", "-q", "main")
+    git(work, "merge", "-q", "--no-ff", "-m", "Merge branch maint", "maint")
+    result = mine_changelog(open_source(work), "demo/lib", MineFilters(cap=None))
+    assert len({main, port} & {t["commit"] for t in result.tasks}) == 1
+    assert result.counts["skip:change_shared"] == 1 and result.counts["tasks"] == 1

@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 from beacon.localize.gold import gold_from_patch
 from beacon.localize.instances import SnapshotCache, find_repository, load_instances
 from beacon.repo.git import open_source
-from beacon.tasks.mine import MineFilters, is_test_path, mine_repository, split_of, strip_trailers
+from beacon.tasks.mine import MineFilters, change_key, is_test_path, mine_repository, split_of, strip_trailers
 from experiments.mine import main as mine_main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -281,7 +281,33 @@ def test_committed_mined_set_remines_identically_for_httpx(tmp_path):
     source = open_source(SHARED / "git_repos" / "encode__httpx.bundle", cache_dir=tmp_path)
     fresh = mine_repository(source, "encode/httpx", filters).tasks
 
-    def strip(rows):  # the exclusion digests differ (no dev slice here); they cannot touch httpx
-        return [{k: v for k, v in r.items() if k != "filters"} for r in rows]
+    def strip(rows):  # the exclusion digests differ (no dev slice here); they cannot touch httpx; mined_by 3
+        # (duplicate_change) skips nothing in httpx, so the v2 rows (mined_by 2) are otherwise the same
+        return [{k: v for k, v in r.items() if k not in ("filters", "mined_by")} for r in rows]
 
     assert strip(fresh) == strip([r for r in committed if r["repo"] == "encode/httpx"])
+
+
+def test_the_same_change_twice_is_one_task(tmp_path_factory):
+    """A commit re-made on the same parent (as flask 637eae5/4f81501, in both halves of the v2 set) and a
+    cherry-pick at another base: the miner keeps the first it draws and skips the rest (duplicate_change)."""
+    work = new_repo(tmp_path_factory)
+    root = commit(work, "Initial import of the library", {"lib/core.py": CORE})
+    fix = {"lib/core.py": edit(work, "lib/core.py", "    return a + b", "    return b + a")}
+    message = "Fix add for negative numbers when the first one is zero"
+    first = commit(work, message, fix)
+    git(work, "checkout", "-q", "-b", "again", root)
+    again = commit(work, message, fix)  # the same parent, the same change, another commit
+    git(work, "checkout", "-q", "-b", "maint", root)
+    commit(work, "Make sub symmetric in its argument order on maint", {
+        "lib/core.py": edit(work, "lib/core.py", "    return a - b", "    return -(b - a)")})
+    git(work, "cherry-pick", "-x", first)  # another base, the same change
+    picked = git(work, "rev-parse", "HEAD")
+    git(work, "checkout", "-q", "main")
+    git(work, "merge", "-q", "--no-ff", "-m", "Merge the same fix made again", "again")
+    git(work, "merge", "-q", "--no-ff", "-m", "Merge the maintenance branch back", "maint")
+    assert len({first, again, picked}) == 3
+    result = mine(work)
+    fixes = {first, again, picked} & set(by_commit(result))
+    assert len(fixes) == 1 and result.counts["skip:duplicate_change"] == 2
+    assert change_key(by_commit(result)[fixes.pop()]["patch"]).count("\n") == 3  # 2 headers, 1 -, 1 +
