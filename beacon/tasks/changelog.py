@@ -63,7 +63,7 @@ from .changelog_entries import Entry, parse_entries, strip_refs
 from .mine import MineFilters, MineResult, _log, change_key, file_gold, is_source_path, split_of
 
 # 2: test files by the graph's is_test_path (testsuite/ added, test.py is source); 3: one change, one task
-# (change_shared, previous_change, split:from_mined_change; the committed v2 batches were mined by 2)
+# (change_shared, previous_change, split:from_mined_change; the committed batches are mined by 3)
 MINED_BY = "beacon.tasks.changelog/3"
 CHANGELOG_FILE = re.compile(r"^(CHANGES|CHANGELOG|ChangeLog|Changelog|HISTORY|History|NEWS)(\.(rst|md|txt))?$")
 

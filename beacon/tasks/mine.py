@@ -53,7 +53,7 @@ from ..repo.git import GitError, GitSource, run_git
 from ..repo.history import git_log
 
 # 2: test files by the graph's is_test_path (testsuite/ added, test.py is source); 3: duplicate_change (the
-# committed v2 set was mined by 2)
+# committed set is mined by 3)
 MINED_BY = "beacon.tasks.mine/3"
 # "Key: value" as git's trailer parser reads it: a token without spaces, a colon, a value.
 _TRAILER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*:\s*\S")
