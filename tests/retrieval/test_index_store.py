@@ -188,10 +188,15 @@ def test_sparse_members_round_trip(tmp_path_factory, rows, cols, density, seed, 
     assert _same(IndexStore(root, "cd" * 20).load()[("bm25_symbol", key)], value)
 
 
-def test_the_snapshot_cache_saves_indexes_that_a_second_cache_loads(tmp_path):
+def _control_commit(tmp_path) -> tuple[str, str]:
+    """The control repository's first (repo, commit), built under ``tmp_path / "repos"``."""
     _, manifest = make_control_repo(tmp_path)
     row = json.loads(manifest.read_text().splitlines()[0])
-    repo, commit = row["repo"], row["commit"]
+    return row["repo"], row["commit"]
+
+
+def test_the_snapshot_cache_saves_indexes_that_a_second_cache_loads(tmp_path):
+    repo, commit = _control_commit(tmp_path)
     first = SnapshotCache(tmp_path / "cache", tmp_path / "repos").graph(repo, commit)
     before = _outputs(first)
     assert (tmp_path / "cache" / "indexes").is_dir()
@@ -205,9 +210,7 @@ def test_the_snapshot_cache_saves_indexes_that_a_second_cache_loads(tmp_path):
 def test_a_moved_cache_points_its_graphs_at_its_own_snapshots(tmp_path):
     # graph.json keeps the absolute snapshot path it was built from; after the cache folder moves, the docs
     # bridge (which reads files under graph.root) must read the moved snapshot, not fail on the old path.
-    _, manifest = make_control_repo(tmp_path)
-    row = json.loads(manifest.read_text().splitlines()[0])
-    repo, commit = row["repo"], row["commit"]
+    repo, commit = _control_commit(tmp_path)
     first = SnapshotCache(tmp_path / "cache", tmp_path / "repos").graph(repo, commit)
     before = _outputs(first)
     (tmp_path / "cache").rename(tmp_path / "moved")
@@ -220,9 +223,7 @@ def test_a_moved_cache_points_its_graphs_at_its_own_snapshots(tmp_path):
 def test_a_graph_saved_by_another_schema_is_rebuilt_not_read(tmp_path):
     from beacon.graph.codebase import GRAPH_SCHEMA, StaleGraphError
 
-    _, manifest = make_control_repo(tmp_path)
-    row = json.loads(manifest.read_text().splitlines()[0])
-    repo, commit = row["repo"], row["commit"]
+    repo, commit = _control_commit(tmp_path)
     fresh = SnapshotCache(tmp_path / "cache", tmp_path / "repos").graph(repo, commit)
     saved = tmp_path / "cache" / "graphs" / repo.replace("/", "__") / commit
     meta = json.loads((saved / "graph.json").read_text())
