@@ -19,6 +19,11 @@ MIN_TOKEN_CHARS = 6
 PLACEHOLDER = re.compile(r"\{[^{}]*\}|%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGc%]")
 WORD = re.compile(r"[a-z0-9_]+")
 OPTION = re.compile(r"-{0,2}[a-z0-9][a-z0-9_-]*[-_][a-z0-9_-]*[a-z0-9]")
+# ``OPTION``'s matches in a longer text (``findall``'s group), anchored at the start of each run of ``[a-z0-9_-]``:
+# unanchored, a long run with no match is rescanned from each of its characters (quadratic time on a pasted hex
+# dump). In a run only the leftmost start can match (a later start sees a subset of the same run), so starting at
+# the run, past leading ``-``/``_`` as ``OPTION`` itself would, finds the same tokens.
+OPTION_IN_TEXT = re.compile(r"(?<![a-z0-9_-])[-_]*?(-{0,2}[a-z0-9][a-z0-9_-]*[-_][a-z0-9_-]*[a-z0-9])")
 
 
 def normalise(text: str) -> str:

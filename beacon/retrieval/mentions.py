@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -152,6 +153,11 @@ class PathWords:
     parts: sp.csr_matrix  # files x words: how often each word is a part of the file's snake_case name
     folders: sp.csr_matrix  # files x words: how often each word is one of the file's folders
 
+    @cached_property
+    def longest_prefix(self) -> int:
+        """The length of the longest ``by_prefix`` word (0 without any): no longer prefix of a query word can match."""
+        return max(map(len, self.by_prefix), default=0)
+
 
 def path_words(graph: CodebaseGraph) -> PathWords:
     """The graph's ``PathWords`` (``GraphIndexes.path_words``)."""
@@ -218,7 +224,9 @@ def loose_path_matches(graph: CodebaseGraph, query: str | QueryFeatures) -> np.n
         if found is not None:
             hit[found] = 1.0
     # "some identifier starts with the path word" == "the path word is one of the identifiers' prefixes"
-    for prefix in {w[:n] for w in words for n in range(LOOSE_PREFIX_CHARS, len(w) + 1)}:
+    # (prefixes up to the longest path word only: all of a long pasted word's prefixes are quadratic in its length)
+    longest = pw.longest_prefix
+    for prefix in {w[:n] for w in words for n in range(LOOSE_PREFIX_CHARS, min(len(w), longest) + 1)}:
         j = pw.by_prefix.get(prefix)
         if j is not None:
             hit[j] = 1.0

@@ -34,8 +34,10 @@ from .index import SignalScores, graph_index, scores
 
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _DOTTED = rf"{_IDENT}(?:\.{_IDENT})*"
-_FROM = re.compile(rf"(?m)^\s*(?:>>>\s*)?from\s+({_DOTTED})\s+import\s+\(?([^)\n]+)")
-_IMPORT = re.compile(rf"(?m)^\s*(?:>>>\s*)?import\s+({_DOTTED}(?:\s+as\s+{_IDENT})?(?:\s*,\s*{_DOTTED}(?:\s+as\s+{_IDENT})?)*)")
+# Statements start after a line's own indentation (``[^\S\n]*``, not ``\s*``, which would scan every following blank
+# line from each line start: quadratic on a report of many empty lines); the matches are the same.
+_FROM = re.compile(rf"(?m)^[^\S\n]*(?:>>>\s*)?from\s+({_DOTTED})\s+import\s+\(?([^)\n]+)")
+_IMPORT = re.compile(rf"(?m)^[^\S\n]*(?:>>>\s*)?import\s+({_DOTTED}(?:\s+as\s+{_IDENT})?(?:\s*,\s*{_DOTTED}(?:\s+as\s+{_IDENT})?)*)")
 _AS = re.compile(rf"({_DOTTED})(?:\s+as\s+({_IDENT}))?")
 MAX_BASES = 8  # base classes searched for an inherited method
 
@@ -92,7 +94,9 @@ def resolve(graph: CodebaseGraph, name: str) -> list[int]:
     """The definitions (or the module node) a dotted name names; empty when it names nothing in the graph."""
     index = graph_index(graph)
     parts = name.split(".")
-    for cut in range(len(parts), 0, -1):
+    # no module name has more parts than the deepest module: a long chain (``a.a.a…`` in a pasted dump) is not
+    # joined once per prefix, which is quadratic in its length
+    for cut in range(min(len(parts), index.module_depth), 0, -1):
         path = index.module_file.get(".".join(parts[:cut]))
         if path is not None:
             break

@@ -34,7 +34,8 @@ from .snippets import _FACTORY, MAX_CHARS, SnippetClass, Use, Uses, _Reader, dot
 
 HOP = "|"  # separates a value's head expression from the methods called on it: ``Cls|method|other``
 MAX_HOPS = 3  # calls followed on one value; a longer chain is not tracked
-_STAR = re.compile(r"(?m)^\s*(?:>>>\s*)?from\s+([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s+import\s+\*")
+# a line's own indentation only (``[^\S\n]*``), as ``dotted._FROM``: the same matches, in linear time
+_STAR = re.compile(r"(?m)^[^\S\n]*(?:>>>\s*)?from\s+([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s+import\s+\*")
 _SELF_TYPES = frozenset({"Self", "typing.Self", "typing_extensions.Self"})
 GAPS = ("tuples", "attrs", "names", "frames")  # shapes followed only on request (``gap_set``)
 ITEM = "#"  # ``f#1``: item 1 of the tuple a call gives (``tuples``)

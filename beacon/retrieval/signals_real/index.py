@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -43,6 +44,11 @@ class GraphIndex:
     module_file: dict[str, str]  # dotted module name -> path
     is_test: np.ndarray  # per symbol
     import_paths: dict[str, str]  # path -> the path its module name implies (src/a/b.py -> a/b.py)
+
+    @cached_property
+    def module_depth(self) -> int:
+        """The most parts of any module name (``a.b.c``: 3); 0 without modules."""
+        return max((name.count(".") + 1 for name in self.module_file), default=0)
 
     def at_line(self, path: str, line: int) -> int | None:
         """The innermost definition of ``path`` holding ``line`` (the module node outside any)."""

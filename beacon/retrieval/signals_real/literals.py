@@ -35,6 +35,7 @@ import pandas as pd
 from ...graph.codebase import CodebaseGraph
 # The fragment rules, and their names as this module had them (tests and benchmarks import them from here).
 from ...graph.literal_fragments import (MIN_CHARS, MIN_TOKEN_CHARS, MIN_WORDS, OPTION as _OPTION,  # noqa: F401
+                                        OPTION_IN_TEXT,
                                         PLACEHOLDER as _PLACEHOLDER, WORD as _WORD, FileFragments, file_fragments,
                                         fragments, normalise)
 from ..indexes import indexes_for
@@ -178,7 +179,7 @@ def matched_fragments(graph: CodebaseGraph, query: str) -> list[str]:
     text = normalise(query)
     words = set(_WORD.findall(text))
     found = [p for w in sorted(words & lit.phrases.keys()) for p in lit.phrases[w] if p in text]
-    found += [t for t in set(_TOKEN.findall(text)) | set(_OPTION.findall(text)) if t in lit.tokens]
+    found += [t for t in set(_TOKEN.findall(text)) | set(OPTION_IN_TEXT.findall(text)) if t in lit.tokens]
     return sorted(set(found))
 
 
