@@ -131,15 +131,19 @@ def main(argv: list[str] | None = None) -> int:
     n = 2 * args.chars
     print("\nREADME performance rows")
     which = "every method" if not args.methods else ", ".join(f"`{m}`" for m in methods)
-    print(f"| slowest query of {len(chosen)} long-text families at {n:,} characters, {which} "
-          f"| {worst_overall[1]} {worst_overall[0]:.2f} s ({worst_overall[2]}) | <= {LIMIT:g} s "
-          f"| {'PASS' if worst_overall[0] <= LIMIT else 'MISS'} | `python -m experiments.benchmarks.query_stress` |")
+    rows = [(f"slowest query of {len(chosen)} long-text families at {n:,} characters, {which}",
+             f"{worst_overall[1]} {worst_overall[0]:.2f} s ({worst_overall[2]})", f"<= {LIMIT:g} s",
+             worst_overall[0] <= LIMIT)]
     if recommended[1]:
-        print(f"| the same, `{RECOMMENDED}` | {recommended[0]:.2f} s ({recommended[1]}) | <= {LIMIT:g} s "
-              f"| {'PASS' if recommended[0] <= LIMIT else 'MISS'} | `python -m experiments.benchmarks.query_stress` |")
-    print(f"| growth: time at {n:,} / at {args.chars:,} characters, worst method and family (times >= 20 ms) "
-          f"| {worst_ratio[0]:.2f}x ({worst_ratio[1]}, {worst_ratio[2]}) | <= {MAX_RATIO:g}x (linear: 2x) "
-          f"| {'PASS' if worst_ratio[0] <= MAX_RATIO else 'MISS'} | `python -m experiments.benchmarks.query_stress` |")
+        rows.append((f"the same, `{RECOMMENDED}`", f"{recommended[0]:.2f} s ({recommended[1]})", f"<= {LIMIT:g} s",
+                     recommended[0] <= LIMIT))
+    if worst_ratio[1]:  # none when every time is under 20 ms (texts too short to say)
+        rows.append((f"growth: time at {n:,} / at {args.chars:,} characters, worst method and family (times >= 20 ms)",
+                     f"{worst_ratio[0]:.2f}x ({worst_ratio[1]}, {worst_ratio[2]})", f"<= {MAX_RATIO:g}x (linear: 2x)",
+                     worst_ratio[0] <= MAX_RATIO))
+    for what, measured, target, ok in rows:
+        print(f"| {what} | {measured} | {target} | {'PASS' if ok else 'MISS'} "
+              "| `python -m experiments.benchmarks.query_stress` |")
     return 0
 
 
