@@ -20,6 +20,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -32,6 +33,9 @@ from ..repo.history import INPUT_NAMES, NO_INPUTS, RepoHistory, RepoInputs, read
 from ..repo.history_log import RepoLog
 from ..retrieval.indexes import attach_store
 
+# graphs a SnapshotCache keeps in memory: a run visits an instance's graph for all its methods and budgets at once,
+# so the last few are all it reuses; a large repository's graph with its indexes is a few hundred MB
+MAX_GRAPHS = 4
 REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
 
 
@@ -108,15 +112,22 @@ class SnapshotCache:
     """Snapshots, saved graphs and their saved indexes per commit under ``root`` (safe to share between runs).
 
     ``index_store=False`` keeps indexes in memory only (nothing read from or written to ``root/indexes``).
+    At most ``max_graphs`` graphs (with the indexes they carry) stay in memory, the least recently used leaving
+    first: a run over hundreds of base commits of a large repository would otherwise hold every one of them (a
+    graph evicted and asked for again is loaded from its saved copy, equal to the first).
     """
 
-    def __init__(self, root: Path | str, repos_dir: Path | str | Sequence[Path | str], *, index_store: bool = True):
+    def __init__(self, root: Path | str, repos_dir: Path | str | Sequence[Path | str], *, index_store: bool = True,
+                 max_graphs: int = MAX_GRAPHS):
+        if max_graphs < 1:
+            raise ValueError(f"max_graphs must be at least 1, got {max_graphs}")
         self.root = Path(root)
         self.index_store = index_store
+        self.max_graphs = max_graphs
         self.repos_dirs = _dirs(repos_dir)
         self.repos_dir = self.repos_dirs[0]
         self._sources: dict[str, GitSource] = {}
-        self._graphs: dict[str, CodebaseGraph] = {}
+        self._graphs: OrderedDict[str, CodebaseGraph] = OrderedDict()  # least recently used first
         self._histories: dict[str, RepoHistory] = {}
         self._inputs: dict[str, RepoInputs] = {}
         self._saved_inputs = InputsStore(self.root / "inputs")
@@ -168,7 +179,9 @@ class SnapshotCache:
     def graph(self, repo: str, commit: str) -> CodebaseGraph:
         """The base-commit graph (parsed once per commit, then loaded from its saved copy)."""
         key = f"{repo}@{commit}"
-        if key not in self._graphs:
+        if key in self._graphs:
+            self._graphs.move_to_end(key)
+        else:
             saved = self.root / "graphs" / repo.replace("/", "__") / commit
             graph = None
             if (saved / "graph.json").is_file():
@@ -196,6 +209,8 @@ class SnapshotCache:
             if self.index_store:
                 attach_store(graph, self.root / "indexes")
             self._graphs[key] = graph
+            while len(self._graphs) > self.max_graphs:
+                self._graphs.popitem(last=False)
         return self._graphs[key]
 
     def inputs(self, repo: str, commit: str, needs: set[str] | frozenset[str]) -> RepoInputs:

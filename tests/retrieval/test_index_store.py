@@ -18,6 +18,7 @@ from beacon.retrieval.index_store import INDEX_FORMAT, IndexStore, IndexStoreWar
 from beacon.retrieval.indexes import STORED, STORED_FAMILIES, StoredFamily, attach_store, indexes_for
 from beacon.retrieval.recipes import method_params
 from beacon.repo.history import EMPTY_HISTORY
+from tests.retrieval.conftest import git
 from tests.retrieval.test_perron_diffusion import _maps_a_file  # memory-mapped, not copied?
 
 QUERY = "retry_delay grows too fast when the Client retries a request; see pkg/retry.py"
@@ -260,3 +261,30 @@ def test_a_reopened_store_reads_a_member_only_when_a_method_uses_it(tmp_path):
         getattr(ix, name)
     assert not ix.pending and type(ix).__name__ == "GraphIndexes"  # plain attribute access once all are read
     assert all(_same(v, _members(built)[n]) for n, v in _members(reader).items())
+
+
+def test_the_snapshot_cache_keeps_its_last_graphs_only(tmp_path):
+    # a run over hundreds of base commits must not hold every graph: the least recently used leaves first, and
+    # one asked for again is loaded from its saved copy, equal to the first
+    repo_a, a = _control_commit(tmp_path)
+    root = tmp_path / "repos" / repo_a
+    (root / "textkit" / "extra.py").write_text("def added(x):\n    return x\n")
+    git(root, "add", "textkit/extra.py")
+    git(root, "commit", "-q", "-m", "a second commit")
+    repo_b, b = repo_a, git(root, "rev-parse", "HEAD")
+    assert b != a
+    cache = SnapshotCache(tmp_path / "cache", tmp_path / "repos", max_graphs=1)
+    first = cache.graph(repo_a, a)
+    assert cache.graph(repo_a, a) is first  # kept while it is the last one used
+    before = _outputs(first)
+    other = cache.graph(repo_b, b)
+    assert list(cache._graphs) == [f"{repo_b}@{b}"]  # a left
+    again = cache.graph(repo_a, a)
+    assert again is not first and again.symbols == first.symbols and _outputs(again) == before
+    assert cache.graph(repo_b, b) is not other  # b left in turn
+    roomy = SnapshotCache(tmp_path / "cache", tmp_path / "repos", max_graphs=2)
+    kept = roomy.graph(repo_a, a)
+    roomy.graph(repo_b, b)
+    assert roomy.graph(repo_a, a) is kept
+    with pytest.raises(ValueError, match="max_graphs must be at least 1"):
+        SnapshotCache(tmp_path / "cache", tmp_path / "repos", max_graphs=0)
