@@ -19,11 +19,13 @@ MIN_TOKEN_CHARS = 6
 PLACEHOLDER = re.compile(r"\{[^{}]*\}|%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGc%]")
 WORD = re.compile(r"[a-z0-9_]+")
 OPTION = re.compile(r"-{0,2}[a-z0-9][a-z0-9_-]*[-_][a-z0-9_-]*[a-z0-9]")
-# ``OPTION``'s matches in a longer text (``findall``'s group), anchored at the start of each run of ``[a-z0-9_-]``:
-# unanchored, a long run with no match is rescanned from each of its characters (quadratic time on a pasted hex
-# dump). In a run only the leftmost start can match (a later start sees a subset of the same run), so starting at
-# the run, past leading ``-``/``_`` as ``OPTION`` itself would, finds the same tokens.
-OPTION_IN_TEXT = re.compile(r"(?<![a-z0-9_-])[-_]*?(-{0,2}[a-z0-9][a-z0-9_-]*[-_][a-z0-9_-]*[a-z0-9])")
+# ``OPTION``'s matches in a longer text (``findall``'s group), in linear time. Unanchored, a long run of
+# ``[a-z0-9_-]`` with no match is rescanned from each of its characters (a pasted hex dump), and even from one start
+# ``OPTION``'s two ``[a-z0-9_-]*`` rescan a long ``-``/``_`` tail once per separator. So the match starts at the run
+# (in a run only the leftmost start can match: a later one sees a subset of it), past leading ``-``/``_`` as
+# ``OPTION`` itself would, and is spelled as alphanumeric runs joined by separator runs, possessively (Python
+# 3.11): the same tokens, ending at the run's last letter or digit (tests/retrieval/signals_real/test_long_text.py).
+OPTION_IN_TEXT = re.compile(r"(?<![a-z0-9_-])[-_]*?(-{0,2}[a-z0-9]++(?:[-_]++[a-z0-9]++)+)")
 
 
 def normalise(text: str) -> str:

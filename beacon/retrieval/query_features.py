@@ -33,7 +33,7 @@ _INLINE = re.compile(r"`([^`\n]+)`")
 _INDENTED = re.compile(r"(?m)^(?: {4}|\t)(.+)$")
 # A name called: the identifier in front of ``(``. Anchored at the start of a run of identifier characters (a
 # digit-led run skips its digits), so a long run with no ``(`` is scanned once, not once per character: the same
-# matches as the unanchored ``([A-Za-z_][A-Za-z0-9_]*)\(`` (tests/retrieval/test_query_stress.py), in linear time.
+# matches as the unanchored ``([A-Za-z_][A-Za-z0-9_]*)\(`` (tests/retrieval/signals_real/test_long_text.py), in linear time.
 _CALL = re.compile(r"(?<![A-Za-z0-9_])[0-9]*([A-Za-z_][A-Za-z0-9_]*)\(")
 _EXTENSIONS = ("py", "pyi")
 _MAX_FRAME_LINE = 10**9  # a line number beyond this is not a real frame

@@ -9,7 +9,7 @@ features of its definitions' scores (``Blend.scores``):
 
 * ``total``, ``top3``, ``second``: the file's best total, the mean of its best three and its second best (over
   the best total of any definition); ``n_strong``, ``n_pos``, ``n_defs``: log counts of its definitions at half
-  the top score or more, above zero, and in all; ``rank``: 1 / (1 + the file's rank);
+  the top score or more, above zero, and in all (candidate definitions: no tests); ``rank``: 1 / (1 + the file's rank);
 * ``depth``, ``is_init``, ``vendored``, ``peripheral``: where the file sits;
 * ``c_<signal>``, ``cs_<signal>``: the max and the sum over its definitions of each component, over that
   component's maximum (the composer's unit scale);
@@ -107,6 +107,9 @@ def fit(tasks: list[dict], names: list[str], l2: float) -> np.ndarray:
         if gold and len(t["head"]) > 1:
             groups.append((matrix(t, names), gold))
 
+    if not groups:
+        raise SystemExit("no task to fit on: no gold file among any task's top files")
+
     def loss(w):
         value, grad = 0.0, np.zeros(len(names))
         for x, gold in groups:
@@ -153,6 +156,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="keep the method's order where an issue-structure signal scores a top file")
     ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
     args = ap.parse_args(argv)
+    overlap = set(args.train.split(",")) & set(args.eval.split(","))
+    if overlap:
+        ap.error(f"--eval repeats sets the fit is made on: {', '.join(sorted(overlap))}")
     train = [t for which in args.train.split(",") for t in collect(which, args.method, args.k, args.cache_dir)]
     names = (sorted({n for t in train for row in t["feats"] for n in row}) if args.features == "all"
              else list(STRUCTURE if args.features == "structure" else FOLDER))

@@ -38,7 +38,7 @@ def _text(pieces: list[str], max_size: int = 40):
 
 
 CODE_TEXT = _text(["a", "Z", "_", "9", "0", "(", ")", ".", " ", "\n", "x1", "é"])
-OPTION_TEXT = _text(["a", "b", "0", "9", "_", "-", "--", " ", ".", "x_y", "-z"])
+OPTION_TEXT = _text(["a", "b", "0", "9", "_", "-", "--", "___", " ", ".", "x_y", "-z", "A", "é"])
 STATEMENT_TEXT = _text(["from", "import", " ", "  ", "\t", "\n", "\r\n", "\u2028", "\x0b", "a", "b.c", ">>>", "*",
                         "(", ")", ",", " as ", "x", "#"])
 
@@ -87,12 +87,18 @@ def test_a_long_dotted_chain_resolves_as_before(shop):
 
 def test_a_long_word_matches_the_path_words_its_prefixes_name(shop):
     pw = path_words(shop)
-    assert pw.longest_prefix == max(map(len, pw.by_prefix), default=0)
-    short = loose_path_matches(shop, "the fields are broken")
-    long = loose_path_matches(shop, "the " + "fields" + "x" * 20000 + " are broken")
-    assert short.any()
-    # the long word's prefixes up to the longest path word include "fields": the same files as the short word
-    assert np.array_equal(short, long)
+    assert pw.longest_prefix == max(map(len, pw.by_prefix), default=0) > 5
+    longest = max(pw.by_prefix, key=len)  # the cut's edge: a prefix exactly as long as the longest path word
+    queries = ["the fields are broken", "the " + "fields" + "x" * 3000 + " are broken", f"see {longest}" + "y" * 3000,
+               f"see {longest}", f"see {longest[:-1]}", "cli" + "z" * 3000]
+    new = [loose_path_matches(shop, q) for q in queries]
+    pw.__dict__["longest_prefix"] = 10**9  # every prefix of every word: the loop as it was
+    try:
+        old = [loose_path_matches(shop, q) for q in queries]
+    finally:
+        del pw.__dict__["longest_prefix"]
+    assert all(np.array_equal(a, b) for a, b in zip(new, old))
+    assert new[0].any() and np.array_equal(new[0], new[1]) and new[2].any()
 
 
 def test_query_features_and_literals_read_a_long_paste():
@@ -103,6 +109,8 @@ def test_query_features_and_literals_read_a_long_paste():
 
 
 def test_literal_fragments_of_a_long_paste(shop):
-    dump = "x" * 100000 + "_"
-    found = matched_fragments(shop, f"pass --ignore-local-config please {dump}")
-    assert "--ignore-local-config" in found
+    # a long run with no option token, and a letter before a long separator tail (the two slow cases)
+    for dump in ["x" * 100000 + "_", "a" + "_" * 100000, "b" + "-" * 100000]:
+        found = matched_fragments(shop, f"pass --ignore-local-config please {dump}")
+        assert "--ignore-local-config" in found
+        assert OPTION_IN_TEXT.findall(dump[:2000]) == OPTION.findall(dump[:2000])
