@@ -26,6 +26,9 @@ OPTION = re.compile(r"-{0,2}[a-z0-9][a-z0-9_-]*[-_][a-z0-9_-]*[a-z0-9]")
 # ``OPTION`` itself would, and is spelled as alphanumeric runs joined by separator runs, possessively (Python
 # 3.11): the same tokens, ending at the run's last letter or digit (tests/retrieval/signals_real/test_long_text.py).
 OPTION_IN_TEXT = re.compile(r"(?<![a-z0-9_-])[-_]*?(-{0,2}[a-z0-9]++(?:[-_]++[a-z0-9]++)+)")
+# ``OPTION`` for ``fullmatch`` on one piece of a constant, spelled the same way: a constant like ``"a" + "-" * n``
+# costs n, not n² (the same pieces: tests/graph/test_literal_fragments.py)
+OPTION_WHOLE = re.compile(r"-{0,2}[a-z0-9]++(?:[-_]++[a-z0-9]++)+")
 
 
 def normalise(text: str) -> str:
@@ -46,7 +49,7 @@ def fragments(literal: str) -> list[str]:
         piece = normalise(piece).strip(" :,.;'\"()[]")
         if len(piece) >= MIN_CHARS and len(WORD.findall(piece)) >= MIN_WORDS:
             out.append(piece)
-        elif " " not in piece and len(piece) >= MIN_TOKEN_CHARS and OPTION.fullmatch(piece):
+        elif " " not in piece and len(piece) >= MIN_TOKEN_CHARS and OPTION_WHOLE.fullmatch(piece):
             out.append(piece)
     return out
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from beacon.graph import CodebaseGraph
 from beacon.graph.build import GraphBuilder
-from beacon.graph.literal_fragments import FileFragments, file_fragments, fragments
+from beacon.graph.literal_fragments import OPTION, OPTION_WHOLE, FileFragments, file_fragments, fragments
 from beacon.graph.parse import parse_source
 from beacon.retrieval.indexes import INDEXES_KEY
 from beacon.retrieval.signals_real.literals import literal_index
@@ -42,6 +42,21 @@ def test_file_fragments_are_the_fragments_of_each_constant(literals):
     assert list(found.names) == names
     assert found.pairs() == pairs
     assert found == pickle.loads(pickle.dumps(found))  # the parse cache's format
+
+
+_TOKENISH = st.lists(st.sampled_from(["a", "b", "0", "_", "-", "--", "___", "x_y", "A", "é", " "]), max_size=30).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_TOKENISH)
+def test_option_tokens_of_a_constant_are_recognised_as_before(piece):
+    # OPTION_WHOLE is OPTION spelled for linear time; whole pieces match alike
+    assert bool(OPTION_WHOLE.fullmatch(piece)) == bool(OPTION.fullmatch(piece))
+
+
+def test_a_constant_with_a_long_separator_tail_is_cut_like_a_short_one():
+    assert fragments("a" + "-" * 50000) == [] and fragments("max_line_length") == ["max_line_length"]
+    assert fragments("--no-" + "x" * 50000 + "-y") == ["--no-" + "x" * 50000 + "-y"]
 
 
 def test_the_parse_carries_them(make_repo):
