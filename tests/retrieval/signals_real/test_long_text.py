@@ -101,7 +101,7 @@ def test_a_long_word_matches_the_path_words_its_prefixes_name(shop):
     assert new[0].any() and np.array_equal(new[0], new[1]) and new[2].any()
 
 
-def test_query_features_and_literals_read_a_long_paste():
+def test_query_features_read_a_long_paste():
     dump = "0123456789abcdef" * 20000  # a 320,000-character hex dump on one line
     text = f"Crash in shop.fields.DateTime: run(--ignore-local-config) fails\n{dump}\n" + "\n" * 50000
     features = query_features(text)
