@@ -54,6 +54,7 @@ class Resolver:
         self.by_name = tables.by_name
         self._module_attr: dict[tuple[str, str], int | None] = {}
         self._bases: dict[int, list[int]] = {}
+        self._base_chains: dict[str, dict[int, list[Chain]]] = {}  # path -> class (local id) -> its base chains
 
     # -- helpers -----------------------------------------------------------
     def _def(self, g: int):
@@ -137,12 +138,21 @@ class Resolver:
         path, local, parse = self._def(cls)
         parent = parse.defs[local].parent
         found = []
-        for owner, chain in parse.bases:
-            if owner == local:
-                target = self.resolve_chain(path, parent, chain, 1)
-                if target is not None and target >= 0 and self._kind(target) == "class":
-                    found.append(target)
+        for chain in self._chains_of(path, parse).get(local, ()):
+            target = self.resolve_chain(path, parent, chain, 1)
+            if target is not None and target >= 0 and self._kind(target) == "class":
+                found.append(target)
         self._bases[cls] = found
+        return found
+
+    def _chains_of(self, path: str, parse: FileParse) -> dict[int, list[Chain]]:
+        """``parse.bases`` grouped by class, in order, once per file: looking each class's bases up in the whole
+        list was quadratic in a file's classes."""
+        found = self._base_chains.get(path)
+        if found is None:
+            found = self._base_chains[path] = {}
+            for owner, chain in parse.bases:
+                found.setdefault(owner, []).append(chain)
         return found
 
     def member(self, cls: int, name: str, depth: int = 0, seen: set[int] | None = None) -> int | None:
