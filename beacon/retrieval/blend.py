@@ -66,7 +66,7 @@ class Blend(BlendParams, RankThenPack):
         parts: dict[str, np.ndarray] = {}
         total = stages.lexical(m, graph, query, cand, parts)
         total = stages.expansion(m, graph, query, cand, total, parts)
-        total = stages.priors(m, graph, inputs, total, parts)
+        total = stages.priors(m, graph, inputs, cand, total, parts)
         total = stages.late(m, graph, query, inputs, cand, total, parts)
         total = stages.issue(m, graph, query, cand, total, parts)
         total = stages.infile(m, graph, query, cand, total, parts)

@@ -100,12 +100,13 @@ class BlendParams:
     peripheral: float = 1.0  # multiplies examples/, docs/, … (masks.peripheral_mask)
 
     # 3. priors (``stages.priors``, history.py; inputs ``file_history``, ``line_history``):
-    #     + w_history · H(f(v))/max H + w_function · G(v)/max G
+    #     + w_history · H(f(v))/max H + w_function · G(v)/max G, then all of it / (1 + ln n_f(v))^file_size_power
     w_history: float = 0.0  # H: recently changed files
     w_function: float = 0.0  # G: recently changed functions
     tau: float = 3.0
     max_files: int = 10
     skip: int = 0
+    file_size_power: float = 0.0  # s(v) / (1 + ln n_f)^p, n_f: candidate definitions in v's file (0: off)
 
     # 4. late signals (``stages.late``):
     #     + w_loose_path · P̂(f(v)) + w_log_file · L̂_F(f(v)) + w_log_function · L̂_G(v)
@@ -179,6 +180,8 @@ class BlendParams:
         for w in NON_NEGATIVE:
             if not np.isfinite(getattr(self, w)) or getattr(self, w) < 0:
                 raise ValueError(f"{self.name}: {w} must be finite and >= 0, got {getattr(self, w)!r}")
+        if not np.isfinite(self.file_size_power):  # signed: < 0 favours files with many definitions
+            raise ValueError(f"{self.name}: file_size_power must be finite, got {self.file_size_power!r}")
         for k in COUNTS:
             if isinstance(getattr(self, k), bool) or not isinstance(getattr(self, k), int) or getattr(self, k) < 1:
                 raise ValueError(f"{self.name}: {k} must be an integer >= 1, got {getattr(self, k)!r}")

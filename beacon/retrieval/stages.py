@@ -161,7 +161,8 @@ def expansion(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, tota
     return total
 
 
-def priors(m: Blend, graph: CodebaseGraph, inputs: RepoInputs, total: np.ndarray, parts: dict) -> np.ndarray:
+def priors(m: Blend, graph: CodebaseGraph, inputs: RepoInputs, cand: np.ndarray, total: np.ndarray,
+           parts: dict) -> np.ndarray:
     """``+ w_history · H/max H + w_function · G/max G`` (inputs ``file_history``, ``line_history``)."""
     file_of = file_index(graph).file_of
     if m.w_history:
@@ -172,6 +173,9 @@ def priors(m: Blend, graph: CodebaseGraph, inputs: RepoInputs, total: np.ndarray
         lines = require(inputs, "line_history", m.name)
         parts["function_history"] = function_prior(graph, lines, tau=m.tau, skip=m.skip)
         total = total + m.w_function * parts["function_history"]
+    if m.file_size_power:
+        sizes = np.bincount(file_of, weights=cand.astype(float), minlength=int(file_of.max()) + 1)
+        total = total / (1.0 + np.log(np.maximum(sizes, 1.0)))[file_of] ** m.file_size_power
     return total
 
 

@@ -153,6 +153,22 @@ def test_specific_match_keeps_the_rarer_half_of_the_query_terms(graph):
     assert not specific_match(graph, "").any()
 
 
+def test_file_size_power_divides_by_the_files_definition_count(graph):
+    # web/routing.py holds 8 definitions (classes too) and web/cookies.py 3: a definition's total is divided by
+    # (1 + ln n)^p of its own file, so the ratio of two files' definitions moves by that factor.
+    import math
+    q = "cookie rule match deprecation"
+    base = get_method("hybrid", w_neighbor=0).scores(graph, q).total
+    got = get_method("hybrid", w_neighbor=0, file_size_power=0.5).scores(graph, q).total
+    idx = {s.id: i for i, s in enumerate(graph.symbols)}
+    for sid, n in (("web/cookies.py::parse_cookie", 3), ("web/routing.py::Rule.match", 8)):
+        assert got[idx[sid]] == pytest.approx(base[idx[sid]] / (1 + math.log(n)) ** 0.5)
+    assert (get_method("hybrid_follow", file_size_power=0.0).scores(graph, q).total
+            == get_method("hybrid_follow").scores(graph, q).total).all()
+    with pytest.raises(ValueError, match="file_size_power"):
+        get_method("hybrid_follow", file_size_power=float("nan"))
+
+
 def test_generic_multiplier_is_neutral_at_one_and_checked(graph):
     q = "dump cookie value with max_age"
     base = get_method("hybrid_follow").scores(graph, q).total
