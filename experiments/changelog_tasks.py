@@ -42,7 +42,7 @@ DEFAULT_EXCLUDE = [SHARED / "swebench_lite_dev/instances.jsonl", SHARED / "swebe
 CAP = 30  # tasks per repository: keeps the snapshot/graph build for both halves within the shared cache's means
 BATCH_1 = Path("experiments/data/changelog_tasks.jsonl")
 # Batch 2's cap: new tasks per repository beyond batch 1, set by the time a graph per base commit takes to
-# build on the shared 2-core machine (README, changelog tasks batch 2).
+# build on the shared 2-core machine (docs/localization_real.md, changelog tasks batch 2).
 CAP_2 = 80
 
 

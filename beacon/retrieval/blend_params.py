@@ -54,7 +54,7 @@ class BlendParams:
     w_keywords: float = 0.0  # distinct query terms in the document (keyword_map)
     w_hashed: float = 0.0  # cosine of hashed token vectors (vector)
     w_neighbor: float = 0.0  # the best call neighbour's s(u), callers and callees alike (neighbors.py)
-    # neither multiplier helped (README); both neutral at 1
+    # neither multiplier helped (docs/localization_real.md); both neutral at 1
     generic: float = 1.0  # multiplies s(v) when v holds none of the query's rarer terms (lexical.specific_match)
     mention_prose: float = 1.0  # scales w_mention's matches from prose words only (mentions.py)
     fusion: str = "linear"  # linear, rrf or raw (above)

@@ -63,7 +63,7 @@ from experiments.benchmarks.localize_real_sets import DEFAULT_CACHE, REPOS, base
 from experiments.benchmarks.localize_real_signals import METRICS, paired
 
 VERSION = 1  # bump when the padding rules change: cached padded graphs are keyed by it
-# The README's table (issue 14): the default configurations.
+# The table in docs/localization_real.md (issue 14, "Scale"): the default configurations.
 DEFAULT_METHODS = ("bm25;hybrid_prf;hybrid_code;hybrid_uses;hybrid_flow;hybrid_title;hybrid_uses:w_flow=0.5")
 # SWE-bench Lite test repositories (the held-out set): never a distractor.
 HELD_OUT = frozenset({"sympy", "django", "astropy", "matplotlib", "scikit-learn", "sphinx", "pytest", "pylint",

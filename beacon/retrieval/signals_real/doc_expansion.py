@@ -36,7 +36,7 @@ from .tests_bridge import bridge_of
 
 K1, B = 1.2, 0.4  # as ``expansion.context_matrix``
 SOURCES = ("docs", "tests")
-EXTEND_VOCAB = True  # the docs' own words join the vocabulary (False: only words the code has; README)
+EXTEND_VOCAB = True  # the docs' own words join the vocabulary (False: only words the code has; docs/localization_real.md)
 
 
 def _spread(cites: sp.csr_matrix, text: sp.csr_matrix, mass: float) -> sp.csr_matrix:

@@ -16,7 +16,7 @@ never a silent empty signal. The index (sections, their BM25 matrix, their resol
 once per graph and kept in the graph's memo (``GraphIndexes.docs_bridge``), so a query costs one sparse
 product; it is cheap enough not to be saved (flask's docs, 255 sections: 0.03 s; 10,200 sections: 0.6 s,
 2 ms a query). ``REF_KINDS`` and ``CITE_IDF`` are measured variants (``docs_bridge_ceiling``'s flags); neither
-helped (README, "the docs bridge").
+helped (docs/localization_real.md, "the docs bridge").
 """
 from __future__ import annotations
 

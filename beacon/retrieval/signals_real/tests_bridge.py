@@ -39,7 +39,7 @@ _CALLABLE = ("function", "method")
 # A test file's imports and mirrored source vote this share of the test's weight (its targets vote all of it)
 FILE_ROUTES = 0.5
 # Targets / imported files weighed by an idf over the tests (``_rows``); without it every configuration of the
-# grid lost requests-3362 alike and the tune losses were larger (README)
+# grid lost requests-3362 alike and the tune losses were larger (docs/localization_real.md)
 IDF = True
 _SKIP_FOLDERS = frozenset({"tests", "test", "testing", "src"})
 

@@ -1,5 +1,5 @@
 """The issue stage's fusion switches (``issue_fuse``, ``lift_cap``, ``lift_rank``, ``hop_backoff``: ``issue_fusion``;
-not registered in a recipe: README "Did not help: bounding the issue lifts").
+not registered in a recipe: docs/localization_real.md "Did not help: bounding the issue lifts").
 
 On the small real store repository of ``test_issue_stage`` (built from real files in a temp git repo): the neutral
 values are today's stage bit for bit; each switch follows its formula over the signals' own scores; a bad value

@@ -1,4 +1,4 @@
-"""The issue stage's scale switch (``issue_scale``: ``normalise.evidence_scale``; not registered in a recipe: README).
+"""The issue stage's scale switch (``issue_scale``: ``normalise.evidence_scale``; not registered in a recipe: docs/localization_real.md).
 
 On the small real store repository of ``test_issue_stage`` (built from real files in a temp git repo): the default
 ``max`` is today's stage bit for bit; ``saturate`` and ``absolute`` follow their formulas over the signals' own raw
