@@ -214,7 +214,7 @@ class SnapshotCache:
             # copied since (another machine, another folder) holds the same snapshot under its own root.
             if graph.root is None or not Path(graph.root).is_dir():
                 graph.root = str(self.snapshot(repo, commit))
-            elif Path(graph.root) == self._snapshot_path(repo, commit):
+            elif Path(graph.root).resolve() == self._snapshot_path(repo, commit).resolve():  # relative or absolute
                 # the docs bridge reads a saved graph's snapshot at graph.root, not through snapshot(): a use too
                 mark_used(snapshot_stamp(Path(graph.root)))
             if self.index_store:

@@ -23,7 +23,8 @@ FILES = {
     "pkg/__init__.py": "from .retry import retry\n",
     "pkg/retry.py": "def retry_delay(attempt):\n    return 2 ** attempt\n\n\n"
                     "def retry(call, attempts=3):\n    for n in range(attempts):\n        call(retry_delay(n))\n",
-    "docs/usage.rst": "Retrying\n========\n\nThe retry delay doubles with each attempt, see :func:`pkg.retry.retry_delay`.\n",
+    "docs/usage.rst": "Retrying\n========\n\n"
+                      "The retry delay doubles with each attempt, see :func:`pkg.retry.retry_delay`.\n",
 }
 
 
@@ -55,7 +56,7 @@ def _used_at(cache: SnapshotCache, commit: str, when: float) -> None:
     os.utime(snapshot_stamp(cache.snapshot(REPO, commit)), (when, when))
 
 
-def test_the_stamp_is_beside_the_tree_never_inside_it(three_commits):
+def test_the_stamp_is_beside_the_tree_never_inside_it(three_commits, monkeypatch):
     cache, (a, _, _) = three_commits
     tree = cache.snapshot(REPO, a)
     stamp = snapshot_stamp(tree)
@@ -67,6 +68,10 @@ def test_the_stamp_is_beside_the_tree_never_inside_it(three_commits):
     os.utime(stamp, (1_000, 1_000))
     assert SnapshotCache(cache.root, cache.repos_dirs).graph(REPO, a).root == str(tree)
     assert stamp.stat().st_mtime > 1_000  # a saved graph rooted in the snapshot is a use of it too
+    os.utime(stamp, (1_000, 1_000))
+    monkeypatch.chdir(cache.root.parent)  # the same cache named by a relative path: the same snapshot
+    assert SnapshotCache(Path(cache.root.name), cache.repos_dirs).graph(REPO, a).root == str(tree)
+    assert stamp.stat().st_mtime > 1_000
     assert _files(tree) == _committed(cache, a)  # nothing of the cache's own inside the tree
     assert not any(".last_used" in p.name for p in tree.rglob("*"))
     assert sorted(graph.files) == sorted(n for n in _committed(cache, a) if n.endswith(".py"))
