@@ -1,4 +1,4 @@
-"""Command line: ``python -m beacon {context,graph,methods,prune-indexes}``.
+"""Command line: ``python -m beacon {context,graph,methods,prune-indexes,prune-snapshots}``.
 
 ``context`` indexes a directory, selects context for a query with a retrieval
 method under an exact token budget, and prints the rendered context (stdout)
@@ -12,6 +12,10 @@ from pathlib import Path
 
 from .graph import CodebaseGraph
 from .retrieval import assemble_context, method_names
+
+
+# prune command -> (the cache folder's subfolder it prunes, what it holds)
+_PRUNED = {"prune-indexes": ("indexes", "graph stores"), "prune-snapshots": ("snapshots", "snapshots")}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,17 +35,18 @@ def main(argv: list[str] | None = None) -> int:
     graph_cmd.add_argument("--save", type=Path, default=None, help="write the graph (.npy + JSON) here")
     graph_cmd.add_argument("--cache", type=Path, default=None)
     sub.add_parser("methods", help="list registered retrieval methods")
-    prune_cmd = sub.add_parser("prune-indexes", help="evict least recently used graph index stores to a size")
-    prune_cmd.add_argument("cache_dir", type=Path, help="a cache folder (its indexes/ is pruned)")
-    prune_cmd.add_argument("--max-size", required=True, help="keep at most this much, e.g. 2G, 500M")
-    prune_cmd.add_argument("--dry-run", action="store_true", help="list what would be removed, remove nothing")
+    for name, (folder, what) in _PRUNED.items():
+        prune_cmd = sub.add_parser(name, help=f"evict least recently used {what} to a size")
+        prune_cmd.add_argument("cache_dir", type=Path, help=f"a cache folder (its {folder}/ is pruned)")
+        prune_cmd.add_argument("--max-size", required=True, help="keep at most this much, e.g. 2G, 500M")
+        prune_cmd.add_argument("--dry-run", action="store_true", help="list what would be removed, remove nothing")
     args = parser.parse_args(argv)
 
     if args.command == "methods":
         print("\n".join(method_names()))
         return 0
-    if args.command == "prune-indexes":
-        return _prune_indexes(parser, args)
+    if args.command in _PRUNED:
+        return _prune(parser, args)
     if not args.repo.is_dir():
         parser.error(f"{args.repo}: not a directory")
     graph = CodebaseGraph.from_repo(args.repo, cache_dir=args.cache)
@@ -70,21 +75,29 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _prune_indexes(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    from .retrieval.index_prune import prune, parse_size
+def _prune(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from .retrieval.index_prune import parse_size, prune, prune_snapshots
 
     try:
         max_bytes = parse_size(args.max_size)
     except ValueError as exc:
         parser.error(f"--max-size: {exc}")
-    root = args.cache_dir / "indexes"
+    folder, what = _PRUNED[args.command]
+    root = args.cache_dir / folder
     if not root.is_dir():
-        parser.error(f"{root}: not a directory (expected the index stores of cache folder {args.cache_dir})")
-    removed, kept = prune(root, max_bytes, dry_run=args.dry_run)
+        parser.error(f"{root}: not a directory (expected the {what} of cache folder {args.cache_dir})")
+    stale = []  # half-made snapshot extractions; index stores write theirs inside each store
+    if folder == "snapshots":
+        removed, kept, stale = prune_snapshots(root, max_bytes, dry_run=args.dry_run)
+    else:
+        removed, kept = prune(root, max_bytes, dry_run=args.dry_run)
     verb = "would remove" if args.dry_run else "removed"
-    for store in removed:
-        print(f"{verb}\t{store.folder.name}\t{store.bytes}")
-    print(f"# {verb} {len(removed)} graph stores ({sum(s.bytes for s in removed)} bytes); {kept} bytes kept")
+    for entry in [*stale, *removed]:
+        # a commit names a snapshot only within its repository's folder; a digest names a store alone
+        name = entry.folder.relative_to(root) if folder == "snapshots" else entry.folder.name
+        print(f"{verb}\t{name}\t{entry.bytes}")
+    also = f" and {len(stale)} stale extractions ({sum(s.bytes for s in stale)} bytes)" if stale else ""
+    print(f"# {verb} {len(removed)} {what} ({sum(s.bytes for s in removed)} bytes){also}; {kept} bytes kept")
     return 0
 
 

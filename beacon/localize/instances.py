@@ -11,7 +11,9 @@ saved once per commit (``CodebaseGraph.save``), so a sweep over methods and
 budgets parses each base commit once; the graphs' retrieval indexes
 (``beacon.retrieval.index_store``) and the git inputs read for a commit
 (``beacon.repo.inputs_store``) are saved beside them, so a later run loads both. Methods only ever see the snapshot and
-the problem statement, never the patch.
+the problem statement, never the patch. Each use of a snapshot touches a stamp beside it (``<commit>.last_used``), so
+``python -m beacon prune-snapshots`` (``beacon.retrieval.index_prune``) evicts the least recently used trees; an
+evicted tree is extracted again when next asked for, and a saved graph's root is re-pointed at it.
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from ..repo.snapshot import materialize
 from ..repo.inputs_store import InputsStore
 from ..repo.history import INPUT_NAMES, NO_INPUTS, RepoHistory, RepoInputs, read_inputs
 from ..repo.history_log import RepoLog
+from ..retrieval.index_prune import mark_used, snapshot_stamp
 from ..retrieval.indexes import attach_store
 
 # graphs a SnapshotCache keeps in memory: a run visits an instance's graph for all its methods and budgets at once,
@@ -139,8 +142,12 @@ class SnapshotCache:
             self._sources[repo] = open_source(find_repository(self.repos_dirs, repo), cache_dir=self.root / "bundles")
         return self._sources[repo]
 
+    def _snapshot_path(self, repo: str, commit: str) -> Path:
+        return self.root / "snapshots" / repo.replace("/", "__") / commit
+
     def snapshot(self, repo: str, commit: str) -> Path:
-        target = self.root / "snapshots" / repo.replace("/", "__") / commit
+        """The extracted tree of ``commit``, extracted once (again if pruned) and stamped as used now."""
+        target = self._snapshot_path(repo, commit)
         if not target.is_dir():
             target.parent.mkdir(parents=True, exist_ok=True)
             tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=".tmp-"))
@@ -152,6 +159,7 @@ class SnapshotCache:
                     raise
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
+        mark_used(snapshot_stamp(target))  # beside the tree: a file inside it would become part of the snapshot
         return target
 
     def expect(self, repo: str, commits: Iterable[str]) -> None:
@@ -206,6 +214,9 @@ class SnapshotCache:
             # copied since (another machine, another folder) holds the same snapshot under its own root.
             if graph.root is None or not Path(graph.root).is_dir():
                 graph.root = str(self.snapshot(repo, commit))
+            elif Path(graph.root).resolve() == self._snapshot_path(repo, commit).resolve():  # relative or absolute
+                # the docs bridge reads a saved graph's snapshot at graph.root, not through snapshot(): a use too
+                mark_used(snapshot_stamp(Path(graph.root)))
             if self.index_store:
                 attach_store(graph, self.root / "indexes")
             self._graphs[key] = graph
