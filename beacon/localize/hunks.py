@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Iterable
 
-from ..data.unified_diff import DiffParseError, FilePatch, Hunk, parse_unified_diff, split_lines
+from ..data.unified_diff import DiffParseError, FilePatch, Hunk, HunkLine, parse_unified_diff, split_lines
 from ..graph.parse import ParseFailure, decode_source
 
 
@@ -113,6 +113,28 @@ def _mismatch_detail(lines: list[str], block: list[str], hunk: Hunk, floor: int)
             f"{at + i + 1} is {'end of file' if have is None else repr(have)} but the patch expects {block[i]!r}")
 
 
+def _end_of_file_kept(hunk: Hunk) -> tuple[list[HunkLine], int | None]:
+    """The hunk's lines with git's end-of-file pair turned into one unchanged line, and that line's index.
+
+    When the original's last line has no newline and the patch adds lines after it, git removes that line and
+    adds it back with a newline (``-x``, ``\\ No newline at end of file``, ``+x``). Its text is unchanged, so it
+    is context: counted as removed it would make its definition gold for a patch that only appends (red-team
+    review, a mined task). The pair becomes one context line placed among the run's added lines where ``+x`` was,
+    so both sides of the hunk stay as they are.
+    """
+    lines = list(hunk.lines)
+    for i, ln in enumerate(lines):
+        if ln.tag == "-" and not ln.newline:
+            j = next((j for j in range(i + 1, len(lines)) if lines[j].tag != "+" or lines[j].text == ln.text), None)
+            if j is None or lines[j].tag != "+" or not lines[j].newline or any(
+                    k.tag != "+" for k in lines[i + 1:j]):
+                return lines, None
+            del lines[i]  # the added lines between the pair move up by one; ``+x`` is now at j - 1
+            lines[j - 1] = HunkLine(" ", ln.text, newline=True)
+            return lines, j - 1
+    return lines, None
+
+
 def _locate_file(instance_id: str, path: str, fp: FilePatch, old_text: str) -> FileEdit:
     lines = split_lines(old_text)
     pos = offset = 0
@@ -129,14 +151,15 @@ def _locate_file(instance_id: str, path: str, fp: FilePatch, old_text: str) -> F
         offset = at - (hunk.old_start - 1 if block else hunk.old_start)
         out += lines[pos:at]
         old_no, run_start, run_removed, run_added = at, None, False, []
-        for ln in hunk.lines + (None,):  # None flushes the last run
+        hunk_lines, kept_eof = _end_of_file_kept(hunk)
+        for k, ln in enumerate(hunk_lines + [None]):  # None flushes the last run
             if ln is None or ln.tag == " ":
                 if run_added and not run_removed and lines:
                     inserts.append((run_start, tuple(run_added)))
                 run_start, run_removed, run_added = None, False, []
                 if ln is not None:
                     old_no += 1
-                    out.append(lines[old_no - 1])
+                    out.append(ln.text + "\n" if k == kept_eof else lines[old_no - 1])  # it gains its newline
                 continue
             run_start = old_no if run_start is None else run_start
             if ln.tag == "-":

@@ -320,6 +320,20 @@ def test_missing_newline_at_end_of_file(history):
         gold_from_patch("eof", patch.replace("\\ No newline at end of file\n", "", 1), repo)
 
 
+def test_appending_after_a_last_line_without_newline_does_not_edit_it(history):
+    # git removes the last line and adds it back with a newline ("-x", "\\ No newline", "+x"): the line is
+    # unchanged, so only the appended function counts (a new top-level function names <module>), not f
+    base = {"m.py": "def f():\n    return 1"}
+    repo, patch = history(lambda files: {"m.py": "def f():\n    return 1\n\n\ndef g():\n    return 2\n"}, base=base)
+    assert "-    return 1\n\\ No newline at end of file\n+    return 1\n" in patch
+    gold = gold_from_patch("eof-append", patch, repo)
+    assert gold.units == ("m.py::<module>",) and gold.functions == ()
+    assert gold.line_spans_init() == {"m.py": [(2, 2)]}  # the insertion anchors on the line above it
+    # an edit of that line as well still names f
+    repo, patch = history(lambda files: {"m.py": "def f():\n    return 3\n\n\ndef g():\n    return 2\n"}, base=base)
+    assert gold_from_patch("eof-edit", patch, repo).functions == ("m.py::f",)
+
+
 def test_gold_round_trips_through_a_dict(history):
     repo, patch = history(edit("pkg/shapes.py", "sides = 0", "sides = 1"))
     gold = gold_from_patch("rt", patch, repo)
