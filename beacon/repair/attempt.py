@@ -20,7 +20,6 @@ absolute paths (durations are returned separately, for ``timings.jsonl``).
 from __future__ import annotations
 
 import hashlib
-import shutil
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -34,6 +33,7 @@ from ..tokens import count_tokens
 from .edits import Abstain, apply_edit, check_python_syntax, parse_edit
 from .errors import EditApplyError, EditParseError, EditSyntaxError
 from .policy import PolicyViolation, check_edit
+from .process import remove_tree
 from .prepare import PreparedTask, RunSettings
 from .prompt import FORMAT_RENDERER, build_prompt
 from .pytest_runner import PytestRun, TamperedCheckoutError, run_pytest, verify_run
@@ -194,7 +194,7 @@ def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, t
             return Outcome.UNAUTHORIZED_PATH, _clean(str(exc), prepared)
         timings["tests_s"] = time.perf_counter() - clock
     finally:
-        shutil.rmtree(checkout, ignore_errors=True)
+        remove_tree(checkout)
     verdict = verify_run(run, prepared.original_ids)
     row.tests = {"outcomes": dict(sorted(run.report.outcome_counts().items())) if run.report else {},
                        "exit_code": run.exit_code, "timed_out": run.timed_out, "sandboxed": run.sandboxed}

@@ -86,14 +86,38 @@ def secret_pipe(secret: CanarySecret) -> int:
     return read_fd
 
 
+# An audit hook installed before anything else runs (hooks cannot be removed): no file opened in the pytest process may
+# resolve to a process's memory (``/proc/<pid>/mem``, ``/proc/<pid>/task/<tid>/mem``) or to a process directory (a
+# ``dir_fd`` to open ``mem`` relative to it). Writing the interpreter's own memory needs no import and no screened
+# construct (red-team finding: a test's constants rewritten through ``open("/proc/self/mem", "r+b")``), and the sandbox
+# must mount ``/proc`` (the JUnit pipe is ``/dev/fd/N``). Paths resolve against the working directory; an ``os.open``
+# with ``dir_fd`` is already a screened construct. A refusal raises ``PermissionError`` naming the guard.
+MEMORY_GUARD = (
+    "def _beacon_memory_guard(event, args, _rp=__import__('os').path.realpath,\n"
+    "                         _fs=__import__('os').fsdecode,\n"
+    "                         _bad=__import__('re').compile(r'/proc(/[0-9]+(/task(/[0-9]+(/mem)?)?|/mem)?)?')):\n"
+    "    if event == 'open' and isinstance(args[0], (str, bytes)):\n"
+    "        try:\n"
+    "            path = _rp(_fs(args[0]))\n"
+    "        except Exception:\n"
+    "            path = '/proc'\n"
+    "        if _bad.fullmatch(path):\n"
+    "            raise PermissionError(f'beacon memory guard: {args[0]!r} resolves to {path!r}: process memory '\n"
+    "                                  'and process folders are off limits')\n"
+    "__import__('sys').addaudithook(_beacon_memory_guard)\n"
+    "del _beacon_memory_guard\n"
+)
+
+
 def bootstrap_code(plugin_dir: str) -> str:
-    """The ``python -P -c`` program: import the plugin from ``plugin_dir`` (then drop it from sys.path), run pytest.
+    """The ``python -P -c`` program: the memory guard, then import the plugin from ``plugin_dir`` (then drop it
+    from sys.path), run pytest.
 
     Arguments: the secret's fd, then pytest's own arguments. Under ``-P`` the
     working directory (the checkout) is not on ``sys.path`` until the plugin
     has read the secret; then it goes first, as under ``python -m pytest``.
     """
-    return ("import sys\n"
+    return (MEMORY_GUARD + "import sys\n"
             f"sys.path.insert(0, {plugin_dir!r})\n"
             f"import {PLUGIN_MODULE} as _beacon_canary\n"
             "del sys.path[0]\n"

@@ -18,16 +18,22 @@ Only the checkout's root config file is ever used (:func:`root_config_file`):
 pytest would otherwise search ancestor directories of the checkout for a
 ``pytest.ini``/``pyproject.toml`` and silently adopt settings from outside
 the task.
+
+The checkout is hostile after a run without the sandbox (which binds it read-only): the code under test may have
+left a FIFO, a symlink, a 16 TiB sparse file, a tree 1,000 folders deep or names that are not UTF-8 where a control
+file should be. The walk here is iterative, never follows a link, and names a path that is not a small regular file
+by what it is instead of opening it, so such a tree reads as a changed control file; it cannot stall, crash or
+mislead the host (red-team findings F6-F8).
 """
 from __future__ import annotations
 
 import configparser
+import hashlib
 import os
+import stat
 import tomllib
 from pathlib import Path, PurePosixPath
-from typing import Iterable, Mapping
-
-from ..digests import sha256_file
+from typing import Iterable, Iterator, Mapping
 
 # pytest's config file names in its own precedence order (pytest 9).
 CONFIG_NAMES = ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini",
@@ -37,6 +43,52 @@ _ALWAYS_CONFIG = frozenset({"pytest.toml", ".pytest.toml", "pytest.ini", ".pytes
 # its root would replace pytest itself (or what it imports at startup).
 SHADOW_NAMES = ("pytest", "pytest.py", "_pytest", "pluggy", "pluggy.py", "py.py")
 _SKIP_DIRS = frozenset({".git", ".hg", ".svn"})
+MAX_CONTROL_BYTES = 16 << 20  # a conftest, config or test module larger than this is named, not hashed
+
+
+def _digest(path: Path) -> str:
+    """SHA-256 of a regular file, opened without following a link or blocking on a FIFO; ``"absent"``; or what
+    else is there (never equal to a hash, so a pristine file replaced by it reads as changed)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return "absent"
+    except OSError as exc:
+        return f"unreadable ({exc.strerror})"
+    if not stat.S_ISREG(st.st_mode):
+        return f"not a regular file ({stat.filemode(st.st_mode)})"
+    if st.st_size > MAX_CONTROL_BYTES:
+        return f"too large ({st.st_size} bytes)"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        return f"unreadable ({exc.strerror})"
+    digest = hashlib.sha256()
+    with os.fdopen(fd, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+            if handle.tell() > MAX_CONTROL_BYTES:  # grew after the lstat
+                return "too large (grew while read)"
+    return digest.hexdigest()
+
+
+def _walk(root: Path) -> Iterator[tuple[Path, list[str], list[str]]]:
+    """``os.walk`` without recursion (a deep tree cannot exhaust the stack) or links: (folder, dirs, non-dirs)."""
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        dirs = [e.name for e in entries if e.is_dir(follow_symlinks=False) and e.name not in _SKIP_DIRS]
+        yield folder, dirs, [e.name for e in entries if not e.is_dir(follow_symlinks=False)]
+        stack.extend(folder / d for d in reversed(dirs))
+
+
+def shown(rel: str) -> str:
+    """A path for messages and rows: a name that is not UTF-8 (surrogate escapes) shown with ``\\x..`` escapes."""
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _relative(rel: str) -> str:
@@ -55,22 +107,21 @@ def snapshot_protected(root: Path, extra: Iterable[str] = ()) -> dict[str, str]:
     """
     root = Path(root)
     found: dict[str, str] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-        if "conftest.py" in filenames:
-            path = Path(dirpath) / "conftest.py"
-            found[path.relative_to(root).as_posix()] = sha256_file(path)
+    for folder, dirs, files in _walk(root):
+        if "conftest.py" in files or "conftest.py" in dirs:  # a folder named conftest.py is a change too
+            path = folder / "conftest.py"
+            found[path.relative_to(root).as_posix()] = _digest(path)
     for name in CONFIG_NAMES + SHADOW_NAMES:
         path = root / name
-        if path.is_file():
-            found[name] = sha256_file(path)
-        elif path.is_dir():
-            for sub in sorted(p for p in path.rglob("*") if p.is_file()):
-                found[sub.relative_to(root).as_posix()] = sha256_file(sub)
+        if os.path.isdir(path) and not os.path.islink(path):
+            for folder, _, files in _walk(path):
+                for f in files:
+                    found[(folder / f).relative_to(root).as_posix()] = _digest(folder / f)
+        elif os.path.lexists(path):
+            found[name] = _digest(path)
     for rel in extra:
         rel = _relative(rel)
-        path = root / rel
-        found[rel] = sha256_file(path) if path.is_file() else "absent"
+        found[rel] = _digest(root / rel)
     return dict(sorted(found.items()))
 
 
@@ -80,12 +131,14 @@ def protected_changes(root: Path, expected: Mapping[str, str]) -> list[str]:
     problems = []
     for rel in sorted(set(expected) | set(actual)):
         want, got = expected.get(rel), actual.get(rel, "absent")
+        name = shown(rel)
         if want is None:
-            problems.append(f"{rel} was added (pytest would load it)")
+            problems.append(f"{name} was added (pytest would load it)")
         elif got == "absent" and want != "absent":
-            problems.append(f"{rel} was removed")
+            problems.append(f"{name} was removed")
         elif got != want:
-            problems.append(f"{rel} was {'created' if want == 'absent' else 'modified'}")
+            odd = "" if len(got) == 64 or got == "absent" else f": {got}"  # not a hash: say what is there
+            problems.append(f"{name} was {'created' if want == 'absent' else 'modified'}{odd}")
     return problems
 
 

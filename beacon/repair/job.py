@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +26,7 @@ from ..data.manifest import Task
 from ..data.queries import build_query
 from .attempt import AttemptSpec, run_attempt
 from .prepare import PreparedTask, RunSettings, prepare_task
+from .process import remove_tree
 
 
 @dataclass
@@ -84,7 +84,7 @@ def run_repair_job(
         if not todo:
             continue
         work = Path(work_dir) / f"task-{index:04d}"
-        shutil.rmtree(work, ignore_errors=True)
+        remove_tree(work)
         try:
             prepared = prepare_task(task, resolve_repo(task.repo), work, settings, needs)
         except Exception as exc:  # recorded per row below; the sweep goes on
@@ -110,7 +110,7 @@ def run_repair_job(
             summary.rows_written += 1
             if bar is not None:
                 bar.update(1)
-        shutil.rmtree(work, ignore_errors=True)
+        remove_tree(work)
     if bar is not None:
         bar.close()
     return summary

@@ -15,8 +15,8 @@ install (the harness never installs the code under test); pytest puts the
 folder *first* on ``sys.path``, where an editable install would append it.
 The decision reads the checkout, which a patch cannot reshape: edit formats
 change the declared source file only. Under bubblewrap
-the tests see only system libraries, the Python installation and the checkout
-(the only writable folder), as uid 1000 without network
+the tests see only system libraries, the Python installation and the checkout,
+all read-only (they write to a fresh ``/tmp``), as uid 1000 without network
 (:mod:`beacon.repair.sandbox`); ``sandbox="auto"`` without it warns once.
 
 Success is decided by :func:`verify_run` from the JUnit report alone, checked
@@ -117,6 +117,7 @@ def run_pytest(
     report_dir: Path | None = None,
     extra_env: Mapping[str, str] | None = None,
     output_cap: int = OUTPUT_CAP,
+    writable: Iterable[Path] = (),
 ) -> PytestRun:
     """Run ``selection`` on ``checkout``; see the module docstring for the guarantees.
 
@@ -126,12 +127,18 @@ def run_pytest(
     must lie outside the checkout). ``sandbox``: ``"auto"`` uses bubblewrap
     when it works (and warns once when it does not), ``"required"`` raises
     :class:`SandboxUnavailableError` without it, ``"off"`` never uses it.
+    ``writable``: host folders outside the checkout that the sandbox binds writable at their own path (a
+    harness's own probes; the checkout itself is always read-only in the sandbox).
     """
     checkout = Path(os.path.realpath(checkout))
     if not checkout.is_dir():
         raise FileNotFoundError(f"checkout {checkout} is not a directory")
     if report_dir is not None and Path(os.path.realpath(report_dir)).is_relative_to(checkout):
         raise ValueError(f"report_dir {report_dir} must lie outside the checkout {checkout}")
+    writable = [Path(os.path.realpath(w)) for w in writable]
+    for w in writable:
+        if not w.is_dir() or w.is_relative_to(checkout) or checkout.is_relative_to(w):
+            raise ValueError(f"writable {w} must be an existing folder outside the checkout {checkout}")
     tests, flags = check_selection(selection), check_flags(flags)
     if network not in {"deny", "allow"}:
         raise ValueError(f"network must be 'deny' or 'allow', got {network!r}")
@@ -169,7 +176,7 @@ def run_pytest(
         if bwrap is not None:
             readonly = [checkout / rel for rel in protected] + [config, plugin]
             prefix, mounts = bwrap_prefix(bwrap, checkout, network=network, etc_dir=write_synthetic_etc(scratch / "etc"),
-                                          readonly_files=readonly)
+                                          readonly_files=readonly, writable=writable)
             argv = prefix + pytest_argv
             env = build_env(SANDBOX_HOME, SANDBOX_TMP, extra_env)
         else:

@@ -5,11 +5,11 @@ needs (:func:`layout`): the system's program and library trees (``/usr`` and
 the ``/bin``, ``/lib*`` links or directories), a short list of non-secret
 ``/etc`` files that change library behaviour (dynamic linker cache, time
 zone, MIME types, …), the Python installation and environment that runs the
-tests (prefixes and site-packages), the fresh checkout (the only writable host
-directory) and the runner's own files (pytest config, canary plugin),
-read-only. ``/etc/passwd``, ``/etc/group`` and ``/etc/hosts`` are written by
+tests (prefixes and site-packages), the fresh checkout and the runner's own
+files (pytest config, canary plugin), all read-only: no host directory is
+writable, so the code under test cannot change what the tests read. ``/etc/passwd``, ``/etc/group`` and ``/etc/hosts`` are written by
 the runner (one unprivileged user, loopback names only). ``/tmp`` is a fresh
-tmpfs, ``/dev`` a minimal device tree, ``/proc`` the sandbox's own.
+tmpfs (the one place tests write), ``/dev`` a minimal device tree, ``/proc`` the sandbox's own.
 
 Everything else on the host — home folders, ``/root``, ``/var``, other
 checkouts, the project tree, Unix sockets under ``/run`` or ``/tmp`` — does
@@ -143,12 +143,14 @@ def describe_mounts(mounts: list[Mount], replacements: dict[str, str]) -> tuple[
     return tuple(out)
 
 
-def layout(checkout: Path, *, etc_dir: Path, readonly_files: Iterable[Path] = ()) -> list[Mount]:
+def layout(checkout: Path, *, etc_dir: Path, readonly_files: Iterable[Path] = (),
+           writable: Iterable[Path] = ()) -> list[Mount]:
     """Every mount of a sandboxed run on ``checkout``, in bwrap order.
 
     ``etc_dir`` holds the synthesized ``passwd``/``group``/``hosts``
     (:func:`write_synthetic_etc`). ``readonly_files`` are bound read-only at
-    their own path: over the checkout's writable bind when inside it.
+    their own path (the checkout is read-only already; they keep the pins on record). ``writable`` are host
+    folders outside the checkout bound writable at their own path (``run_pytest`` checks where they lie).
     """
     checkout_s = os.path.realpath(checkout)
     mounts: list[Mount] = []
@@ -171,8 +173,13 @@ def layout(checkout: Path, *, etc_dir: Path, readonly_files: Iterable[Path] = ()
     for p in _outermost([*system, *python_paths()]):
         if p not in system:
             mounts.append(Mount("ro", p, p, "python"))
-    # After the read-only binds, so the checkout is writable even if it lies inside one of them.
-    mounts.append(Mount("rw", checkout_s, checkout_s, "checkout"))
+    # Read-only: code under test that could write the checkout could change what the tests read (a data file the
+    # test compares against, a planted ``__pycache__/*.pyc`` that pytest's assertion rewriter loads in place of a
+    # test module, a sparse or FIFO control file that stalls the host's integrity check). Tests write to ``/tmp``.
+    # After the system binds, so this one holds even if the checkout lies inside one of them.
+    mounts.append(Mount("ro", checkout_s, checkout_s, "checkout"))
+    for w in writable:
+        mounts.append(Mount("rw", os.path.realpath(w), os.path.realpath(w), "writable by request"))
     for f in readonly_files:
         real = os.path.realpath(f)
         if os.path.isfile(real):
@@ -204,10 +211,10 @@ def bwrap_argv(bwrap: str, mounts: list[Mount], *, chdir: str, network: str) -> 
     return argv
 
 
-def bwrap_prefix(bwrap: str, checkout: Path, *, network: str, etc_dir: Path,
-                 readonly_files: Iterable[Path] = ()) -> tuple[list[str], list[Mount]]:
+def bwrap_prefix(bwrap: str, checkout: Path, *, network: str, etc_dir: Path, readonly_files: Iterable[Path] = (),
+                 writable: Iterable[Path] = ()) -> tuple[list[str], list[Mount]]:
     """``(argv prefix, mounts)`` for running a command on ``checkout`` in the sandbox."""
-    mounts = layout(checkout, etc_dir=etc_dir, readonly_files=readonly_files)
+    mounts = layout(checkout, etc_dir=etc_dir, readonly_files=readonly_files, writable=writable)
     return bwrap_argv(bwrap, mounts, chdir=os.path.realpath(checkout), network=network), mounts
 
 
@@ -217,8 +224,10 @@ def _probe(bwrap: str) -> str | None:
     with tempfile.TemporaryDirectory(prefix="beacon-bwrap-probe-") as tmp:
         checkout = Path(tmp) / "checkout"
         checkout.mkdir()
+        (checkout / "probe").write_text("ok")
         argv, _ = bwrap_prefix(bwrap, checkout, network="deny", etc_dir=write_synthetic_etc(Path(tmp) / "etc"))
-        check = f"import os; assert os.getuid() == {SANDBOX_UID}, os.getuid(); open('probe', 'w').write('ok')"
+        check = (f"import os; assert os.getuid() == {SANDBOX_UID}, os.getuid(); open('/tmp/probe', 'w').write('ok'); "
+                 f"print(open('probe').read())")
         try:
             done = subprocess.run(argv + [sys.executable, "-c", check], capture_output=True, timeout=30,
                                   stdin=subprocess.DEVNULL, env={"PATH": os.defpath})
@@ -226,8 +235,8 @@ def _probe(bwrap: str) -> str | None:
             return f"{type(exc).__name__}: {exc}"
         if done.returncode != 0:
             return done.stderr.decode("utf-8", "replace").strip() or f"exit status {done.returncode}"
-        if not (checkout / "probe").is_file():
-            return "the sandboxed interpreter could not write the checkout"
+        if done.stdout.strip() != b"ok":
+            return "the sandboxed interpreter could not read the checkout"
     return None
 
 

@@ -47,6 +47,9 @@ class Collector(ast.NodeVisitor):
     def visit_Name(self, node: ast.Name) -> None:
         if node.id in COMPARISON_DUNDERS and isinstance(node.ctx, ast.Store):
             self.add("comparison_override", f"assign {node.id}", node)
+        if node.id in DANGER_DUNDERS and isinstance(node.ctx, ast.Store):
+            # `__match_args__ = (computed,)` in a class body: `case C(value)` then reads any attribute
+            self.add("introspection", f"assign {node.id}", node)
         self._name(node)
         self._module_rule(node.id, node)
 
@@ -88,11 +91,9 @@ class Collector(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         self._folded(node)
-        if len(node.args) >= 3 and isinstance(node.args[1], ast.Tuple) and (
-                isinstance(node.args[2], ast.Dict)
-                or (isinstance(node.args[2], ast.Call) and isinstance(node.args[2].func, ast.Name)
-                    and node.args[2].func.id == "dict")):
-            # `type(...)`-like (`type(int)(name, bases, {...})`): a class built at run time
+        if _builds_a_class(node):
+            # `type(...)`-like (`type(int)(name, bases, {...})`, `_T("S", (int,), ns)` with `_T = int.__class__`):
+            # a class built at run time, its namespace (and so its dunders) computed where no rule sees it
             self.add("dynamic_code", "class built at run time", node)
         if isinstance(node.func, ast.Name) and node.func.id in VALUE_ONLY_NAMES:
             self.called.add(id(node.func))
@@ -114,6 +115,9 @@ class Collector(ast.NodeVisitor):
         if any(k.arg == "metaclass" for k in node.keywords) or any(
                 isinstance(b, ast.Name) and b.id == "type" for b in node.bases):
             self.add("dynamic_code", "metaclass", node)  # controls the class namespace at creation
+        elif any(_is_metaclass_expr(b) for b in node.bases):
+            # `class M(type(int))`, `class M(int.__class__)`: the metaclass as a base, reached without its name
+            self.add("dynamic_code", "metaclass", node)
         self.generic_visit(node)
 
     def visit_MatchClass(self, node: ast.MatchClass) -> None:
@@ -226,3 +230,31 @@ def constructs(source: str) -> list[tuple[str, str, int]]:
     collector = Collector(import_aliases(tree))
     collector.visit(tree)
     return collector.found
+
+
+def _is_metaclass_expr(node: ast.AST) -> bool:
+    """``type(x)`` or ``x.__class__``: where the metaclass comes from when its name is avoided."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type") or (
+        isinstance(node, ast.Attribute) and node.attr == "__class__")
+
+
+def _builds_a_class(node: ast.Call) -> bool:
+    """A call shaped like ``type(name, bases, namespace)`` whatever the callee is called.
+
+    Any callee with a namespace written as a dict; a callee that is a name, a call, a subscript or a
+    ``__class__`` (how the metaclass is held once obtained: ``_T = int.__class__``) with a namespace in a
+    variable; or any callee given a constant name and a tuple of names (``H.T("S", (int,), ns)``). Method calls
+    that merely pass a tuple second (``Server.__init__(self, (host, port), handler)``, ``str.format``) are not.
+    """
+    if len(node.args) < 3 or not isinstance(node.args[1], ast.Tuple):
+        return False
+    namespace, func = node.args[2], node.func
+    if isinstance(namespace, ast.Dict) or (isinstance(namespace, ast.Call) and isinstance(namespace.func, ast.Name)
+                                            and namespace.func.id == "dict"):
+        return True
+    if not isinstance(namespace, (ast.Call, ast.Name, ast.Attribute, ast.Subscript)):
+        return False
+    if isinstance(func, (ast.Name, ast.Call, ast.Subscript)) or _is_metaclass_expr(func):
+        return True
+    return isinstance(node.args[0], (ast.Constant, ast.JoinedStr)) and all(
+        isinstance(e, (ast.Name, ast.Attribute)) for e in node.args[1].elts)

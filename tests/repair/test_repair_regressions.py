@@ -160,14 +160,22 @@ WRITE_CONFTEST_AT_IMPORT = (
 ).format(conftest=FORCE_PASS_CONFTEST)
 
 
-@pytest.mark.parametrize("sandbox", ["off", pytest.param("required", marks=needs_bwrap)])
-def test_conftest_written_during_the_run_is_caught(patched, protected, sandbox):
-    run, verdict = score(patched(WRITE_CONFTEST_AT_IMPORT + BUGGY), protected, sandbox)
-    # The forged conftest was loaded: the report alone would say all passed...
+def test_conftest_written_during_the_run_is_caught(patched, protected):
+    run, verdict = score(patched(WRITE_CONFTEST_AT_IMPORT + BUGGY), protected)
+    # Without the sandbox the forged conftest was loaded: the report alone would say all passed...
     assert run.report is not None and {tc.outcome for tc in run.report.testcases} == {"passed"}
     # ...but the runner saw a control file appear during the run.
     assert not verdict.passed
     assert "integrity: changed during the run: tests/unit/conftest.py was added (pytest would load it)" in verdict.reasons
+
+
+@needs_bwrap
+def test_the_sandbox_checkout_is_read_only_so_no_conftest_is_written(patched, protected):
+    checkout = patched(WRITE_CONFTEST_AT_IMPORT + BUGGY)
+    run, verdict = score(checkout, protected, "required")
+    assert not verdict.passed and not (checkout / "tests" / "unit" / "conftest.py").exists()
+    assert "Read-only file system" in run.stdout  # the write fails where the code under test is imported
+    assert any(m.startswith("ro ") and m.endswith("(checkout)") for m in run.mounts)
 
 
 def test_fake_pass_lines_on_stdout_are_ignored(patched, protected):

@@ -25,7 +25,15 @@ MODES = ["off", pytest.param("required", marks=needs_bwrap)]
 def run(root: Path, selection=("tests",), **kw):
     kw.setdefault("protected", snapshot_protected(root))
     kw.setdefault("report_dir", root.parent / f"{root.name}-report")
+    outbox = root.parent / f"{root.name}-outbox"  # where probes leave what they saw (OUTBOX below)
+    outbox.mkdir(exist_ok=True)
+    kw.setdefault("writable", [outbox])
     return run_pytest(root, list(selection), **kw)
+
+
+# A probe's way out: the sandbox binds the checkout read-only, so probes write to ``<checkout>-outbox``,
+# a host folder outside it that ``run`` asks the runner to bind writable.
+OUTBOX = "Path(__file__).resolve().parents[1].with_name(Path(__file__).resolve().parents[1].name + '-outbox')"
 
 
 def test_passing_repo_passes_with_hardened_argv(tmp_path):
@@ -54,9 +62,10 @@ def test_passing_repo_passes_with_hardened_argv(tmp_path):
 
 ENV_PROBE = """
 import json, os, sys
+from pathlib import Path
 
 def test_env():
-    with open(os.path.join(os.path.dirname(__file__), "..", "env.json"), "w") as fh:
+    with open(""" + OUTBOX + """ / "env.json", "w") as fh:
         json.dump({"env": dict(os.environ), "bytecode": sys.dont_write_bytecode}, fh)
     home = os.environ["HOME"]
     open(os.path.join(home, "probe"), "w").close()  # a writable, private HOME
@@ -73,7 +82,7 @@ def test_environment_is_an_allowlist(tmp_path, monkeypatch, sandbox):
     root = write_tree(tmp_path / "repo", {"tests/test_env.py": ENV_PROBE})
     result = run(root, sandbox=sandbox)
     assert verify_run(result, ["tests/test_env.py::test_env"]).passed, result.stdout
-    seen = json.loads((root / "env.json").read_text())
+    seen = json.loads((tmp_path / "repo-outbox" / "env.json").read_text())
     env = seen["env"]
     assert not set(secrets) & set(env)
     assert set(env) <= {"PATH", "LANG", "LC_ALL", "TZ", "HOME", "TMPDIR", "PYTHONDONTWRITEBYTECODE",
@@ -96,7 +105,7 @@ HEARTBEAT = """
 import subprocess, sys, time
 from pathlib import Path
 
-BEAT = Path(__file__).parent.parent / "beat"
+BEAT = """ + OUTBOX + """ / "beat"
 CHILD = (
     "import sys, time\\n"
     "end = time.time() + 20\\n"
@@ -129,7 +138,7 @@ def test_timeout_kills_the_whole_process_group(tmp_path, sandbox):
     verdict = verify_run(result, ["tests/test_hang.py::test_hang"])
     assert not verdict.passed
     assert "timed out after 1.5 s" in verdict.reasons and result.report is None
-    _assert_stopped(root / "beat")
+    _assert_stopped(tmp_path / "repo-outbox" / "beat")
 
 
 @pytest.mark.parametrize("sandbox", MODES)
@@ -138,7 +147,7 @@ def test_background_grandchild_dies_when_pytest_exits(tmp_path, sandbox):
         "\ndef test_bg():\n    start_child()\n")})
     result = run(root, sandbox=sandbox)
     assert verify_run(result, ["tests/test_bg.py::test_bg"]).passed and result.duration < 5
-    _assert_stopped(root / "beat")
+    _assert_stopped(tmp_path / "repo-outbox" / "beat")
 
 
 @needs_bwrap
@@ -148,7 +157,7 @@ def test_sandbox_also_kills_a_grandchild_that_left_the_group(tmp_path):
         "\ndef test_bg():\n    start_child(start_new_session=True)\n")})
     result = run(root, sandbox="required")
     assert verify_run(result, ["tests/test_bg.py::test_bg"]).passed
-    _assert_stopped(root / "beat")
+    _assert_stopped(tmp_path / "repo-outbox" / "beat")
 
 
 def test_output_is_capped_and_flagged(tmp_path):
@@ -256,10 +265,15 @@ def test_no_network():
         socket.create_connection(("1.1.1.1", 53), timeout=2)
     assert info.value.errno == errno.ENETUNREACH
 
-def test_only_the_checkout_is_writable():
+def test_only_tmp_is_writable():
     here = Path(__file__).parent
-    (here / "scratch.txt").write_text("ok")  # the checkout is writable
-    Path(os.environ["HOME"], "x").write_text("ok")  # so is the private HOME
+    with pytest.raises(OSError) as info:
+        (here / "scratch.txt").write_text("no")  # the checkout is read-only: what the tests read stays put
+    assert info.value.errno == errno.EROFS
+    with pytest.raises(OSError):
+        os.makedirs(here / "__pycache__")  # no planted bytecode either
+    Path(os.environ["HOME"], "x").write_text("ok")  # the private HOME is writable (under /tmp)
+    Path("/tmp/scratch.txt").write_text("ok")  # and /tmp
     with pytest.raises(OSError):
         Path("/usr/beacon-sandbox-probe").write_text("no")  # the host is read-only
     with pytest.raises(OSError):
@@ -285,12 +299,12 @@ def test_sandbox_isolates_network_and_filesystem(tmp_path):
                                           "tests/outside.txt": str(outside)})
     result = run(root, sandbox="required", network="deny")
     ids = [f"tests/test_sandbox.py::{name}" for name in
-           ("test_no_network", "test_only_the_checkout_is_writable", "test_host_private_dirs_are_hidden")]
+           ("test_no_network", "test_only_tmp_is_writable", "test_host_private_dirs_are_hidden")]
     verdict = verify_run(result, ids)
     assert verdict.passed, (verdict.reasons, result.stdout[-3000:])
     assert result.sandboxed and result.network_isolated and result.argv[0] == BWRAP
     assert "--unshare-net" in result.argv and result.sandbox_note == ""
-    assert (root / "tests/scratch.txt").read_text() == "ok"
+    assert not (root / "tests/scratch.txt").exists() and not (root / "tests/__pycache__").exists()
     assert (root / "tests/conftest.py").read_text() == ""
 
 
@@ -343,3 +357,37 @@ def test_src_layout_detection_defers_to_the_projects_own_pythonpath(tmp_path):
     assert src_layout_path(root, None) is None
     single = write_tree(tmp_path / "single", {"src/m.py": ""})  # a one-module src layout counts
     assert src_layout_path(single, None) == f"{single}/src"
+
+
+GOLDEN_REWRITE = {  # the code under test rewrites the data file its test compares against (red-team F3)
+    "pkg/__init__.py": (
+        "from pathlib import Path\n"
+        "_golden = Path(__file__).resolve().parents[1] / 'tests' / 'data' / 'double.txt'\n"
+        "_golden.write_text('3 -> 3\\n')\n\n"
+        "def double(x):\n    return x  # the bug\n"),
+    "tests/data/double.txt": "3 -> 6\n",
+    "tests/test_double.py": (
+        "from pathlib import Path\nfrom pkg import double\n\n"
+        "def test_double():\n"
+        "    from pkg import double\n"
+        "    arg, want = (Path(__file__).parent / 'data' / 'double.txt').read_text().split(' -> ')\n"
+        "    assert double(int(arg)) == int(want)\n"),
+}
+
+
+@needs_bwrap
+def test_the_code_under_test_cannot_rewrite_what_the_tests_read(tmp_path):
+    root = write_tree(tmp_path / "repo", GOLDEN_REWRITE)
+    unsandboxed = run(root, sandbox="off")  # without the sandbox the forgery works: the README's threat model
+    assert verify_run(unsandboxed, ["tests/test_double.py::test_double"]).passed
+    root = write_tree(tmp_path / "again", GOLDEN_REWRITE)
+    result = run(root, sandbox="required")
+    assert not verify_run(result, ["tests/test_double.py::test_double"]).passed
+    assert (root / "tests/data/double.txt").read_text() == "3 -> 6\n" and "Read-only file system" in result.stdout
+
+
+def test_writable_folders_must_lie_outside_the_checkout(tmp_path):
+    root = write_tree(tmp_path / "repo", {"tests/test_a.py": "def test_a():\n    pass\n"})
+    for bad in (root / "tests", root, tmp_path / "missing"):
+        with pytest.raises(ValueError, match="outside the checkout"):
+            run(root, sandbox="off", writable=[bad])

@@ -38,7 +38,7 @@ def test_probe():
         seen["socket"] = "connected"
     except OSError as exc:
         seen["socket"] = type(exc).__name__
-    with open("seen.json", "w") as fh:
+    with open(OUTBOX + "/seen.json", "w") as fh:  # the checkout is read-only; the outbox is bound writable
         json.dump(seen, fh)
 '''
 
@@ -47,7 +47,8 @@ def checkout_with_probe(tmp_path: Path, host_file: Path, host_socket: Path) -> P
     root = tmp_path / "checkout"
     (root / "tests").mkdir(parents=True)
     (root / "tests" / "test_probe.py").write_text(
-        f"HOST_FILE = {str(host_file)!r}\nHOST_SOCKET = {str(host_socket)!r}\n" + PROBE)
+        f"HOST_FILE = {str(host_file)!r}\nHOST_SOCKET = {str(host_socket)!r}\n"
+        f"OUTBOX = {str(tmp_path / 'outbox')!r}\n" + PROBE)
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     return root
 
@@ -62,11 +63,13 @@ def test_sandboxed_tests_run_unprivileged_and_see_no_host_files_sockets_or_secre
     server.listen(1)
     try:
         root = checkout_with_probe(tmp_path, host_file, host_socket)
-        run = run_pytest(root, ["tests"], protected={}, sandbox="required", report_dir=tmp_path / "report")
+        (tmp_path / "outbox").mkdir()
+        run = run_pytest(root, ["tests"], protected={}, sandbox="required", report_dir=tmp_path / "report",
+                         writable=[tmp_path / "outbox"])
     finally:
         server.close()
     assert verify_run(run, ["tests/test_probe.py::test_probe"]).passed, (run.stdout, run.stderr)
-    seen = json.loads((root / "seen.json").read_text())
+    seen = json.loads((tmp_path / "outbox" / "seen.json").read_text())
     assert seen["uid"] == SANDBOX_UID
     assert not any(seen["exists"].values()), seen["exists"]  # host file, socket, /etc/shadow: not there
     assert seen["socket"] in {"FileNotFoundError", "ConnectionRefusedError"}
@@ -80,7 +83,8 @@ def test_sandboxed_tests_run_unprivileged_and_see_no_host_files_sockets_or_secre
     # Pipes still open: stdout, stderr and the JUnit report's. The secret's pipe was closed before collection.
     assert len({fd for fd in seen["fds"] if fd.startswith("pipe:")}) == 3, seen["fds"]
     # The run records exactly what was mounted.
-    assert any(m.startswith("rw ") and "(checkout)" in m for m in run.mounts)
+    assert any(m.startswith("ro ") and m.endswith("(checkout)") for m in run.mounts)
+    assert [m for m in run.mounts if m.startswith("rw ")] == [f"rw {tmp_path / 'outbox'} (writable by request)"]
     assert not any(m.startswith("ro / ") for m in run.mounts)
 
 

@@ -33,6 +33,10 @@ def test_rules_mirror_the_manifest_list():
     "return re.compile('a').match('abc')[::-1]", "return '%d items' % low", "return 'abc'[::-1]",
     "return f'{low}/bin'", "return low + '/run'", "return {'route': '/home'}", "return os.listdir(low)",
     "return agent.os == 'linux'", "return os.makedirs(low, exist_ok=True)", "return self.__class__.__name__",
+    # shapes the class-building rules must leave alone (seen in the dev repositories)
+    "Server.__init__(self, (low, int(high)), handler)", "return '{} {!r}'.format(low.code(), (low.a, low.b), high)",
+    "class P(namedtuple('P', ['a', 'b'])):\n            pass\n        return P",
+    "class S(dialect.get_segment('S')):\n            pass\n        return S",
 ])
 def test_honest_repairs_have_no_findings(replacement):
     assert screened(replacement) == []
@@ -73,6 +77,12 @@ def test_honest_repairs_have_no_findings(replacement):
     ("return bytes([95, 95, 101, 113, 95, 95]).decode()", "comparison_override", "string:__eq__"),
     ("return re.enum.bltns.exec('1')", "dynamic_code", "attribute exec"),
     ("return type(int)('S', (int,), {})(low)", "dynamic_code", "class built at run time"),
+    # red-team bypasses: the namespace in a variable, the metaclass as a computed base, __match_args__ as getattr
+    ("T = int.__class__; ns = {}; return T('S', (int,), ns)(low)", "dynamic_code", "class built at run time"),
+    ("class M(type(int)):\n            pass\n        return low", "dynamic_code", "metaclass"),
+    ("class M(low.__class__.__class__):\n            pass\n        return low", "dynamic_code", "metaclass"),
+    ("H.T('S', (int,), ns)", "dynamic_code", "class built at run time"),
+    ("class P:\n            __match_args__ = (low,)\n        return P", "introspection", "assign __match_args__"),
 ])
 def test_each_rule_names_what_the_edit_introduced(replacement, rule, key):
     assert (rule, key) in screened(replacement)
