@@ -89,16 +89,19 @@ def secret_pipe(secret: CanarySecret) -> int:
 # An audit hook installed before anything else runs (hooks cannot be removed): no file opened in the pytest process may
 # resolve to a process's memory (``/proc/<pid>/mem``, ``/proc/<pid>/task/<tid>/mem``) or to a process directory (a
 # ``dir_fd`` to open ``mem`` relative to it). Writing the interpreter's own memory needs no import and no screened
-# construct (red-team finding: a test's constants rewritten through ``open("/proc/self/mem", "r+b")``), and the sandbox
-# must mount ``/proc`` (the JUnit pipe is ``/dev/fd/N``). Paths resolve against the working directory; an ``os.open``
-# with ``dir_fd`` is already a screened construct. A refusal raises ``PermissionError`` naming the guard.
+# construct (red-team finding: a test's constants rewritten through ``open("/proc/self/mem", "r+b")``). The sandbox
+# mounts no ``/proc``, which is what stops this there; the guard is for runs without the sandbox and cannot be more
+# than a check before the open (a symlink flipped by another thread races it). The path is copied to an exact
+# ``str``/``bytes`` first: a subclass could otherwise answer the check's own method calls. Paths resolve against the
+# working directory. A refusal raises ``PermissionError`` naming the guard.
 MEMORY_GUARD = (
     "def _beacon_memory_guard(event, args, _rp=__import__('os').path.realpath,\n"
     "                         _fs=__import__('os').fsdecode,\n"
     "                         _bad=__import__('re').compile(r'/proc(/[0-9]+(/task(/[0-9]+(/mem)?)?|/mem)?)?')):\n"
     "    if event == 'open' and isinstance(args[0], (str, bytes)):\n"
     "        try:\n"
-    "            path = _rp(_fs(args[0]))\n"
+    "            raw = str.__str__(args[0]) if isinstance(args[0], str) else bytes.__getitem__(args[0], slice(None))\n"
+    "            path = _rp(_fs(raw))\n"
     "        except Exception:\n"
     "            path = '/proc'\n"
     "        if _bad.fullmatch(path):\n"

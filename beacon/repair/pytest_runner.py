@@ -24,12 +24,17 @@ against the expected node ids (:func:`beacon.repair.junit.verify_all_passed`),
 plus the run-level facts that must also hold: no timeout, exit status 0, no
 integrity violation.
 
-Report integrity. pytest is told ``--junitxml=/dev/fd/N``, the write end of a
-pipe the harness reads: the report never exists as a file inside the checkout
-or any directory the tests can write, so neither a patch nor a background
-process started by a test can pre-place, replace or edit it after pytest
-writes it; bytes written into the pipe by anyone else corrupt the document,
-which fails the run. The harness then saves the bytes it received to
+Report integrity. pytest is told ``--junitxml=<runner folder>/junit.fifo``, a
+named pipe the harness reads (bound read-only into the sandbox: a FIFO stays
+writable on a read-only mount, but cannot be replaced or removed there; the
+pytest process also inherits its write end, so the harness sees end of file
+only once the run is over). The report never exists as a file
+inside the checkout or any directory the tests can write, so neither a patch
+nor a background process started by a test can pre-place, replace or edit it
+after pytest writes it; bytes written into the pipe by anyone else corrupt the
+document, which fails the run. A named pipe and not ``/dev/fd/N``: that path
+needs ``/proc``, and the sandbox mounts none (code under test could otherwise
+write its own memory through ``/proc/self/mem``). The harness then saves the bytes it received to
 ``report_dir/junit.xml`` (outside the checkout). An empty pipe (``os._exit``,
 a kill, a crash before session end) means no report and no pass.
 
@@ -152,7 +157,11 @@ def run_pytest(
     src = src_layout_path(checkout, root_config_file(checkout))
     scratch = Path(tempfile.mkdtemp(prefix="beacon-pytest-"))
     secret = CanarySecret.new()
-    read_fd, write_fd = os.pipe()
+    report_fifo = scratch / "junit.fifo"
+    os.mkfifo(report_fifo, 0o600)
+    read_fd = os.open(report_fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader first, so the writer's open returns
+    write_fd = os.open(report_fifo, os.O_WRONLY)
+    os.set_blocking(read_fd, True)
     secret_fd: int | None = None
     mounts: list[Mount] = []
     try:
@@ -168,13 +177,13 @@ def run_pytest(
             "-o", "addopts=", "-p", "no:cacheprovider", "--import-mode=importlib",
             "-o", "junit_family=xunit1", "-o", "junit_logging=no",
             "-o", "junit_suite_name=pytest", "-o", "xfail_strict=true",
-            f"--junitxml=/dev/fd/{write_fd}", *flags, "--", *tests,
+            f"--junitxml={report_fifo}", *flags, "--", *tests,
         ]
         if src is not None:
             pytest_args[2:2] = ["-o", f"pythonpath={shlex.quote(src)}"]  # pytest shlex-splits the value
         pytest_argv = [sys.executable, "-P", "-c", bootstrap_code(str(plugin.parent)), str(secret_fd), *pytest_args]
         if bwrap is not None:
-            readonly = [checkout / rel for rel in protected] + [config, plugin]
+            readonly = [checkout / rel for rel in protected] + [config, plugin, report_fifo]
             prefix, mounts = bwrap_prefix(bwrap, checkout, network=network, etc_dir=write_synthetic_etc(scratch / "etc"),
                                           readonly_files=readonly, writable=writable)
             argv = prefix + pytest_argv

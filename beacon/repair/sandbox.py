@@ -9,7 +9,7 @@ tests (prefixes and site-packages), the fresh checkout and the runner's own
 files (pytest config, canary plugin), all read-only: no host directory is
 writable, so the code under test cannot change what the tests read. ``/etc/passwd``, ``/etc/group`` and ``/etc/hosts`` are written by
 the runner (one unprivileged user, loopback names only). ``/tmp`` is a fresh
-tmpfs (the one place tests write), ``/dev`` a minimal device tree, ``/proc`` the sandbox's own.
+tmpfs (the one place tests write), ``/dev`` a minimal device tree; there is no ``/proc``.
 
 Everything else on the host — home folders, ``/root``, ``/var``, other
 checkouts, the project tree, Unix sockets under ``/run`` or ``/tmp`` — does
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import site
 import subprocess
 import sys
@@ -167,7 +168,10 @@ def layout(checkout: Path, *, etc_dir: Path, readonly_files: Iterable[Path] = ()
             mounts.append(Mount("ro", path, path, "system configuration"))
     for name in sorted(_SYNTHETIC_ETC):
         mounts.append(Mount("ro", f"/etc/{name}", str(etc_dir / name), "written by the runner"))
-    mounts += [Mount("dev", "/dev", why="minimal devices"), Mount("proc", "/proc", why="the sandbox's own processes"),
+    # No /proc: through /proc/self/mem the code under test could rewrite the interpreter's memory (a test's
+    # constants) with open() alone, and a check of the path before the open loses races against a symlink the
+    # tests flip in /tmp (red-team findings). The JUnit report travels over a named pipe, not /dev/fd/N.
+    mounts += [Mount("dev", "/dev", why="minimal devices"),
                Mount("tmpfs", "/tmp", why="empty scratch"), Mount("tmpfs", "/var/tmp", why="empty scratch")]
     # The interpreter: bound after /tmp so a Python living under /tmp shows through.
     for p in _outermost([*system, *python_paths()]):
@@ -182,7 +186,7 @@ def layout(checkout: Path, *, etc_dir: Path, readonly_files: Iterable[Path] = ()
         mounts.append(Mount("rw", os.path.realpath(w), os.path.realpath(w), "writable by request"))
     for f in readonly_files:
         real = os.path.realpath(f)
-        if os.path.isfile(real):
+        if os.path.isfile(real) or stat.S_ISFIFO(os.stat(real).st_mode if os.path.exists(real) else 0):
             why = "pinned control file" if _under(real, checkout_s) else "runner file"
             mounts.append(Mount("ro", real, real, why))
     return mounts

@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 from typing import Mapping
 
+from .screen_classes import builds_a_class, is_metaclass_expr, is_metaclass_value, metaclass_names
 from .screen_names import attribute_chain, fold_constant, import_aliases
 from .screen_rules import (
     ALL_MODULES, AMBIGUOUS, ATTR_FUNCS, COMPARISON_DUNDERS, DANGER_DUNDERS, DANGER_NAMES, DENYLISTED,
@@ -20,6 +21,7 @@ class Collector(ast.NodeVisitor):
         self.found: list[tuple[str, str, int]] = []
         self.called: set[int] = set()  # ids of getattr-family names that are judged as direct calls
         self.pieces: set[int] = set()  # ids of string constants judged as part of a larger string, or docstrings
+        self.metaclasses: frozenset[str] = frozenset()  # names bound to the metaclass (screen_classes)
 
     def add(self, rule: str, key: str, node: ast.AST) -> None:
         self.found.append((rule, key, getattr(node, "lineno", 0)))
@@ -65,6 +67,8 @@ class Collector(ast.NodeVisitor):
             self.add("process_exit", node.id, node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        if is_metaclass_value(node):
+            self.add("dynamic_code", "metaclass as a value", node)  # `int.__class__`: honest code writes `type`
         chain = attribute_chain(node)
         if chain is None:  # e.g. `().__class__`: judge this attribute, then the expression below it
             if node.attr in DANGER_DUNDERS or node.attr in FRAME_ATTRS:
@@ -91,7 +95,13 @@ class Collector(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         self._folded(node)
-        if _builds_a_class(node):
+        if is_metaclass_value(node):
+            self.add("dynamic_code", "metaclass as a value", node)  # `type(int)`: honest code writes `type`
+        called = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+        if called in ("attrgetter", "methodcaller") and node.args and not (
+                isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            self.add("dynamic_code", f"{called}(<computed name>)", node)  # operator's getattr
+        if builds_a_class(node, self.metaclasses):
             # `type(...)`-like (`type(int)(name, bases, {...})`, `_T("S", (int,), ns)` with `_T = int.__class__`):
             # a class built at run time, its namespace (and so its dunders) computed where no rule sees it
             self.add("dynamic_code", "class built at run time", node)
@@ -115,7 +125,7 @@ class Collector(ast.NodeVisitor):
         if any(k.arg == "metaclass" for k in node.keywords) or any(
                 isinstance(b, ast.Name) and b.id == "type" for b in node.bases):
             self.add("dynamic_code", "metaclass", node)  # controls the class namespace at creation
-        elif any(_is_metaclass_expr(b) for b in node.bases):
+        elif any(is_metaclass_expr(b) or (isinstance(b, ast.Name) and b.id in self.metaclasses) for b in node.bases):
             # `class M(type(int))`, `class M(int.__class__)`: the metaclass as a base, reached without its name
             self.add("dynamic_code", "metaclass", node)
         self.generic_visit(node)
@@ -161,6 +171,7 @@ class Collector(ast.NodeVisitor):
 
     def visit_Module(self, node: ast.Module) -> None:
         self._docstring(node)
+        self.metaclasses = metaclass_names(node)
         self.generic_visit(node)
 
     def _attribute_name(self, attr: str, node: ast.AST) -> None:
@@ -230,31 +241,3 @@ def constructs(source: str) -> list[tuple[str, str, int]]:
     collector = Collector(import_aliases(tree))
     collector.visit(tree)
     return collector.found
-
-
-def _is_metaclass_expr(node: ast.AST) -> bool:
-    """``type(x)`` or ``x.__class__``: where the metaclass comes from when its name is avoided."""
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type") or (
-        isinstance(node, ast.Attribute) and node.attr == "__class__")
-
-
-def _builds_a_class(node: ast.Call) -> bool:
-    """A call shaped like ``type(name, bases, namespace)`` whatever the callee is called.
-
-    Any callee with a namespace written as a dict; a callee that is a name, a call, a subscript or a
-    ``__class__`` (how the metaclass is held once obtained: ``_T = int.__class__``) with a namespace in a
-    variable; or any callee given a constant name and a tuple of names (``H.T("S", (int,), ns)``). Method calls
-    that merely pass a tuple second (``Server.__init__(self, (host, port), handler)``, ``str.format``) are not.
-    """
-    if len(node.args) < 3 or not isinstance(node.args[1], ast.Tuple):
-        return False
-    namespace, func = node.args[2], node.func
-    if isinstance(namespace, ast.Dict) or (isinstance(namespace, ast.Call) and isinstance(namespace.func, ast.Name)
-                                            and namespace.func.id == "dict"):
-        return True
-    if not isinstance(namespace, (ast.Call, ast.Name, ast.Attribute, ast.Subscript)):
-        return False
-    if isinstance(func, (ast.Name, ast.Call, ast.Subscript)) or _is_metaclass_expr(func):
-        return True
-    return isinstance(node.args[0], (ast.Constant, ast.JoinedStr)) and all(
-        isinstance(e, (ast.Name, ast.Attribute)) for e in node.args[1].elts)

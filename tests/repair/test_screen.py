@@ -37,6 +37,7 @@ def test_rules_mirror_the_manifest_list():
     "Server.__init__(self, (low, int(high)), handler)", "return '{} {!r}'.format(low.code(), (low.a, low.b), high)",
     "class P(namedtuple('P', ['a', 'b'])):\n            pass\n        return P",
     "class S(dialect.get_segment('S')):\n            pass\n        return S",
+    "return type(self)(low, high, value)", "cls = type(low); return cls.__name__", "return compat.attrgetter('a')(low)",
 ])
 def test_honest_repairs_have_no_findings(replacement):
     assert screened(replacement) == []
@@ -82,6 +83,13 @@ def test_honest_repairs_have_no_findings(replacement):
     ("class M(type(int)):\n            pass\n        return low", "dynamic_code", "metaclass"),
     ("class M(low.__class__.__class__):\n            pass\n        return low", "dynamic_code", "metaclass"),
     ("H.T('S', (int,), ns)", "dynamic_code", "class built at run time"),
+    # red-team round 2: bases in a variable, type.__new__, unpacked arguments, operator's getattr
+    ("_M = type(int); _b = (object,); return _M('S', _b, {})", "dynamic_code", "class built at run time"),
+    ("_M = type(int); return low", "dynamic_code", "metaclass as a value"),
+    ("_M = int.__class__; return low", "dynamic_code", "metaclass as a value"),
+    ("return type.__new__(type, 'S', (object,), ns)", "dynamic_code", "class built at run time"),
+    ("_M = type; return _M(*spec)", "dynamic_code", "class built at run time"),
+    ("return compat.attrgetter(low)(high)", "dynamic_code", "attrgetter(<computed name>)"),
     ("class P:\n            __match_args__ = (low,)\n        return P", "introspection", "assign __match_args__"),
 ])
 def test_each_rule_names_what_the_edit_introduced(replacement, rule, key):
