@@ -54,6 +54,9 @@ def build_env(home: str, tmpdir: str, extra_env: Mapping[str, str] | None = None
         HOME=home, TMPDIR=tmpdir,
         PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", PYTHONNOUSERSITE="1",
         PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
+        # the checkout is read-only in the sandbox: Hypothesis keeps its example database under TMPDIR instead
+        # of <checkout>/.hypothesis (a refused write there is an error under filterwarnings = error)
+        HYPOTHESIS_STORAGE_DIRECTORY=os.path.join(tmpdir, ".hypothesis"),
     )
     for key, value in (extra_env or {}).items():
         if _CREDENTIAL_ENV.search(key) or key.startswith(("PYTHON", "PYTEST")) or key in env:

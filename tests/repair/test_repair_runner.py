@@ -86,7 +86,7 @@ def test_environment_is_an_allowlist(tmp_path, monkeypatch, sandbox):
     env = seen["env"]
     assert not set(secrets) & set(env)
     assert set(env) <= {"PATH", "LANG", "LC_ALL", "TZ", "HOME", "TMPDIR", "PYTHONDONTWRITEBYTECODE",
-                        "PYTHONHASHSEED", "PYTHONNOUSERSITE", "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
+                        "PYTHONHASHSEED", "PYTHONNOUSERSITE", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "HYPOTHESIS_STORAGE_DIRECTORY",
                         "PYTEST_VERSION", "PYTEST_CURRENT_TEST",  # set by pytest itself
                         "PWD"}  # set by bwrap --chdir
     assert env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] == "1" and seen["bytecode"] is True
@@ -391,3 +391,15 @@ def test_writable_folders_must_lie_outside_the_checkout(tmp_path):
     for bad in (root / "tests", root, tmp_path / "missing"):
         with pytest.raises(ValueError, match="outside the checkout"):
             run(root, sandbox="off", writable=[bad])
+
+
+@needs_bwrap
+def test_hypothesis_keeps_its_database_off_the_read_only_checkout(tmp_path):
+    root = write_tree(tmp_path / "repo", {
+        "pytest.ini": "[pytest]\nfilterwarnings =\n    error\n",  # a refused write to .hypothesis would fail
+        "tests/test_prop.py": ("from hypothesis import given, strategies as st\n\n"
+                               "@given(st.integers())\ndef test_prop(x):\n    assert x + 0 == x\n"),
+    })
+    result = run(root, sandbox="required")
+    assert verify_run(result, ["tests/test_prop.py::test_prop"]).passed, result.stdout[-2000:]
+    assert not (root / ".hypothesis").exists()
