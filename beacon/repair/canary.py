@@ -36,6 +36,7 @@ class CanarySecret:
     must_fail: str
     left: int
     right: int
+    box: str = ""  # the folder the plugin writes the canary module in (run_pytest: listable by no test)
 
     @classmethod
     def new(cls) -> "CanarySecret":
@@ -45,7 +46,7 @@ class CanarySecret:
 
     def payload(self) -> bytes:
         return json.dumps({"token": self.token, "must_pass": self.must_pass, "must_fail": self.must_fail,
-                           "left": self.left, "right": self.right}).encode()
+                           "left": self.left, "right": self.right, "box": self.box}).encode()
 
 
 @dataclass(frozen=True)

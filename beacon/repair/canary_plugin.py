@@ -234,7 +234,9 @@ class CanaryPlugin:
     def pytest_collection_modifyitems(self, session, config, items):
         s = self._secret
         rng = random.SystemRandom()
-        folder = tempfile.mkdtemp(prefix="c")
+        # In the run's box (a folder the tests can write to but not list or chmod, when the harness could make it
+        # so): the module's name holds the secret's token, so a test thread cannot find it while it exists.
+        folder = tempfile.mkdtemp(prefix="c", dir=s.get("box") or None)
         try:
             path = Path(folder) / _module_file_name(list(config.getini("python_files")), s["token"])
             # The secret is on disk only between these lines (0600, in the run's own temp folder).

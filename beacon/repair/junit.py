@@ -189,6 +189,10 @@ def parse_junit(data: bytes) -> JUnitReport:
         raise JUnitError(f"the JUnit report is not UTF-8: {exc}") from None
     if _DECLARATION.search(text):
         raise JUnitError("the JUnit report contains a DOCTYPE/ENTITY declaration; refusing to parse it")
+    if "<![CDATA[" in text or "<!--" in text:
+        # pytest's writer escapes text and writes neither; a forger can wrap pytest's genuine report in one
+        # (red-team round 3: a forged opening ending in CDATA swallowed the real document that followed)
+        raise JUnitError("the JUnit report contains a CDATA section or a comment, which pytest never writes")
     declared_encoding = _XML_ENCODING.match(text)
     if declared_encoding and declared_encoding.group(1).lower().replace("_", "-") not in {"utf-8", "utf8"}:
         raise JUnitError(f"the JUnit report declares encoding {declared_encoding.group(1)!r}, expected utf-8")

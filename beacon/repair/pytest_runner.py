@@ -68,7 +68,7 @@ import shlex
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
@@ -156,12 +156,19 @@ def run_pytest(
         )
     src = src_layout_path(checkout, root_config_file(checkout))
     scratch = Path(tempfile.mkdtemp(prefix="beacon-pytest-"))
-    secret = CanarySecret.new()
+    box = scratch / "box"
+    box.mkdir(mode=0o700)
+    if bwrap is not None:
+        _unlistable(box)
+    secret = replace(CanarySecret.new(), box=str(box))
     report_fifo = scratch / "junit.fifo"
     os.mkfifo(report_fifo, 0o600)
     read_fd = os.open(report_fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader first, so the writer's open returns
     write_fd = os.open(report_fifo, os.O_WRONLY)
     os.set_blocking(read_fd, True)
+    # Write-only from now on: the tests run as the FIFO's owner (uid-mapped), so 0600 would let a thread of the
+    # code under test open it for reading and race the harness for pytest's report (red-team round 3).
+    os.chmod(report_fifo, 0o200)
     secret_fd: int | None = None
     mounts: list[Mount] = []
     try:
@@ -183,9 +190,11 @@ def run_pytest(
             pytest_args[2:2] = ["-o", f"pythonpath={shlex.quote(src)}"]  # pytest shlex-splits the value
         pytest_argv = [sys.executable, "-P", "-c", bootstrap_code(str(plugin.parent)), str(secret_fd), *pytest_args]
         if bwrap is not None:
-            readonly = [checkout / rel for rel in protected] + [config, plugin, report_fifo]
+            # The runner folder itself, read-only: inside the sandbox its files alone would sit in a folder the tests
+            # own, which they could rename away to have pytest write its report elsewhere (red-team round 3).
+            readonly = [checkout / rel for rel in protected] + [config, scratch]
             prefix, mounts = bwrap_prefix(bwrap, checkout, network=network, etc_dir=write_synthetic_etc(scratch / "etc"),
-                                          readonly_files=readonly, writable=writable)
+                                          readonly_files=readonly, writable=[*writable, box])
             argv = prefix + pytest_argv
             env = build_env(SANDBOX_HOME, SANDBOX_TMP, extra_env)
         else:
@@ -254,3 +263,14 @@ def verify_run(run: PytestRun, expected_ids: Iterable[str]) -> Verdict:
     if not canaries.ok and run.report is not None:
         reasons = [f"canary: {r}" for r in canaries.reasons] + reasons
     return Verdict(not reasons, tuple(reasons), project.outcomes, tampered)
+
+
+def _unlistable(folder: Path) -> None:
+    """Give ``folder`` to nobody (uid 65534), mode 0703: the sandbox's user may create and open entries by name
+    but neither list nor chmod it (red-team round 3 read the canary module from a listable ``/tmp``). Needs root;
+    otherwise the folder stays the harness user's own, which the sandbox's user is mapped to."""
+    try:
+        os.chown(folder, 65534, 65534)
+        os.chmod(folder, 0o703)
+    except PermissionError:
+        pass

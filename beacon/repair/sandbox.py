@@ -182,13 +182,15 @@ def layout(checkout: Path, *, etc_dir: Path, readonly_files: Iterable[Path] = ()
     # test module, a sparse or FIFO control file that stalls the host's integrity check). Tests write to ``/tmp``.
     # After the system binds, so this one holds even if the checkout lies inside one of them.
     mounts.append(Mount("ro", checkout_s, checkout_s, "checkout"))
-    for w in writable:
-        mounts.append(Mount("rw", os.path.realpath(w), os.path.realpath(w), "writable by request"))
     for f in readonly_files:
         real = os.path.realpath(f)
-        if os.path.isfile(real) or stat.S_ISFIFO(os.stat(real).st_mode if os.path.exists(real) else 0):
+        if os.path.isdir(real) and not _under(real, checkout_s):
+            mounts.append(Mount("ro", real, real, "runner folder"))
+        elif os.path.isfile(real) or stat.S_ISFIFO(os.stat(real).st_mode if os.path.exists(real) else 0):
             why = "pinned control file" if _under(real, checkout_s) else "runner file"
             mounts.append(Mount("ro", real, real, why))
+    for w in writable:  # last: a writable folder inside the read-only runner folder must not be covered by it
+        mounts.append(Mount("rw", os.path.realpath(w), os.path.realpath(w), "writable by request"))
     return mounts
 
 

@@ -9,7 +9,7 @@ from .screen_names import attribute_chain, fold_constant, import_aliases
 from .screen_rules import (
     ALL_MODULES, AMBIGUOUS, ATTR_FUNCS, COMPARISON_DUNDERS, DANGER_DUNDERS, DANGER_NAMES, DENYLISTED,
     DYNAMIC_ATTRS, DYNAMIC_MODULES, DYNAMIC_NAMES, EXIT_NAMES, FRAMEWORK_MODULES, FRAMEWORK_TEXT, FRAME_ATTRS,
-    HOST_PATH, SAFE_ATTRS, VALUE_ONLY_NAMES,
+    HOST_PATH, LATE_HOOKS, PROCESS_ATTRS, SAFE_ATTRS, VALUE_ONLY_NAMES,
 )
 
 
@@ -42,6 +42,8 @@ class Collector(ast.NodeVisitor):
         self._docstring(node)
         if node.name in COMPARISON_DUNDERS:
             self.add("comparison_override", f"def {node.name}", node)
+        if node.name in LATE_HOOKS:
+            self.add("process_exit", f"def {node.name}", node)
         self.generic_visit(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -81,6 +83,8 @@ class Collector(ast.NodeVisitor):
         for attr in parts[1:]:
             if attr in DANGER_DUNDERS or attr in FRAME_ATTRS:
                 self.add("introspection", attr, node)
+            if attr in PROCESS_ATTRS and parts[0] not in self.aliases:  # `x._exit(0)`, x a local holding os
+                self.add("interpreter", f"attribute {attr}", node)
             if attr in DYNAMIC_ATTRS:  # `re.enum.bltns.exec`: builtins reached through a module
                 self.add("dynamic_code", f"attribute {attr}", node)
         if node.attr in COMPARISON_DUNDERS and isinstance(node.ctx, (ast.Store, ast.Del)):
@@ -111,6 +115,10 @@ class Collector(ast.NodeVisitor):
             self.add("dynamic_code", "type(name, bases, namespace)", node)  # a class built at run time
         if isinstance(node.func, ast.Name) and node.func.id in ATTR_FUNCS and len(node.args) < 2:
             self.add("dynamic_code", f"{node.func.id}(<computed name>)", node)
+        if isinstance(node.func, ast.Name) and node.func.id in ATTR_FUNCS and len(node.args) >= 2 and isinstance(
+                node.args[1], ast.Constant) and isinstance(node.args[1].value, str) and node.args[1].value.isidentifier():
+            # `getattr(os.path, "os")` is `os.path.os`: judge it as that attribute (red-team round 3)
+            self.visit_Attribute(ast.copy_location(ast.Attribute(node.args[0], node.args[1].value, ast.Load()), node))
         if isinstance(node.func, ast.Name) and node.func.id in ATTR_FUNCS and len(node.args) >= 2:
             name = node.args[1]
             if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
@@ -215,13 +223,18 @@ class Collector(ast.NodeVisitor):
             # import (`compat.sys.modules`, `collections._sys`), not on a local object (`agent.os`).
             if part in AMBIGUOUS and not (resolved and i == 0):
                 continue
-            if i > 0 and not resolved:
-                continue
             rest = parts[i + 1:]
+            if i > 0 and not resolved:
+                # a local name holding a module (`_e = re.enum; _e.sys.modules`, `_l.os._exit`): the pair gives
+                # it away even though the root is no import (red-team round 3)
+                if part in DENYLISTED and rest and rest[0] in DENYLISTED[part]:
+                    self.add("interpreter", f"{part}.{rest[0]}", node)
+                    return dotted
+                continue
             if part in DENYLISTED and rest and rest[0] not in DENYLISTED[part]:
-                return dotted  # `os.path.join`, `sys.version_info`; the bare module as a value stays a finding
+                continue  # `os.path.join`, `sys.version_info`, but judge on: `os.path.os._exit`, `os.sys.modules`
             if part in SAFE_ATTRS and rest and rest[0] in SAFE_ATTRS[part]:
-                return dotted
+                continue
             rule = ("dynamic_code" if part in DYNAMIC_MODULES else
                     "test_framework" if part in FRAMEWORK_MODULES else "interpreter")
             self.add(rule, ".".join(parts[i:i + 2]), node)

@@ -54,7 +54,8 @@ OS_DANGER = frozenset({
     "pread", "close", "closerange", "chdir", "fchdir", "chroot", "register_at_fork", "wait", "waitpid", "wait3",
     "wait4", "waitid", "getppid", "pidfd_open", "memfd_create", "sendfile", "truncate", "ftruncate", "symlink",
     "link", "mkfifo", "mknod", "chmod", "fchmod", "chown", "lchown", "fchown", "remove", "unlink", "rmdir",
-    "removedirs", "rename", "renames", "replace", "utime", "sched_setaffinity", "nice", "eventfd", "set_inheritable"})
+    "removedirs", "rename", "renames", "replace", "utime", "sched_setaffinity", "nice", "eventfd", "set_inheritable",
+    "set_blocking", "copy_file_range", "splice", "lseek"})
 DENYLISTED = {"sys": SYS_DANGER, "os": OS_DANGER, "posix": OS_DANGER, "nt": OS_DANGER}
 # Other interpreter modules are findings except for these harmless parts, which honest code uses.
 SAFE_ATTRS = {
@@ -84,12 +85,18 @@ FRAME_ATTRS = frozenset({
     "_getframe", "settrace", "setprofile",
 })
 DANGER_NAMES = frozenset({"__builtins__", "__loader__", "__spec__"})
+# Attributes only the process modules have: a finding on any object (a local name may hold `os` or `sys`).
+PROCESS_ATTRS = frozenset({"_exit", "addaudithook", "execv", "execve", "execvp", "execvpe", "execl", "execle",
+                           "execlp", "execlpe", "forkpty", "killpg", "setsid", "posix_spawn", "posix_spawnp"})
 # Builtins (and builtins modules) reached as attributes; `compile` is left out (`re.compile`).
 DYNAMIC_ATTRS = frozenset({"exec", "eval", "__import__", "globals", "locals", "vars", "breakpoint", "getattr",
                             "setattr", "delattr", "bltns", "builtins", "_getframe"})
 COMPARISON_DUNDERS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__",
                                  "__hash__", "__contains__", "__instancecheck__", "__subclasscheck__", "__cmp__"})
 EXIT_NAMES = frozenset({"exit", "quit", "SystemExit", "KeyboardInterrupt", "GeneratorExit", "BaseException"})
+# Methods the interpreter calls on its own schedule, after the tests have run (at shutdown): a way to act once the
+# session is over (red-team round 3 forged the report from one).
+LATE_HOOKS = frozenset({"__del__"})
 ATTR_FUNCS = frozenset({"getattr", "setattr", "delattr", "hasattr"})
 # Builtins that are screened when called directly; used as a value (aliased, passed to map) they are a finding.
 VALUE_ONLY_NAMES = ATTR_FUNCS

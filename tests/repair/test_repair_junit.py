@@ -204,3 +204,13 @@ def test_parser_only_raises_junit_error(data):
     except JUnitError:
         return
     assert all(isinstance(tc, TestCase) for tc in report.testcases)
+
+
+@pytest.mark.parametrize("wrapper", ["<!-- {} -->", "<![CDATA[{}]]>"])
+def test_a_cdata_section_or_comment_is_refused(wrapper):
+    # a forged document can swallow pytest's genuine report inside one of these (red-team round 3)
+    inner = '<testcase classname="t" name="hidden"><failure message="real"/></testcase>'
+    xml = ('<testsuites><testsuite name="pytest" tests="1" failures="0" errors="0" skipped="0">'
+           '<testcase classname="t" name="ok"/>' + wrapper.format(inner) + "</testsuite></testsuites>")
+    with pytest.raises(JUnitError, match="CDATA section or a comment"):
+        parse_junit(xml.encode())

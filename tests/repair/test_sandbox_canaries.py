@@ -34,6 +34,14 @@ def test_probe():
     for path in ("/etc/shadow", "/etc/ssl/private", HOST_FILE, HOST_SOCKET, "/var/lib", "/home", "/proc/self/mem",
                  "/proc"):
         seen["exists"][path] = os.path.exists(path)
+    box = [a for a in sys.orig_argv if a.startswith("--junitxml=")][0][len("--junitxml="):].rsplit("/", 1)[0] + "/box"
+    seen["box"] = {}
+    for what, call in (("list", lambda: os.listdir(box)), ("chmod", lambda: os.chmod(box, 0o777))):
+        try:
+            call()
+            seen["box"][what] = "allowed"
+        except OSError as exc:
+            seen["box"][what] = type(exc).__name__
     s = socket.socket(socket.AF_UNIX)
     try:
         s.connect(HOST_SOCKET)
@@ -86,7 +94,11 @@ def test_sandboxed_tests_run_unprivileged_and_see_no_host_files_sockets_or_secre
     assert len({fd for fd in seen["fds"] if fd.startswith("pipe:")}) == 3, seen["fds"]  # distinct pipes
     # The run records exactly what was mounted.
     assert any(m.startswith("ro ") and m.endswith("(checkout)") for m in run.mounts)
-    assert [m for m in run.mounts if m.startswith("rw ")] == [f"rw {tmp_path / 'outbox'} (writable by request)"]
+    assert [m for m in run.mounts if m.startswith("rw ")] == [f"rw {tmp_path / 'outbox'} (writable by request)",
+                                                               "rw <runner>/box (writable by request)"]
+    assert "ro <runner> (runner folder)" in run.mounts
+    # the canary box: the sandbox's user could write in it but neither list nor chmod it
+    assert seen["box"] == {"list": "PermissionError", "chmod": "PermissionError"}, seen["box"]
     assert not any(m.startswith("ro / ") for m in run.mounts)
 
 

@@ -90,6 +90,15 @@ def test_honest_repairs_have_no_findings(replacement):
     ("return type.__new__(type, 'S', (object,), ns)", "dynamic_code", "class built at run time"),
     ("_M = type; return _M(*spec)", "dynamic_code", "class built at run time"),
     ("return compat.attrgetter(low)(high)", "dynamic_code", "attrgetter(<computed name>)"),
+    # red-team round 3: a chain judged past a safe attribute, a module held in a local name, constant getattr
+    ("os.path.os._exit(0)", "interpreter", "os._exit"),
+    ("return os.sys.modules", "interpreter", "sys.modules"),
+    ("_e = re.enum; return _e.sys.modules", "interpreter", "sys.modules"),
+    ("_r = low; _r._os._exit(0)", "interpreter", "attribute _exit"),
+    ("c = compat; return c._sys.modules", "interpreter", "sys.modules"),
+    ("return getattr(os.path, 'os')", "interpreter", "os"),
+    ("os.set_blocking(3, False)", "interpreter", "os.set_blocking"),
+    ("class A:\n            def __del__(self):\n                pass\n        return A", "process_exit", "def __del__"),
     ("class P:\n            __match_args__ = (low,)\n        return P", "introspection", "assign __match_args__"),
 ])
 def test_each_rule_names_what_the_edit_introduced(replacement, rule, key):
