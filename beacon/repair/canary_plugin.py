@@ -102,6 +102,7 @@ _WATCHED = (
     ("_pytest.runner", None, "call_and_report"), ("_pytest.runner", None, "call_runtest_hook"),
     ("_pytest.runner", "CallInfo", "from_call"), ("_pytest.runner", None, "pytest_runtest_makereport"),
     ("_pytest.reports", "TestReport", "from_item_and_call"), ("_pytest.reports", "BaseReport", "passed"),
+    ("_pytest.reports", "TestReport", "__init__"), ("_pytest.runner", None, "TestReport"),  # red-team round 4
     ("_pytest.reports", "BaseReport", "failed"), ("_pytest.junitxml", "LogXML", "pytest_runtest_logreport"),
     ("_pytest.junitxml", "LogXML", "pytest_sessionfinish"), ("_pytest.junitxml", "_NodeReporter", "append_failure"),
     ("_pytest.junitxml", "_NodeReporter", "append_pass"), ("_pytest.junitxml", "_NodeReporter", "to_xml"),

@@ -13,6 +13,11 @@ from .screen_rules import (
 )
 
 
+_DUNDER_BOOKKEEPING = frozenset({"__doc__", "__name__", "__qualname__", "__module__", "__wrapped__", "__all__",
+                                 "__signature__", "__annotations__", "__slots__", "__context__", "__cause__",
+                                 "__suppress_context__"})
+
+
 class Collector(ast.NodeVisitor):
     """Every screened construct of one module, as ``(rule, key, line)``."""
 
@@ -72,11 +77,19 @@ class Collector(ast.NodeVisitor):
         if is_metaclass_value(node):
             self.add("dynamic_code", "metaclass as a value", node)  # `int.__class__`: honest code writes `type`
         chain = attribute_chain(node)
-        if chain is None:  # e.g. `().__class__`: judge this attribute, then the expression below it
+        self._dunder_store(node)
+        if chain is None:  # e.g. `().__class__`, `[os.path][0].sys`: judge this attribute, then the expression below
             if node.attr in DANGER_DUNDERS or node.attr in FRAME_ATTRS:
                 self.add("introspection", node.attr, node)
             if node.attr in DYNAMIC_ATTRS:
                 self.add("dynamic_code", f"attribute {node.attr}", node)
+            if node.attr in PROCESS_ATTRS:  # `f()._exit`, `(a or b).addaudithook` (red-team round 4)
+                self.add("interpreter", f"attribute {node.attr}", node)
+            inner = node.value
+            if isinstance(inner, ast.Attribute):  # the pair with the attribute below: `(...).sys.modules`
+                module = inner.attr if inner.attr in DENYLISTED else inner.attr.lstrip("_")
+                if module in DENYLISTED and node.attr in DENYLISTED[module]:
+                    self.add("interpreter", f"{module}.{node.attr}", node)
             self.generic_visit(node)
             return
         parts = chain.split(".")
@@ -96,6 +109,15 @@ class Collector(ast.NodeVisitor):
         dotted = self._module_rule(chain, node)
         if isinstance(node.ctx, (ast.Store, ast.Del)) and parts[0] in self.aliases:
             self.add("interpreter", f"assign:{dotted}", node)  # monkeypatching an imported module or object
+
+    def _dunder_store(self, node: ast.Attribute) -> None:
+        """Assigning or deleting a protocol dunder on any object (``TestReport.__init__ = f``, red-team round 4):
+        it rewrites how a class behaves for every caller. Comparison dunders have their own rule; a decorator's
+        ``__name__``/``__doc__``/``__qualname__``/``__module__``/``__wrapped__`` bookkeeping is no finding."""
+        name = node.attr
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and name.startswith("__") and name.endswith("__") and len(
+                name) > 4 and name not in COMPARISON_DUNDERS and name not in _DUNDER_BOOKKEEPING:
+            self.add("dynamic_code", f"assign {name}", node)
 
     def visit_Call(self, node: ast.Call) -> None:
         self._folded(node)

@@ -415,6 +415,25 @@ class _Same(int, metaclass=_Meta):
            expect=frozenset({"test_fail"}), deep=frozenset({"test_fail"}),
            note="writes the interpreter's own memory through open('/proc/self/mem'): a test's constant 0 becomes 10, with no import and no screened construct; the memory guard refuses the open"),
 
+    Attack("report_init_rewritten", "inprocess", "prefix", '''
+import os
+
+_mods = [os.path][0].sys.modules
+for _key in list(_mods):
+    if _key.startswith("_py") and _key.endswith(".reports"):
+        _cls = _mods[_key].TestReport
+        _orig = _cls.__init__
+
+        def _init(self, *args, _orig=_orig, **kwargs):
+            args = list(args)
+            if "clamp" in args[0] and args[3] == "failed":
+                args[3], args[4] = "passed", None
+            _orig(self, *args, **kwargs)
+
+        _cls.__init__ = _init
+''', deep=CAUGHT, note="red-team round 4: sys reached through a subscript root, TestReport.__init__ rebound so "
+                         "pytest itself writes the project's failure as a pass; the watch covers __init__ now"),
+
     # ---- forged JUnit reports over the pipe ----------------------------------------------------
     Attack("forged_report_exit0_import", "forged_report", "prefix", _forge_and_exit(0)),
     Attack("forged_report_exit1_import", "forged_report", "prefix", _forge_and_exit(1),

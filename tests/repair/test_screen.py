@@ -38,6 +38,7 @@ def test_rules_mirror_the_manifest_list():
     "class P(namedtuple('P', ['a', 'b'])):\n            pass\n        return P",
     "class S(dialect.get_segment('S')):\n            pass\n        return S",
     "return type(self)(low, high, value)", "cls = type(low); return cls.__name__", "return compat.attrgetter('a')(low)",
+    "wrapper.__name__ = low.__name__", "return [low][0].path.upper()",
 ])
 def test_honest_repairs_have_no_findings(replacement):
     assert screened(replacement) == []
@@ -98,6 +99,11 @@ def test_honest_repairs_have_no_findings(replacement):
     ("c = compat; return c._sys.modules", "interpreter", "sys.modules"),
     ("return getattr(os.path, 'os')", "interpreter", "os"),
     ("os.set_blocking(3, False)", "interpreter", "os.set_blocking"),
+    # red-team round 4: chains rooted in a subscript or call, a protocol dunder rebound on any object
+    ("return [os.path][0].sys.modules", "interpreter", "sys.modules"),
+    ("return (re,)[0].enum.sys.modules", "interpreter", "sys.modules"),
+    ("return compat.load()._exit(0)", "interpreter", "attribute _exit"),
+    ("low.__class__.__init__ = high", "dynamic_code", "assign __init__"),
     ("class A:\n            def __del__(self):\n                pass\n        return A", "process_exit", "def __del__"),
     ("class P:\n            __match_args__ = (low,)\n        return P", "introspection", "assign __match_args__"),
 ])
