@@ -280,6 +280,16 @@ class CanaryPlugin:
             item = pytest.Function.from_parent(own, name=function.__name__, callobj=function)
         return item
 
+    @_hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_makereport(self, item, call):
+        # A list-free check (red-team round 4): pytest reports a phase as passed only when it raised nothing, so
+        # a phase whose call raised but whose report says passed had its report rewritten, however that was done
+        # (report construction, a hook, a patched class). Outermost wrapper: it sees what every inner one made.
+        report = yield
+        if call.excinfo is not None and getattr(report, "outcome", None) == "passed":
+            self._seen.append(f"{item.nodeid} {call.when}: raised {call.excinfo.typename} but reported passed")
+        return report
+
     def pytest_runtest_logreport(self, report):
         if report.failed and report.nodeid not in self._canary_ids:
             self._failed_elsewhere = True
