@@ -266,3 +266,20 @@ def test_forgery_written_into_the_report_pipe_corrupts_it(patched, protected):
     # pytest appended its own document after the forged one: not one XML document.
     assert run.report is None and "not well-formed" in run.report_error
     assert not verdict.passed
+
+
+SELECTIVE_FORCE_CONFTEST = FORCE_PASS_CONFTEST.replace(
+    "    report.outcome = 'passed'\n    report.longrepr = None\n",
+    "    if item.name == 'test_add':  # spares the canaries, so both behave\n"
+    "        report.outcome = 'passed'\n        report.longrepr = None\n")
+
+
+def test_a_phase_that_raised_but_reports_passed_is_tampering(patched):
+    """Selective forcing that spares the canaries (here from a trusted conftest, as a stand-in for any route to
+    the report) is caught by the plugin's outermost report hook: pytest passes a phase only if it raised nothing."""
+    checkout = patched(BUGGY, {"tests/conftest.py": SELECTIVE_FORCE_CONFTEST})
+    run, verdict = score(checkout, snapshot_protected(checkout, extra=TEST_FILES))
+    assert run.report is not None and {tc.outcome for tc in run.report.testcases} == {"passed"}  # the forgery...
+    assert run.canaries.must_fail == "failed"  # ...spared the canaries,
+    assert not verdict.passed and not run.canaries.ok  # ...and still fails: must_pass saw it
+    assert any("raised AssertionError but reported passed" in r for r in run.canaries.reasons), run.canaries.reasons
