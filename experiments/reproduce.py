@@ -28,13 +28,13 @@ from beacon.providers import ReplayProvider
 from beacon.repair.job import oracle_for, run_repair_job
 from beacon.repair.prepare import RunSettings
 from experiments.errors import full_error, is_named, one_line
-from experiments.runner import attempt_specs, load_tasks, remove_tree, scientific_config
+from experiments.runner import attempt_specs, load_tasks, remove_tree, run_limits, scientific_config
 from experiments.schema import check_values, validate
 
 # Facts about the machine, not results: a run without bubblewrap, or with its Python
 # installed elsewhere (other sandbox mounts), still reproduces.
 UNSCORED = {"sandboxed"}
-UNSCORED_NESTED = {("tests", "sandboxed"), ("checks", "sandbox")}
+UNSCORED_NESTED = {("tests", "sandboxed"), ("checks", "sandbox"), ("checks", "limits")}  # machine facts
 # Row fields added by later records schemas (checks: 2, structured_output: 3). An archived
 # row without one predates it: the reproduction's new field has nothing to be compared with.
 LATER_FIELDS = ("checks", "structured_output")
@@ -110,7 +110,7 @@ def _reproduce(archive: Path, out: Path, meta: dict, config: dict, work: Path, p
                        code={"commit": None, "dirty": None}, packages={})
     try:
         settings = RunSettings(allow_local_execution=cfg.allow_local_execution, timeout_s=cfg.timeout_s,
-                               sandbox=cfg.sandbox, network=cfg.network)
+                               sandbox=cfg.sandbox, network=cfg.network, limits=run_limits(cfg))
         run_repair_job(tasks, resolve, attempt_specs(cfg), writer=writer, work_dir=work / "tasks",
                        settings=settings, provider_for=provider_for, dry_run=cfg.dry_run, progress=progress)
         writer.seal()

@@ -23,6 +23,7 @@ from beacon.repair.control import make_control_repo
 from beacon.repair.job import JobSummary, oracle_for, run_repair_job
 from beacon.records import RECORD_SCHEMA
 from beacon.repair.sandbox import path_placeholders
+from beacon.repair.limits import Limits
 from beacon.repair.prepare import RunSettings
 from beacon.repair.prompt import PROMPT_VERSION, _template
 from beacon.repair.structured import decide, schema_sha256
@@ -33,11 +34,19 @@ from experiments.job import RunSpec, run_job
 
 log = logging.getLogger("beacon")
 # Fields that never change results: kept in run.json's config, left out of the hash.
-_NOT_SCIENTIFIC = {"work_dir", "cache_dir", "progress", "print_table", "paper"}  # never in the config hash
+# Never in the config hash. ``limits`` protect the machine, not a result: a run that reaches one fails and says so in
+# its row (``checks.limits.hit``), and configs archived before limits existed keep their hash.
+_NOT_SCIENTIFIC = {"work_dir", "cache_dir", "progress", "print_table", "paper", "limits"}
 # TasksConf keys added after runs were archived: left out while unused, so earlier configs keep their hash.
 _LATER_TASK_KEYS = ("pypi", "repos_dirs", "split", "more_instances")
 # ProviderConf keys added later, with the value that means "as before": left out at that value.
 _LATER_PROVIDER_KEYS = {"structured_output": "off", "generation": {}}
+
+
+def run_limits(cfg: DictConfig) -> Limits:
+    """The per-run resource limits of ``cfg.limits``; a config archived before they existed gets the defaults."""
+    conf = cfg.get("limits") or {}
+    return Limits(**{k: int(conf[k]) for k in ("processes", "memory_mb", "tmp_mb") if k in conf})
 
 
 def scientific_config(cfg: DictConfig) -> dict:
@@ -174,7 +183,7 @@ def _execute(cfg: DictConfig, run_dir: Path, work: Path, overrides: list[str], r
             raise UsageError("allow_local_execution=false: scoring executes the tasks' repository code; "
                              "set allow_local_execution=true (or dry_run=true to only assemble prompts)")
         settings = RunSettings(allow_local_execution=cfg.allow_local_execution, timeout_s=cfg.timeout_s,
-                               sandbox=cfg.sandbox, network=cfg.network)
+                               sandbox=cfg.sandbox, network=cfg.network, limits=run_limits(cfg))
         summary = run_repair_job(tasks, resolve, attempt_specs(cfg), writer=writer, work_dir=work / "tasks",
                                  settings=settings, provider_for=provider_factory(cfg, run_dir, resolve_path),
                                  dry_run=cfg.dry_run, progress=cfg.progress)

@@ -88,6 +88,14 @@ class PaperConf:
 
 
 @dataclass
+class LimitsConf:
+    """Per test run (beacon.repair.limits.Limits); 0 = no limit of that kind."""
+    processes: int = 512
+    memory_mb: int = 4096
+    tmp_mb: int = 1024
+
+
+@dataclass
 class RepairConf:
     name: str = "repair"
     method: MethodConf = field(default_factory=MethodConf)
@@ -103,6 +111,7 @@ class RepairConf:
     timeout_s: float = 60.0
     sandbox: str = "required"
     network: str = "deny"
+    limits: LimitsConf = field(default_factory=LimitsConf)
     work_dir: Optional[str] = None
     progress: Optional[bool] = None
     print_table: bool = True
@@ -154,6 +163,9 @@ def check_values(cfg: DictConfig) -> None:
     check_generation(cfg.provider, FORMATS)
     if cfg.sandbox not in ("auto", "required", "off"):
         raise UsageError(f"sandbox={cfg.sandbox!r}: expected auto, required or off")
+    for key in ("processes", "memory_mb", "tmp_mb"):
+        if cfg.limits[key] < 0:
+            raise UsageError(f"limits.{key}={cfg.limits[key]!r}: expected an integer >= 0 (0 = no limit)")
     if cfg.tasks.kind not in ("manifest", "control"):
         raise UsageError(f"tasks.kind={cfg.tasks.kind!r}: the repair runner takes manifest or control tasks")
     if cfg.tasks.kind == "manifest" and not (cfg.tasks.manifest and cfg.tasks.repos_dir):

@@ -24,8 +24,9 @@ from .repair import OUTCOMES, Outcome, RepairOutcome
 # Version of the repair row layout. 1: the original rows. 2: adds the outcomes suspicious_edit and
 # tampered and the per-row ``checks`` evidence (screen, canaries, integrity, sandbox). 3: adds
 # ``structured_output`` (whether and how the model's output was constrained). Readers accept all three:
-# a field added later is absent (``ABSENT``) from the older rows.
-RECORD_SCHEMA = 3
+# a field added later is absent (``ABSENT``) from the older rows. 4: adds ``checks.limits`` (the run's resource
+# limits, what enforced them, which were reached) and ``checks.sandbox.observed`` (what a probe sandbox saw).
+RECORD_SCHEMA = 4
 
 AnyRow = Union[RepairOutcome, LocalizationRecord, TrajectoryRecord]
 

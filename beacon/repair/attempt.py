@@ -37,7 +37,6 @@ from .process import remove_tree
 from .prepare import PreparedTask, RunSettings
 from .prompt import FORMAT_RENDERER, build_prompt
 from .pytest_runner import PytestRun, TamperedCheckoutError, run_pytest, verify_run
-from .sandbox import SANDBOX_UID
 from .screen import screen_edit
 from .structured import decide
 from .task_policy import edit_policy, extended_header_problem
@@ -177,7 +176,7 @@ def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, t
                         for path, text in sorted(new_files.items())}
     screen = screen_edit(current, new_files, task.screen_allow)
     checks = row.checks = {"screen": screen.evidence(), "canaries": {"ran": False}, "integrity": {"ran": False},
-                                 "sandbox": {"ran": False}}
+                                 "sandbox": {"ran": False}, "limits": {"ran": False}}
     if screen.suspicious:
         return Outcome.SUSPICIOUS_EDIT, "; ".join(f.describe() for f in screen.findings[:5])
     checkout = prepared.fresh_mutant(f"attempt-{slot}")
@@ -187,7 +186,7 @@ def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, t
         try:
             run = run_pytest(checkout, task.tests.selection, protected=prepared.protected,
                              flags=task.tests.flags or ("-q",), timeout=settings.timeout_s,
-                             sandbox=settings.sandbox, network=settings.network,
+                             sandbox=settings.sandbox, network=settings.network, limits=settings.limits,
                              report_dir=prepared.work / "reports" / f"attempt-{slot}")
         except TamperedCheckoutError as exc:
             checks["integrity"] = {"ran": True, "before_run": _clean(str(exc), prepared)}
@@ -209,13 +208,17 @@ def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, t
 
 
 def _run_evidence(run: PytestRun, protected: int) -> dict:
-    """What the canary, integrity and sandbox layers saw (no paths that vary between identical runs)."""
+    """What the canary, integrity, sandbox and resource-limit layers saw (no paths that vary between identical runs).
+
+    ``sandbox.observed`` is what a probe sandbox with the run's settings saw from inside (uid, loopback only, no
+    ``/proc``, a read-only checkout, the ``/tmp`` size), not what the settings asked for."""
     return {
         "canaries": run.canaries.evidence(),
         "integrity": {"ran": True, "protected_files": protected, "violations": list(run.integrity_violations)},
-        "sandbox": {"ran": run.sandboxed, "uid": SANDBOX_UID if run.sandboxed else None,
+        "sandbox": {"ran": run.sandboxed, "uid": run.observed["uid"] if run.observed else None,
                     "network_isolated": run.network_isolated,
-                    "note": run.sandbox_note, "mounts": list(run.mounts)},
+                    "note": run.sandbox_note, "mounts": list(run.mounts), "observed": run.observed},
+        "limits": {"ran": True, **run.limits},
     }
 
 

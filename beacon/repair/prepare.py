@@ -21,6 +21,7 @@ from ..repo.history import NO_INPUTS, RepoInputs, read_inputs
 from ..repo.snapshot import materialize, replace_line
 from ..data.manifest import Task
 from .controls import snapshot_protected
+from .limits import Limits
 from .pytest_runner import PytestRun, run_pytest, verify_run
 from .task_policy import source_file_problems
 
@@ -33,6 +34,7 @@ class RunSettings:
     timeout_s: float = 60.0
     sandbox: str = "auto"  # auto | required | off
     network: str = "deny"
+    limits: Limits = field(default_factory=Limits)  # processes, memory, /tmp size per test run
 
 
 @dataclass
@@ -106,7 +108,7 @@ def prepare_task(task: Task, source: GitSource, work: Path, settings: RunSetting
     if not settings.allow_local_execution:
         return prepared
     run_kw = dict(protected=prepared.protected, flags=task.tests.flags or ("-q",), timeout=settings.timeout_s,
-                  sandbox=settings.sandbox, network=settings.network)
+                  sandbox=settings.sandbox, network=settings.network, limits=settings.limits)
     original = run_pytest(materialize(source, task.commit, work / "original-run"), selection,
                           report_dir=work / "reports" / "original", **run_kw)
     prepared.sandboxed = original.sandboxed

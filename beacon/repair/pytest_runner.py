@@ -68,16 +68,17 @@ import shlex
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from .controls import protected_changes, root_config_file
 from .junit import JUnitError, JUnitReport, Verdict, parse_junit, verify_all_passed
 from .canary import CanaryCheck, CanarySecret, bootstrap_code, check_canaries, install_plugin, secret_pipe
+from .limits import Limits, RunCgroup
 from .process import run_captured
 from .pytest_setup import build_env, check_flags, check_selection, pick_sandbox, save_report, src_layout_path
-from .sandbox import SANDBOX_HOME, SANDBOX_TMP, Mount, bwrap_prefix, describe_mounts, write_synthetic_etc
+from .sandbox import SANDBOX_HOME, SANDBOX_TMP, Mount, bwrap_prefix, describe_mounts, observe, write_synthetic_etc
 
 DEFAULT_TIMEOUT_S = 60.0
 OUTPUT_CAP = 1 << 20  # bytes kept per stream
@@ -90,7 +91,7 @@ class TamperedCheckoutError(RuntimeError):
 
 @dataclass(frozen=True)
 class PytestRun:
-    argv: tuple[str, ...]  # exactly what was executed, bwrap prefix included
+    argv: tuple[str, ...]  # exactly what was executed, bwrap prefix included (the cgroup's /bin/sh entry is not)
     exit_code: int  # negative: killed by that signal
     timed_out: bool
     timeout: float
@@ -108,6 +109,10 @@ class PytestRun:
     integrity_violations: tuple[str, ...]
     canaries: CanaryCheck
     mounts: tuple[str, ...] = ()  # every sandbox mount (kind, host path, why); empty when not sandboxed
+    observed: dict | None = None  # what a probe sandbox with the same settings saw (sandbox.observe); None unsandboxed
+    limits: dict = field(default_factory=dict)  # the configured limits, what enforced them, and which were reached
+    limits_hit: tuple[str, ...] = ()  # "processes" (a fork refused), "memory" (an out-of-memory kill)
+    peaks: dict = field(default_factory=dict)  # peak memory (MiB) and tasks in the run's cgroup: a measurement, not in rows
 
 
 def run_pytest(
@@ -123,6 +128,7 @@ def run_pytest(
     extra_env: Mapping[str, str] | None = None,
     output_cap: int = OUTPUT_CAP,
     writable: Iterable[Path] = (),
+    limits: Limits = Limits(),
 ) -> PytestRun:
     """Run ``selection`` on ``checkout``; see the module docstring for the guarantees.
 
@@ -134,6 +140,8 @@ def run_pytest(
     :class:`SandboxUnavailableError` without it, ``"off"`` never uses it.
     ``writable``: host folders outside the checkout that the sandbox binds writable at their own path (a
     harness's own probes; the checkout itself is always read-only in the sandbox).
+    ``limits``: processes and memory (a cgroup per run, when the harness may create one) and the sandbox's
+    ``/tmp`` size (:mod:`beacon.repair.limits`); a run that reaches one fails in :func:`verify_run`.
     """
     checkout = Path(os.path.realpath(checkout))
     if not checkout.is_dir():
@@ -148,6 +156,7 @@ def run_pytest(
     if network not in {"deny", "allow"}:
         raise ValueError(f"network must be 'deny' or 'allow', got {network!r}")
     bwrap, sandbox_note = pick_sandbox(sandbox)
+    observed = observe(bwrap, network=network, tmp_mb=limits.tmp_mb) if bwrap is not None else None
     tampered = protected_changes(checkout, protected)
     if tampered:
         raise TamperedCheckoutError(
@@ -171,6 +180,9 @@ def run_pytest(
     os.chmod(report_fifo, 0o200)
     secret_fd: int | None = None
     mounts: list[Mount] = []
+    cgroup, no_cgroup = RunCgroup.create(limits)
+    hits: tuple[str, ...] = ()
+    peaks: dict = {}
     try:
         config = root_config_file(checkout)
         if config is None:
@@ -194,7 +206,7 @@ def run_pytest(
             # own, which they could rename away to have pytest write its report elsewhere (red-team round 3).
             readonly = [checkout / rel for rel in protected] + [config, scratch]
             prefix, mounts = bwrap_prefix(bwrap, checkout, network=network, etc_dir=write_synthetic_etc(scratch / "etc"),
-                                          readonly_files=readonly, writable=[*writable, box])
+                                          readonly_files=readonly, writable=[*writable, box], tmp_mb=limits.tmp_mb)
             argv = prefix + pytest_argv
             env = build_env(SANDBOX_HOME, SANDBOX_TMP, extra_env)
         else:
@@ -204,9 +216,14 @@ def run_pytest(
             env = build_env(str(scratch / "home"), str(scratch / "tmp"), extra_env)
         channel, read_fd, write_fd = (read_fd, write_fd), None, None  # run_captured closes them
         inherit, secret_fd = (secret_fd,), None
-        cap = run_captured(argv, cwd=str(checkout), env=env, timeout=timeout, output_cap=output_cap,
+        # Under a cgroup, /bin/sh enters it and execs ``argv`` (``PytestRun.argv`` keeps the command itself).
+        cap = run_captured(cgroup.wrap(argv) if cgroup is not None else argv, cwd=str(checkout), env=env, timeout=timeout, output_cap=output_cap,
                            channel=channel, channel_cap=REPORT_CAP, inherit_fds=inherit)
+        hits = cgroup.hits() if cgroup is not None else ()
+        peaks = cgroup.peaks() if cgroup is not None else {}
     finally:
+        if cgroup is not None:
+            cgroup.destroy()
         for fd in (read_fd, write_fd, secret_fd):
             if fd is not None:
                 os.close(fd)
@@ -230,10 +247,21 @@ def run_pytest(
         stdout=cap.stdout.decode("utf-8", "replace"), stderr=cap.stderr.decode("utf-8", "replace"),
         stdout_truncated=cap.stdout_truncated, stderr_truncated=cap.stderr_truncated,
         report_path=save_report(cap.channel, report_dir), report=report, report_error=report_error,
-        sandboxed=bwrap is not None, network_isolated=bwrap is not None and network == "deny",
+        sandboxed=bwrap is not None, network_isolated=observed is not None and observed["loopback_only"],
         sandbox_note=sandbox_note, integrity_violations=violations, canaries=canaries,
         mounts=describe_mounts(mounts, {str(checkout): "<checkout>", str(scratch): "<runner>"}),
+        observed=observed, limits=_limits_evidence(limits, cgroup, no_cgroup, bwrap is not None, hits),
+        limits_hit=hits, peaks=peaks,
     )
+
+
+def _limits_evidence(limits: Limits, cgroup: RunCgroup | None, no_cgroup: str, sandboxed: bool,
+                     hits: tuple[str, ...]) -> dict:
+    enforced = [cgroup.enforced_by] if cgroup is not None else []
+    if sandboxed and limits.tmp_mb:
+        enforced.append("tmpfs size")
+    return {**limits.evidence(), "enforced_by": enforced, "not_enforced": no_cgroup if cgroup is None else "",
+            "hit": list(hits)}
 
 
 def verify_run(run: PytestRun, expected_ids: Iterable[str]) -> Verdict:
@@ -251,6 +279,8 @@ def verify_run(run: PytestRun, expected_ids: Iterable[str]) -> Verdict:
     if run.timed_out:
         reasons.append(f"timed out after {run.timeout:g} s")
     reasons += [f"integrity: {v}" for v in run.integrity_violations]
+    if run.limits_hit:
+        reasons.append("resource limit reached: " + ", ".join(run.limits_hit) + " (limits.processes, limits.memory_mb)")
     if run.exit_code != 0:
         reasons.append(f"pytest exit status {run.exit_code} (an all-passed report also needs status 0)")
     project = verify_all_passed(run.report, expected_ids, report_error=run.report_error)

@@ -25,6 +25,7 @@ exactly this layout, because a ``bwrap`` binary that exists can still fail
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -67,8 +68,11 @@ class Mount:
     dest: str
     source: str = ""
     why: str = ""
+    size_mb: int = 0  # tmpfs only: its size (0: the kernel's default, half the RAM)
 
     def describe(self) -> str:
+        if self.kind == "tmpfs" and self.size_mb:
+            return f"tmpfs {self.dest} ({self.why}, {self.size_mb} MiB)"
         if self.kind == "symlink":
             return f"symlink {self.dest} -> {self.source} ({self.why})"
         if self.source and self.source != self.dest:
@@ -83,7 +87,7 @@ class Mount:
         if self.kind == "symlink":
             return ["--symlink", self.source, self.dest]
         if self.kind == "tmpfs":
-            return ["--tmpfs", self.dest]
+            return (["--size", str(self.size_mb << 20)] if self.size_mb else []) + ["--tmpfs", self.dest]
         if self.kind == "dev":
             return ["--dev", self.dest]
         if self.kind == "proc":
@@ -145,13 +149,14 @@ def describe_mounts(mounts: list[Mount], replacements: dict[str, str]) -> tuple[
 
 
 def layout(checkout: Path, *, etc_dir: Path, readonly_files: Iterable[Path] = (),
-           writable: Iterable[Path] = ()) -> list[Mount]:
+           writable: Iterable[Path] = (), tmp_mb: int = 0) -> list[Mount]:
     """Every mount of a sandboxed run on ``checkout``, in bwrap order.
 
     ``etc_dir`` holds the synthesized ``passwd``/``group``/``hosts``
     (:func:`write_synthetic_etc`). ``readonly_files`` are bound read-only at
     their own path (the checkout is read-only already; they keep the pins on record). ``writable`` are host
     folders outside the checkout bound writable at their own path (``run_pytest`` checks where they lie).
+    ``tmp_mb`` sizes ``/tmp`` and ``/var/tmp`` (tmpfs lives in RAM; 0 leaves the kernel's default, half the RAM).
     """
     checkout_s = os.path.realpath(checkout)
     mounts: list[Mount] = []
@@ -172,7 +177,8 @@ def layout(checkout: Path, *, etc_dir: Path, readonly_files: Iterable[Path] = ()
     # constants) with open() alone, and a check of the path before the open loses races against a symlink the
     # tests flip in /tmp (red-team findings). The JUnit report travels over a named pipe, not /dev/fd/N.
     mounts += [Mount("dev", "/dev", why="minimal devices"),
-               Mount("tmpfs", "/tmp", why="empty scratch"), Mount("tmpfs", "/var/tmp", why="empty scratch")]
+               Mount("tmpfs", "/tmp", why="empty scratch", size_mb=tmp_mb),
+               Mount("tmpfs", "/var/tmp", why="empty scratch", size_mb=tmp_mb)]
     # The interpreter: bound after /tmp so a Python living under /tmp shows through.
     for p in _outermost([*system, *python_paths()]):
         if p not in system:
@@ -218,9 +224,9 @@ def bwrap_argv(bwrap: str, mounts: list[Mount], *, chdir: str, network: str) -> 
 
 
 def bwrap_prefix(bwrap: str, checkout: Path, *, network: str, etc_dir: Path, readonly_files: Iterable[Path] = (),
-                 writable: Iterable[Path] = ()) -> tuple[list[str], list[Mount]]:
+                 writable: Iterable[Path] = (), tmp_mb: int = 0) -> tuple[list[str], list[Mount]]:
     """``(argv prefix, mounts)`` for running a command on ``checkout`` in the sandbox."""
-    mounts = layout(checkout, etc_dir=etc_dir, readonly_files=readonly_files, writable=writable)
+    mounts = layout(checkout, etc_dir=etc_dir, readonly_files=readonly_files, writable=writable, tmp_mb=tmp_mb)
     return bwrap_argv(bwrap, mounts, chdir=os.path.realpath(checkout), network=network), mounts
 
 
@@ -244,6 +250,64 @@ def _probe(bwrap: str) -> str | None:
         if done.stdout.strip() != b"ok":
             return "the sandboxed interpreter could not read the checkout"
     return None
+
+
+# Run inside a probe sandbox: what the tests will see, observed rather than assumed from the settings.
+_OBSERVE = """
+import json, os, socket
+try:
+    open("probe", "a").close(); checkout_writable = True
+except OSError:
+    checkout_writable = False
+st = os.statvfs("/tmp")
+print(json.dumps({"uid": os.getuid(), "gid": os.getgid(),
+                  "loopback_only": [n for _, n in socket.if_nameindex()] == ["lo"],
+                  "proc_mounted": os.path.exists("/proc/self"), "checkout_writable": checkout_writable,
+                  "tmp_size_mb": st.f_blocks * st.f_frsize >> 20}))
+"""
+
+
+@lru_cache(maxsize=None)
+def _observe(bwrap: str, network: str, tmp_mb: int) -> tuple[tuple[str, object], ...]:
+    with tempfile.TemporaryDirectory(prefix="beacon-bwrap-observe-") as tmp:
+        checkout = Path(tmp) / "checkout"
+        checkout.mkdir()
+        argv, _ = bwrap_prefix(bwrap, checkout, network=network, etc_dir=write_synthetic_etc(Path(tmp) / "etc"),
+                               tmp_mb=tmp_mb)
+        done = subprocess.run(argv + [sys.executable, "-c", _OBSERVE], capture_output=True, timeout=30,
+                              stdin=subprocess.DEVNULL, env={"PATH": os.defpath})
+    if done.returncode != 0:
+        raise SandboxUnavailableError("the sandbox probe failed: "
+                                      + (done.stderr.decode("utf-8", "replace").strip() or f"status {done.returncode}"))
+    seen = json.loads(done.stdout)
+    if not tmp_mb:
+        seen["tmp_size_mb"] = None  # the kernel's default depends on the machine's RAM: not a fact about the run
+    return tuple(sorted(seen.items()))
+
+
+def observe(bwrap: str, *, network: str, tmp_mb: int) -> dict:
+    """What code in a sandbox with these settings sees (uid, only a loopback interface, ``/proc``, a writable checkout,
+    the ``/tmp`` size), from a probe run once per process and setting; raises :class:`SandboxUnavailableError` if it
+    contradicts what the sandbox promises (a network interface beside loopback under ``deny``, root, a mounted
+    ``/proc``, a writable checkout), so no run claims an isolation that was not there."""
+    seen = dict(_observe(bwrap, network, tmp_mb))
+    problems = _contradictions(seen, network)
+    if problems:
+        raise SandboxUnavailableError("the sandbox does not isolate as promised: " + "; ".join(problems))
+    return seen
+
+
+def _contradictions(seen: dict, network: str) -> list[str]:
+    problems = []
+    if seen["uid"] != SANDBOX_UID:
+        problems.append(f"uid {seen['uid']}, expected {SANDBOX_UID}")
+    if network == "deny" and not seen["loopback_only"]:
+        problems.append("a network interface beside loopback")
+    if seen["proc_mounted"]:
+        problems.append("/proc is mounted")
+    if seen["checkout_writable"]:
+        problems.append("the checkout is writable")
+    return problems
 
 
 def find_bwrap() -> tuple[str | None, str]:

@@ -31,6 +31,7 @@ from beacon.records.fields import NULL
 from beacon.repair.attempt import AttemptSpec, run_attempt
 from beacon.repair.control import make_control_repo
 from beacon.repair.job import _prepare_failure
+from beacon.repair.limits import NO_LIMITS
 from beacon.repair.prepare import RunSettings, prepare_task
 from beacon.data import load_manifest, repo_resolver
 from experiments import trajectories
@@ -40,7 +41,8 @@ GOLDEN = Path(__file__).with_name("golden")
 ARCHIVES = sorted((ROOT / "outputs" / "archive").rglob("records.jsonl"))
 REF = ROOT.parent / "shared" / "data" / "contextbench_ref"
 # sandbox off: the rows must not depend on whether this machine has bubblewrap
-SETTINGS = RunSettings(allow_local_execution=True, timeout_s=30, sandbox="off")
+# and no process or memory limits: nor on whether it lets the harness create a cgroup
+SETTINGS = RunSettings(allow_local_execution=True, timeout_s=30, sandbox="off", limits=NO_LIMITS)
 
 
 def line(row) -> bytes:
