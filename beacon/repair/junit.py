@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+import xml.parsers.expat
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,10 @@ PASSED, FAILED, ERROR, SKIPPED, XFAILED, UNKNOWN = (
 # Children of <testcase> that carry no outcome.
 _NEUTRAL_TAGS = frozenset({"system-out", "system-err", "properties"})
 _DECLARATION = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
+# How deep pytest's JUnit writer nests (testsuites > testsuite > testcase > properties > property), plus one for a
+# plugin's extra child, and how small its elements can be: a genuine report has at most one element per 16 bytes.
+_MAX_DEPTH = 6
+_MIN_BYTES_PER_ELEMENT = 16
 _XML_ENCODING = re.compile(r"""^\ufeff?\s*<\?xml[^>]*?\bencoding\s*=\s*["']([^"']*)["']""")
 _MESSAGE_LIMIT = 300
 
@@ -219,6 +224,45 @@ def parse_junit(data: bytes) -> JUnitReport:
             elements.update(child.tag for child in elem)
     counted = SuiteCounts(len(cases), elements["failure"], elements["error"], elements["skipped"])
     return JUnitReport(tuple(cases), SuiteCounts(*declared), counted)
+
+
+def check_report_bytes(data: bytes) -> None:
+    """Refuse, before any tree is built, bytes from the report pipe that pytest's writer cannot have produced.
+
+    One document starting with pytest's XML declaration, nesting at most :data:`_MAX_DEPTH` deep, at most one
+    element per :data:`_MIN_BYTES_PER_ELEMENT` bytes; checked by streaming (expat, no tree). Bytes the code under
+    test writes into the pipe can then not make the harness build a huge tree (red-team round 5: 3 MB of ``<a>``
+    took the harness from 94 to 423 MB; the pipe's cap is 32 MiB). An empty report is left to :func:`parse_junit`.
+    """
+    if not data.strip():
+        return
+    if data.count(b"<?xml") != 1 or not data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<?xml"):
+        raise JUnitError("the JUnit report is not one document that starts with pytest's XML declaration")
+    depth = elements = 0
+    most = 64 + len(data) // _MIN_BYTES_PER_ELEMENT
+
+    def start(tag, _attrs):
+        nonlocal depth, elements
+        depth += 1
+        elements += 1
+        if depth > _MAX_DEPTH:
+            raise JUnitError(f"the JUnit report nests elements {depth} deep; pytest's writer nests 5 at most")
+        if elements > most:
+            raise JUnitError(f"the JUnit report has more than {most} elements in {len(data)} bytes; "
+                             "pytest's writer never packs them that densely")
+
+    def end(_tag):
+        nonlocal depth
+        depth -= 1
+
+    parser = xml.parsers.expat.ParserCreate()
+    parser.StartElementHandler, parser.EndElementHandler = start, end
+    try:
+        parser.Parse(data, True)
+    except xml.parsers.expat.ExpatError as exc:
+        raise JUnitError(f"the JUnit report is not well-formed XML: {exc}") from None
+    except (LookupError, ValueError) as exc:
+        raise JUnitError(f"the JUnit report cannot be read: {exc}") from None
 
 
 def load_junit(path: Path) -> JUnitReport:

@@ -73,10 +73,10 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from .controls import protected_changes, root_config_file
-from .junit import JUnitError, JUnitReport, Verdict, parse_junit, verify_all_passed
+from .junit import JUnitError, JUnitReport, Verdict, check_report_bytes, parse_junit, verify_all_passed
 from .canary import CanaryCheck, CanarySecret, bootstrap_code, check_canaries, install_plugin, secret_pipe
 from .limits import Limits, RunCgroup
-from .process import run_captured
+from .process import remove_tree, run_captured
 from .pytest_setup import build_env, check_flags, check_selection, pick_sandbox, save_report, src_layout_path
 from .sandbox import SANDBOX_HOME, SANDBOX_TMP, Mount, bwrap_prefix, describe_mounts, observe, write_synthetic_etc
 
@@ -227,8 +227,9 @@ def run_pytest(
         for fd in (read_fd, write_fd, secret_fd):
             if fd is not None:
                 os.close(fd)
-        # Best effort: tests may leave read-only or odd files in their temp dirs.
-        shutil.rmtree(scratch, ignore_errors=True)
+        # Best effort: tests may leave read-only or odd files in their temp dirs, or a tree too deep for
+        # shutil.rmtree's recursion in the box (red-team round 5): remove_tree falls back to rm -rf.
+        remove_tree(scratch)
     violations = tuple(f"changed during the run: {p}" for p in protected_changes(checkout, protected))
     full, report_error = None, None
     if cap.channel_truncated:
@@ -237,6 +238,7 @@ def run_pytest(
         report_error = "pytest wrote no JUnit report (killed, timed out, or exited before the session finished)"
     else:
         try:
+            check_report_bytes(cap.channel)
             full = parse_junit(cap.channel)
         except JUnitError as exc:
             report_error = str(exc)

@@ -214,3 +214,31 @@ def test_a_cdata_section_or_comment_is_refused(wrapper):
            '<testcase classname="t" name="ok"/>' + wrapper.format(inner) + "</testsuite></testsuites>")
     with pytest.raises(JUnitError, match="CDATA section or a comment"):
         parse_junit(xml.encode())
+
+
+def _pytest_document(cases: int) -> bytes:
+    body = "".join(f'<testcase classname="tests.test_a" name="test_{i}" file="tests/test_a.py" line="{i}" time="0.1"/>'
+                   for i in range(cases))
+    return (f'<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests"><testsuite name="pytest" '
+            f'errors="0" failures="0" skipped="0" tests="{cases}">{body}</testsuite></testsuites>').encode()
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"<a>" * 100_000 + _pytest_document(1), "not one document that starts"),  # junk before pytest's document
+    (_pytest_document(1).replace(b"<testsuite ", b"<a>" * 50 + b"<testsuite ", 1), "nests elements 7 deep"),
+    (_pytest_document(1).replace(b"</testsuite>", b"<x/>" * 20_000 + b"</testsuite>"), "more than"),
+    (_pytest_document(1) + _pytest_document(1), "not one document"),
+])
+def test_report_bytes_a_writer_could_not_have_produced_are_refused_before_parsing(data, message):
+    from beacon.repair.junit import check_report_bytes
+
+    with pytest.raises(JUnitError, match=message):
+        check_report_bytes(data)
+
+
+def test_genuine_reports_pass_the_byte_check():
+    from beacon.repair.junit import check_report_bytes
+
+    for cases in (1, 7, 2000):
+        check_report_bytes(_pytest_document(cases))
+    check_report_bytes(b"")  # empty: parse_junit says what is wrong
