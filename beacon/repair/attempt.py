@@ -174,7 +174,7 @@ def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, t
         return Outcome.SYNTAX_ERROR, str(exc)
     row.repair = {path: {"sha256": _sha(text), "diff_lines_changed": _changed(prepared.mutated_text, text)}
                         for path, text in sorted(new_files.items())}
-    screen = screen_edit(current, new_files, task.screen_allow)
+    screen = screen_edit(current, new_files, task.screen_allow, reference={task.path: _pristine(prepared)})
     checks = row.checks = {"screen": screen.evidence(), "canaries": {"ran": False}, "integrity": {"ran": False},
                                  "sandbox": {"ran": False}, "limits": {"ran": False}}
     if screen.suspicious:
@@ -220,6 +220,16 @@ def _run_evidence(run: PytestRun, protected: int) -> dict:
                     "note": run.sandbox_note, "mounts": list(run.mounts), "observed": run.observed},
         "limits": {"ran": True, **run.limits},
     }
+
+
+def _pristine(prepared: PreparedTask) -> str:
+    """The declared file before the task's mutation (the screen's reference: restoring a line is no finding)."""
+    task = prepared.task
+    lines = prepared.mutated_text.split("\n")
+    i = task.line - 1
+    if 0 <= i < len(lines) and lines[i].removesuffix("\r") == task.mutated_line:
+        lines[i] = task.original_line + ("\r" if lines[i].endswith("\r") else "")
+    return "\n".join(lines)
 
 
 def record_spans(prepared: PreparedTask, row: RepairOutcome):

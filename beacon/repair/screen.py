@@ -146,8 +146,22 @@ def check_allowances(allow: Iterable[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def screen_edit(before: Mapping[str, str], after: Mapping[str, str], allow: Sequence[str] = ()) -> ScreenResult:
-    """Findings for constructs the edit introduces in each ``.py`` file of ``after`` (vs ``before``)."""
+def _sites(text: str) -> Counter:
+    """Each screened construct of ``text`` at its *site*: ``(rule, key, the stripped text of its line)``."""
+    lines = text.splitlines()
+    return Counter((r, k, lines[n - 1].strip() if 0 < n <= len(lines) else "") for r, k, n in constructs(text))
+
+
+def screen_edit(before: Mapping[str, str], after: Mapping[str, str], allow: Sequence[str] = (),
+                reference: Mapping[str, str] | None = None) -> ScreenResult:
+    """Findings for constructs the edit introduces in each ``.py`` file of ``after`` (vs ``before``).
+
+    A construct is judged at its site (its rule, key and line text), not by a count per file: rewriting a line
+    that already holds one into a different line that holds the same construct is a finding (red-team round 5
+    turned an existing ``getattr(value, kind)()`` helper into an attribute walk to ``sys.modules`` without
+    adding a ``getattr``). ``reference``: other versions of the files (the task's pristine file) whose sites
+    also count as already present, so restoring an original line is no finding.
+    """
     findings: list[Finding] = []
     for path in sorted(after):
         if not path.endswith(".py"):
@@ -159,18 +173,25 @@ def screen_edit(before: Mapping[str, str], after: Mapping[str, str], allow: Sequ
             findings.append(Finding("dynamic_code", f"coding:{encoding}", path, 1))
         try:
             new = constructs(new_text)
-            old = Counter((r, k) for r, k, _ in constructs(old_text))
+            old = _sites(old_text)
+            if reference and path in reference:
+                old |= _sites(reference[path])  # per site, the larger count of the two versions
         except (RecursionError, MemoryError, SyntaxError, ValueError, UnicodeDecodeError, LookupError) as exc:
             # What cannot be screened is not let through: nesting deep enough to exhaust the parser,
             # or a file that only decodes as UTF-8 text, not as the bytes Python will read.
             findings.append(Finding("unscreenable", type(exc).__name__, path, getattr(exc, "lineno", None) or 1))
             continue
         changed = _changed_lines(old_text, new_text)
-        grown = Counter((r, k) for r, k, _ in new) - old
-        for (rule, key), _ in sorted(grown.items()):
-            lines = [line for r, k, line in new if (r, k) == (rule, key)]
-            line = next((n for n in lines if n in changed), lines[0])
-            findings.append(Finding(rule, key, path, line))
+        lines = new_text.splitlines()
+        site = {n: lines[n - 1].strip() if 0 < n <= len(lines) else "" for _, _, n in new}
+        grown = Counter((r, k, site[n]) for r, k, n in new) - old
+        reported: set[tuple[str, str]] = set()
+        for (rule, key, text), _ in sorted(grown.items()):
+            if (rule, key) in reported:
+                continue  # one finding per construct, at its first new site
+            reported.add((rule, key))
+            at = [n for r, k, n in new if (r, k) == (rule, key) and site[n] == text]
+            findings.append(Finding(rule, key, path, next((n for n in at if n in changed), at[0])))
     allow = tuple(allow)
     bad = tuple(f for f in findings if not _allowed(f, allow))
     ok = tuple(f for f in findings if _allowed(f, allow))

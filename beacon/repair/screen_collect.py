@@ -9,7 +9,7 @@ from .screen_names import attribute_chain, fold_constant, import_aliases
 from .screen_rules import (
     ALL_MODULES, AMBIGUOUS, ATTR_FUNCS, COMPARISON_DUNDERS, DANGER_DUNDERS, DANGER_NAMES, DENYLISTED,
     DYNAMIC_ATTRS, DYNAMIC_MODULES, DYNAMIC_NAMES, EXIT_NAMES, FRAMEWORK_MODULES, FRAMEWORK_TEXT, FRAME_ATTRS,
-    HOST_PATH, LATE_HOOKS, PROCESS_ATTRS, SAFE_ATTRS, VALUE_ONLY_NAMES,
+    HOST_PATH, LATE_HOOKS, MODULE_ATTRS, PROCESS_ATTRS, SAFE_ATTRS, VALUE_MODULES, VALUE_ONLY_NAMES,
 )
 
 
@@ -27,6 +27,7 @@ class Collector(ast.NodeVisitor):
         self.called: set[int] = set()  # ids of getattr-family names that are judged as direct calls
         self.pieces: set[int] = set()  # ids of string constants judged as part of a larger string, or docstrings
         self.metaclasses: frozenset[str] = frozenset()  # names bound to the metaclass (screen_classes)
+        self.roots: set[int] = set()  # ids of Name nodes at the root of an attribute chain (a module used, not passed)
 
     def add(self, rule: str, key: str, node: ast.AST) -> None:
         self.found.append((rule, key, getattr(node, "lineno", 0)))
@@ -35,6 +36,7 @@ class Collector(ast.NodeVisitor):
         for alias in node.names:
             self.add("import", alias.name, node)
             self._module_rule(alias.name, node)
+            self._binds(alias.asname, "import as", node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         base = "." * node.level + (node.module or "")
@@ -42,13 +44,49 @@ class Collector(ast.NodeVisitor):
             self.add("import", f"{base}.{alias.name}" if node.module else base + alias.name, node)
             if node.level == 0 and node.module:
                 self._module_rule(f"{node.module}.{alias.name}", node)
+            self._binds(alias.asname or alias.name, "import as", node)
+
+    def _binds(self, name: str | None, how: str, node: ast.AST) -> None:
+        """A name bound by any construct (``def``, ``class``, ``import … as``, ``except … as``, a ``match``
+        capture): in a class body a comparison or protocol dunder bound this way is as good as assigned
+        (``class __eq__(str): pass`` inside a class makes ``x == y`` return ``str(y)``: red-team round 5)."""
+        if not name:
+            return
+        if name in COMPARISON_DUNDERS:
+            self.add("comparison_override", f"{how} {name}", node)
+        if name in DANGER_DUNDERS:
+            self.add("introspection", f"{how} {name}", node)
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         self._docstring(node)
         if node.name in COMPARISON_DUNDERS:
             self.add("comparison_override", f"def {node.name}", node)
+        elif node.name in DANGER_DUNDERS and node.name not in _DEFINABLE:
+            self.add("introspection", f"def {node.name}", node)
         if node.name in LATE_HOOKS:
             self.add("process_exit", f"def {node.name}", node)
+        self.generic_visit(node)
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        self._binds(node.name, "except as", node)
+        self.generic_visit(node)
+
+    def visit_MatchAs(self, node: ast.MatchAs) -> None:
+        self._binds(node.name, "match capture", node)
+        self.generic_visit(node)
+
+    def visit_MatchStar(self, node: ast.MatchStar) -> None:
+        self._binds(node.name, "match capture", node)
+        self.generic_visit(node)
+
+    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
+        self._binds(node.rest, "match capture", node)
+        self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        if any(isinstance(t, ast.Name) and t.id == "__slots__" for t in node.targets) and not _plain_slots(node.value):
+            # computed slots can name `__eq__` (a slot is a descriptor; its `__set__` then installs a comparison)
+            self.add("dynamic_code", "__slots__ not a literal list of plain names", node)
         self.generic_visit(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -61,6 +99,9 @@ class Collector(ast.NodeVisitor):
             self.add("introspection", f"assign {node.id}", node)
         self._name(node)
         self._module_rule(node.id, node)
+        if isinstance(node.ctx, ast.Load) and id(node) not in self.roots and self.aliases.get(node.id) in VALUE_MODULES:
+            # `[os][0].system`, `f(os.path)`, `x = sys`: the module escapes every chain rule (red-team round 5)
+            self.add("interpreter", f"module {self.aliases[node.id]} as a value", node)
 
     def _name(self, node: ast.Name) -> None:
         if node.id in VALUE_ONLY_NAMES and id(node) not in self.called:
@@ -79,6 +120,8 @@ class Collector(ast.NodeVisitor):
         chain = attribute_chain(node)
         self._dunder_store(node)
         if chain is None:  # e.g. `().__class__`, `[os.path][0].sys`: judge this attribute, then the expression below
+            if node.attr in MODULE_ATTRS:  # `next(iter([os.path])).sys`, `g().os` (red-team round 5)
+                self.add("interpreter", f"attribute {node.attr}", node)
             if node.attr in DANGER_DUNDERS or node.attr in FRAME_ATTRS:
                 self.add("introspection", node.attr, node)
             if node.attr in DYNAMIC_ATTRS:
@@ -93,6 +136,14 @@ class Collector(ast.NodeVisitor):
             self.generic_visit(node)
             return
         parts = chain.split(".")
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        self.roots.add(id(root))
+        if parts[0] not in self.aliases:
+            for attr in parts[1:]:
+                if attr in MODULE_ATTRS:  # `_p.sys`, `K.p.os`, `m.sys` for a local or parameter m (red-team round 5)
+                    self.add("interpreter", f"attribute {attr}", node)
         for attr in parts[1:]:
             if attr in DANGER_DUNDERS or attr in FRAME_ATTRS:
                 self.add("introspection", attr, node)
@@ -102,11 +153,11 @@ class Collector(ast.NodeVisitor):
                 self.add("dynamic_code", f"attribute {attr}", node)
         if node.attr in COMPARISON_DUNDERS and isinstance(node.ctx, (ast.Store, ast.Del)):
             self.add("comparison_override", f"assign {node.attr}", node)
-        root = node
-        while isinstance(root, ast.Attribute):
-            root = root.value
         self._name(root)
         dotted = self._module_rule(chain, node)
+        if isinstance(node.ctx, ast.Load) and id(node) not in self.roots and dotted in VALUE_MODULES:
+            # `f(os.path)`, `[os.path][0]`: a module chain passed as a value, where no chain rule follows it
+            self.add("interpreter", f"module {dotted} as a value", node)
         if isinstance(node.ctx, (ast.Store, ast.Del)) and parts[0] in self.aliases:
             self.add("interpreter", f"assign:{dotted}", node)  # monkeypatching an imported module or object
 
@@ -140,6 +191,7 @@ class Collector(ast.NodeVisitor):
         if isinstance(node.func, ast.Name) and node.func.id in ATTR_FUNCS and len(node.args) >= 2 and isinstance(
                 node.args[1], ast.Constant) and isinstance(node.args[1].value, str) and node.args[1].value.isidentifier():
             # `getattr(os.path, "os")` is `os.path.os`: judge it as that attribute (red-team round 3)
+            self.roots.add(id(node.args[0]))  # `getattr(os, "fspath", None)` uses the module, not passes it
             self.visit_Attribute(ast.copy_location(ast.Attribute(node.args[0], node.args[1].value, ast.Load()), node))
         if isinstance(node.func, ast.Name) and node.func.id in ATTR_FUNCS and len(node.args) >= 2:
             name = node.args[1]
@@ -152,6 +204,7 @@ class Collector(ast.NodeVisitor):
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self._docstring(node)
+        self._binds(node.name, "class", node)
         if any(k.arg == "metaclass" for k in node.keywords) or any(
                 isinstance(b, ast.Name) and b.id == "type" for b in node.bases):
             self.add("dynamic_code", "metaclass", node)  # controls the class namespace at creation
@@ -163,6 +216,14 @@ class Collector(ast.NodeVisitor):
     def visit_MatchClass(self, node: ast.MatchClass) -> None:
         for attr in node.kwd_attrs:  # `case object(__globals__=g)` reads an attribute by pattern
             self._attribute_name(attr, node)
+            if attr in MODULE_ATTRS:  # `case object(sys=object(modules=m))` (red-team round 5)
+                self.add("interpreter", f"attribute {attr}", node)
+        self.generic_visit(node)
+
+    def visit_Match(self, node: ast.Match) -> None:
+        if isinstance(node.subject, ast.Name) and self.aliases.get(node.subject.id) in VALUE_MODULES:
+            self.add("interpreter", f"module {self.aliases[node.subject.id]} as a value", node)  # `match os: ...`
+            self.roots.add(id(node.subject))
         self.generic_visit(node)
 
     def visit_keyword(self, node: ast.keyword) -> None:
@@ -262,6 +323,20 @@ class Collector(ast.NodeVisitor):
             self.add(rule, ".".join(parts[i:i + 2]), node)
             return dotted
         return dotted
+
+
+# Protocol dunders honest classes define (descriptors, `__init_subclass__` hooks): defining one is no finding;
+# reading or assigning one by hand still is.
+_DEFINABLE = frozenset({"__get__", "__set__", "__delete__", "__set_name__", "__init_subclass__",
+                        "__class_getitem__", "__getattribute__", "__setattr__", "__delattr__", "__reduce__",
+                        "__reduce_ex__"})
+
+
+def _plain_slots(value: ast.AST) -> bool:
+    """``__slots__`` as a string or a literal list/tuple of strings naming no dunder but ``__weakref__``."""
+    items = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
+    return all(isinstance(i, ast.Constant) and isinstance(i.value, str) and i.value.isidentifier()
+               and (not i.value.startswith("__") or i.value == "__weakref__") for i in items)
 
 
 def constructs(source: str) -> list[tuple[str, str, int]]:

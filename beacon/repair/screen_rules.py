@@ -78,6 +78,8 @@ DANGER_DUNDERS = frozenset({
     "__closure__", "__func__", "__self__", "__import__", "__loader__", "__spec__", "__getattribute__",
     "__reduce__", "__reduce_ex__", "__defaults__", "__kwdefaults__", "__traceback__", "__wrapped__",
     "__setattr__", "__delattr__", "__init_subclass__", "__class_getitem__", "__objclass__", "__match_args__",
+    # the descriptor protocol called by hand (`type(x).__eq__.__set__(x, f)` with `__eq__` a slot, red-team round 5)
+    "__get__", "__set__", "__delete__", "__set_name__",
 })
 FRAME_ATTRS = frozenset({
     "f_back", "f_globals", "f_locals", "f_code", "f_builtins", "f_trace", "f_lasti", "tb_frame", "tb_next",
@@ -88,6 +90,14 @@ DANGER_NAMES = frozenset({"__builtins__", "__loader__", "__spec__"})
 # Attributes only the process modules have: a finding on any object (a local name may hold `os` or `sys`).
 PROCESS_ATTRS = frozenset({"_exit", "addaudithook", "execv", "execve", "execvp", "execvpe", "execl", "execle",
                            "execlp", "execlpe", "forkpty", "killpg", "setsid", "posix_spawn", "posix_spawnp"})
+# Names under which loaded modules hold the process modules (`os.path.sys`, `collections._sys`, `random._os`,
+# `re.enum.bltns`; red-team round 5 found no others across 330 modules and their classes): an attribute of that
+# name on any object that is not an import is a finding (`_p = os.path; _p.sys`, `[os.path][0].os`, `g(m).sys`).
+MODULE_ATTRS = frozenset({"sys", "_sys", "os", "_os", "posix", "_posix", "nt", "builtins", "_builtins", "bltns"})
+# Modules a file must not pass around as values (`[os][0].system`, `f(sys)`, `x = os`): a module alias anywhere
+# but at the root of an attribute chain is a finding.
+VALUE_MODULES = frozenset({"sys", "os", "posix", "nt", "builtins", "os.path", "posixpath", "ntpath", "gc", "inspect",
+                           "ctypes", "signal", "atexit", "subprocess", "importlib", "_thread", "threading"})
 # Builtins (and builtins modules) reached as attributes; `compile` is left out (`re.compile`).
 DYNAMIC_ATTRS = frozenset({"exec", "eval", "__import__", "globals", "locals", "vars", "breakpoint", "getattr",
                             "setattr", "delattr", "bltns", "builtins", "_getframe"})
