@@ -134,7 +134,9 @@ def test_a_trusted_forcing_conftest_is_caught_by_the_canaries(patched):
     checkout = patched(BUGGY, {"tests/conftest.py": FORCE_PASS_CONFTEST})
     trusted = snapshot_protected(checkout, extra=TEST_FILES)
     run, verdict = score(checkout, trusted)
-    assert "1 failed" not in run.stdout  # the forcing worked on the report...
+    # the forcing worked on the report (3 passed: the project's tests and must_fail; the one failure is must_pass,
+    # failed by the plugin's report hook, which runs outside every conftest wrapper, on the watch's findings)...
+    assert "1 failed, 3 passed" in run.stdout
     assert run.report is not None and all(tc.outcome == "passed" for tc in run.report.testcases)
     assert not verdict.passed and verdict.tampered  # ...and the canaries saw it
     assert run.canaries.must_fail == "passed" and not run.canaries.ok
