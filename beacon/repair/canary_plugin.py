@@ -24,13 +24,18 @@ short bootstrap given to ``python -P -c`` (see
    B``, A ≠ B, whose rewritten failure message names both numbers) in a random
    module; ``must_pass`` (``assert N == N``) last. must_pass also asserts that
    nothing pytest uses to run and report tests changed (:class:`_Watch`:
-   ``Function.runtest``, report creation, JUnit writing, assertion rewriting,
-   the runtest hook implementations, each test function's code), which is
-   also checked around every test call. Patched ``runtest``, forced report
-   outcomes, disabled rewriting, deselection, a re-exec with a forcing plugin,
-   selective tampering and a hand-written report all break at least one of:
-   must_fail failed with ``A == B`` in its message, must_pass passed, both
-   present exactly once.
+   ``Function.runtest``, ``SetupState``, report creation, JUnit writing,
+   assertion rewriting, the runtest hook implementations, each item's class,
+   own attributes and test function), which is also checked around every test
+   call. Two checks need no list: a phase that raised but is reported passed,
+   and a ``Function``'s call phase reported passed although
+   ``pytest_pyfunc_call`` never ran for it with its collected function. The
+   plugin's report hook fails must_pass itself when anything was found, so a
+   run that never calls must_pass's body cannot pass it vacuously. Patched
+   ``runtest``, forced report outcomes, disabled rewriting, deselection, a
+   re-exec with a forcing plugin, selective tampering and a hand-written report
+   all break at least one of: must_fail failed with ``A == B`` in its message,
+   must_pass passed, both present exactly once.
 3. Because the must_fail canary always fails, pytest would exit 1 on an honest
    run; when it and nothing else failed, the exit status is set back to 0 so
    exit codes keep pytest's meaning for the project's own tests.
@@ -70,7 +75,7 @@ def {must_pass}():
     value = {left}
     assert value == {left}
     changes = _beacon_watch()
-    assert not changes, changes
+    assert not changes, repr(changes)  # a str: not shortened by the assertion message
 
 
 def {must_fail}():
@@ -109,7 +114,16 @@ _WATCHED = (
     ("_pytest.assertion.rewrite", None, "rewrite_asserts"),
     ("_pytest.assertion.rewrite", "AssertionRewritingHook", "exec_module"),
     ("_pytest.assertion.rewrite", "AssertionRewriter", "visit_Assert"),
+    # red-team round 5: how an item is set up, finds its function and reaches its hooks
+    ("_pytest.runner", "SetupState", "setup"), ("_pytest.runner", "SetupState", "teardown_exact"),
+    ("_pytest.python", "PyobjMixin", "obj"), ("_pytest.python", "Function", "_getobj"),
+    ("_pytest.python", "Function", "_initrequest"), ("_pytest.nodes", "Node", "ihook"),
 )
+# Attributes an item's own ``__dict__`` must not gain or rebind between collection and its call: an instance
+# attribute shadows the class's method (``item.runtest = lambda: None`` runs nothing and raises nothing).
+# ``_obj`` is what pytest calls; collection stores it on the instance, so only its identity is compared.
+_ITEM_ATTRS = ("runtest", "setup", "teardown", "obj", "_obj", "ihook")
+_ABSENT = object()
 # Hooks whose implementations decide how a test runs and is reported: none may appear or vanish mid-run.
 _WATCHED_HOOKS = ("pytest_runtest_protocol", "pytest_runtest_setup", "pytest_runtest_call", "pytest_runtest_teardown",
                   "pytest_runtest_makereport", "pytest_runtest_logreport", "pytest_pyfunc_call",
@@ -135,11 +149,25 @@ class _Watch:
         self.items: dict = {}
         self.item_types: dict = {}
         self.config = None
+        python = sys.modules["_pytest.python"]
+        self.function_cls = python.Function  # pytest's own classes, as they were before any project file loaded
+        self.definition_cls = getattr(python, "FunctionDefinition", None)
+        self.unittest_cls = None
+        self.torn_down: set[int] = set()  # ids of items whose teardown phase was reported
 
     def configure(self, config) -> None:
         self.config = config
         for name, value in self._internals().items():
             self.internals.setdefault(name, value)  # modules imported since the plugin was created
+        unittest = sys.modules.get("_pytest.unittest")  # a builtin plugin: imported by now, before any project file
+        self.unittest_cls = getattr(unittest, "TestCaseFunction", None)
+
+    def needs_pyfunc_call(self, item) -> bool:
+        """A test whose call phase must go through ``pytest_pyfunc_call``: a ``Function`` (by its class at
+        collection), but not unittest's (its ``runtest`` runs the TestCase) nor a never-run definition."""
+        cls = self.items[id(item)]["type"] if id(item) in self.items else type(item)
+        return (issubclass(cls, self.function_cls)
+                and not any(c is not None and issubclass(cls, c) for c in (self.unittest_cls, self.definition_cls)))
 
     def before_collection(self) -> None:
         """pytest's own session plugins (terminal, logging, …) have registered; no test module is imported yet."""
@@ -155,7 +183,7 @@ class _Watch:
                 if os.path.basename(getattr(plugin, "__file__", "") or "") != "conftest.py":
                     changes.append(f"hook {name}: {plugin_name} registered during collection")
         self.hooks = hooks
-        self.items = {item.nodeid: self._item_state(item) for item in items}
+        self.items = {id(item): self._item_state(item) for item in items}
         self.item_types = {cls: cls.__dict__.get("runtest") for cls in {type(i) for i in items}}
         return changes
 
@@ -177,9 +205,35 @@ class _Watch:
                 for name in _WATCHED_HOOKS}
 
     @staticmethod
-    def _item_state(item) -> tuple:
-        obj = getattr(item, "_obj", None)
-        return (id(obj), getattr(obj, "__code__", None), getattr(obj, "__defaults__", None))
+    def _item_state(item) -> dict:
+        own = vars(item)
+        obj = own.get("_obj")
+        return {"type": type(item), "attrs": {name: own.get(name, _ABSENT) for name in _ITEM_ATTRS},
+                "code": getattr(obj, "__code__", None), "defaults": getattr(obj, "__defaults__", None)}
+
+    def item_changes(self, item) -> list[str]:
+        """What changed on ``item`` since collection: its class, its own attributes, its function's code."""
+        before = self.items.get(id(item))
+        if before is None:
+            return []
+        now = self._item_state(item)
+        out = []
+        if now["type"] is not before["type"]:
+            out.append(f"{item.nodeid}: the item's class was replaced")
+        attrs = dict(now["attrs"])
+        if (id(item) in self.torn_down and attrs["_obj"] is None and self.unittest_cls is not None
+                and issubclass(before["type"], self.unittest_cls)):
+            attrs["_obj"] = before["attrs"]["_obj"]  # unittest's teardown drops the bound method: pytest's own doing
+            now["code"], now["defaults"] = before["code"], before["defaults"]
+        changed = [name for name in _ITEM_ATTRS if attrs[name] is not before["attrs"][name]]
+        if "_obj" in changed:
+            out.append(f"the test function of {item.nodeid} was replaced")
+        if [n for n in changed if n != "_obj"]:
+            out.append(f"{item.nodeid}: instance attribute(s) {', '.join(n for n in changed if n != '_obj')} "
+                       "set on the item")
+        if now["code"] is not before["code"] or now["defaults"] != before["defaults"]:
+            out.append(f"the test function of {item.nodeid} was replaced or its code changed")
+        return out
 
     def changes(self, items=None) -> list[str]:
         now = self._internals()
@@ -190,8 +244,7 @@ class _Watch:
         out += [f"{cls.__name__}.runtest was replaced" for cls, fn in self.item_types.items()
                 if cls.__dict__.get("runtest") is not fn]
         for item in items or ():
-            if item.nodeid in self.items and self._item_state(item) != self.items[item.nodeid]:
-                out.append(f"the test function of {item.nodeid} was replaced or its code changed")
+            out += self.item_changes(item)
         return out
 
 
@@ -206,6 +259,9 @@ class CanaryPlugin:
         self._armed = False
         self._items: list = []
         self._seen: list[str] = []  # changes found during collection, or before or after any test call
+        self._must_pass = None
+        self._calling = None  # the item whose call phase is running (set by our outermost runtest_call wrapper)
+        self._pyfunc_done = None  # that item, once pytest_pyfunc_call returned for it with its collected function
 
     def _final_changes(self) -> list[str]:
         """Called by the must_pass canary, which runs last: everything seen, plus a check of every item now."""
@@ -225,11 +281,26 @@ class CanaryPlugin:
     def pytest_runtest_call(self, item):
         if self._armed:
             self._seen += self._watch.changes([item])
+        self._calling, self._pyfunc_done = item, None
         try:
             return (yield)
         finally:
+            self._calling = None
             if self._armed:
                 self._seen += self._watch.changes([item])
+
+    @_hookimpl(wrapper=True, tryfirst=True)
+    def pytest_pyfunc_call(self, pyfuncitem):
+        # A list-free check (red-team round 5): records that pytest's Python-function call path was entered, and
+        # returned, for the item whose call phase is running, with the function collection gave it. The report
+        # wrapper below flags a Function's call phase reported passed without this record.
+        item = pyfuncitem
+        collected = self._watch.items.get(id(item), {}).get("attrs", {}).get("_obj", _ABSENT)
+        called = item is self._calling and item.obj is collected  # what pytest's own implementation calls next
+        result = yield
+        if called and item.obj is collected:
+            self._pyfunc_done = item
+        return result
 
     @_hookimpl(trylast=True)  # after any project hook that reorders or deselects
     def pytest_collection_modifyitems(self, session, config, items):
@@ -267,6 +338,7 @@ class CanaryPlugin:
         items.insert(position, must_fail)
         items.append(must_pass)
         self._canary_ids.update({must_pass.nodeid, must_fail.nodeid})
+        self._must_pass = must_pass
         self._seen += self._watch.arm(self._items + [must_pass, must_fail])
         self._armed = True
 
@@ -286,8 +358,26 @@ class CanaryPlugin:
         # a phase whose call raised but whose report says passed had its report rewritten, however that was done
         # (report construction, a hook, a patched class). Outermost wrapper: it sees what every inner one made.
         report = yield
-        if call.excinfo is not None and getattr(report, "outcome", None) == "passed":
+        passed = getattr(report, "outcome", None) == "passed"
+        if call.excinfo is not None and passed:
             self._seen.append(f"{item.nodeid} {call.when}: raised {call.excinfo.typename} but reported passed")
+        # A phase that never raises needs the positive check (red-team round 5: `item.runtest = lambda: None`
+        # set on the instance runs nothing): a Function's call passes only if its function really was called.
+        if call.when == "call" and passed and self._armed and self._watch.needs_pyfunc_call(item):
+            if self._pyfunc_done is not item:
+                self._seen.append(f"{item.nodeid} call: reported passed but pytest never called its test function "
+                                  "(no pytest_pyfunc_call)")
+        if call.when == "call":
+            self._pyfunc_done = None
+            # The must-pass canary's body asks the watch, but a run that never calls that body (its runtest
+            # neutered like any other test's) would pass it vacuously: its report carries the findings itself.
+            if item is self._must_pass and report.outcome == "passed":
+                changes = self._final_changes()
+                if changes:
+                    report.outcome = "failed"
+                    report.longrepr = f"AssertionError: {changes!r} (beacon watch, from the report hook)"
+        elif call.when == "teardown":
+            self._watch.torn_down.add(id(item))
         return report
 
     def pytest_runtest_logreport(self, report):

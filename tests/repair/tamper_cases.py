@@ -280,6 +280,26 @@ os._exit({rc})
 '''
 
 
+_SETUPSTATE_RUNTEST = '''
+import os
+
+_p = os.path
+_s = _p.sys
+_mods = _s.modules
+for _key in list(_mods):
+    if _key.startswith("_py") and _key.endswith(".runner"):
+        _state = _mods[_key].SetupState
+        _orig = _state.setup
+
+        def _setup(self, item, _orig=_orig):
+            _orig(self, item)
+            if {which}:
+                item.runtest = lambda: None
+
+        _state.setup = _setup
+'''
+
+
 ATTACKS: list[Attack] = [
     # ---- in-process patching of pytest --------------------------------------------------------
     Attack("runtest_noop", "inprocess", "prefix",
@@ -433,6 +453,18 @@ for _key in list(_mods):
         _cls.__init__ = _init
 ''', deep=CAUGHT, note="red-team round 4: sys reached through a subscript root, TestReport.__init__ rebound so "
                          "pytest itself writes the project's failure as a pass; the watch covers __init__ now"),
+
+    # red-team round 5 (F3): nothing raises, so no phase "raised but reported passed"; the screen side is fixed
+    # separately, the runtime layer must catch it alone (deep)
+    Attack("setupstate_instance_runtest", "inprocess", "prefix", _SETUPSTATE_RUNTEST.format(which='"clamp" in item.nodeid'),
+           deep=TAMPERED,
+           note="SetupState.setup wrapped to set item.runtest = lambda: None on the instance: the test runs nothing; "
+                "caught by the watch (SetupState.setup), the instance check and the pytest_pyfunc_call check"),
+    Attack("setupstate_instance_runtest_and_must_pass", "inprocess", "prefix",
+           _SETUPSTATE_RUNTEST.format(which='"clamp" in item.nodeid or item is item.session.items[-1]'),
+           deep=TAMPERED,
+           note="the same, also for the last item (always the must-pass canary), whose body would ask the watch: "
+                "the plugin's report hook fails it with the findings instead"),
 
     # ---- forged JUnit reports over the pipe ----------------------------------------------------
     Attack("forged_report_exit0_import", "forged_report", "prefix", _forge_and_exit(0)),
