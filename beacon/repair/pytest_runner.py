@@ -78,7 +78,8 @@ from .canary import CanaryCheck, CanarySecret, bootstrap_code, check_canaries, i
 from .limits import Limits, RunCgroup
 from .process import remove_tree, run_captured
 from .pytest_setup import build_env, check_flags, check_selection, pick_sandbox, save_report, src_layout_path
-from .sandbox import SANDBOX_HOME, SANDBOX_TMP, Mount, bwrap_prefix, describe_mounts, observe, write_synthetic_etc
+from .sandbox import (BOX_MB, SANDBOX_HOME, SANDBOX_TMP, Mount, box_tmpfs_prefix, bwrap_prefix, describe_mounts, observe,
+                      write_synthetic_etc)
 
 DEFAULT_TIMEOUT_S = 60.0
 OUTPUT_CAP = 1 << 20  # bytes kept per stream
@@ -208,6 +209,11 @@ def run_pytest(
             prefix, mounts = bwrap_prefix(bwrap, checkout, network=network, etc_dir=write_synthetic_etc(scratch / "etc"),
                                           readonly_files=readonly, writable=[*writable, box], tmp_mb=limits.tmp_mb)
             argv = prefix + pytest_argv
+            box_prefix = box_tmpfs_prefix(box)
+            if box_prefix is not None:  # the box as a small tmpfs, in a mount namespace of the run's own
+                argv = box_prefix + argv
+                mounts = [replace(m, kind="tmpfs", why=f"canary box, {BOX_MB} MiB, nobody's, mode 0703")
+                          if m.kind == "rw" and m.dest == str(box) else m for m in mounts]
             env = build_env(SANDBOX_HOME, SANDBOX_TMP, extra_env)
         else:
             argv = pytest_argv

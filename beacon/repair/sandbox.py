@@ -310,6 +310,34 @@ def _contradictions(seen: dict, network: str) -> list[str]:
     return problems
 
 
+BOX_MB = 1  # the canary module is a few kB
+_BOX_MOUNT = 'mount -t tmpfs -o "size=$1,mode=0703,uid=65534,gid=65534" beacon-box "$2" && shift 2 && exec "$@"'
+
+
+def box_tmpfs_prefix(box: Path) -> list[str] | None:
+    """An argv prefix that runs the command in a private mount namespace where ``box`` is a fresh
+    ``BOX_MB`` MiB tmpfs owned by nobody, mode 0703, or ``None`` where the harness cannot mount one (not root,
+    no ``unshare``). Without it the box is a host folder the tests can write to without bound (red-team round 5:
+    a 20 MB file at the bottom of a 1,200-deep tree, left on the host disk)."""
+    unshare = _box_unshare()
+    if unshare is None:
+        return None
+    return [unshare, "--mount", "--propagation", "private", "/bin/sh", "-c", _BOX_MOUNT, "beacon-box",
+            f"{BOX_MB}m", str(box)]
+
+
+@lru_cache(maxsize=None)
+def _box_unshare() -> str | None:
+    unshare = shutil.which("unshare")
+    if unshare is None or os.geteuid() != 0:
+        return None
+    with tempfile.TemporaryDirectory(prefix="beacon-box-probe-") as tmp:
+        done = subprocess.run([unshare, "--mount", "--propagation", "private", "/bin/sh", "-c", _BOX_MOUNT,
+                               "beacon-box", "64k", tmp, "/bin/sh", "-c", 'test "$(stat -c %u "$0")" = 65534', tmp],
+                              capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
+    return unshare if done.returncode == 0 else None
+
+
 def find_bwrap() -> tuple[str | None, str]:
     """``(path, "")`` if bubblewrap works here, else ``(None, why not)``."""
     path = shutil.which("bwrap")

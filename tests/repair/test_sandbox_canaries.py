@@ -12,7 +12,7 @@ from beacon.repair.canary import CanarySecret, check_canaries
 from beacon.repair.junit import parse_junit
 from beacon.repair import pytest_setup
 from beacon.repair.pytest_runner import run_pytest, verify_run
-from beacon.repair.sandbox import SANDBOX_UID, find_bwrap
+from beacon.repair.sandbox import SANDBOX_UID, box_tmpfs_prefix, find_bwrap
 
 BWRAP, WHY_NO_BWRAP = find_bwrap()
 needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=f"needs a working bubblewrap: {WHY_NO_BWRAP}")
@@ -42,6 +42,12 @@ def test_probe():
             seen["box"][what] = "allowed"
         except OSError as exc:
             seen["box"][what] = type(exc).__name__
+    try:  # more than the box's tmpfs holds (when the harness could mount one)
+        with open(box + "/fill", "wb") as fh:
+            fh.write(b"x" * (3 << 20))
+        seen["box"]["fill"] = "allowed"
+    except OSError as exc:
+        seen["box"]["fill"] = exc.strerror
     s = socket.socket(socket.AF_UNIX)
     try:
         s.connect(HOST_SOCKET)
@@ -94,8 +100,14 @@ def test_sandboxed_tests_run_unprivileged_and_see_no_host_files_sockets_or_secre
     assert len({fd for fd in seen["fds"] if fd.startswith("pipe:")}) == 3, seen["fds"]  # distinct pipes
     # The run records exactly what was mounted.
     assert any(m.startswith("ro ") and m.endswith("(checkout)") for m in run.mounts)
-    assert [m for m in run.mounts if m.startswith("rw ")] == [f"rw {tmp_path / 'outbox'} (writable by request)",
-                                                               "rw <runner>/box (writable by request)"]
+    box_tmpfs = box_tmpfs_prefix(tmp_path) is not None
+    assert [m for m in run.mounts if m.startswith("rw ")] == [f"rw {tmp_path / 'outbox'} (writable by request)"] + (
+        [] if box_tmpfs else ["rw <runner>/box (writable by request)"])
+    if box_tmpfs:  # the box is a 1 MiB tmpfs of the run's own mount namespace: nothing the tests write reaches the disk
+        assert "tmpfs <runner>/box (canary box, 1 MiB, nobody's, mode 0703)" in run.mounts
+        assert seen["box"].pop("fill") == "No space left on device"
+    else:
+        seen["box"].pop("fill")
     assert "ro <runner> (runner folder)" in run.mounts
     # the canary box: the sandbox's user could write in it but neither list nor chmod it
     assert seen["box"] == {"list": "PermissionError", "chmod": "PermissionError"}, seen["box"]
