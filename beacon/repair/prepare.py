@@ -22,7 +22,7 @@ from ..repo.snapshot import materialize, replace_line
 from ..data.manifest import Task
 from .controls import snapshot_protected
 from .limits import Limits
-from .pytest_runner import PytestRun, run_pytest, verify_run
+from .pytest_runner import PytestRun, run_pytest, sandbox_hint, verify_run
 from .task_policy import source_file_problems
 
 
@@ -120,7 +120,9 @@ def prepare_task(task: Task, source: GitSource, work: Path, settings: RunSetting
         return prepared
     verdict = verify_run(original, ids)
     if not verdict.passed:
-        prepared.invalid_reason = "original suite does not pass: " + "; ".join(verdict.reasons[:5])
+        hint = sandbox_hint(original)
+        prepared.invalid_reason = "original suite does not pass: " + "; ".join(verdict.reasons[:5]) + (
+            f" (in the sandbox: {hint})" if hint else "")
         return prepared
     prepared.original_ids = tuple(ids)
     prepared.baseline["ids"] = len(ids)

@@ -303,6 +303,27 @@ def verify_run(run: PytestRun, expected_ids: Iterable[str]) -> Verdict:
     return Verdict(not reasons, tuple(reasons), project.outcomes, tampered)
 
 
+# What the sandbox takes away from a test, as it shows in the test's failure, and what to say about it.
+_SANDBOX_SIGNS = (
+    ("Read-only file system", "the sandbox's checkout is read-only (tests may write only to /tmp)"),
+    ("/proc", "the sandbox mounts no /proc"),
+    ("/dev/std", "the sandbox has no /dev/stdout or /dev/stderr (they are links into /proc)"),
+    ("No space left on device", "the sandbox's /tmp holds limits.tmp_mb MiB"),
+)
+
+
+def sandbox_hint(run: PytestRun) -> str:
+    """For a sandboxed run that failed: which of the sandbox's restrictions its failures point at ("" if none),
+    so a task whose *original* suite fails there is recorded invalid with the reason, not a bare failure."""
+    if not run.sandboxed:
+        return ""
+    text = run.stdout + run.stderr + "".join(tc.message for tc in (run.report.testcases if run.report else ()))
+    found = [why for sign, why in _SANDBOX_SIGNS if sign in text]
+    if run.limits_hit:
+        found.append("it reached a resource limit (" + ", ".join(run.limits_hit) + ")")
+    return "; ".join(found)
+
+
 def _unlistable(folder: Path) -> None:
     """Give ``folder`` to nobody (uid 65534), mode 0703: the sandbox's user may create and open entries by name
     but neither list nor chmod it (red-team round 3 read the canary module from a listable ``/tmp``). Needs root;

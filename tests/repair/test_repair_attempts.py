@@ -11,6 +11,7 @@ from beacon.records import OUTCOMES
 from beacon.repair.attempt import AttemptSpec, run_attempt
 from beacon.repair.control import make_control_repo
 from beacon.repair.prepare import RunSettings, prepare_task
+from beacon.repair.sandbox import find_bwrap
 from beacon.repair.task_policy import source_file_problems
 from beacon.data import load_manifest, repo_resolver
 from beacon.data.manifest import Task
@@ -173,6 +174,23 @@ def test_invalid_tasks_say_why(tmp_path, files, reason):
     task = task_for(commit)
     prepared = prepare_task(task, resolve("r"), tmp_path / "w", SETTINGS)
     assert not prepared.valid and reason in prepared.invalid_reason
+
+
+@pytest.mark.skipif(find_bwrap()[0] is None, reason="needs a working bubblewrap")
+@pytest.mark.parametrize("test_body, hint", [
+    ("    open('out.txt', 'w').write('x')\n", "the sandbox's checkout is read-only"),
+    ("    assert open('/proc/self/status').read()\n", "the sandbox mounts no /proc"),
+    ("    open('/dev/stdout', 'w').write('x')\n", "the sandbox has no /dev/stdout"),
+])
+def test_an_original_suite_the_sandbox_breaks_is_invalid_with_the_reason(tmp_path, test_body, hint):
+    resolve, commit = write_repo(tmp_path, {
+        "m.py": "def f():\n    return 1\n",
+        "test_m.py": "from m import f\n\ndef test_f():\n    assert f() == 1\n" + test_body})
+    settings = RunSettings(allow_local_execution=True, timeout_s=20, sandbox="required")
+    prepared = prepare_task(task_for(commit), resolve("r"), tmp_path / "w", settings)
+    assert not prepared.valid
+    assert "original suite does not pass" in prepared.invalid_reason and f"(in the sandbox: {hint}" in \
+        prepared.invalid_reason, prepared.invalid_reason
 
 
 def test_declared_file_policy(tmp_path):
