@@ -297,7 +297,8 @@ def watch_findings(run) -> list[str]:
     project = {tc.name for tc in run.report.testcases}
     for case in ET.parse(run.report_path).iter("testcase"):
         for failure in case.iter("failure") if case.get("name") not in project else ():
-            found = re.match(r"AssertionError: (\[.*?'\])", failure.get("message") or "", re.DOTALL)
+            # greedy to the list's last bracket: an element with an apostrophe is repr'd in double quotes
+            found = re.match(r"AssertionError: (\[.*\])", failure.get("message") or "", re.DOTALL)
             if found:
                 return ast.literal_eval(found.group(1))
     return []
