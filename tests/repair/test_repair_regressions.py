@@ -297,8 +297,9 @@ def watch_findings(run) -> list[str]:
     project = {tc.name for tc in run.report.testcases}
     for case in ET.parse(run.report_path).iter("testcase"):
         for failure in case.iter("failure") if case.get("name") not in project else ():
-            # greedy to the list's last bracket: an element with an apostrophe is repr'd in double quotes
-            found = re.match(r"AssertionError: (\[.*\])", failure.get("message") or "", re.DOTALL)
+            # the list's repr is one line; greedy to that line's last bracket (an element with an apostrophe is
+            # repr'd in double quotes, so a non-greedy match up to the first `']` can stop short)
+            found = re.match(r"AssertionError: (\[.*\])", failure.get("message") or "")
             if found:
                 return ast.literal_eval(found.group(1))
     return []
