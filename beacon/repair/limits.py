@@ -120,7 +120,7 @@ class RunCgroup:
         if not wanted:
             return None, "no process or memory limit configured"
         mounts, own = _cgroup_mounts(), _own_cgroups()
-        name = f"beacon-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        name = f"{_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:12]}"
         made: dict[str, Path] = {}
         try:
             if all(c in mounts and c in own for c in wanted):
@@ -147,6 +147,8 @@ class RunCgroup:
                 return None, "no cgroup hierarchy with the pids and memory controllers is mounted"
             group = cls(made, version, limits)
             group._write_limits()
+            for folder in set(made.values()):
+                _remove_stale(folder.parent)
             return group, ""
         except OSError as exc:
             RunCgroup(made, "", limits).destroy()
@@ -216,6 +218,32 @@ class RunCgroup:
                 folder.rmdir()
             except OSError:
                 pass  # still busy (a dying process): an empty folder left behind holds no process
+
+
+_PREFIX = "beacon-"
+
+
+def _remove_stale(parent: Path) -> None:
+    """Remove the empty run cgroups of harness processes that are gone (killed before their ``destroy``)."""
+    try:
+        entries = list(parent.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        owner = entry.name[len(_PREFIX):].split("-", 1)[0] if entry.name.startswith(_PREFIX) else ""
+        if not owner.isdigit() or int(owner) == os.getpid():
+            continue
+        try:
+            os.kill(int(owner), 0)
+            continue  # its harness is alive: its run may be in progress
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue
+        try:
+            entry.rmdir()  # fails (EBUSY) while a process is inside: then it is left alone
+        except OSError:
+            pass
 
 
 def _read_int(path: Path) -> int | None:

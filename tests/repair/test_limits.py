@@ -213,3 +213,27 @@ def test_a_probe_that_contradicts_the_settings_is_refused():
     assert _contradictions(allowed, "allow") == []
     assert _contradictions({**allowed, "uid": 0, "proc_mounted": True}, "allow") == ["uid 0, expected 1000",
                                                                                      "/proc is mounted"]
+
+
+@needs_cgroup
+def test_run_cgroups_of_a_harness_that_died_are_removed_by_the_next_run(tmp_path):
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a pid that no longer runs (a harness killed before it could destroy its cgroup)
+    group, _ = RunCgroup.create(Limits(processes=16, memory_mb=64, tmp_mb=0))
+    parents = {f.parent for f in group.folders.values()}
+    group.destroy()
+    stale = [p / f"beacon-{gone.pid}-deadbeef0000" for p in parents]
+    for folder in stale:
+        folder.mkdir()
+    alive = [p / f"beacon-{os.getpid()}-cafe00000000" for p in parents]  # this process: not stale
+    for folder in alive:
+        folder.mkdir()
+    try:
+        again, _ = RunCgroup.create(Limits(processes=16, memory_mb=64, tmp_mb=0))
+        again.destroy()
+        assert not any(f.exists() for f in stale)
+        assert all(f.exists() for f in alive)
+    finally:
+        for folder in stale + alive:
+            if folder.exists():
+                folder.rmdir()

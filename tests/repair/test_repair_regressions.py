@@ -297,9 +297,11 @@ def watch_findings(run) -> list[str]:
     project = {tc.name for tc in run.report.testcases}
     for case in ET.parse(run.report_path).iter("testcase"):
         for failure in case.iter("failure") if case.get("name") not in project else ():
-            # the list's repr is one line; greedy to that line's last bracket (an element with an apostrophe is
-            # repr'd in double quotes, so a non-greedy match up to the first `']` can stop short)
-            found = re.match(r"AssertionError: (\[.*\])", failure.get("message") or "")
+            # pytest >= 9.2 truncates a long message attribute ("[truncated; full report in element text]"): read
+            # the element text too. The list's repr is one line; greedy to that line's last bracket (an element
+            # with an apostrophe is repr'd in double quotes, so a match up to the first `']` can stop short).
+            text = (failure.text or "") + "\n" + (failure.get("message") or "")
+            found = re.search(r"AssertionError: (\[.*\])", text)
             if found:
                 return ast.literal_eval(found.group(1))
     return []
