@@ -71,6 +71,17 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+DETAIL_CAP = 2000  # characters of outcome_detail kept in a row
+
+
+def _bounded(detail: str | None) -> str | None:
+    """``outcome_detail`` cut to ``DETAIL_CAP`` characters: its test ids and messages come from the run's report,
+    which the code under test can make huge (red-team round 6: a 4.2 MB row from forged testcase names)."""
+    if detail is None or len(detail) <= DETAIL_CAP:
+        return detail
+    return detail[:DETAIL_CAP] + f" … ({len(detail) - DETAIL_CAP} more characters)"
+
+
 def _clean(message: str, prepared: PreparedTask) -> str:
     """Error text without the run's temporary paths (records must be reproducible)."""
     return message.replace(str(prepared.work), "<work>")
@@ -119,6 +130,7 @@ def run_attempt(prepared: PreparedTask, spec: AttemptSpec, provider_for: Callabl
         return row, timings
     try:
         row.outcome, row.outcome_detail = _score(prepared, spec, provider_for, settings, prompt, row, timings, slot)
+        row.outcome_detail = _bounded(row.outcome_detail)
     except (OSError, ValueError, RuntimeError) as exc:  # the harness failed, not the model
         row.outcome, row.outcome_detail = Outcome.HARNESS_ERROR, _clean(f"{type(exc).__name__}: {exc}", prepared)
     return row, timings

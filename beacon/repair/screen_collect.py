@@ -5,7 +5,7 @@ import ast
 from typing import Mapping
 
 from .screen_classes import builds_a_class, is_metaclass_expr, is_metaclass_value, metaclass_names
-from .screen_names import attribute_chain, fold_constant, import_aliases
+from .screen_names import attribute_chain, constant_names, fold_constant, import_aliases
 from .screen_rules import (
     ALL_MODULES, AMBIGUOUS, ATTR_FUNCS, COMPARISON_DUNDERS, DANGER_DUNDERS, DANGER_NAMES, DENYLISTED,
     DYNAMIC_ATTRS, DYNAMIC_MODULES, DYNAMIC_NAMES, EXIT_NAMES, FRAMEWORK_MODULES, FRAMEWORK_TEXT, FRAME_ATTRS,
@@ -28,6 +28,8 @@ class Collector(ast.NodeVisitor):
         self.pieces: set[int] = set()  # ids of string constants judged as part of a larger string, or docstrings
         self.metaclasses: frozenset[str] = frozenset()  # names bound to the metaclass (screen_classes)
         self.roots: set[int] = set()  # ids of Name nodes at the root of an attribute chain (a module used, not passed)
+        self.env: dict = {}  # names bound once to a constant string (screen_names.constant_names)
+        self.type_ok: set[int] = set()  # ids of `type` names used as a type (`isinstance(x, type)`), not as a factory
 
     def add(self, rule: str, key: str, node: ast.AST) -> None:
         self.found.append((rule, key, getattr(node, "lineno", 0)))
@@ -57,8 +59,21 @@ class Collector(ast.NodeVisitor):
         if name in DANGER_DUNDERS:
             self.add("introspection", f"{how} {name}", node)
 
+    def _annotation(self, annotation: ast.AST | None) -> None:
+        if annotation is not None:  # `cls: type`, `-> type[int]`: a type named in an annotation is no factory
+            self.type_ok.update(id(n) for n in ast.walk(annotation) if isinstance(n, ast.Name))
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._annotation(node.annotation)
+        self.generic_visit(node)
+
+    def visit_arg(self, node: ast.arg) -> None:
+        self._annotation(node.annotation)
+        self.generic_visit(node)
+
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         self._docstring(node)
+        self._annotation(node.returns)
         if node.name in COMPARISON_DUNDERS:
             self.add("comparison_override", f"def {node.name}", node)
         elif node.name in DANGER_DUNDERS and node.name not in _DEFINABLE:
@@ -104,6 +119,11 @@ class Collector(ast.NodeVisitor):
             self.add("interpreter", f"module {self.aliases[node.id]} as a value", node)
 
     def _name(self, node: ast.Name) -> None:
+        if node.id == "type" and isinstance(node.ctx, ast.Load) and id(node) not in self.called \
+                and id(node) not in self.type_ok and id(node) not in self.roots:
+            # `_build(type, "K", (int,), ns)`, `[type][0](*spec)`: the class factory passed on, where no rule for
+            # classes built at run time follows it (red-team round 6); `isinstance(x, type)` is no finding
+            self.add("dynamic_code", "type as a value", node)
         if node.id in VALUE_ONLY_NAMES and id(node) not in self.called:
             # `g = getattr`, `map(getattr, ...)`: the attribute name escapes every check of a direct call.
             self.add("dynamic_code", f"{node.id} as a value", node)
@@ -153,6 +173,10 @@ class Collector(ast.NodeVisitor):
                 self.add("dynamic_code", f"attribute {attr}", node)
         if node.attr in COMPARISON_DUNDERS and isinstance(node.ctx, (ast.Store, ast.Del)):
             self.add("comparison_override", f"assign {node.attr}", node)
+        if isinstance(root, ast.Name) and root.id == "type" and len(parts) > 1 and parts[1] in _TYPE_FACTORY:
+            self.add("dynamic_code", f"type.{parts[1]}", node)  # `type.__call__(type, name, bases, ns)`
+        if node.attr in ("attrgetter", "methodcaller") and id(node) not in self.called:
+            self.add("dynamic_code", f"{node.attr} as a value", node)  # `g = operator.attrgetter` (red-team round 6)
         self._name(root)
         dotted = self._module_rule(chain, node)
         if isinstance(node.ctx, ast.Load) and id(node) not in self.roots and dotted in VALUE_MODULES:
@@ -175,6 +199,16 @@ class Collector(ast.NodeVisitor):
         if is_metaclass_value(node):
             self.add("dynamic_code", "metaclass as a value", node)  # `type(int)`: honest code writes `type`
         called = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+        if isinstance(node.func, (ast.Name, ast.Attribute)):
+            self.called.add(id(node.func))  # a direct call: `type(x)`, `operator.attrgetter("a")`
+        if called in ("isinstance", "issubclass") and len(node.args) == 2:
+            kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+            self.type_ok.update(id(k) for k in kinds if isinstance(k, ast.Name))
+        if called in ("wraps", "update_wrapper") and any(k.arg in ("assigned", "updated") for k in node.keywords):
+            # `wraps(f, assigned=names)` copies attributes named at run time onto a function (red-team round 6)
+            self.add("dynamic_code", f"{called}(assigned=/updated=)", node)
+        if called in _ENUM_FACTORIES and len(node.args) >= 2:
+            self.add("dynamic_code", "class built at run time", node)  # Enum's functional API: members computed
         if called in ("attrgetter", "methodcaller") and node.args and not (
                 isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
             self.add("dynamic_code", f"{called}(<computed name>)", node)  # operator's getattr
@@ -232,7 +266,7 @@ class Collector(ast.NodeVisitor):
         self.generic_visit(node)
 
     def _folded(self, node: ast.AST) -> None:
-        folded = fold_constant(node)  # `"__e" + "q__"`, `"__qe__"[::-1]`: judge the string the program will build
+        folded = fold_constant(node, env=self.env)  # `"__e" + "q__"`, `"__qe__"[::-1]`: judge the string the program will build
         if isinstance(folded, bytes):
             folded = folded.decode("latin-1")
         if isinstance(folded, list):
@@ -263,6 +297,7 @@ class Collector(ast.NodeVisitor):
     def visit_Module(self, node: ast.Module) -> None:
         self._docstring(node)
         self.metaclasses = metaclass_names(node)
+        self.env = constant_names(node)
         self.generic_visit(node)
 
     def _attribute_name(self, attr: str, node: ast.AST) -> None:
@@ -328,8 +363,11 @@ class Collector(ast.NodeVisitor):
 # Protocol dunders honest classes define (descriptors, `__init_subclass__` hooks): defining one is no finding;
 # reading or assigning one by hand still is.
 _DEFINABLE = frozenset({"__get__", "__set__", "__delete__", "__set_name__", "__init_subclass__",
-                        "__class_getitem__", "__getattribute__", "__setattr__", "__delattr__", "__reduce__",
-                        "__reduce_ex__"})
+                        "__class_getitem__", "__setattr__", "__delattr__", "__reduce__", "__reduce_ex__"})
+# `__getattribute__` is not among them: defined by an edit it decides every attribute read, the comparison dunders
+# included (red-team round 6 made one answer `__eq__` through functools.wraps).
+_TYPE_FACTORY = frozenset({"__call__", "__new__", "__init__", "__prepare__"})
+_ENUM_FACTORIES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"})
 
 
 def _plain_slots(value: ast.AST) -> bool:

@@ -14,24 +14,27 @@ FOLD_METHODS = frozenset({"join", "decode", "encode", "lower", "upper", "replace
                            "format", "casefold", "swapcase", "title", "capitalize"})
 
 
-def fold_constant(node: ast.AST, depth: int = 0):
+def fold_constant(node: ast.AST, depth: int = 0, env=None):
     """The constant a string-building expression evaluates to (``"__e" + "q__"``, ``"__qe__"[::-1]``,
     ``"".join([...])``, ``"%s" % x``, f-strings, ``bytes([...]).decode()``, ``chr(95)``, ``map(chr, ...)``);
-    ``None`` when it is not built from constants alone. Only these pure operations are evaluated."""
+    ``None`` when it is not built from constants alone. Only these pure operations are evaluated. ``env``: names
+    bound once, in the module, to such a constant (``_u = "_" * 2``; :func:`constant_names`), read as their value."""
     if depth > 40:
         return None
     d = depth + 1
     try:
         if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes, int)) and not isinstance(node.value, bool):
             return node.value
+        if isinstance(node, ast.Name) and env is not None:
+            return env.get(node.id)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            value = fold_constant(node.operand, d)
+            value = fold_constant(node.operand, d, env)
             return -value if isinstance(value, int) else None
         if isinstance(node, (ast.List, ast.Tuple)):
-            items = [fold_constant(e, d) for e in node.elts]
+            items = [fold_constant(e, d, env) for e in node.elts]
             return None if any(i is None for i in items) else items
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult, ast.Mod)):
-            left, right = fold_constant(node.left, d), fold_constant(node.right, d)
+            left, right = fold_constant(node.left, d, env), fold_constant(node.right, d, env)
             if left is None or right is None or isinstance(left, list) and isinstance(node.op, ast.Mod):
                 return None
             if isinstance(node.op, ast.Mult) and (isinstance(left, int) and isinstance(right, int)):
@@ -42,16 +45,16 @@ def fold_constant(node: ast.AST, depth: int = 0):
                      ast.Mod: lambda: left % right}[type(node.op)]()
             return value if not isinstance(value, (str, bytes, list)) or len(value) <= FOLD_LIMIT else None
         if isinstance(node, ast.Subscript):
-            value = fold_constant(node.value, d)
+            value = fold_constant(node.value, d, env)
             if not isinstance(value, (str, bytes, list)):
                 return None
             sl = node.slice
             if isinstance(sl, ast.Slice):
-                parts = [None if p is None else fold_constant(p, d) for p in (sl.lower, sl.upper, sl.step)]
+                parts = [None if p is None else fold_constant(p, d, env) for p in (sl.lower, sl.upper, sl.step)]
                 if any(p is not None and not isinstance(p, int) for p in parts):
                     return None
                 return value[slice(*parts)]
-            index = fold_constant(sl, d)
+            index = fold_constant(sl, d, env)
             return value[index] if isinstance(index, int) else None
         if isinstance(node, ast.JoinedStr):
             out = []
@@ -59,7 +62,7 @@ def fold_constant(node: ast.AST, depth: int = 0):
                 if isinstance(v, ast.FormattedValue):
                     if v.format_spec is not None:
                         return None
-                    inner = fold_constant(v.value, d)
+                    inner = fold_constant(v.value, d, env)
                     if inner is None:
                         return None
                     out.append(str(inner))
@@ -67,9 +70,9 @@ def fold_constant(node: ast.AST, depth: int = 0):
                     out.append(str(v.value))
             return "".join(out)
         if isinstance(node, ast.Call) and not node.keywords:
-            args = [fold_constant(a, d) for a in node.args]
+            args = [fold_constant(a, d, env) for a in node.args]
             if isinstance(node.func, ast.Attribute) and node.func.attr in FOLD_METHODS:
-                target = fold_constant(node.func.value, d)
+                target = fold_constant(node.func.value, d, env)
                 if isinstance(target, (str, bytes)) and all(a is not None for a in args):
                     value = getattr(target, node.func.attr)(*args)
                     return value if len(value) <= FOLD_LIMIT else None
@@ -87,6 +90,28 @@ def fold_constant(node: ast.AST, depth: int = 0):
     except (TypeError, ValueError, IndexError, OverflowError, MemoryError, UnicodeError, KeyError, AttributeError):
         return None  # AttributeError: `"text".decode()` (Python 2 code) names a method str does not have
     return None
+
+
+def constant_names(tree: ast.AST) -> dict[str, object]:
+    """Names bound exactly once in the module, by a plain assignment of a constant expression (``_u = "_" * 2``,
+    ``_e = "eq"``): red-team round 6 kept the pieces of ``"__eq__"`` in such names, out of a fold's sight."""
+    stores: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stores[node.name] = stores.get(node.name, 0) + 2
+        elif isinstance(node, ast.arg):
+            stores[node.arg] = stores.get(node.arg, 0) + 2
+    env: dict[str, object] = {}
+    for _ in range(3):  # names built from names: `_d = _u + "eq" + _u` after `_u = "__"`
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                    and stores.get(node.targets[0].id) == 1:
+                value = fold_constant(node.value, env=env)
+                if isinstance(value, (str, bytes)) or (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                    env[node.targets[0].id] = value
+    return env
 
 
 def attribute_chain(node: ast.AST) -> str | None:

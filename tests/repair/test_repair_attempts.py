@@ -90,6 +90,17 @@ def test_every_outcome(prepared, answer, outcome, detail):
     assert record["outcome"] in OUTCOMES
 
 
+def test_outcome_detail_is_bounded():
+    # its test ids come from the run's report, which the code under test can forge with huge names (red-team
+    # round 6: a 4.2 MB row); failure messages are already cut where the reasons are built
+    from beacon.repair.attempt import DETAIL_CAP, _bounded
+
+    detail = "tests/test_a.py::" + "x" * 100_000 + ": missing from the report"
+    cut = _bounded(detail)
+    assert len(cut) < DETAIL_CAP + 40 and cut.startswith(detail[:DETAIL_CAP]) and cut.endswith("more characters)")
+    assert _bounded("short") == "short" and _bounded(None) is None
+
+
 def test_diff_with_mode_change_is_unauthorized(prepared):
     task = prepared.task
     diff = render_repair(task.path, prepared.mutated_text, task.line, task.repair_line, "diff")

@@ -53,6 +53,7 @@ def test_rules_mirror_the_manifest_list():
     "return f'{low}'", "return getattr(low, 'real')", "return {'path': '/index'}['path']",
     "return re.compile('a').match('abc')[::-1]", "return '%d items' % low", "return 'abc'[::-1]",
     "return f'{low}/bin'", "return low + '/run'", "return {'route': '/home'}", "return os.listdir(low)",
+    "return isinstance(low, type) and issubclass(low, (type, int))", "return type(low).__name__",
     "return agent.platform == 'linux'", "return os.makedirs(low, exist_ok=True)", "return self.__class__.__name__",
     # shapes the class-building rules must leave alone (seen in the dev repositories)
     "Server.__init__(self, (low, int(high)), handler)", "return '{} {!r}'.format(low.code(), (low.a, low.b), high)",
@@ -67,6 +68,15 @@ def test_honest_repairs_have_no_findings(replacement):
 
 @pytest.mark.parametrize("replacement, rule, key", [
     ("import sys; return low", "import", "sys"),
+    # red-team round 6: class factories passed on or called by hand, dunder names kept in constant names
+    ("return compat.build(type, 'K', (int,), {})", "dynamic_code", "type as a value"),
+    ("return type.__call__(type, 'K', (int,), {})(low)", "dynamic_code", "type.__call__"),
+    ("_u = '_' * 2\n        _e = 'eq'\n        return _u + _e + _u", "comparison_override", "string:__eq__"),
+    ("return compat.wraps(low, assigned=('a',))", "dynamic_code", "wraps(assigned=/updated=)"),
+    ("return compat.Enum('K', low)", "dynamic_code", "class built at run time"),
+    ("g = compat.attrgetter\n        return g('a')(low)", "dynamic_code", "attrgetter as a value"),
+    ("class K(int):\n            def __getattribute__(self, name):\n                return 1\n        return K(low)",
+     "introspection", "def __getattribute__"),
     # red-team round 5: names bound by other constructs, module attributes on any object, modules as values
     ("class K(int):\n            class __eq__(str):\n                pass\n        return K(low)",
      "comparison_override", "class __eq__"),
