@@ -165,7 +165,8 @@ def run_pytest(
             + "; ".join(tampered)
         )
     src = src_layout_path(checkout, root_config_file(checkout))
-    scratch = Path(tempfile.mkdtemp(prefix="beacon-pytest-"))
+    _remove_stale_scratch()
+    scratch = Path(tempfile.mkdtemp(prefix=f"{_SCRATCH_PREFIX}{os.getpid()}-"))
     box = scratch / "box"
     box.mkdir(mode=0o700)
     if bwrap is not None:
@@ -322,6 +323,30 @@ def sandbox_hint(run: PytestRun) -> str:
     if run.limits_hit:
         found.append("it reached a resource limit (" + ", ".join(run.limits_hit) + ")")
     return "; ".join(found)
+
+
+_SCRATCH_PREFIX = "beacon-pytest-"
+
+
+def _remove_stale_scratch() -> None:
+    """Remove run folders (``beacon-pytest-<pid>-*``) whose harness process is gone: a harness killed mid-run
+    (a timeout, Ctrl-C) never reaches its ``finally``; the folder holds the run's FIFO, plugin and box."""
+    root = Path(tempfile.gettempdir())
+    try:
+        entries = [e for e in root.iterdir() if e.name.startswith(_SCRATCH_PREFIX)]
+    except OSError:
+        return
+    for entry in entries:
+        owner = entry.name[len(_SCRATCH_PREFIX):].split("-", 1)[0]
+        if not owner.isdigit() or int(owner) == os.getpid():
+            continue
+        try:
+            os.kill(int(owner), 0)
+            continue  # alive (or a reused pid): leave it
+        except ProcessLookupError:
+            remove_tree(entry)
+        except PermissionError:
+            continue
 
 
 def _unlistable(folder: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -403,3 +404,22 @@ def test_hypothesis_keeps_its_database_off_the_read_only_checkout(tmp_path):
     result = run(root, sandbox="required")
     assert verify_run(result, ["tests/test_prop.py::test_prop"]).passed, result.stdout[-2000:]
     assert not (root / ".hypothesis").exists()
+
+
+def test_run_folders_of_a_harness_that_died_are_removed_by_the_next_run(tmp_path):
+    import tempfile
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a harness killed mid-run never removed its folder
+    stale = Path(tempfile.gettempdir()) / f"beacon-pytest-{gone.pid}-abc123"
+    (stale / "plugin").mkdir(parents=True)
+    alive = Path(tempfile.gettempdir()) / f"beacon-pytest-{os.getpid()}-still-mine"
+    alive.mkdir()
+    try:
+        root = write_tree(tmp_path / "repo", {"tests/test_a.py": "def test_a():\n    pass\n"})
+        result = run(root)
+        assert verify_run(result, ["tests/test_a.py::test_a"]).passed
+        assert not stale.exists() and alive.exists()
+    finally:
+        for folder in (stale, alive):
+            shutil.rmtree(folder, ignore_errors=True)
