@@ -35,10 +35,22 @@ short bootstrap given to ``python -P -c`` (see
    ``runtest``, forced report outcomes, disabled rewriting, deselection, a
    re-exec with a forcing plugin, selective tampering and a hand-written report
    all break at least one of: must_fail failed with ``A == B`` in its message,
-   must_pass passed, both present exactly once.
+   must_pass passed, both present exactly once. Also list-free
+   (:class:`_Comparisons`, red-team round 6): every class's comparison
+   dunders, judged after collection, after each test call and in must_pass's
+   final check, against always-equal values built where the static screen
+   cannot see them (a lambda or renamed function from the task's declared
+   sources, or a class, partial or other callable as ``__eq__`` on a class
+   made during the run).
 3. Because the must_fail canary always fails, pytest would exit 1 on an honest
    run; when it and nothing else failed, the exit status is set back to 0 so
-   exit codes keep pytest's meaning for the project's own tests.
+   exit codes keep pytest's meaning for the project's own tests. The other way
+   round, a run in which any other report failed never exits 0: :func:`main`
+   ends it through ``os._exit`` with pytest's own non-zero status (or 1),
+   whatever ``pytest.main`` returned (red-team round 6 replaced
+   ``_pytest.config.ExitCode``), and must_pass fails with the plugin's failure
+   ledger, which the harness accepts only beside a report that shows a failure
+   too (a report writer rewritten to say "passed" is ``tampered``).
 
 The verdict is never taken here: the harness reads the JUnit report from its
 own pipe and checks the canaries with the secret it kept
@@ -426,13 +438,15 @@ class _Comparisons:
         out = []
         known, none_of, subclasses, class_dict, names = (self.known, _COMPARISON_SET.isdisjoint, _subclasses,
                                                          _class_dict, _COMPARISONS)
-        seen, todo = {id(object)}, [object]
+        seen: set = set()
+        todo = [object]
+        pop, push, mark = todo.pop, todo.extend, seen.add
         while todo:
-            cls = todo.pop()
-            for sub in subclasses(cls):
-                if id(sub) not in seen:
-                    seen.add(id(sub))
-                    todo.append(sub)
+            cls = pop()
+            if id(cls) in seen:  # a class with several bases is listed under each
+                continue
+            mark(id(cls))
+            push(subclasses(cls))
             own = class_dict(cls)
             if none_of(own):
                 continue
