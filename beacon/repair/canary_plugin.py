@@ -337,7 +337,7 @@ class _Comparisons:
       ``__call__``, a property). ``None`` is fine (``__hash__ = None``), and so are functions defined anywhere
       but the declared sources (dataclasses' generated ``__eq__``, ``functools.total_ordering``'s
       ``_gt_from_lt``, attrs) and ``unittest.mock``'s own objects (a MagicMock's class holds a ``MagicProxy``
-      or a child mock for each dunder). An older class losing a dunder it had is a finding too.
+      or a child mock for each dunder).
 
     ``def __eq__`` in the declared file is not judged: an honest repair writes comparisons that way, so an
     always-equal ``def __eq__`` stays the screen's business (README threat model).
@@ -357,8 +357,9 @@ class _Comparisons:
             own = _class_dict(cls)
             self.known[id(cls)] = (weakref.ref(cls), {name: _state(own[name]) for name in _COMPARISONS if name in own})
         case = sys.modules.get("unittest.case")  # imported with pytest, before any project file
-        self.mock_file = (os.path.join(os.path.dirname(case.TestCase.__init__.__code__.co_filename), "mock.py")
-                          if case is not None else None)
+        if case is None:
+            import unittest.case as case  # noqa: PLC0415 (the standard library's; mock.py lies next to it)
+        self.mock_file = os.path.join(os.path.dirname(case.TestCase.__init__.__code__.co_filename), "mock.py")
         self.reported: set = set()
 
     def _source(self, code) -> str | None:
@@ -387,8 +388,6 @@ class _Comparisons:
     def _from_mock(self, value) -> bool:
         """An object of ``unittest.mock``'s own classes: every function of its class and bases is in mock.py,
         and ``__call__``/``__get__``, where it has them, are such functions."""
-        if self.mock_file is None:
-            return False
         mro = _class_mro(type(value))
         functions = 0
         for cls in mro[:-1]:
@@ -448,9 +447,9 @@ class _Comparisons:
             mark(id(cls))
             push(subclasses(cls))
             own = class_dict(cls)
-            if none_of(own):
-                continue
             try:
+                if none_of(own):  # hashes the keys: a str subclass's __hash__ could raise
+                    continue
                 entry = known.get(id(cls))
                 if entry is None or entry[0]() is not cls:  # first seen (or an id reused by a new class)
                     entry = known[id(cls)] = (weakref.ref(cls), {})
