@@ -23,9 +23,12 @@ import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .junit import FAILED, PASSED, JUnitReport, SuiteCounts
+from .junit import ERROR, FAILED, PASSED, JUnitReport, SuiteCounts
 
 PLUGIN_MODULE = "beacon_canary_plugin"
+# How the must-pass canary's failure starts when the plugin's only complaint is its failure ledger (a non-canary
+# test failed in the run): canary_plugin.LEDGER, the same string (the plugin imports nothing from Beacon).
+LEDGER = "beacon ledger:"
 _PLUGIN_SOURCE = Path(__file__).with_name("canary_plugin.py")
 
 
@@ -37,6 +40,9 @@ class CanarySecret:
     left: int
     right: int
     box: str = ""  # the folder the plugin writes the canary module in (run_pytest: listable by no test)
+    # The task's declared source files (absolute, inside the checkout): a comparison dunder whose function comes
+    # from one of them but is not a `def` of that name (a lambda, `__eq__ = f`) is a finding of the plugin.
+    sources: tuple[str, ...] = ()
 
     @classmethod
     def new(cls) -> "CanarySecret":
@@ -46,7 +52,8 @@ class CanarySecret:
 
     def payload(self) -> bytes:
         return json.dumps({"token": self.token, "must_pass": self.must_pass, "must_fail": self.must_fail,
-                           "left": self.left, "right": self.right, "box": self.box}).encode()
+                           "left": self.left, "right": self.right, "box": self.box,
+                           "sources": list(self.sources)}).encode()
 
 
 @dataclass(frozen=True)
@@ -140,7 +147,15 @@ def check_canaries(report: JUnitReport | None, secret: CanarySecret) -> tuple[Ca
         return "missing" if not cases else "duplicate" if len(cases) > 1 else cases[0].outcome
 
     must_pass, must_fail = state(passes), state(fails)
-    if must_pass != PASSED:
+    if must_pass == FAILED and passes[0].message.startswith(LEDGER):
+        # The plugin saw a test fail (red-team round 6, F3a). Honest when the report shows a failure too (the run
+        # fails on it anyway); a report in which nothing else failed had its writer rewritten.
+        canaries = {id(tc) for tc in passes + fails}
+        if any(tc.outcome in {FAILED, ERROR} for tc in report.testcases if id(tc) not in canaries):
+            must_pass = PASSED
+        else:
+            reasons.append(f"a test failed but the report says passed ({passes[0].message[:200]})")
+    elif must_pass != PASSED:
         detail = f" ({passes[0].message[:200]})" if len(passes) == 1 and passes[0].message else ""
         reasons.append(f"the must-pass canary is {must_pass}, expected passed{detail}")
     if must_fail != FAILED:

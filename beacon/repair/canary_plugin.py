@@ -35,10 +35,22 @@ short bootstrap given to ``python -P -c`` (see
    ``runtest``, forced report outcomes, disabled rewriting, deselection, a
    re-exec with a forcing plugin, selective tampering and a hand-written report
    all break at least one of: must_fail failed with ``A == B`` in its message,
-   must_pass passed, both present exactly once.
+   must_pass passed, both present exactly once. Also list-free
+   (:class:`_Comparisons`, red-team round 6): every class's comparison
+   dunders, judged after collection, after each test call and in must_pass's
+   final check, against always-equal values built where the static screen
+   cannot see them (a lambda or renamed function from the task's declared
+   sources, or a class, partial or other callable as ``__eq__`` on a class
+   made during the run).
 3. Because the must_fail canary always fails, pytest would exit 1 on an honest
    run; when it and nothing else failed, the exit status is set back to 0 so
-   exit codes keep pytest's meaning for the project's own tests.
+   exit codes keep pytest's meaning for the project's own tests. The other way
+   round, a run in which any other report failed never exits 0: :func:`main`
+   ends it through ``os._exit`` with pytest's own non-zero status (or 1),
+   whatever ``pytest.main`` returned (red-team round 6 replaced
+   ``_pytest.config.ExitCode``), and must_pass fails with the plugin's failure
+   ledger, which the harness accepts only beside a report that shows a failure
+   too (a report writer rewritten to say "passed" is ``tampered``).
 
 The verdict is never taken here: the harness reads the JUnit report from its
 own pipe and checks the canaries with the secret it kept
@@ -53,6 +65,8 @@ import random
 import shutil
 import sys
 import tempfile
+import types
+import weakref
 from pathlib import Path
 
 # pytest is imported only after the secret has been read (see main): importing it runs no project code
@@ -83,6 +97,10 @@ def {must_fail}():
     assert left == {right}
 '''
 
+
+# How must_pass's failure starts when its only complaint is the failure ledger (see
+# beacon.repair.canary.LEDGER, which must be the same string).
+LEDGER = "beacon ledger:"
 
 # A module-wide `pytestmark` with these would change a canary's expected outcome (skip, xfail) or its
 # signature (parametrize): such modules are not used as a canary's parent.
@@ -248,6 +266,218 @@ class _Watch:
         return out
 
 
+# Comparison dunders: what ``assert f(x) == y`` (and ``in``, ``bool``, ``isinstance``) asks of the returned value.
+_COMPARISONS = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__hash__", "__contains__",
+                "__instancecheck__", "__subclasscheck__")
+_COMPARISON_SET = frozenset(_COMPARISONS)
+# Read through ``type``'s own descriptors: a metaclass can define ``__dict__``, ``__mro__``, ``__qualname__`` …
+# (a property on the metaclass) to show ordinary attribute lookups on its classes something else.
+_class_dict = type.__dict__["__dict__"].__get__
+_class_mro = type.__dict__["__mro__"].__get__
+_class_name = type.__dict__["__qualname__"].__get__
+_class_module = type.__dict__["__module__"].__get__
+_class_flags = type.__dict__["__flags__"].__get__
+_subclasses = type.__dict__["__subclasses__"]
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by Python code (a class statement, type(), …)
+_BUILTINS = frozenset({types.BuiltinFunctionType, types.WrapperDescriptorType, types.MethodWrapperType,
+                       types.MethodDescriptorType, types.ClassMethodDescriptorType})
+_STATIC = (staticmethod, classmethod)
+
+
+class _Strong:
+    """A strong reference with weakref.ref's call: for values that take no weak reference (None, builtins)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __call__(self):
+        return self.value
+
+
+def _hold(value):
+    try:
+        return weakref.ref(value)  # no strong reference: a judged value (a mock's proxy) may die with its class
+    except TypeError:
+        return _Strong(value)
+
+
+def _state(value) -> tuple:
+    """What a judged dunder value is: the value, and a function's code (``__code__`` is writable)."""
+    return _hold(value), _hold(value.__code__) if type(value) is types.FunctionType else None
+
+
+def _all_classes() -> list:
+    """Every class alive now: ``type.__subclasses__`` from ``object`` (weak references: only live classes)."""
+    out, seen, stack = [object], {id(object)}, [object]
+    while stack:
+        for sub in _subclasses(stack.pop()):
+            if id(sub) not in seen:
+                seen.add(id(sub))
+                out.append(sub)
+                stack.append(sub)
+    return out
+
+
+class _Comparisons:
+    """A list-free runtime check against always-equal values (red-team round 6, F1).
+
+    The static screen refuses the comparison dunders it can see; a class built at run time (``type`` passed as
+    a value, a namespace whose keys come from ``dir(0)``, a nested ``class __eq__(str)``, an Enum's functional
+    API, ``functools.wraps`` with ``assigned=``) is invisible to it. This looks at what exists instead: every
+    class alive when the plugin starts (before any project file loads) is snapshotted, and at each check every
+    class alive is walked again and each comparison dunder in its own ``__dict__`` is judged:
+
+    - on any class, a function whose code comes from one of the task's declared source files but whose name is
+      not the dunder's: a ``lambda``, or ``def f`` assigned as ``__eq__`` (also inside a staticmethod);
+    - on a class created after the snapshot (and for a dunder of an older class rebound since): a class as the
+      value (``class __eq__(str)``), a staticmethod or classmethod, a builtin or C descriptor named otherwise
+      (``__eq__ = int.__ne__``), or any other callable or descriptor (``functools.partial``, an instance with
+      ``__call__``, a property). ``None`` is fine (``__hash__ = None``), and so are functions defined anywhere
+      but the declared sources (dataclasses' generated ``__eq__``, ``functools.total_ordering``'s
+      ``_gt_from_lt``, attrs) and ``unittest.mock``'s own objects (a MagicMock's class holds a ``MagicProxy``
+      or a child mock for each dunder).
+
+    ``def __eq__`` in the declared file is not judged: an honest repair writes comparisons that way, so an
+    always-equal ``def __eq__`` stays the screen's business (README threat model).
+    """
+
+    def __init__(self, sources=(), root: str = ""):
+        self.sources = {}
+        for path in sources:
+            real = os.path.realpath(path)
+            self.sources[real] = os.path.relpath(real, root) if root and real.startswith(root + os.sep) else real
+        self._real: dict = {}  # co_filename -> the declared source it is (as shown), or None
+        # id(class) -> (weak reference to the class, {dunder: (hold(value), hold(its code) or None)}): what was
+        # judged (for the classes alive at the snapshot: trusted) and needs no judging again while it is the same.
+        self.known: dict = {}
+        self._keep = _all_classes()  # the snapshot's classes stay alive: no later class reuses one of their ids
+        for cls in self._keep:
+            own = _class_dict(cls)
+            self.known[id(cls)] = (weakref.ref(cls), {name: _state(own[name]) for name in _COMPARISONS if name in own})
+        case = sys.modules.get("unittest.case")  # imported with pytest, before any project file
+        if case is None:
+            import unittest.case as case  # noqa: PLC0415 (the standard library's; mock.py lies next to it)
+        self.mock_file = os.path.join(os.path.dirname(case.TestCase.__init__.__code__.co_filename), "mock.py")
+        self.reported: set = set()
+
+    def _source(self, code) -> str | None:
+        filename = code.co_filename
+        if type(filename) is not str:
+            return "<a co_filename that is not a str>"
+        if filename not in self._real:
+            real = os.path.realpath(filename) if filename[:1] != "<" else filename
+            self._real[filename] = self.sources.get(real)
+        return self._real[filename]
+
+    @staticmethod
+    def _code(value):
+        """The code of a function-like value: a Python function, or an instance of a C type that exposes one
+        (Cython's cyfunction); ``None`` for anything else (a bound method, a partial, an object of a class)."""
+        if type(value) is types.FunctionType:
+            return value.__code__
+        if type(value) is types.MethodType or _class_flags(type(value)) & _HEAPTYPE:
+            return None
+        try:
+            code = getattr(value, "__code__", None)  # an attribute of a C type: no Python code answers it
+        except Exception:
+            return None
+        return code if type(code) is types.CodeType else None
+
+    def _from_mock(self, value) -> bool:
+        """An object of ``unittest.mock``'s own classes: every function of its class and bases is in mock.py,
+        and ``__call__``/``__get__``, where it has them, are such functions."""
+        mro = _class_mro(type(value))
+        functions = 0
+        for cls in mro[:-1]:
+            for attribute in _class_dict(cls).values():
+                if type(attribute) is types.FunctionType:
+                    if attribute.__code__.co_filename != self.mock_file:
+                        return False
+                    functions += 1
+        for slot in ("__call__", "__get__"):
+            for cls in mro:
+                own = _class_dict(cls)
+                if slot in own:
+                    if type(own[slot]) is not types.FunctionType:
+                        return False
+                    break
+        return functions > 0
+
+    def _judge(self, name: str, value) -> str | None:
+        """Why ``value`` as the dunder ``name`` of a new (or changed) class is a finding, or None."""
+        if value is None:
+            return None
+        static = isinstance(value, _STATIC)
+        code = self._code(value.__func__ if static else value)
+        if code is not None:
+            source = self._source(code)
+            if source is not None and code.co_name != name:
+                return f"{code.co_name} from {source}"
+            if not static:
+                return None  # a function: fine unless the declared file made it under another name
+        if static:
+            return f"a {_class_name(type(value))}"
+        if isinstance(value, type):
+            return f"a class ({_class_name(value)})"
+        if type(value) in _BUILTINS:
+            return None if value.__name__ == name else f"the builtin {value.__name__}"
+        descriptor = any("__get__" in _class_dict(cls) for cls in _class_mro(type(value)))
+        if (callable(value) or descriptor) and not self._from_mock(value):
+            return f"a {_class_name(type(value))} object"
+        return None
+
+    def findings(self) -> list[str]:
+        """What is found now and was not reported before (each finding is reported once).
+
+        Every class alive is walked; a class without comparison dunders costs one C-level ``isdisjoint`` over
+        its keys, and a dunder value (with its code, for a function) judged before costs an identity check.
+        """
+        out = []
+        known, none_of, subclasses, class_dict, names = (self.known, _COMPARISON_SET.isdisjoint, _subclasses,
+                                                         _class_dict, _COMPARISONS)
+        seen: set = set()
+        todo = [object]
+        pop, push, mark = todo.pop, todo.extend, seen.add
+        while todo:
+            cls = pop()
+            if id(cls) in seen:  # a class with several bases is listed under each
+                continue
+            mark(id(cls))
+            push(subclasses(cls))
+            own = class_dict(cls)
+            try:
+                if none_of(own):  # hashes the keys: a str subclass's __hash__ could raise
+                    continue
+                entry = known.get(id(cls))
+                if entry is None or entry[0]() is not cls:  # first seen (or an id reused by a new class)
+                    entry = known[id(cls)] = (weakref.ref(cls), {})
+                judged = entry[1]
+                for name in names:
+                    if name not in own:
+                        continue
+                    value = own[name]
+                    before = judged.get(name)
+                    if before is not None and before[0]() is value and (
+                            before[1] is None or before[1]() is value.__code__):
+                        continue  # judged already (or trusted: at the snapshot)
+                    judged[name] = _state(value)
+                    why = self._judge(name, value)
+                    if why is not None:
+                        out.append(f"comparison {self._label(cls)}.{name} is {why}")
+            except Exception as exc:  # a hostile key or value: a finding, never a crash of the check
+                out.append(f"comparison check of {self._label(cls)} raised {_class_name(type(exc))}")
+        new = [f for f in out if f not in self.reported]
+        self.reported.update(new)
+        return new
+
+    @staticmethod
+    def _label(cls) -> str:
+        module = _class_module(cls)
+        return f"{module if type(module) is str else '?'}.{_class_name(cls)}"
+
+
 class CanaryPlugin:
     """Adds the two canary items after collection, watches pytest's internals, keeps exit codes meaningful."""
 
@@ -256,6 +486,9 @@ class CanaryPlugin:
         self._failed_elsewhere = False
         self._canary_ids: set[str] = set()
         self._watch = _Watch()  # before pytest loads any project file
+        self._comparisons = _Comparisons(secret.get("sources", ()), os.getcwd())  # also before: snapshots classes
+        self._failed: list[str] = []  # non-canary reports that failed ("nodeid when"), for the failure ledger
+        self._status = None  # pytest's own exit status, as its session-finish hook was given it
         self._armed = False
         self._items: list = []
         self._seen: list[str] = []  # changes found during collection, or before or after any test call
@@ -267,6 +500,7 @@ class CanaryPlugin:
         """Called by the must_pass canary, which runs last: everything seen, plus a check of every item now."""
         if not self._armed:
             return ["the watch was never armed"]
+        self._seen += self._comparisons.findings()
         return sorted(set(self._seen + self._watch.changes(self._items)))
 
     @_hookimpl(tryfirst=True)
@@ -287,7 +521,7 @@ class CanaryPlugin:
         finally:
             self._calling = None
             if self._armed:
-                self._seen += self._watch.changes([item])
+                self._seen += self._watch.changes([item]) + self._comparisons.findings()
 
     @_hookimpl(wrapper=True, tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem):
@@ -339,7 +573,7 @@ class CanaryPlugin:
         items.append(must_pass)
         self._canary_ids.update({must_pass.nodeid, must_fail.nodeid})
         self._must_pass = must_pass
-        self._seen += self._watch.arm(self._items + [must_pass, must_fail])
+        self._seen += self._watch.arm(self._items + [must_pass, must_fail]) + self._comparisons.findings()
         self._armed = True
 
     @staticmethod
@@ -376,6 +610,13 @@ class CanaryPlugin:
                 if changes:
                     report.outcome = "failed"
                     report.longrepr = f"AssertionError: {changes!r} (beacon watch, from the report hook)"
+                elif self._failed_elsewhere:
+                    # The failure ledger (red-team round 6, F3a): a report writer rewritten to say "passed" (and
+                    # pytest's ExitCode replaced) hid a real failure. must_pass fails with what this plugin saw;
+                    # the harness accepts that only beside a report that shows a failure too.
+                    report.outcome = "failed"
+                    report.longrepr = (f"{LEDGER} {len(self._failed)} report(s) failed outside the canaries: "
+                                       f"{self._failed[:5]!r}")
         elif call.when == "teardown":
             self._watch.torn_down.add(id(item))
         return report
@@ -383,15 +624,21 @@ class CanaryPlugin:
     def pytest_runtest_logreport(self, report):
         if report.failed and report.nodeid not in self._canary_ids:
             self._failed_elsewhere = True
+            self._failed.append(f"{report.nodeid} {report.when}")
 
     def pytest_collectreport(self, report):
         if report.failed:
             self._failed_elsewhere = True
+            self._failed.append(f"{report.nodeid} collect")
 
     def pytest_sessionfinish(self, session, exitstatus):
         # Only the must_fail canary failed: report the project's own result (0), as pytest would.
         if int(exitstatus) == 1 and not self._failed_elsewhere and session.testsfailed == 1:
             session.exitstatus = 0
+        # A test failed: never 0 (red-team round 6 forced 0). main() enforces it without pytest's ExitCode.
+        if self._failed_elsewhere and int(session.exitstatus) == 0:
+            session.exitstatus = 1
+        self._status = int(session.exitstatus)
 
 
 def _read_secret(fd: int) -> dict:
@@ -405,9 +652,14 @@ def _read_secret(fd: int) -> dict:
     return json.loads(b"".join(chunks))
 
 
-def main(fd: int, args: list[str]) -> int:
+def main(fd: int, args: list[str], _exit=os._exit, _int=int, _stdio=(sys.stdout, sys.stderr)) -> int:
     """Read the secret (the interpreter runs with ``-P``: nothing from the checkout is importable yet),
-    then put the working directory first on ``sys.path``, as ``python -m pytest`` does, and run pytest."""
+    then put the working directory first on ``sys.path``, as ``python -m pytest`` does, and run pytest.
+
+    When the plugin saw a test fail, the process ends with a non-zero status through ``os._exit`` (bound, like
+    the other defaults, when this module was imported, before any project file): ``pytest.main`` returns
+    ``_pytest.config.ExitCode(ret)``, which the code under test can replace (red-team round 6 made it return 0).
+    """
     try:
         secret = _read_secret(fd)
     except (OSError, ValueError) as exc:
@@ -418,4 +670,15 @@ def main(fd: int, args: list[str]) -> int:
     import pytest as _pytest_module
 
     pytest = _pytest_module
-    return int(pytest.main(args, plugins=[CanaryPlugin(secret)]))
+    plugin = CanaryPlugin(secret)
+    status = pytest.main(args, plugins=[plugin])
+    if plugin._failed_elsewhere:
+        code = plugin._status  # pytest's own, recorded by the plugin's session-finish hook; 1 if never reached
+        code = code if type(code) is _int and code > 0 else 1
+        for stream in (*_stdio, sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        _exit(code)
+    return int(status)

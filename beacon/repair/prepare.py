@@ -108,7 +108,8 @@ def prepare_task(task: Task, source: GitSource, work: Path, settings: RunSetting
     if not settings.allow_local_execution:
         return prepared
     run_kw = dict(protected=prepared.protected, flags=task.tests.flags or ("-q",), timeout=settings.timeout_s,
-                  sandbox=settings.sandbox, network=settings.network, limits=settings.limits)
+                  sandbox=settings.sandbox, network=settings.network, limits=settings.limits,
+                  sources=(task.path,))
     original = run_pytest(materialize(source, task.commit, work / "original-run"), selection,
                           report_dir=work / "reports" / "original", **run_kw)
     prepared.sandboxed = original.sandboxed

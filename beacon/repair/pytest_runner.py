@@ -130,6 +130,7 @@ def run_pytest(
     output_cap: int = OUTPUT_CAP,
     writable: Iterable[Path] = (),
     limits: Limits = Limits(),
+    sources: Iterable[str] = (),
 ) -> PytestRun:
     """Run ``selection`` on ``checkout``; see the module docstring for the guarantees.
 
@@ -143,6 +144,9 @@ def run_pytest(
     harness's own probes; the checkout itself is always read-only in the sandbox).
     ``limits``: processes and memory (a cgroup per run, when the harness may create one) and the sandbox's
     ``/tmp`` size (:mod:`beacon.repair.limits`); a run that reaches one fails in :func:`verify_run`.
+    ``sources``: the task's declared source files (checkout-relative), handed to the canary plugin with the secret:
+    a comparison dunder made there under another name (a lambda, ``__eq__ = f``) is tampering (the plugin's
+    runtime check against always-equal values; see :class:`beacon.repair.canary_plugin._Comparisons`).
     """
     checkout = Path(os.path.realpath(checkout))
     if not checkout.is_dir():
@@ -154,6 +158,7 @@ def run_pytest(
         if not w.is_dir() or w.is_relative_to(checkout) or checkout.is_relative_to(w):
             raise ValueError(f"writable {w} must be an existing folder outside the checkout {checkout}")
     tests, flags = check_selection(selection), check_flags(flags)
+    declared = tuple(_declared_source(checkout, rel) for rel in sources)
     if network not in {"deny", "allow"}:
         raise ValueError(f"network must be 'deny' or 'allow', got {network!r}")
     bwrap, sandbox_note = pick_sandbox(sandbox)
@@ -171,7 +176,7 @@ def run_pytest(
     box.mkdir(mode=0o700)
     if bwrap is not None:
         _unlistable(box)
-    secret = replace(CanarySecret.new(), box=str(box))
+    secret = replace(CanarySecret.new(), box=str(box), sources=declared)
     report_fifo = scratch / "junit.fifo"
     os.mkfifo(report_fifo, 0o600)
     read_fd = os.open(report_fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader first, so the writer's open returns
@@ -347,6 +352,14 @@ def _remove_stale_scratch() -> None:
             remove_tree(entry)
         except PermissionError:
             continue
+
+
+def _declared_source(checkout: Path, rel: str) -> str:
+    """``rel`` (a declared source file, checkout-relative) as the absolute path the tests import it from."""
+    path = Path(rel)
+    if path.is_absolute() or ".." in path.parts or not path.parts:
+        raise ValueError(f"a declared source must be a path inside the checkout, got {rel!r}")
+    return str(checkout / path)
 
 
 def _unlistable(folder: Path) -> None:

@@ -183,13 +183,18 @@ def test_the_sandbox_checkout_is_read_only_so_no_conftest_is_written(patched, pr
 def test_fake_pass_lines_on_stdout_are_ignored(patched, protected):
     fake = (
         "import atexit, os\n"
-        "atexit.register(lambda: os.write(1, b'tests/unit/test_add.py::test_add PASSED\\n'"
-        " b'============================== 2 passed in 0.01s ==============================\\n'))\n"
+        "atexit.register(os._exit, 0)  # after a failed run: would make its exit status 0\n"
         "print('tests/unit/test_add.py::test_add PASSED')\n"
     )
-    run, verdict = score(patched(fake + BUGGY), protected)
-    assert "2 passed in 0.01s ==============================" in run.stdout
+    calc = BUGGY.replace("    return a - b", "    os.write(1, b'tests/unit/test_add.py::test_add PASSED\\n'\n"
+                         "             b'============================== 2 passed in 0.01s =====\\n')\n"
+                         "    return a - b", 1)
+    run, verdict = score(patched(fake + calc), protected)
+    assert "2 passed in 0.01s =====" in run.stdout  # the captured output of the failed test, shown by pytest
     assert not verdict.passed and verdict.outcomes["tests/unit/test_add.py::test_add"] == "failed"
+    # A run in which a test failed ends through os._exit right after pytest.main (red-team round 6, F3a): no
+    # atexit handler of the code under test runs, so none can turn the status into 0.
+    assert run.exit_code == 1
 
 
 def test_skip_and_xfail_from_the_code_under_test(patched, protected):
