@@ -141,6 +141,9 @@ _WATCHED = (
 # attribute shadows the class's method (``item.runtest = lambda: None`` runs nothing and raises nothing).
 # ``_obj`` is what pytest calls; collection stores it on the instance, so only its identity is compared.
 _ITEM_ATTRS = ("runtest", "setup", "teardown", "obj", "_obj", "ihook")
+# An item's identity, held in ``Node``'s slots (not in ``vars``): rebinding one renames or re-parents the item, and a
+# passing item renamed into a failing test's id would report that id as passed (red-team round 6's untried route).
+_ITEM_IDENTITY = ("_nodeid", "name", "parent", "session", "config", "path")
 _ABSENT = object()
 # Hooks whose implementations decide how a test runs and is reported: none may appear or vanish mid-run.
 _WATCHED_HOOKS = ("pytest_runtest_protocol", "pytest_runtest_setup", "pytest_runtest_call", "pytest_runtest_teardown",
@@ -227,6 +230,7 @@ class _Watch:
         own = vars(item)
         obj = own.get("_obj")
         return {"type": type(item), "attrs": {name: own.get(name, _ABSENT) for name in _ITEM_ATTRS},
+                "identity": {name: getattr(item, name, _ABSENT) for name in _ITEM_IDENTITY},
                 "code": getattr(obj, "__code__", None), "defaults": getattr(obj, "__defaults__", None)}
 
     def item_changes(self, item) -> list[str]:
@@ -249,6 +253,9 @@ class _Watch:
         if [n for n in changed if n != "_obj"]:
             out.append(f"{item.nodeid}: instance attribute(s) {', '.join(n for n in changed if n != '_obj')} "
                        "set on the item")
+        moved = [name for name in _ITEM_IDENTITY if now["identity"][name] is not before["identity"][name]]
+        if moved:
+            out.append(f"{before['identity']['_nodeid']}: the item's {', '.join(moved)} rebound (renamed or moved)")
         if now["code"] is not before["code"] or now["defaults"] != before["defaults"]:
             out.append(f"the test function of {item.nodeid} was replaced or its code changed")
         return out
