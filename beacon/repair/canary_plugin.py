@@ -143,7 +143,8 @@ _WATCHED = (
 _ITEM_ATTRS = ("runtest", "setup", "teardown", "obj", "_obj", "ihook")
 # An item's identity, held in ``Node``'s slots (not in ``vars``): rebinding one renames or re-parents the item, and a
 # passing item renamed into a failing test's id would report that id as passed (red-team round 6's untried route).
-_ITEM_IDENTITY = ("_nodeid", "name", "parent", "session", "config", "path")
+# (``_nodeid`` up to pytest 9.1, ``_id`` from 9.2; the ``nodeid`` property builds a new string per call there.)
+_ITEM_IDENTITY = ("_nodeid", "_id", "name", "parent", "session", "config", "path")
 _ABSENT = object()
 # Hooks whose implementations decide how a test runs and is reported: none may appear or vanish mid-run.
 _WATCHED_HOOKS = ("pytest_runtest_protocol", "pytest_runtest_setup", "pytest_runtest_call", "pytest_runtest_teardown",
@@ -255,7 +256,7 @@ class _Watch:
                        "set on the item")
         moved = [name for name in _ITEM_IDENTITY if now["identity"][name] is not before["identity"][name]]
         if moved:
-            out.append(f"{before['identity']['_nodeid']}: the item's {', '.join(moved)} rebound (renamed or moved)")
+            out.append(f"{item.nodeid}: the item's {', '.join(moved)} rebound (renamed or moved)")
         if now["code"] is not before["code"] or now["defaults"] != before["defaults"]:
             out.append(f"the test function of {item.nodeid} was replaced or its code changed")
         return out

@@ -364,17 +364,17 @@ RENAME_LATER_TEST = (
     "class TestCalc:\n    def test_sub(self, request):\n"
     "        for other in request.node.session.items:\n"
     "            if other.name == 'test_add':\n"
-    "                other._nodeid = ''.join(other._nodeid)  # the same text, another object: any rename\n"
+    "                other.name = ''.join(other.name)  # the same text, another object: any rename\n"
     "        assert sub(5, 3) == 2\n"
 )
 
 
 def test_an_item_renamed_after_collection_is_tampering(patched):
-    """Renaming an item (``_nodeid``, ``name``) would let a passing item stand in for a failing test's id."""
+    """Renaming an item (``name``, its node id) would let a passing item stand in for a failing test's id."""
     checkout = patched(FIXED, {"tests/test_calc.py": RENAME_LATER_TEST})
     run, verdict = score(checkout, snapshot_protected(checkout, extra=TEST_FILES))
     assert verdict.tampered and run.canaries.must_pass == "failed", verdict.reasons
-    assert any("tests/unit/test_add.py::test_add: the item's _nodeid rebound (renamed or moved)" in f
+    assert any("tests/unit/test_add.py::test_add: the item's name rebound (renamed or moved)" in f
                for f in watch_findings(run)), watch_findings(run)
 
 
