@@ -42,6 +42,14 @@ short bootstrap given to ``python -P -c`` (see
    cannot see them (a lambda or renamed function from the task's declared
    sources, or a class, partial or other callable as ``__eq__`` on a class
    made during the run).
+   And list-free (:class:`_Provenance`): collection runs after project code
+   loaded, so the edit could rewire it (``PyCollector.collect``, a
+   ``pytest_pycollect_makeitem`` hook, a module swapped in ``sys.modules``, a
+   ``__code__`` swapped at import); at the same three moments, each
+   ``Function`` item's collected test function (through a bound method and
+   ``__wrapped__``) must be a ``def`` at its own first line in a pristine file
+   inside the checkout that is not a declared source (the canaries, written
+   outside it, are exempt by identity).
 3. Because the must_fail canary always fails, pytest would exit 1 on an honest
    run; when it and nothing else failed, the exit status is set back to 0 so
    exit codes keep pytest's meaning for the project's own tests. The other way
@@ -58,11 +66,13 @@ own pipe and checks the canaries with the secret it kept
 """
 from __future__ import annotations
 
+import ast
 import fnmatch
 import json
 import os
 import random
 import shutil
+import stat
 import sys
 import tempfile
 import types
@@ -486,6 +496,153 @@ class _Comparisons:
         return f"{module if type(module) is str else '?'}.{_class_name(cls)}"
 
 
+# Bound when this module is imported, before any project file: the provenance check reads files through these.
+_open, _stat, _realpath, _compile, _S_ISREG = open, os.stat, os.path.realpath, compile, stat.S_ISREG
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _first_lines(source: bytes, filename: str) -> frozenset:
+    """``(name, first line)`` of every ``def``/``async def`` in ``source``, at any depth; the first line is the
+    first decorator's when decorated (what ``co_firstlineno`` holds since Python 3.8)."""
+    out, todo = set(), [_compile(source, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)]
+    while todo:
+        node = todo.pop()
+        if type(node) in _DEFS:
+            out.add((node.name, node.decorator_list[0].lineno if node.decorator_list else node.lineno))
+        for field in type(node)._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                todo.extend(v for v in value if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST):
+                todo.append(value)
+    return frozenset(out)
+
+
+class _Provenance:
+    """A list-free check of where each collected test function comes from (red-team round 6, q7).
+
+    Collection runs after project code has loaded, so whatever collection produced can be rewired by the edit
+    (``PyCollector.collect``, ``pytest_pycollect_makeitem``, a module ``__getattr__``, a module replaced in
+    ``sys.modules`` or by an import hook, a test function's ``__code__`` swapped at import). This judges the
+    result instead: for every ``Function`` item (:meth:`_Watch.needs_pyfunc_call`; the two canaries exempt by
+    identity), the function collection left on it (a bound method's ``__func__``, then ``__wrapped__`` read from
+    each function's own ``__dict__``, at most ``DEPTH`` levels, so ``functools.wraps`` wrappers and
+    ``unittest.mock.patch`` are seen through). The innermost one must be a plain Python function whose
+    ``co_filename`` resolves to a regular file inside the checkout that is not a declared source, and that file
+    (parsed once, with ``ast``: a pristine, integrity-checked test or helper file) must have a ``def``/``async
+    def`` named ``co_name`` whose first line is ``co_firstlineno``. The name may differ from the item's (a test
+    made by a factory in a helper module). A wrapper level must be a plain function too: inside the checkout it
+    is held to the same rule; outside it (``mock.py``, a library's decorator) it must be in a file, not a
+    declared source, and hold the function it wraps in its closure (as ``functools.wraps`` wrappers do).
+    """
+
+    DEPTH = 8
+
+    def __init__(self, root: str, sources: dict):
+        self.root = _realpath(root)
+        self.sources = sources  # realpath -> as shown (see _Comparisons)
+        self.exempt: set = set()  # ids of the canary items (alive for the whole run)
+        self._where: dict = {}  # co_filename -> (realpath, "inside" | "outside" | why it is neither)
+        self._defs: dict = {}  # realpath -> frozenset of (name, first line), or None when it cannot be parsed
+        self._ok: dict = {}  # id(code) -> code judged fine (held: no id reuse)
+
+    def _place(self, filename) -> tuple:
+        if type(filename) is not str:
+            return None, "a co_filename that is not a str"
+        place = self._where.get(filename)
+        if place is None:
+            real = _realpath(filename) if filename[:1] != "<" else filename
+            if real in self.sources:
+                place = real, f"from {self.sources[real]}, a declared source"
+            elif filename[:1] == "<":
+                place = real, f"from {filename}, not a file"
+            else:
+                try:
+                    regular = _S_ISREG(_stat(real).st_mode)
+                except OSError:
+                    regular = False
+                if not regular:
+                    place = real, f"from {filename}, not a regular file"
+                else:
+                    place = real, "inside" if real.startswith(self.root + os.sep) else "outside"
+            self._where[filename] = place
+        return place
+
+    def _defined(self, real: str) -> frozenset | None:
+        if real not in self._defs:
+            try:
+                with _open(real, "rb") as fh:
+                    self._defs[real] = _first_lines(fh.read(), real)
+            except (OSError, SyntaxError, ValueError):
+                self._defs[real] = None
+        return self._defs[real]
+
+    def _judge_code(self, code, inner: bool) -> str | None:
+        """Why a function with ``code`` at this level is a finding, or None."""
+        if self._ok.get(id(code)) is code:
+            return None
+        real, where = self._place(code.co_filename)
+        if where == "outside":
+            if inner:
+                return f"{code.co_name} from {code.co_filename}, outside the checkout"
+            return None  # a wrapper from a library: its closure is checked by the caller
+        if where != "inside":
+            return f"{code.co_name} {where}"
+        defined = self._defined(real)
+        shown = os.path.relpath(real, self.root)
+        if defined is None:
+            return f"{code.co_name} from {shown}, which does not parse"
+        if (code.co_name, code.co_firstlineno) not in defined:
+            return f"{code.co_name} (line {code.co_firstlineno}) from {shown}, where no def of that name starts there"
+        self._ok[id(code)] = code
+        return None
+
+    def judge(self, function) -> str | None:
+        """Why ``function`` (what collection left on a ``Function`` item) is not a pristine test function."""
+        if type(function) is types.MethodType:
+            function = function.__func__
+        for _ in range(self.DEPTH):
+            if type(function) is not types.FunctionType:
+                return f"a {_class_name(type(function))} object, not a Python function"
+            wrapped = dict.get(function.__dict__, "__wrapped__", _ABSENT)
+            code = function.__code__
+            if type(code) is not types.CodeType:
+                return "a function whose code is not a code object"
+            why = self._judge_code(code, wrapped is _ABSENT)
+            if why is not None:
+                return why
+            if wrapped is _ABSENT:
+                return None
+            if self._place(code.co_filename)[1] == "outside" and not self._holds(function, wrapped):
+                return f"{code.co_name} from {code.co_filename}, a wrapper whose closure does not hold what it wraps"
+            function = wrapped
+        return f"wrapped more than {self.DEPTH} levels deep"
+
+    @staticmethod
+    def _holds(function, wrapped) -> bool:
+        for cell in function.__closure__ or ():
+            try:
+                if cell.cell_contents is wrapped:
+                    return True
+            except ValueError:  # an empty cell
+                continue
+        return False
+
+    def findings(self, items, watch) -> list[str]:
+        out = []
+        for item in items:
+            state = watch.items.get(id(item))
+            if state is None or id(item) in self.exempt or not watch.needs_pyfunc_call(item):
+                continue
+            try:
+                why = self.judge(state["attrs"]["_obj"])
+            except Exception as exc:  # a hostile object: a finding, never a crash of the check
+                why = f"not judged: {_class_name(type(exc))}"
+            if why is not None:
+                out.append(f"{item.nodeid}: the collected test function is {why}")
+        return out
+
+
 class CanaryPlugin:
     """Adds the two canary items after collection, watches pytest's internals, keeps exit codes meaningful."""
 
@@ -495,6 +652,7 @@ class CanaryPlugin:
         self._canary_ids: set[str] = set()
         self._watch = _Watch()  # before pytest loads any project file
         self._comparisons = _Comparisons(secret.get("sources", ()), os.getcwd())  # also before: snapshots classes
+        self._provenance = _Provenance(os.getcwd(), self._comparisons.sources)
         self._failed: list[str] = []  # non-canary reports that failed ("nodeid when"), for the failure ledger
         self._status = None  # pytest's own exit status, as its session-finish hook was given it
         self._armed = False
@@ -508,7 +666,7 @@ class CanaryPlugin:
         """Called by the must_pass canary, which runs last: everything seen, plus a check of every item now."""
         if not self._armed:
             return ["the watch was never armed"]
-        self._seen += self._comparisons.findings()
+        self._seen += self._comparisons.findings() + self._provenance.findings(self._items, self._watch)
         return sorted(set(self._seen + self._watch.changes(self._items)))
 
     @_hookimpl(tryfirst=True)
@@ -529,7 +687,8 @@ class CanaryPlugin:
         finally:
             self._calling = None
             if self._armed:
-                self._seen += self._watch.changes([item]) + self._comparisons.findings()
+                self._seen += (self._watch.changes([item]) + self._comparisons.findings()
+                               + self._provenance.findings([item], self._watch))
 
     @_hookimpl(wrapper=True, tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem):
@@ -581,7 +740,9 @@ class CanaryPlugin:
         items.append(must_pass)
         self._canary_ids.update({must_pass.nodeid, must_fail.nodeid})
         self._must_pass = must_pass
+        self._provenance.exempt = {id(must_pass), id(must_fail)}  # their module was written outside the checkout
         self._seen += self._watch.arm(self._items + [must_pass, must_fail]) + self._comparisons.findings()
+        self._seen += self._provenance.findings(self._items + [must_pass, must_fail], self._watch)
         self._armed = True
 
     @staticmethod
