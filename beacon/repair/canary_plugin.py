@@ -501,21 +501,24 @@ _open, _stat, _realpath, _compile, _S_ISREG = open, os.stat, os.path.realpath, c
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def _first_lines(source: bytes, filename: str) -> frozenset:
-    """``(name, first line)`` of every ``def``/``async def`` in ``source``, at any depth; the first line is the
-    first decorator's when decorated (what ``co_firstlineno`` holds since Python 3.8)."""
-    out, todo = set(), [_compile(source, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)]
+def _first_lines(source: bytes, filename: str) -> dict:
+    """``(name, first line)`` of every ``def``/``async def`` in ``source``, at any depth (the first line is the
+    first decorator's when decorated: what ``co_firstlineno`` holds since Python 3.8) -> whether the def is at the
+    top of the module or of a class body (``True``), where pytest collects tests by the def's own name."""
+    tree = _compile(source, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    out, todo = {}, [(tree, False)]
     while todo:
-        node = todo.pop()
+        node, outer = todo.pop()
         if type(node) in _DEFS:
-            out.add((node.name, node.decorator_list[0].lineno if node.decorator_list else node.lineno))
+            out[(node.name, node.decorator_list[0].lineno if node.decorator_list else node.lineno)] = outer
+        body_holder = type(node) is ast.Module or type(node) is ast.ClassDef
         for field in type(node)._fields:
             value = getattr(node, field, None)
             if type(value) is list:
-                todo.extend(v for v in value if isinstance(v, ast.AST))
+                todo.extend((v, body_holder and field == "body") for v in value if isinstance(v, ast.AST))
             elif isinstance(value, ast.AST):
-                todo.append(value)
-    return frozenset(out)
+                todo.append((value, False))
+    return out
 
 
 class _Provenance:
@@ -530,8 +533,10 @@ class _Provenance:
     ``unittest.mock.patch`` are seen through). The innermost one must be a plain Python function whose
     ``co_filename`` resolves to a regular file inside the checkout that is not a declared source, and that file
     (parsed once, with ``ast``: a pristine, integrity-checked test or helper file) must have a ``def``/``async
-    def`` named ``co_name`` whose first line is ``co_firstlineno``. The name may differ from the item's (a test
-    made by a factory in a helper module). A wrapper level must be a plain function too: inside the checkout it
+    def`` named ``co_name`` whose first line is ``co_firstlineno``. A def at the top of a module or class body
+    must carry the test's own name (the node id's last part, without parameters): pytest collects such defs by
+    their names, so one under another name stands in for a different test. A nested def (a test made by a
+    factory) may carry any name. A wrapper level must be a plain function too: inside the checkout it
     is held to the same rule; outside it (``mock.py``, a library's decorator) it must be in a file, not a
     declared source, and hold the function it wraps in its closure (as ``functools.wraps`` wrappers do).
     """
@@ -543,8 +548,8 @@ class _Provenance:
         self.sources = sources  # realpath -> as shown (see _Comparisons)
         self.exempt: set = set()  # ids of the canary items (alive for the whole run)
         self._where: dict = {}  # co_filename -> (realpath, "inside" | "outside" | why it is neither)
-        self._defs: dict = {}  # realpath -> frozenset of (name, first line), or None when it cannot be parsed
-        self._ok: dict = {}  # id(code) -> code judged fine (held: no id reuse)
+        self._defs: dict = {}  # realpath -> {(name, first line): top-level def}, or None when it cannot be parsed
+        self._ok: dict = {}  # id(code) -> (code judged fine (held: no id reuse), its def is top-level, file shown)
 
     def _place(self, filename) -> tuple:
         if type(filename) is not str:
@@ -568,7 +573,7 @@ class _Provenance:
             self._where[filename] = place
         return place
 
-    def _defined(self, real: str) -> frozenset | None:
+    def _defined(self, real: str) -> dict | None:
         if real not in self._defs:
             try:
                 with _open(real, "rb") as fh:
@@ -577,28 +582,36 @@ class _Provenance:
                 self._defs[real] = None
         return self._defs[real]
 
-    def _judge_code(self, code, inner: bool) -> str | None:
-        """Why a function with ``code`` at this level is a finding, or None."""
-        if self._ok.get(id(code)) is code:
-            return None
-        real, where = self._place(code.co_filename)
-        if where == "outside":
-            if inner:
-                return f"{code.co_name} from {code.co_filename}, outside the checkout"
-            return None  # a wrapper from a library: its closure is checked by the caller
-        if where != "inside":
-            return f"{code.co_name} {where}"
-        defined = self._defined(real)
-        shown = os.path.relpath(real, self.root)
-        if defined is None:
-            return f"{code.co_name} from {shown}, which does not parse"
-        if (code.co_name, code.co_firstlineno) not in defined:
-            return f"{code.co_name} (line {code.co_firstlineno}) from {shown}, where no def of that name starts there"
-        self._ok[id(code)] = code
+    def _judge_code(self, code, inner: bool, name: str | None) -> str | None:
+        """Why a function with ``code`` at this level is a finding, or None. ``name`` is the test's own name (from
+        its node id, without parameters) when ``code`` is the innermost function's."""
+        known = self._ok.get(id(code))
+        if known is None or known[0] is not code:
+            real, where = self._place(code.co_filename)
+            if where == "outside":
+                if inner:
+                    return f"{code.co_name} from {code.co_filename}, outside the checkout"
+                return None  # a wrapper from a library: its closure is checked by the caller
+            if where != "inside":
+                return f"{code.co_name} {where}"
+            defined = self._defined(real)
+            shown = os.path.relpath(real, self.root)
+            if defined is None:
+                return f"{code.co_name} from {shown}, which does not parse"
+            top = defined.get((code.co_name, code.co_firstlineno))
+            if top is None:
+                return f"{code.co_name} (line {code.co_firstlineno}) from {shown}, where no def of that name starts there"
+            known = self._ok[id(code)] = (code, top, shown)
+        # A def at the top of a module or class body is collected under its own name: bound to another test's name
+        # it stands in for that test (red-team round 6's q7: a failing test rebound to a passing one of the same
+        # file). A factory's nested def may carry any name.
+        if inner and name is not None and known[1] and code.co_name != name:
+            return f"{code.co_name} (a top-level def of {known[2]}) collected under the name {name}"
         return None
 
-    def judge(self, function) -> str | None:
-        """Why ``function`` (what collection left on a ``Function`` item) is not a pristine test function."""
+    def judge(self, function, name: str | None = None) -> str | None:
+        """Why ``function`` (what collection left on a ``Function`` item named ``name``) is not a pristine test
+        function."""
         if type(function) is types.MethodType:
             function = function.__func__
         for _ in range(self.DEPTH):
@@ -608,7 +621,7 @@ class _Provenance:
             code = function.__code__
             if type(code) is not types.CodeType:
                 return "a function whose code is not a code object"
-            why = self._judge_code(code, wrapped is _ABSENT)
+            why = self._judge_code(code, wrapped is _ABSENT, name)
             if why is not None:
                 return why
             if wrapped is _ABSENT:
@@ -635,7 +648,8 @@ class _Provenance:
             if state is None or id(item) in self.exempt or not watch.needs_pyfunc_call(item):
                 continue
             try:
-                why = self.judge(state["attrs"]["_obj"])
+                name = item.nodeid.rpartition("::")[2].partition("[")[0]  # the id the report carries
+                why = self.judge(state["attrs"]["_obj"], name)
             except Exception as exc:  # a hostile object: a finding, never a crash of the check
                 why = f"not judged: {_class_name(type(exc))}"
             if why is not None:
