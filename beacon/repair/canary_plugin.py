@@ -521,6 +521,16 @@ def _first_lines(source: bytes, filename: str) -> dict:
     return out
 
 
+def _nested_codes(code, out: dict) -> dict:
+    """Every code object inside ``code`` (defs, lambdas, class bodies, at any depth) by ``(co_name, first line)``."""
+    todo = [code]
+    while todo:
+        current = todo.pop()
+        out.setdefault((current.co_name, current.co_firstlineno), []).append(current)
+        todo.extend(c for c in current.co_consts if type(c) is types.CodeType)
+    return out
+
+
 class _Provenance:
     """A list-free check of where each collected test function comes from (red-team round 6, q7).
 
@@ -539,6 +549,16 @@ class _Provenance:
     factory) may carry any name. A wrapper level must be a plain function too: inside the checkout it
     is held to the same rule; outside it (``mock.py``, a library's decorator) it must be in a file, not a
     declared source, and hold the function it wraps in its closure (as ``functools.wraps`` wrappers do).
+
+    The metadata alone can be forged (red-team round 7's r12: a passing test's code given the failing test's name
+    and first line with ``code.replace``), so a function inside the checkout must also *be* its def's code: equal
+    (``==``: bytecode, constants, names, line table; not the file name) to the code object of that def compiled
+    from the file on disk, plainly or as pytest's assertion rewriting compiles a test module (with
+    ``rewrite_asserts`` as it was when the plugin started, before any project file). Hypothesis's ``@given``
+    wrapper is a function made with ``exec`` that claims the test's file, name and first line: it is accepted by
+    that shape (it names its test in ``.hypothesis.inner_test`` and claims exactly that test's place; the test is
+    not in its closure, Hypothesis keeps it elsewhere), and the test it names is judged in turn. Faking that shape
+    needs a code object with a forged place, which takes ``exec`` or ``__code__``: the screen's business.
     """
 
     DEPTH = 8
@@ -550,6 +570,10 @@ class _Provenance:
         self._where: dict = {}  # co_filename -> (realpath, "inside" | "outside" | why it is neither)
         self._defs: dict = {}  # realpath -> {(name, first line): top-level def}, or None when it cannot be parsed
         self._ok: dict = {}  # id(code) -> (code judged fine (held: no id reuse), its def is top-level, file shown)
+        self._compiled: dict = {}  # (realpath, co_filename) -> {(name, first line): [code, ...]} from the file
+        rewrite = sys.modules.get("_pytest.assertion.rewrite")  # imported with pytest, before any project file
+        self._rewrite_asserts = getattr(rewrite, "rewrite_asserts", None)
+        self.config = None  # set at pytest_configure: the rewriting depends on it
 
     def _place(self, filename) -> tuple:
         if type(filename) is not str:
@@ -601,6 +625,10 @@ class _Provenance:
             top = defined.get((code.co_name, code.co_firstlineno))
             if top is None:
                 return f"{code.co_name} (line {code.co_firstlineno}) from {shown}, where no def of that name starts there"
+            if not any(code == pristine for pristine in self._pristine(real, code.co_filename).get(
+                    (code.co_name, code.co_firstlineno), ())):
+                return (f"{code.co_name} (line {code.co_firstlineno}) from {shown}, but its code is not that def's "
+                        "(replaced or rewritten)")
             known = self._ok[id(code)] = (code, top, shown)
         # A def at the top of a module or class body is collected under its own name: bound to another test's name
         # it stands in for that test (red-team round 6's q7: a failing test rebound to a passing one of the same
@@ -608,6 +636,37 @@ class _Provenance:
         if inner and name is not None and known[1] and code.co_name != name:
             return f"{code.co_name} (a top-level def of {known[2]}) collected under the name {name}"
         return None
+
+    def _pristine(self, real: str, filename: str) -> dict:
+        """The code objects of the file at ``real``, compiled plainly and as pytest rewrites a test module (both
+        under ``filename``, the name pytest compiled it under: the rewriting embeds it)."""
+        key = (real, filename)
+        if key not in self._compiled:
+            out: dict = {}
+            try:
+                with _open(real, "rb") as fh:
+                    source = fh.read()
+                _nested_codes(_compile(source, filename, "exec", dont_inherit=True), out)
+                if self._rewrite_asserts is not None:
+                    tree = _compile(source, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+                    self._rewrite_asserts(tree, source, filename, self.config)
+                    _nested_codes(_compile(tree, filename, "exec", dont_inherit=True), out)
+            except Exception:  # a file that no longer compiles: nothing matches, so its functions are findings
+                pass
+            self._compiled[key] = out
+        return self._compiled[key]
+
+    def _hypothesis_inner(self, function):
+        """The test inside Hypothesis's ``@given`` wrapper ``function``, or None if it does not have that shape."""
+        handle = dict.get(function.__dict__, "hypothesis", None)
+        inner = getattr(handle, "inner_test", None)
+        if type(inner) is not types.FunctionType or sys.modules.get("hypothesis.core") is None:
+            return None
+        code, test = function.__code__, inner.__code__
+        if (code.co_filename, code.co_firstlineno, code.co_name) != (test.co_filename, test.co_firstlineno,
+                                                                     test.co_name):
+            return None  # not impersonating the test it names, as Hypothesis's wrapper does
+        return inner
 
     def judge(self, function, name: str | None = None) -> str | None:
         """Why ``function`` (what collection left on a ``Function`` item named ``name``) is not a pristine test
@@ -621,6 +680,11 @@ class _Provenance:
             code = function.__code__
             if type(code) is not types.CodeType:
                 return "a function whose code is not a code object"
+            if wrapped is _ABSENT and dict.get(function.__dict__, "hypothesis", None) is not None:
+                inner = self._hypothesis_inner(function)
+                if inner is not None:
+                    function = inner  # a genuine @given wrapper: judge the test it runs
+                    continue
             why = self._judge_code(code, wrapped is _ABSENT, name)
             if why is not None:
                 return why
@@ -686,6 +750,7 @@ class CanaryPlugin:
     @_hookimpl(tryfirst=True)
     def pytest_configure(self, config):
         self._watch.configure(config)
+        self._provenance.config = config
 
     @_hookimpl(tryfirst=True)
     def pytest_collection(self, session):

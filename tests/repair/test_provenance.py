@@ -80,6 +80,20 @@ CODE_SWAP_TESTS = {
     TEST: "def test_add():\n    from pkg.calc import add\n    assert add(2, 3) == 5\n",
     "tests/test_later.py": "from pkg import calc\n\n\ndef test_later():\n    assert calc is not None\n",
 }
+# The same with the place forged (red-team round 7's r12): a passing test's code, given the failing test's name and
+# first line with ``code.replace``, so file, name and first line all match the pristine def; only the code differs.
+FORGED_CODE_SWAP = (
+    "import sys\n\n"
+    "_tests = sys.modules.get('tests.test_calc')\n"
+    "if _tests is not None:\n"
+    "    _place = _tests.test_add.__code__\n"
+    "    _tests.test_add.__code__ = _tests.test_other.__code__.replace(\n"
+    "        co_name=_place.co_name, co_firstlineno=_place.co_firstlineno)\n"
+)
+FORGED_CODE_SWAP_TESTS = {
+    TEST: CODE_SWAP_TESTS[TEST] + "\n\ndef test_other():\n    assert 1 == 1\n",
+    "tests/test_later.py": CODE_SWAP_TESTS["tests/test_later.py"],
+}
 # A module substituted in sys.modules (by the declared source, imported by an earlier test module): pytest's
 # importlib mode takes the module it finds there, built from a temporary file outside the checkout.
 MODULE_SWAP = (
@@ -111,6 +125,10 @@ ATTACKS = {
     "code_swapped_at_import_of_the_declared_source": (
         {SOURCE: CODE_SWAP + BUGGY_ADD, **CODE_SWAP_TESTS},
         "tests/test_calc.py::test_add: the collected test function is <lambda> from pkg/calc.py, a declared source"),
+    "code_replaced_with_a_forged_place": (
+        {SOURCE: FORGED_CODE_SWAP + BUGGY_ADD, **FORGED_CODE_SWAP_TESTS},
+        "tests/test_calc.py::test_add: the collected test function is test_add (line 1) from tests/test_calc.py, "
+        "but its code is not that def's (replaced or rewritten)"),
     "exec_built_function": (
         {SOURCE: COLLECT_SWAP.format(setup="_ns = {}\nexec(compile('def test_add():\\n    pass\\n', '<string>', "
                                            "'exec'), _ns)\n", target="_ns['test_add']") + BUGGY_ADD,
