@@ -712,8 +712,13 @@ class _Provenance:
             if state is None or id(item) in self.exempt or not watch.needs_pyfunc_call(item):
                 continue
             try:
-                name = item.nodeid.rpartition("::")[2].partition("[")[0]  # the id the report carries
-                why = self.judge(state["attrs"]["_obj"], name)
+                # The item's name without parameters (which may hold "::" or "["); the report carries the node
+                # id, so that must end with the name, as pytest builds it.
+                full = item.name
+                if type(full) is not str or not str.endswith(item.nodeid, "::" + full):
+                    why = "under a node id that does not end with its name"
+                else:
+                    why = self.judge(state["attrs"]["_obj"], full.partition("[")[0])
             except Exception as exc:  # a hostile object: a finding, never a crash of the check
                 why = f"not judged: {_class_name(type(exc))}"
             if why is not None:

@@ -218,6 +218,9 @@ HONEST = {
         "    value = [1]\n"
         "    yield value\n"
         "    value.clear()\n\n\n"
+        "@pytest.mark.parametrize('url', ['https://[::1]:80/?a=b'])  # an id holding '::' and '['\n"
+        "def test_param_with_colons(url):\n"
+        "    assert url.count('::') == 1\n\n\n"
         "@pytest.mark.parametrize('a, b, total', [(1, 2, 3), (2, 2, 4)])\n"
         "def test_parametrized(a, b, total):\n"
         "    assert add(a, b) == total\n\n\n"
@@ -253,7 +256,7 @@ HONEST = {
 HONEST_IDS = sorted(
     ["tests/test_base.py::test_shared", "src/proj/tests/test_in_package.py::test_in_package"]
     + [f"tests/test_shapes.py::{n}" for n in (
-        "test_made", "test_local_made", "test_shared", "test_parametrized[1-2-3]", "test_parametrized[2-2-4]",
+        "test_made", "test_local_made", "test_shared", "test_param_with_colons[https://[::1]:80/?a=b]", "test_parametrized[1-2-3]", "test_parametrized[2-2-4]",
         "TestMethods::test_method", "TestMethods::test_static", "TestMethods::test_method_parametrized[1]",
         "TestMethods::test_method_parametrized[2]", "test_patched", "test_wrapped_by_a_helper[3]",
         "TestPatchedClass::test_in_a_patched_class")])
