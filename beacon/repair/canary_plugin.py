@@ -352,10 +352,15 @@ class _Comparisons:
     - on a class created after the snapshot (and for a dunder of an older class rebound since): a class as the
       value (``class __eq__(str)``), a staticmethod or classmethod, a builtin or C descriptor named otherwise
       (``__eq__ = int.__ne__``), or any other callable or descriptor (``functools.partial``, an instance with
-      ``__call__``, a property). ``None`` is fine (``__hash__ = None``), and so are functions defined anywhere
-      but the declared sources (dataclasses' generated ``__eq__``, ``functools.total_ordering``'s
-      ``_gt_from_lt``, attrs) and ``unittest.mock``'s own objects (a MagicMock's class holds a ``MagicProxy``
-      or a child mock for each dunder).
+      ``__call__``, a property), or a function from outside the checkout (the standard library, site-packages)
+      whose name is not the dunder's (red-team round 7: ``os.fwalk`` returns a generator, ``functools.wraps`` a
+      partial, both truthy). ``None`` is fine (``__hash__ = None``), and so are: functions of the dunder's own
+      name (dataclasses' and attrs' generated ``__eq__``); the checkout's own functions outside the declared
+      sources (``__le__ = issubset`` in a project class); ``functools.total_ordering``'s ``_gt_from_lt`` …; a
+      factory's closure named after the dunder that wraps nothing (attrs' ``cmp_using``, numpy's mixins); a
+      library's own class, new since the snapshot and found under its ``__module__``/``__qualname__``, using a
+      function of its own package (jinja2, mpmath, pandas, sympy); and ``unittest.mock``'s own objects (a
+      MagicMock's class holds a ``MagicProxy`` or a child mock for each dunder).
 
     ``def __eq__`` in the declared file is not judged: an honest repair writes comparisons that way, so an
     always-equal ``def __eq__`` stays the screen's business (README threat model).
@@ -367,10 +372,17 @@ class _Comparisons:
             real = os.path.realpath(path)
             self.sources[real] = os.path.relpath(real, root) if root and real.startswith(root + os.sep) else real
         self._real: dict = {}  # co_filename -> the declared source it is (as shown), or None
+        self.root = os.path.realpath(root) if root else ""
+        self._outside_files: dict = {}  # co_filename -> whether it is outside the checkout (or not a file at all)
+        # functools.total_ordering's generated methods (``_gt_from_lt`` …): functions under another name, by design.
+        convert = getattr(sys.modules.get("functools"), "_convert", None)
+        self.total_ordering = frozenset(f for ops in (convert.values() if type(convert) is dict else ())
+                                        for _, f in ops if type(f) is types.FunctionType)
         # id(class) -> (weak reference to the class, {dunder: (hold(value), hold(its code) or None)}): what was
         # judged (for the classes alive at the snapshot: trusted) and needs no judging again while it is the same.
         self.known: dict = {}
         self._keep = _all_classes()  # the snapshot's classes stay alive: no later class reuses one of their ids
+        self._snapshot_ids = frozenset(id(cls) for cls in self._keep)
         for cls in self._keep:
             own = _class_dict(cls)
             self.known[id(cls)] = (weakref.ref(cls), {name: _state(own[name]) for name in _COMPARISONS if name in own})
@@ -423,8 +435,8 @@ class _Comparisons:
                     break
         return functions > 0
 
-    def _judge(self, name: str, value) -> str | None:
-        """Why ``value`` as the dunder ``name`` of a new (or changed) class is a finding, or None."""
+    def _judge(self, name: str, value, cls=None) -> str | None:
+        """Why ``value`` as the dunder ``name`` of a new (or changed) class ``cls`` is a finding, or None."""
         if value is None:
             return None
         static = isinstance(value, _STATIC)
@@ -434,6 +446,15 @@ class _Comparisons:
             if source is not None and code.co_name != name:
                 return f"{code.co_name} from {source}"
             if not static:
+                # Red-team round 7 (G1): a function from outside the checkout (the standard library, site-packages)
+                # under another name returns whatever it returns for (self, other): ``os.fwalk`` a generator,
+                # ``functools.wraps`` a partial, both truthy. A library class's own alias (``__le__ = issubset``,
+                # jinja2's ``__eq__ = _fail_with_undefined_error``) stays fine (see _library_own); so do the
+                # checkout's own functions (``__le__ = issubset`` in a project class) and total_ordering's.
+                if (code.co_name != name and source is None and type(value) is types.FunctionType
+                        and value not in self.total_ordering and self._outside(code)
+                        and not self._named_by_its_factory(name, value, code) and not self._library_own(cls, code)):
+                    return f"{self._shown(value, code)}, a function from outside the checkout under another name"
                 return None  # a function: fine unless the declared file made it under another name
         if static:
             return f"a {_class_name(type(value))}"
@@ -445,6 +466,66 @@ class _Comparisons:
         if (callable(value) or descriptor) and not self._from_mock(value):
             return f"a {_class_name(type(value))} object"
         return None
+
+    def _outside(self, code) -> bool:
+        """Whether ``code`` comes from outside the checkout (or from no file: ``<string>``, ``<attrs generated …>``)."""
+        filename = code.co_filename
+        outside = self._outside_files.get(filename)
+        if outside is None:
+            real = os.path.realpath(filename) if filename[:1] != "<" else filename
+            outside = self._outside_files[filename] = not (self.root and real.startswith(self.root + os.sep))
+        return outside
+
+    @staticmethod
+    def _named_by_its_factory(name: str, function, code) -> bool:
+        """A closure a library's factory made for this dunder and named after it (attrs' ``cmp_using`` on a class
+        from ``types.new_class``, numpy's mixins, sortedcontainers): its ``__name__`` is the dunder's and it wraps
+        nothing (``functools.wraps(int.__eq__)(closure)`` would copy the name, and sets ``__wrapped__``)."""
+        qualname = getattr(code, "co_qualname", "")
+        return ("<locals>" in qualname and function.__name__ == name
+                and dict.get(function.__dict__, "__wrapped__", _ABSENT) is _ABSENT)
+
+    def _library_own(self, cls, code) -> bool:
+        """Whether ``cls`` is a library's own class using a function of its own package: ``cls`` was not alive at the
+        snapshot (a library class from then on is trusted as it was, and a rebinding of it is judged without this
+        exception), it is found under its own ``__module__`` and ``__qualname__`` in ``sys.modules`` (dictionaries
+        read directly: no ``__getattr__`` runs), that module's file is outside the checkout, and ``code`` comes from
+        the same top-level package (the same file for a top-level module). Libraries make comparison methods with
+        decorator factories (numpy's mixins, pandas' ``OpsMixin``, sympy, sortedcontainers) or aliases (jinja2's
+        ``__eq__ = _fail_with_undefined_error``, mpmath's ``__gt__ = _compare``); a class made by the code under test
+        (``type(K)("E", …)``, ``types.new_class``) lives in the module that made it (or in ``types``), not under its
+        name in ``os`` or ``functools``."""
+        if cls is None:
+            return False
+        if id(cls) in self._snapshot_ids:  # held alive by _keep: the id is that class's
+            return False
+        module_name, class_name = _class_module(cls), _class_name(cls)
+        if type(module_name) is not str or type(class_name) is not str or "<" in class_name:
+            return False
+        module = sys.modules.get(module_name)
+        if type(module) is not types.ModuleType:
+            return False
+        owner, space = None, module.__dict__
+        for part in class_name.split("."):
+            owner = dict.get(space, part) if type(space) is dict else types.MappingProxyType.get(space, part)
+            if not isinstance(owner, type):
+                return False
+            space = _class_dict(owner)
+        top = sys.modules.get(module_name.partition(".")[0])
+        path = dict.get(top.__dict__, "__file__") if type(top) is types.ModuleType else None
+        if owner is not cls or type(path) is not str or path[:1] == "<":
+            return False
+        path, real = os.path.realpath(path), os.path.realpath(code.co_filename)
+        if (self.root and path.startswith(self.root + os.sep)) or path in self.sources:
+            return False
+        if os.path.basename(path) == "__init__.py":  # a package: any of its files
+            return real.startswith(os.path.dirname(path) + os.sep)
+        return real == path
+
+    @staticmethod
+    def _shown(function, code) -> str:
+        module = function.__module__
+        return f"{module if type(module) is str else '?'}.{getattr(code, 'co_qualname', code.co_name)}"
 
     def findings(self) -> list[str]:
         """What is found now and was not reported before (each finding is reported once).
@@ -481,7 +562,7 @@ class _Comparisons:
                             before[1] is None or before[1]() is value.__code__):
                         continue  # judged already (or trusted: at the snapshot)
                     judged[name] = _state(value)
-                    why = self._judge(name, value)
+                    why = self._judge(name, value, cls)
                     if why is not None:
                         out.append(f"comparison {self._label(cls)}.{name} is {why}")
             except Exception as exc:  # a hostile key or value: a finding, never a crash of the check
