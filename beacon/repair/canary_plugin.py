@@ -351,7 +351,7 @@ class _Comparisons:
       not the dunder's: a ``lambda``, or ``def f`` assigned as ``__eq__`` (also inside a staticmethod);
     - on a class created after the snapshot (and for a dunder of an older class rebound since): a class as the
       value (``class __eq__(str)``), a staticmethod or classmethod, a builtin or C descriptor named otherwise
-      (``__eq__ = int.__ne__``), or any other callable or descriptor (``functools.partial``, an instance with
+      (``__eq__ = int.__ne__``) or bound to an object (``__gt__ = float("inf").__gt__``), or any other callable or descriptor (``functools.partial``, an instance with
       ``__call__``, a property), or a function from outside the checkout (the standard library, site-packages)
       whose name is not the dunder's (red-team round 7: ``os.fwalk`` returns a generator, ``functools.wraps`` a
       partial, both truthy). ``None`` is fine (``__hash__ = None``), and so are: functions of the dunder's own
@@ -461,7 +461,15 @@ class _Comparisons:
         if isinstance(value, type):
             return f"a class ({_class_name(value)})"
         if type(value) in _BUILTINS:
-            return None if value.__name__ == name else f"the builtin {value.__name__}"
+            if value.__name__ != name:
+                return f"the builtin {value.__name__}"
+            # Red-team round 7 (G5): bound to an object, it compares that object, not self (``float("inf").__gt__``
+            # as ``__gt__``: every value is greater). Unbound descriptors (``int.__eq__``) and module functions stay.
+            bound = value.__self__ if type(value) in (types.MethodWrapperType, types.BuiltinFunctionType) else None
+            if type(value) is types.MethodWrapperType or (
+                    type(value) is types.BuiltinFunctionType and type(bound) is not types.ModuleType):
+                return f"the builtin {name} bound to a {_class_name(type(bound))} object"
+            return None
         descriptor = any("__get__" in _class_dict(cls) for cls in _class_mro(type(value)))
         if (callable(value) or descriptor) and not self._from_mock(value):
             return f"a {_class_name(type(value))} object"

@@ -88,6 +88,9 @@ FORGED = {
                               "def S(value):\n    return string.Template(str(value))\n",
                               "string.Template.__eq__ is os.fwalk, a function from outside the checkout under another "
                               "name"),
+    # red-team round 7 (G5): a builtin of the dunder's name, bound to another object
+    "bound_method_wrapper": ("class S(int):\n    __eq__ = (5).__eq__\n",
+                             "S.__eq__ is the builtin __eq__ bound to a int object"),
     "metaclass_instancecheck": ("class _Any(type):\n    __instancecheck__ = lambda cls, obj: True\n\n\n"
                                 "class _K(metaclass=_Any):\n    pass\n\n\nS = int\n",
                                 "_Any.__instancecheck__ is <lambda> from pkg/calc.py"),
@@ -104,6 +107,16 @@ def test_an_always_equal_value_is_tampering(tmp_path, shape):
     assert not verdict.passed and verdict.tampered and run.canaries.must_pass == "failed", verdict.reasons
     assert f"comparison pkg.calc.{finding}" in findings(run) or f"comparison {finding}" in findings(run), \
         findings(run)
+
+
+def test_a_builtin_method_bound_to_another_object_is_tampering(tmp_path):
+    """Red-team round 7's G5, with ``in``: ``{5}.__contains__`` (a builtin of the right name whose ``__self__`` is a
+    set, not a module) answers for the set, whatever the value holds."""
+    calc = "class S(int):\n    __contains__ = {5}.__contains__\n" + BUGGY_TAIL
+    run, verdict = score(tmp_path, calc, "from pkg.calc import add\n\n\ndef test_add():\n    assert 5 in add(2, 3)\n")
+    assert run.report is not None and [tc.outcome for tc in run.report.testcases] == ["passed"]
+    assert not verdict.passed and verdict.tampered, verdict.reasons
+    assert "comparison pkg.calc.S.__contains__ is the builtin __contains__ bound to a set object" in findings(run)
 
 
 def test_a_class_made_and_dropped_inside_a_test_call_is_seen_after_the_call(tmp_path):
