@@ -41,7 +41,11 @@ short bootstrap given to ``python -P -c`` (see
    final check, against always-equal values built where the static screen
    cannot see them (a lambda or renamed function from the task's declared
    sources, or a class, partial or other callable as ``__eq__`` on a class
-   made during the run).
+   made during the run); and at the moment of each comparison in a rewritten
+   assert (red-team round 7: pytest's assertion rewriting, patched before any
+   test module loads, passes each operand, and a plain ``assert x``'s value,
+   through ``_pytest.assertion.rewrite._beacon_judge``), which sees a class
+   freed or a dunder restored before the next sampled check.
    And list-free (:class:`_Provenance`): collection runs after project code
    loaded, so the edit could rewire it (``PyCollector.collect``, a
    ``pytest_pycollect_makeitem`` hook, a module swapped in ``sys.modules``, a
@@ -146,6 +150,10 @@ _WATCHED = (
     ("_pytest.runner", "SetupState", "setup"), ("_pytest.runner", "SetupState", "teardown_exact"),
     ("_pytest.python", "PyobjMixin", "obj"), ("_pytest.python", "Function", "_getobj"),
     ("_pytest.python", "Function", "_initrequest"), ("_pytest.nodes", "Node", "ihook"),
+    # red-team round 7: the compare-time judge (_Comparisons.install_judge) and what reaches it
+    ("_pytest.assertion.rewrite", None, "_beacon_judge"), ("_pytest.assertion.rewrite", None, "PYC_TAIL"),
+    ("_pytest.assertion.rewrite", "AssertionRewriter", "visit_Compare"),
+    ("_pytest.assertion.rewrite", "AssertionRewriter", "helper"),
 )
 # Attributes an item's own ``__dict__`` must not gain or rebind between collection and its call: an instance
 # attribute shadows the class's method (``item.runtest = lambda: None`` runs nothing and raises nothing).
@@ -391,6 +399,7 @@ class _Comparisons:
             import unittest.case as case  # noqa: PLC0415 (the standard library's; mock.py lies next to it)
         self.mock_file = os.path.join(os.path.dirname(case.TestCase.__init__.__code__.co_filename), "mock.py")
         self.reported: set = set()
+        self.at_asserts: list = []  # findings of the compare-time judge (reported once), handed out by findings()
 
     def _source(self, code) -> str | None:
         filename = code.co_filename
@@ -577,7 +586,107 @@ class _Comparisons:
                 out.append(f"comparison check of {self._label(cls)} raised {_class_name(type(exc))}")
         new = [f for f in out if f not in self.reported]
         self.reported.update(new)
-        return new
+        taken = self.at_asserts[:]
+        del self.at_asserts[:len(taken)]
+        return taken + new
+
+    # ---- The compare-time judge (red-team round 7, G3 (d)) ------------------------------------------------------
+    # The checks above sample at three moments; a class made and freed between two of them (r2), or a dunder set
+    # before an assert and restored after it (r4, r8), is gone by the next one. This judges what an assert compares
+    # at the moment it compares it: pytest's assertion rewriting is patched (before any test module is rewritten)
+    # to pass each operand of a ``Compare`` in an assert, and the asserted value of a plain ``assert x``, through
+    # ``_beacon_judge`` (bound in ``_pytest.assertion.rewrite``, whose alias ``@pytest_ar`` every rewritten module
+    # uses), which returns it unchanged after judging the dunders ``type(value)`` resolves to.
+
+    def judge_at_assert(self, value, _names=frozenset(_COMPARISONS + ("__len__",))):
+        """The comparison dunders (and ``__len__``, for truthiness) that ``type(value)`` resolves to through its MRO
+        (the first class whose own ``__dict__`` defines each one), judged as :meth:`findings` judges them: a value
+        judged before (or trusted at the snapshot) costs an identity check. Returns ``value``; never raises."""
+        try:
+            cls = type(value)
+            if not _class_flags(cls) & _HEAPTYPE:
+                return value  # a static type (int, str, …) and its static bases: immutable since Python 3.10
+            left = set(_names)
+            for owner in _class_mro(cls):
+                own = _class_dict(owner)
+                found = left.intersection(own)  # iterates own's keys in C
+                if not found:
+                    continue
+                left -= found
+                if _class_flags(owner) & _HEAPTYPE:
+                    self._judge_owner(owner, own, found)
+                if not left:
+                    break
+        except Exception as exc:  # a hostile class: a finding, never an error in the test
+            self._report_at_assert(f"comparison check at an assert raised {_class_name(type(exc))}")
+        return value
+
+    def _judge_owner(self, owner, own, found) -> None:
+        entry = self.known.get(id(owner))
+        if entry is None or entry[0]() is not owner:
+            entry = self.known[id(owner)] = (weakref.ref(owner), {})
+        judged = entry[1]
+        for name in found:
+            dunder = own[name]
+            before = judged.get(name)
+            if before is not None and before[0]() is dunder and (before[1] is None or before[1]() is dunder.__code__):
+                continue
+            judged[name] = _state(dunder)
+            why = self._judge(name, dunder, owner)
+            if why is not None:
+                self._report_at_assert(f"comparison {self._label(owner)}.{name} is {why} (at an assert)")
+
+    def _report_at_assert(self, finding: str) -> None:
+        if finding not in self.reported:
+            self.reported.add(finding)
+            self.at_asserts.append(finding)
+
+    def install_judge(self, rewrite) -> None:
+        """Patch ``rewrite.AssertionRewriter`` (pytest's ``_pytest.assertion.rewrite``) so rewritten asserts call
+        :meth:`judge_at_assert`. Called before the watch's snapshot, which then holds the patched methods and the
+        helper (``_WATCHED``). Only the evaluated expressions are wrapped, after pytest built them: a failing
+        assert's explanation (which pytest builds from the same temporaries) is byte-identical."""
+        rewriter = rewrite.AssertionRewriter
+        visit_compare, visit_assert = rewriter.visit_Compare, rewriter.visit_Assert
+        rewrite._beacon_judge = self.judge_at_assert
+        # A rewritten pyc that an earlier pytest run cached (same tag) holds asserts without the helper.
+        rewrite.PYC_TAIL = "." + rewrite.PYTEST_TAG + "-beacon" + rewrite.PYC_EXT
+
+        def judged(rewriter_self, node):
+            if (type(node) is ast.Call and type(node.func) is ast.Attribute
+                    and node.func.attr == "_beacon_judge"):
+                return node
+            call = ast.copy_location(rewriter_self.helper("_beacon_judge", node), node)
+            for part in (call.func, call.func.value):  # the assert's own nodes got their location already
+                ast.copy_location(part, node)
+            return call
+
+        def visit_Compare(self, comp):  # noqa: N802 (pytest's name)
+            statements = self.statements
+            start = len(statements)
+            result = visit_compare(self, comp)
+            # pytest evaluates each link of the chain as ``@py_assertN = (left op right)`` on its temporaries.
+            for statement in statements[start:]:
+                if type(statement) is ast.Assign and type(statement.value) is ast.Compare:
+                    compare = statement.value
+                    compare.left = judged(self, compare.left)
+                    compare.comparators = [judged(self, c) for c in compare.comparators]
+            return result
+
+        def visit_Assert(self, assert_):  # noqa: N802
+            test = assert_.test
+            statements = visit_assert(self, assert_)
+            plain = not (type(test) in (ast.Compare, ast.BoolOp)
+                         or (type(test) is ast.UnaryOp and type(test.op) is ast.Not))
+            if plain:  # ``assert x``: the truthiness of x (``__bool__``, ``__len__``)
+                main = [s for s in statements if type(s) is ast.If]
+                if main and type(main[-1].test) is ast.UnaryOp and type(main[-1].test.op) is ast.Not:
+                    main[-1].test.operand = judged(self, main[-1].test.operand)
+            return statements
+
+        visit_Compare.__qualname__ = "AssertionRewriter.visit_Compare"
+        visit_Assert.__qualname__ = "AssertionRewriter.visit_Assert"
+        rewriter.visit_Compare, rewriter.visit_Assert = visit_Compare, visit_Assert
 
     @staticmethod
     def _label(cls) -> str:
@@ -753,8 +862,9 @@ class CanaryPlugin:
         self._secret = secret
         self._failed_elsewhere = False
         self._canary_ids: set[str] = set()
+        self._comparisons = _Comparisons(secret.get("sources", ()), os.getcwd())  # before any project file loads
+        self._comparisons.install_judge(sys.modules["_pytest.assertion.rewrite"])  # before the watch's snapshot
         self._watch = _Watch()  # before pytest loads any project file
-        self._comparisons = _Comparisons(secret.get("sources", ()), os.getcwd())  # also before: snapshots classes
         self._provenance = _Provenance(os.getcwd(), self._comparisons.sources)
         self._failed: list[str] = []  # non-canary reports that failed ("nodeid when"), for the failure ledger
         self._status = None  # pytest's own exit status, as its session-finish hook was given it
