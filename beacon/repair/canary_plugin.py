@@ -41,7 +41,11 @@ short bootstrap given to ``python -P -c`` (see
    final check, against always-equal values built where the static screen
    cannot see them (a lambda or renamed function from the task's declared
    sources, or a class, partial or other callable as ``__eq__`` on a class
-   made during the run).
+   made during the run); and at the moment of each comparison in a rewritten
+   assert (red-team round 7: pytest's assertion rewriting, patched before any
+   test module loads, passes each operand, and a plain ``assert x``'s value,
+   through ``_pytest.assertion.rewrite._beacon_judge``), which sees a class
+   freed or a dunder restored before the next sampled check.
    And list-free (:class:`_Provenance`): collection runs after project code
    loaded, so the edit could rewire it (``PyCollector.collect``, a
    ``pytest_pycollect_makeitem`` hook, a module swapped in ``sys.modules``, a
@@ -146,6 +150,10 @@ _WATCHED = (
     ("_pytest.runner", "SetupState", "setup"), ("_pytest.runner", "SetupState", "teardown_exact"),
     ("_pytest.python", "PyobjMixin", "obj"), ("_pytest.python", "Function", "_getobj"),
     ("_pytest.python", "Function", "_initrequest"), ("_pytest.nodes", "Node", "ihook"),
+    # red-team round 7: the compare-time judge (_Comparisons.install_judge) and what reaches it
+    ("_pytest.assertion.rewrite", None, "_beacon_judge"), ("_pytest.assertion.rewrite", None, "PYC_TAIL"),
+    ("_pytest.assertion.rewrite", "AssertionRewriter", "visit_Compare"),
+    ("_pytest.assertion.rewrite", "AssertionRewriter", "helper"),
 )
 # Attributes an item's own ``__dict__`` must not gain or rebind between collection and its call: an instance
 # attribute shadows the class's method (``item.runtest = lambda: None`` runs nothing and raises nothing).
@@ -351,11 +359,16 @@ class _Comparisons:
       not the dunder's: a ``lambda``, or ``def f`` assigned as ``__eq__`` (also inside a staticmethod);
     - on a class created after the snapshot (and for a dunder of an older class rebound since): a class as the
       value (``class __eq__(str)``), a staticmethod or classmethod, a builtin or C descriptor named otherwise
-      (``__eq__ = int.__ne__``), or any other callable or descriptor (``functools.partial``, an instance with
-      ``__call__``, a property). ``None`` is fine (``__hash__ = None``), and so are functions defined anywhere
-      but the declared sources (dataclasses' generated ``__eq__``, ``functools.total_ordering``'s
-      ``_gt_from_lt``, attrs) and ``unittest.mock``'s own objects (a MagicMock's class holds a ``MagicProxy``
-      or a child mock for each dunder).
+      (``__eq__ = int.__ne__``) or bound to an object (``__gt__ = float("inf").__gt__``), or any other callable or descriptor (``functools.partial``, an instance with
+      ``__call__``, a property), or a function from outside the checkout (the standard library, site-packages)
+      whose name is not the dunder's (red-team round 7: ``os.fwalk`` returns a generator, ``functools.wraps`` a
+      partial, both truthy). ``None`` is fine (``__hash__ = None``), and so are: functions of the dunder's own
+      name (dataclasses' and attrs' generated ``__eq__``); the checkout's own functions outside the declared
+      sources (``__le__ = issubset`` in a project class); ``functools.total_ordering``'s ``_gt_from_lt`` …; a
+      factory's closure named after the dunder that wraps nothing (attrs' ``cmp_using``, numpy's mixins); a
+      library's own class, new since the snapshot and found under its ``__module__``/``__qualname__``, using a
+      function of its own package (jinja2, mpmath, pandas, sympy); and ``unittest.mock``'s own objects (a
+      MagicMock's class holds a ``MagicProxy`` or a child mock for each dunder).
 
     ``def __eq__`` in the declared file is not judged: an honest repair writes comparisons that way, so an
     always-equal ``def __eq__`` stays the screen's business (README threat model).
@@ -367,10 +380,17 @@ class _Comparisons:
             real = os.path.realpath(path)
             self.sources[real] = os.path.relpath(real, root) if root and real.startswith(root + os.sep) else real
         self._real: dict = {}  # co_filename -> the declared source it is (as shown), or None
+        self.root = os.path.realpath(root) if root else ""
+        self._outside_files: dict = {}  # co_filename -> whether it is outside the checkout (or not a file at all)
+        # functools.total_ordering's generated methods (``_gt_from_lt`` …): functions under another name, by design.
+        convert = getattr(sys.modules.get("functools"), "_convert", None)
+        self.total_ordering = frozenset(f for ops in (convert.values() if type(convert) is dict else ())
+                                        for _, f in ops if type(f) is types.FunctionType)
         # id(class) -> (weak reference to the class, {dunder: (hold(value), hold(its code) or None)}): what was
         # judged (for the classes alive at the snapshot: trusted) and needs no judging again while it is the same.
         self.known: dict = {}
         self._keep = _all_classes()  # the snapshot's classes stay alive: no later class reuses one of their ids
+        self._snapshot_ids = frozenset(id(cls) for cls in self._keep)
         for cls in self._keep:
             own = _class_dict(cls)
             self.known[id(cls)] = (weakref.ref(cls), {name: _state(own[name]) for name in _COMPARISONS if name in own})
@@ -379,6 +399,7 @@ class _Comparisons:
             import unittest.case as case  # noqa: PLC0415 (the standard library's; mock.py lies next to it)
         self.mock_file = os.path.join(os.path.dirname(case.TestCase.__init__.__code__.co_filename), "mock.py")
         self.reported: set = set()
+        self.at_asserts: list = []  # findings of the compare-time judge (reported once), handed out by findings()
 
     def _source(self, code) -> str | None:
         filename = code.co_filename
@@ -423,8 +444,8 @@ class _Comparisons:
                     break
         return functions > 0
 
-    def _judge(self, name: str, value) -> str | None:
-        """Why ``value`` as the dunder ``name`` of a new (or changed) class is a finding, or None."""
+    def _judge(self, name: str, value, cls=None) -> str | None:
+        """Why ``value`` as the dunder ``name`` of a new (or changed) class ``cls`` is a finding, or None."""
         if value is None:
             return None
         static = isinstance(value, _STATIC)
@@ -434,17 +455,94 @@ class _Comparisons:
             if source is not None and code.co_name != name:
                 return f"{code.co_name} from {source}"
             if not static:
+                # Red-team round 7 (G1): a function from outside the checkout (the standard library, site-packages)
+                # under another name returns whatever it returns for (self, other): ``os.fwalk`` a generator,
+                # ``functools.wraps`` a partial, both truthy. A library class's own alias (``__le__ = issubset``,
+                # jinja2's ``__eq__ = _fail_with_undefined_error``) stays fine (see _library_own); so do the
+                # checkout's own functions (``__le__ = issubset`` in a project class) and total_ordering's.
+                if (code.co_name != name and source is None and type(value) is types.FunctionType
+                        and value not in self.total_ordering and self._outside(code)
+                        and not self._named_by_its_factory(name, value, code) and not self._library_own(cls, code)):
+                    return f"{self._shown(value, code)}, a function from outside the checkout under another name"
                 return None  # a function: fine unless the declared file made it under another name
         if static:
             return f"a {_class_name(type(value))}"
         if isinstance(value, type):
             return f"a class ({_class_name(value)})"
         if type(value) in _BUILTINS:
-            return None if value.__name__ == name else f"the builtin {value.__name__}"
+            if value.__name__ != name:
+                return f"the builtin {value.__name__}"
+            # Red-team round 7 (G5): bound to an object, it compares that object, not self (``float("inf").__gt__``
+            # as ``__gt__``: every value is greater). Unbound descriptors (``int.__eq__``) and module functions stay.
+            bound = value.__self__ if type(value) in (types.MethodWrapperType, types.BuiltinFunctionType) else None
+            if type(value) is types.MethodWrapperType or (
+                    type(value) is types.BuiltinFunctionType and type(bound) is not types.ModuleType):
+                return f"the builtin {name} bound to a {_class_name(type(bound))} object"
+            return None
         descriptor = any("__get__" in _class_dict(cls) for cls in _class_mro(type(value)))
         if (callable(value) or descriptor) and not self._from_mock(value):
             return f"a {_class_name(type(value))} object"
         return None
+
+    def _outside(self, code) -> bool:
+        """Whether ``code`` comes from outside the checkout (or from no file: ``<string>``, ``<attrs generated …>``)."""
+        filename = code.co_filename
+        outside = self._outside_files.get(filename)
+        if outside is None:
+            real = os.path.realpath(filename) if filename[:1] != "<" else filename
+            outside = self._outside_files[filename] = not (self.root and real.startswith(self.root + os.sep))
+        return outside
+
+    @staticmethod
+    def _named_by_its_factory(name: str, function, code) -> bool:
+        """A closure a library's factory made for this dunder and named after it (attrs' ``cmp_using`` on a class
+        from ``types.new_class``, numpy's mixins, sortedcontainers): its ``__name__`` is the dunder's and it wraps
+        nothing (``functools.wraps(int.__eq__)(closure)`` would copy the name, and sets ``__wrapped__``)."""
+        qualname = getattr(code, "co_qualname", "")
+        return ("<locals>" in qualname and function.__name__ == name
+                and dict.get(function.__dict__, "__wrapped__", _ABSENT) is _ABSENT)
+
+    def _library_own(self, cls, code) -> bool:
+        """Whether ``cls`` is a library's own class using a function of its own package: ``cls`` was not alive at the
+        snapshot (a library class from then on is trusted as it was, and a rebinding of it is judged without this
+        exception), it is found under its own ``__module__`` and ``__qualname__`` in ``sys.modules`` (dictionaries
+        read directly: no ``__getattr__`` runs), that module's file is outside the checkout, and ``code`` comes from
+        the same top-level package (the same file for a top-level module). Libraries make comparison methods with
+        decorator factories (numpy's mixins, pandas' ``OpsMixin``, sympy, sortedcontainers) or aliases (jinja2's
+        ``__eq__ = _fail_with_undefined_error``, mpmath's ``__gt__ = _compare``); a class made by the code under test
+        (``type(K)("E", …)``, ``types.new_class``) lives in the module that made it (or in ``types``), not under its
+        name in ``os`` or ``functools``."""
+        if cls is None:
+            return False
+        if id(cls) in self._snapshot_ids:  # held alive by _keep: the id is that class's
+            return False
+        module_name, class_name = _class_module(cls), _class_name(cls)
+        if type(module_name) is not str or type(class_name) is not str or "<" in class_name:
+            return False
+        module = sys.modules.get(module_name)
+        if type(module) is not types.ModuleType:
+            return False
+        owner, space = None, module.__dict__
+        for part in class_name.split("."):
+            owner = dict.get(space, part) if type(space) is dict else types.MappingProxyType.get(space, part)
+            if not isinstance(owner, type):
+                return False
+            space = _class_dict(owner)
+        top = sys.modules.get(module_name.partition(".")[0])
+        path = dict.get(top.__dict__, "__file__") if type(top) is types.ModuleType else None
+        if owner is not cls or type(path) is not str or path[:1] == "<":
+            return False
+        path, real = os.path.realpath(path), os.path.realpath(code.co_filename)
+        if (self.root and path.startswith(self.root + os.sep)) or path in self.sources:
+            return False
+        if os.path.basename(path) == "__init__.py":  # a package: any of its files
+            return real.startswith(os.path.dirname(path) + os.sep)
+        return real == path
+
+    @staticmethod
+    def _shown(function, code) -> str:
+        module = function.__module__
+        return f"{module if type(module) is str else '?'}.{getattr(code, 'co_qualname', code.co_name)}"
 
     def findings(self) -> list[str]:
         """What is found now and was not reported before (each finding is reported once).
@@ -481,14 +579,114 @@ class _Comparisons:
                             before[1] is None or before[1]() is value.__code__):
                         continue  # judged already (or trusted: at the snapshot)
                     judged[name] = _state(value)
-                    why = self._judge(name, value)
+                    why = self._judge(name, value, cls)
                     if why is not None:
                         out.append(f"comparison {self._label(cls)}.{name} is {why}")
             except Exception as exc:  # a hostile key or value: a finding, never a crash of the check
                 out.append(f"comparison check of {self._label(cls)} raised {_class_name(type(exc))}")
         new = [f for f in out if f not in self.reported]
         self.reported.update(new)
-        return new
+        taken = self.at_asserts[:]
+        del self.at_asserts[:len(taken)]
+        return taken + new
+
+    # ---- The compare-time judge (red-team round 7, G3 (d)) ------------------------------------------------------
+    # The checks above sample at three moments; a class made and freed between two of them (r2), or a dunder set
+    # before an assert and restored after it (r4, r8), is gone by the next one. This judges what an assert compares
+    # at the moment it compares it: pytest's assertion rewriting is patched (before any test module is rewritten)
+    # to pass each operand of a ``Compare`` in an assert, and the asserted value of a plain ``assert x``, through
+    # ``_beacon_judge`` (bound in ``_pytest.assertion.rewrite``, whose alias ``@pytest_ar`` every rewritten module
+    # uses), which returns it unchanged after judging the dunders ``type(value)`` resolves to.
+
+    def judge_at_assert(self, value, _names=frozenset(_COMPARISONS + ("__len__",))):
+        """The comparison dunders (and ``__len__``, for truthiness) that ``type(value)`` resolves to through its MRO
+        (the first class whose own ``__dict__`` defines each one), judged as :meth:`findings` judges them: a value
+        judged before (or trusted at the snapshot) costs an identity check. Returns ``value``; never raises."""
+        try:
+            cls = type(value)
+            if not _class_flags(cls) & _HEAPTYPE:
+                return value  # a static type (int, str, …) and its static bases: immutable since Python 3.10
+            left = set(_names)
+            for owner in _class_mro(cls):
+                own = _class_dict(owner)
+                found = left.intersection(own)  # iterates own's keys in C
+                if not found:
+                    continue
+                left -= found
+                if _class_flags(owner) & _HEAPTYPE:
+                    self._judge_owner(owner, own, found)
+                if not left:
+                    break
+        except Exception as exc:  # a hostile class: a finding, never an error in the test
+            self._report_at_assert(f"comparison check at an assert raised {_class_name(type(exc))}")
+        return value
+
+    def _judge_owner(self, owner, own, found) -> None:
+        entry = self.known.get(id(owner))
+        if entry is None or entry[0]() is not owner:
+            entry = self.known[id(owner)] = (weakref.ref(owner), {})
+        judged = entry[1]
+        for name in found:
+            dunder = own[name]
+            before = judged.get(name)
+            if before is not None and before[0]() is dunder and (before[1] is None or before[1]() is dunder.__code__):
+                continue
+            judged[name] = _state(dunder)
+            why = self._judge(name, dunder, owner)
+            if why is not None:
+                self._report_at_assert(f"comparison {self._label(owner)}.{name} is {why} (at an assert)")
+
+    def _report_at_assert(self, finding: str) -> None:
+        if finding not in self.reported:
+            self.reported.add(finding)
+            self.at_asserts.append(finding)
+
+    def install_judge(self, rewrite) -> None:
+        """Patch ``rewrite.AssertionRewriter`` (pytest's ``_pytest.assertion.rewrite``) so rewritten asserts call
+        :meth:`judge_at_assert`. Called before the watch's snapshot, which then holds the patched methods and the
+        helper (``_WATCHED``). Only the evaluated expressions are wrapped, after pytest built them: a failing
+        assert's explanation (which pytest builds from the same temporaries) is byte-identical."""
+        rewriter = rewrite.AssertionRewriter
+        visit_compare, visit_assert = rewriter.visit_Compare, rewriter.visit_Assert
+        rewrite._beacon_judge = self.judge_at_assert
+        # A rewritten pyc that an earlier pytest run cached (same tag) holds asserts without the helper.
+        rewrite.PYC_TAIL = "." + rewrite.PYTEST_TAG + "-beacon" + rewrite.PYC_EXT
+
+        def judged(rewriter_self, node):
+            if (type(node) is ast.Call and type(node.func) is ast.Attribute
+                    and node.func.attr == "_beacon_judge"):
+                return node
+            call = ast.copy_location(rewriter_self.helper("_beacon_judge", node), node)
+            for part in (call.func, call.func.value):  # the assert's own nodes got their location already
+                ast.copy_location(part, node)
+            return call
+
+        def visit_Compare(self, comp):  # noqa: N802 (pytest's name)
+            statements = self.statements
+            start = len(statements)
+            result = visit_compare(self, comp)
+            # pytest evaluates each link of the chain as ``@py_assertN = (left op right)`` on its temporaries.
+            for statement in statements[start:]:
+                if type(statement) is ast.Assign and type(statement.value) is ast.Compare:
+                    compare = statement.value
+                    compare.left = judged(self, compare.left)
+                    compare.comparators = [judged(self, c) for c in compare.comparators]
+            return result
+
+        def visit_Assert(self, assert_):  # noqa: N802
+            test = assert_.test
+            statements = visit_assert(self, assert_)
+            plain = not (type(test) in (ast.Compare, ast.BoolOp)
+                         or (type(test) is ast.UnaryOp and type(test.op) is ast.Not))
+            if plain:  # ``assert x``: the truthiness of x (``__bool__``, ``__len__``)
+                main = [s for s in statements if type(s) is ast.If]
+                if main and type(main[-1].test) is ast.UnaryOp and type(main[-1].test.op) is ast.Not:
+                    main[-1].test.operand = judged(self, main[-1].test.operand)
+            return statements
+
+        visit_Compare.__qualname__ = "AssertionRewriter.visit_Compare"
+        visit_Assert.__qualname__ = "AssertionRewriter.visit_Assert"
+        rewriter.visit_Compare, rewriter.visit_Assert = visit_Compare, visit_Assert
 
     @staticmethod
     def _label(cls) -> str:
@@ -733,8 +931,9 @@ class CanaryPlugin:
         self._secret = secret
         self._failed_elsewhere = False
         self._canary_ids: set[str] = set()
+        self._comparisons = _Comparisons(secret.get("sources", ()), os.getcwd())  # before any project file loads
+        self._comparisons.install_judge(sys.modules["_pytest.assertion.rewrite"])  # before the watch's snapshot
         self._watch = _Watch()  # before pytest loads any project file
-        self._comparisons = _Comparisons(secret.get("sources", ()), os.getcwd())  # also before: snapshots classes
         self._provenance = _Provenance(os.getcwd(), self._comparisons.sources)
         self._failed: list[str] = []  # non-canary reports that failed ("nodeid when"), for the failure ledger
         self._status = None  # pytest's own exit status, as its session-finish hook was given it
