@@ -18,9 +18,20 @@ Rules (``RULES``):
   ``code``, ``codeop``, ``marshal``, ``types``; ``getattr``/``setattr``/
   ``delattr``/``hasattr`` with a computed attribute name or used as a value
   (``g = getattr``, ``map(getattr, …)``); ``type(name, bases, namespace)``;
-  metaclasses. Strings built by ``+`` from constants are judged by their
-  value; attribute names in keyword arguments and ``case C(attr=…)``
-  patterns count as attribute accesses.
+  metaclasses, and the metaclass however reached (``type(K)`` for a class
+  ``K`` of the file, a name holding it: ``screen_classes``) called with two or
+  more arguments; a module reached through another module's attribute
+  (``typing.types``, ``typing.functools``, ``re.functools``);
+  ``wraps``/``update_wrapper`` copying attributes named at run time
+  (``assigned``/``updated`` by keyword or position) or passed as values;
+  ``f(**{built: v})``, ``f(**{k: v for …})``, ``f(**dict.fromkeys(…))``;
+  names taken from ``dir(…)``. Strings built by ``+`` from constants, or from
+  names bound to constants (each value a name is given), are judged by their
+  value, and a dunder built by ``+`` around an unknown piece (``"__" + x``) is
+  an ``introspection`` finding; attribute names in keyword arguments and
+  ``case C(attr=…)`` patterns count as attribute accesses, and a positional
+  ``case C(x)`` whose class may have been built at run time (not a class
+  defined once at module level, a builtin or an import) is ``introspection``.
 - ``interpreter``: ``sys`` and ``os`` where they reach the process, exec,
   the environment, exit, file descriptors, file removal/renaming/permissions,
   the import system or frames (``screen_rules.SYS_DANGER``, ``OS_DANGER``: ``os._exit``,

@@ -4,10 +4,10 @@ from __future__ import annotations
 import ast
 from typing import Mapping
 
-from .screen_classes import builds_a_class, is_metaclass_expr, is_metaclass_value, metaclass_names
-from .screen_names import attribute_chain, constant_names, fold_constant, import_aliases
+from .screen_classes import BUILTIN_CLASSES, ClassValues, builds_a_class, is_metaclass_expr
+from .screen_names import attribute_chain, constant_names, fold_choices, import_aliases
 from .screen_rules import (
-    ALL_MODULES, AMBIGUOUS, ATTR_FUNCS, COMPARISON_DUNDERS, DANGER_DUNDERS, DANGER_NAMES, DENYLISTED,
+    ALL_MODULES, AMBIGUOUS, REACHED_MODULES, ATTR_FUNCS, COMPARISON_DUNDERS, DANGER_DUNDERS, DANGER_NAMES, DENYLISTED,
     DYNAMIC_ATTRS, DYNAMIC_MODULES, DYNAMIC_NAMES, EXIT_NAMES, FRAMEWORK_MODULES, FRAMEWORK_TEXT, FRAME_ATTRS,
     HOST_PATH, LATE_HOOKS, MODULE_ATTRS, PROCESS_ATTRS, SAFE_ATTRS, VALUE_MODULES, VALUE_ONLY_NAMES,
 )
@@ -26,9 +26,10 @@ class Collector(ast.NodeVisitor):
         self.found: list[tuple[str, str, int]] = []
         self.called: set[int] = set()  # ids of getattr-family names that are judged as direct calls
         self.pieces: set[int] = set()  # ids of string constants judged as part of a larger string, or docstrings
-        self.metaclasses: frozenset[str] = frozenset()  # names bound to the metaclass (screen_classes)
+        self.values = ClassValues(ast.Module(body=[], type_ignores=[]))  # names holding a class or the metaclass
+        self.pattern_classes: frozenset[str] = frozenset()  # module-level classes a `case C(x)` pattern may name
         self.roots: set[int] = set()  # ids of Name nodes at the root of an attribute chain (a module used, not passed)
-        self.env: dict = {}  # names bound once to a constant string (screen_names.constant_names)
+        self.env: dict = {}  # name -> the constants it can hold (screen_names.constant_names)
         self.type_ok: set[int] = set()  # ids of `type` names used as a type (`isinstance(x, type)`), not as a factory
 
     def add(self, rule: str, key: str, node: ast.AST) -> None:
@@ -124,6 +125,8 @@ class Collector(ast.NodeVisitor):
             # `_build(type, "K", (int,), ns)`, `[type][0](*spec)`: the class factory passed on, where no rule for
             # classes built at run time follows it (red-team round 6); `isinstance(x, type)` is no finding
             self.add("dynamic_code", "type as a value", node)
+        if isinstance(node.ctx, ast.Load) and id(node) not in self.called and self._wrapper(node):
+            self.add("dynamic_code", f"{self._wrapper(node)} as a value", node)  # `_copy = update_wrapper`
         if node.id in VALUE_ONLY_NAMES and id(node) not in self.called:
             # `g = getattr`, `map(getattr, ...)`: the attribute name escapes every check of a direct call.
             self.add("dynamic_code", f"{node.id} as a value", node)
@@ -135,8 +138,9 @@ class Collector(ast.NodeVisitor):
             self.add("process_exit", node.id, node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        if is_metaclass_value(node):
-            self.add("dynamic_code", "metaclass as a value", node)  # `int.__class__`: honest code writes `type`
+        if self.values.is_metaclass(node):
+            # `int.__class__`, `K.__class__` for a class K of the file: honest code writes `type`
+            self.add("dynamic_code", "metaclass as a value", node)
         chain = attribute_chain(node)
         self._dunder_store(node)
         if chain is None:  # e.g. `().__class__`, `[os.path][0].sys`: judge this attribute, then the expression below
@@ -175,8 +179,9 @@ class Collector(ast.NodeVisitor):
             self.add("comparison_override", f"assign {node.attr}", node)
         if isinstance(root, ast.Name) and root.id == "type" and len(parts) > 1 and parts[1] in _TYPE_FACTORY:
             self.add("dynamic_code", f"type.{parts[1]}", node)  # `type.__call__(type, name, bases, ns)`
-        if node.attr in ("attrgetter", "methodcaller") and id(node) not in self.called:
-            self.add("dynamic_code", f"{node.attr} as a value", node)  # `g = operator.attrgetter` (red-team round 6)
+        if node.attr in _VALUE_CALLABLES and id(node) not in self.called:
+            # `g = operator.attrgetter` (red-team round 6), `_copy = typing.functools.update_wrapper` (round 7)
+            self.add("dynamic_code", f"{node.attr} as a value", node)
         self._name(root)
         dotted = self._module_rule(chain, node)
         if isinstance(node.ctx, ast.Load) and id(node) not in self.roots and dotted in VALUE_MODULES:
@@ -196,23 +201,30 @@ class Collector(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         self._folded(node)
-        if is_metaclass_value(node):
-            self.add("dynamic_code", "metaclass as a value", node)  # `type(int)`: honest code writes `type`
+        if self.values.is_metaclass(node):
+            # `type(int)`, `type(K)` for a class K of the file (red-team round 7): honest code writes `type`
+            self.add("dynamic_code", "metaclass as a value", node)
         called = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
         if isinstance(node.func, (ast.Name, ast.Attribute)):
             self.called.add(id(node.func))  # a direct call: `type(x)`, `operator.attrgetter("a")`
         if called in ("isinstance", "issubclass") and len(node.args) == 2:
             kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
             self.type_ok.update(id(k) for k in kinds if isinstance(k, ast.Name))
-        if called in ("wraps", "update_wrapper") and any(k.arg in ("assigned", "updated") for k in node.keywords):
-            # `wraps(f, assigned=names)` copies attributes named at run time onto a function (red-team round 6)
-            self.add("dynamic_code", f"{called}(assigned=/updated=)", node)
+        wrapper = self._wrapper(node.func)
+        if wrapper and (any(k.arg in ("assigned", "updated") or k.arg is None for k in node.keywords)
+                        or _positional_past(node.args, _WRAPPER_ARGS[wrapper])):
+            # `wraps(f, assigned=names)`, `wraps(f, (), names)`, `update_wrapper(w, f, names, ())`: attributes named
+            # at run time copied from one object to another (red-team rounds 6 and 7: `__globals__` out, `__eq__` in)
+            self.add("dynamic_code", f"{wrapper}(assigned=/updated=)", node)
+        self._mapping_keywords(node)
+        if called in ("filter", "map", "next", "max", "min") and any(_over_dir(a) for a in node.args):
+            self.add("dynamic_code", "names from dir()", node)  # `filter(f, dir(0))`: a dunder name picked at run time
         if called in _ENUM_FACTORIES and len(node.args) >= 2:
             self.add("dynamic_code", "class built at run time", node)  # Enum's functional API: members computed
         if called in ("attrgetter", "methodcaller") and node.args and not (
                 isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
             self.add("dynamic_code", f"{called}(<computed name>)", node)  # operator's getattr
-        if builds_a_class(node, self.metaclasses):
+        if builds_a_class(node, self.values):
             # `type(...)`-like (`type(int)(name, bases, {...})`, `_T("S", (int,), ns)` with `_T = int.__class__`):
             # a class built at run time, its namespace (and so its dunders) computed where no rule sees it
             self.add("dynamic_code", "class built at run time", node)
@@ -236,23 +248,71 @@ class Collector(ast.NodeVisitor):
                 self.add("interpreter", f"assign:{self.aliases[node.args[0].id]}.{name.value}", node)
         self.generic_visit(node)
 
+    def _wrapper(self, func: ast.AST) -> str | None:
+        """``wraps`` or ``update_wrapper`` when ``func`` names one (``functools.wraps``, ``from functools import
+        update_wrapper as copy``), else ``None``."""
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if isinstance(func, ast.Name) and name in self.aliases:
+            name = self.aliases[name].rpartition(".")[2]
+        return name if name in _WRAPPER_ARGS else None
+
+    def _mapping_keywords(self, node: ast.Call) -> None:
+        """``f(**{_u + "globals" + _u: v})``, ``f(**{k: v for …})``, ``f(**dict.fromkeys(names, v))``: keyword names
+        built at run time (``SimpleNamespace(**{…})`` made the object ``update_wrapper`` read ``__globals__`` from,
+        red-team round 7). A key that is a constant, a name or an attribute (``timedelta(**{self.unit: 1})``) and
+        ``**kwargs`` are no finding: where such a name comes from, the string and ``dir()`` rules judge."""
+        for k in node.keywords:
+            value = k.value
+            if k.arg is not None:
+                continue
+            if isinstance(value, ast.DictComp) or (isinstance(value, ast.Dict) and not all(
+                    isinstance(key, (ast.Constant, ast.Name, ast.Attribute)) for key in value.keys)) or (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+                                                and value.func.attr == "fromkeys"):
+                self.add("dynamic_code", "**{computed names}", node)
+
+    def visit_comprehension(self, node: ast.comprehension) -> None:
+        if _over_dir(node.iter):
+            # `[n for n in dir(0) if n[2:4] == "eq"]`: the name `__eq__` picked at run time, where no string rule
+            # sees it (red-team rounds 6 and 7)
+            self.add("dynamic_code", "names from dir()", node.iter)
+        self.generic_visit(node)
+
+    def visit_For(self, node: ast.For) -> None:
+        if _over_dir(node.iter):
+            self.add("dynamic_code", "names from dir()", node)
+        self.generic_visit(node)
+
+    visit_AsyncFor = visit_For
+
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self._docstring(node)
         self._binds(node.name, "class", node)
         if any(k.arg == "metaclass" for k in node.keywords) or any(
                 isinstance(b, ast.Name) and b.id == "type" for b in node.bases):
             self.add("dynamic_code", "metaclass", node)  # controls the class namespace at creation
-        elif any(is_metaclass_expr(b) or (isinstance(b, ast.Name) and b.id in self.metaclasses) for b in node.bases):
+        elif any(is_metaclass_expr(b) or (isinstance(b, ast.Name) and self.values.is_metaclass(b)) for b in node.bases):
             # `class M(type(int))`, `class M(int.__class__)`: the metaclass as a base, reached without its name
             self.add("dynamic_code", "metaclass", node)
         self.generic_visit(node)
 
     def visit_MatchClass(self, node: ast.MatchClass) -> None:
+        if node.patterns and not self._plain_pattern_class(node.cls):
+            # `case reader(value)` reads the attribute `reader.__match_args__` names: with `reader` a class built at
+            # run time, any attribute of any object (red-team rounds 6 and 7 read `__builtins__` this way)
+            self.add("introspection", "positional pattern of a class built at run time", node)
         for attr in node.kwd_attrs:  # `case object(__globals__=g)` reads an attribute by pattern
             self._attribute_name(attr, node)
             if attr in MODULE_ATTRS:  # `case object(sys=object(modules=m))` (red-team round 5)
                 self.add("interpreter", f"attribute {attr}", node)
         self.generic_visit(node)
+
+    def _plain_pattern_class(self, cls: ast.AST) -> bool:
+        """A pattern's class whose ``__match_args__`` the file cannot have computed: a class defined once at module
+        level, a builtin class, or an attribute chain rooted at an import (``ast.Name``)."""
+        if isinstance(cls, ast.Name):
+            return cls.id in self.pattern_classes or cls.id in BUILTIN_CLASSES or cls.id in self.aliases
+        chain = attribute_chain(cls)
+        return chain is not None and chain.split(".")[0] in self.aliases
 
     def visit_Match(self, node: ast.Match) -> None:
         if isinstance(node.subject, ast.Name) and self.aliases.get(node.subject.id) in VALUE_MODULES:
@@ -266,21 +326,48 @@ class Collector(ast.NodeVisitor):
         self.generic_visit(node)
 
     def _folded(self, node: ast.AST) -> None:
-        folded = fold_constant(node, env=self.env)  # `"__e" + "q__"`, `"__qe__"[::-1]`: judge the string the program will build
-        if isinstance(folded, bytes):
-            folded = folded.decode("latin-1")
-        if isinstance(folded, list):
-            folded = "".join(x for x in folded if isinstance(x, str))
-        if isinstance(folded, str):
-            self._text(folded, node)
+        # `"__e" + "q__"`, `"__qe__"[::-1]`, `_u + "eq" + _u`: judge each string the program can build
+        for folded in fold_choices(node, self.env):
+            if isinstance(folded, bytes):
+                folded = folded.decode("latin-1")
+            if isinstance(folded, list):
+                folded = "".join(x for x in folded if isinstance(x, str))
+            if isinstance(folded, str):
+                self._text(folded, node)
+                if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and len(folded) > 4 and \
+                        folded.startswith("__") and folded.endswith("__"):
+                    self.add("introspection", "dunder built by +", node)
+
+    def _dunder_pieces(self, node: ast.BinOp) -> None:
+        """``"__" + name``, ``name + "__"``, ``"__" + name + "__"``, ``"__e" + name + "q__"``: a dunder built by
+        ``+`` around a piece the fold cannot see (red-team round 7): a bare ``__`` at either end, or both ends
+        dunder-shaped. ``"__init__" + suffix`` and ``name + ".__init__"`` are no finding."""
+        pieces: list[ast.AST] = []
+        while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            pieces.append(node.right)
+            node = node.left
+        pieces.append(node)  # right to left: pieces[-1] is the first, pieces[0] the last
+        first, last = fold_choices(pieces[-1], self.env), fold_choices(pieces[0], self.env)
+        starts = any(isinstance(v, str) and v.startswith("__") for v in first)
+        ends = any(isinstance(v, str) and v.endswith("__") for v in last)
+        if (starts and ends) or "__" in first or "__" in last:
+            self.add("introspection", "dunder built by +", pieces[-1])
 
     def visit_BinOp(self, node: ast.BinOp) -> None:
         self._folded(node)
+        if isinstance(node.op, ast.Add) and id(node) not in self.pieces:
+            self._dunder_pieces(node)
+            left = node.left
+            while isinstance(left, ast.BinOp) and isinstance(left.op, ast.Add):
+                self.pieces.add(id(left))  # the chain is judged once, at its top
+                left = left.left
         self.pieces.update(id(c) for c in (node.left, node.right) if isinstance(c, ast.Constant))
         self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
         self._folded(node)
+        if _over_dir(node.value):
+            self.add("dynamic_code", "names from dir()", node)  # `dir(0)[40]`
         self.generic_visit(node)
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
@@ -296,7 +383,8 @@ class Collector(ast.NodeVisitor):
 
     def visit_Module(self, node: ast.Module) -> None:
         self._docstring(node)
-        self.metaclasses = metaclass_names(node)
+        self.values = ClassValues(node)
+        self.pattern_classes = _plain_classes(node)
         self.env = constant_names(node)
         self.generic_visit(node)
 
@@ -328,18 +416,27 @@ class Collector(ast.NodeVisitor):
         """Judge a name or attribute chain by the first dangerous module in it; returns it resolved."""
         parts = chain.split(".")
         resolved = parts[0] in self.aliases
+        imported = 1  # parts the import itself names (`from a import b` as `b`: `a.b`)
         if resolved:
+            imported = len(self.aliases[parts[0]].split("."))
             parts = self.aliases[parts[0]].split(".") + parts[1:]
         dotted = ".".join(parts)
         for i, raw in enumerate(parts):
+            if resolved and i >= imported and raw in REACHED_MODULES and (
+                    raw not in _METHOD_NAMED or i < len(parts) - 1):
+                # `typing.functools.wraps`, `re.functools`, `dataclasses.copy`: a module reached through another
+                # module's attribute, where honest code imports it (red-team round 7)
+                self.add("dynamic_code", f"{parts[i - 1]}.{raw}", node)
+                return dotted
             # Modules keep private aliases of what they import (`collections._sys`, `random._os`).
             part = raw if raw in ALL_MODULES else raw.lstrip("_")
             if part not in ALL_MODULES:
                 continue
-            # `code`, `signal`, `socket` … are also ordinary variable and attribute names: only an
-            # imported one counts. Past the root, a module name counts only in a chain rooted at an
-            # import (`compat.sys.modules`, `collections._sys`), not on a local object (`agent.os`).
-            if part in AMBIGUOUS and not (resolved and i == 0):
+            # `code`, `signal`, `socket`, `types` … are also ordinary variable and attribute names: only an
+            # imported one counts, at the root or past the import in a chain rooted at one (`typing.types`,
+            # `dataclasses.types`: red-team round 7), not on a local object (`agent.os`) nor as the last part
+            # of the import itself (`from pydantic import types`).
+            if part in AMBIGUOUS and not (resolved and (i == 0 or i >= imported)):
                 continue
             rest = parts[i + 1:]
             if i > 0 and not resolved:
@@ -368,6 +465,46 @@ _DEFINABLE = frozenset({"__get__", "__set__", "__delete__", "__set_name__", "__i
 # included (red-team round 6 made one answer `__eq__` through functools.wraps).
 _TYPE_FACTORY = frozenset({"__call__", "__new__", "__init__", "__prepare__"})
 _ENUM_FACTORIES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"})
+
+
+# Reached modules also named like a method or class (`mapping.copy()`, `ast.operator`): a finding only with an
+# attribute read off them (`dataclasses.copy.deepcopy`).
+_METHOD_NAMED = frozenset({"copy", "operator"})
+_VALUE_CALLABLES = frozenset({"attrgetter", "methodcaller", "wraps", "update_wrapper"})
+_WRAPPER_ARGS = {"wraps": 1, "update_wrapper": 2}  # positional arguments before `assigned`
+
+
+_ITERATORS = frozenset({"sorted", "list", "set", "tuple", "reversed", "iter", "enumerate", "frozenset"})
+
+
+def _over_dir(node: ast.AST) -> bool:
+    """``dir(x)``, or it wrapped in ``sorted``/``list``/``iter``/``enumerate``… or unpacked into a display."""
+    while True:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
+            if node.func.id == "dir":
+                return True
+            if node.func.id in _ITERATORS:
+                node = node.args[0]
+                continue
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and len(node.elts) == 1 and isinstance(
+                node.elts[0], ast.Starred):
+            node = node.elts[0].value
+            continue
+        return False
+
+
+def _positional_past(args: list[ast.AST], n: int) -> bool:
+    return len(args) > n or any(isinstance(a, ast.Starred) for a in args)
+
+
+def _plain_classes(tree: ast.Module) -> frozenset[str]:
+    """Classes defined at module level under a name nothing else binds."""
+    defined = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    bound = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))]
+    bound += [n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    top = {id(n) for n in tree.body}
+    bound += [n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and id(n) not in top]
+    return frozenset(defined - set(bound))
 
 
 def _plain_slots(value: ast.AST) -> bool:

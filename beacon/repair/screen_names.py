@@ -8,6 +8,7 @@ imports bind to their dotted origin.
 from __future__ import annotations
 
 import ast
+import itertools
 
 FOLD_LIMIT = 4096  # characters: longer constants are not built (and never needed to name anything)
 FOLD_METHODS = frozenset({"join", "decode", "encode", "lower", "upper", "replace", "strip", "lstrip", "rstrip",
@@ -18,7 +19,7 @@ def fold_constant(node: ast.AST, depth: int = 0, env=None):
     """The constant a string-building expression evaluates to (``"__e" + "q__"``, ``"__qe__"[::-1]``,
     ``"".join([...])``, ``"%s" % x``, f-strings, ``bytes([...]).decode()``, ``chr(95)``, ``map(chr, ...)``);
     ``None`` when it is not built from constants alone. Only these pure operations are evaluated. ``env``: names
-    bound once, in the module, to such a constant (``_u = "_" * 2``; :func:`constant_names`), read as their value."""
+    to one of the constants they can hold (``_u = "_" * 2``; :func:`constant_names`), read as that value."""
     if depth > 40:
         return None
     d = depth + 1
@@ -92,26 +93,72 @@ def fold_constant(node: ast.AST, depth: int = 0, env=None):
     return None
 
 
-def constant_names(tree: ast.AST) -> dict[str, object]:
-    """Names bound exactly once in the module, by a plain assignment of a constant expression (``_u = "_" * 2``,
-    ``_e = "eq"``): red-team round 6 kept the pieces of ``"__eq__"`` in such names, out of a fold's sight."""
-    stores: dict[str, int] = {}
+CHOICES_LIMIT = 8  # candidate values kept per name
+COMBOS_LIMIT = 64  # combinations of candidate values tried per expression
+
+
+def _stores(target: ast.AST, value: ast.AST, out: dict[str, list[ast.AST]]) -> None:
+    if isinstance(target, ast.Name):
+        out.setdefault(target.id, []).append(value)
+    elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) and len(
+            target.elts) == len(value.elts):  # `_a, _b = "__", "eq"`
+        for t, v in zip(target.elts, value.elts):
+            _stores(t, v, out)
+
+
+def constant_names(tree: ast.AST) -> dict[str, list]:
+    """Every constant value a name can be given by a store of a foldable expression, anywhere in the module
+    (``_u = "_" * 2``, ``_e = "eq"``; ``_u = "_"; _u = _u + "_"`` gives ``_u`` both ``"_"`` and ``"__"``;
+    ``+=`` and ``:=`` count as stores): red-team rounds 6 and 7 kept the pieces of ``"__eq__"`` and
+    ``"__globals__"`` in such names, out of a fold's sight. Each use of the name is then folded with each of its
+    values (:func:`fold_choices`), so a value one store gives and a later one replaces is still judged. Stores of
+    anything else (a call, a parameter, a loop) add no value: the constants a name can hold are judged whatever else
+    it can hold."""
+    exprs: dict[str, list[ast.AST]] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            stores[node.id] = stores.get(node.id, 0) + 1
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            stores[node.name] = stores.get(node.name, 0) + 2
-        elif isinstance(node, ast.arg):
-            stores[node.arg] = stores.get(node.arg, 0) + 2
-    env: dict[str, object] = {}
-    for _ in range(3):  # names built from names: `_d = _u + "eq" + _u` after `_u = "__"`
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                    and stores.get(node.targets[0].id) == 1:
-                value = fold_constant(node.value, env=env)
-                if isinstance(value, (str, bytes)) or (isinstance(value, list) and all(isinstance(v, str) for v in value)):
-                    env[node.targets[0].id] = value
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                _stores(target, node.value, exprs)
+        elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+            _stores(node.target, node.value, exprs)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            exprs.setdefault(node.target.id, []).append(
+                ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, node.value))
+    env: dict[str, list] = {}
+    for _ in range(4):  # names built from names: `_d = _u + "eq" + _u` after `_u = "__"`
+        changed = False
+        for name, values in exprs.items():
+            for value in values:
+                for folded in fold_choices(value, env):
+                    if not _name_value(folded):
+                        continue
+                    known = env.setdefault(name, [])
+                    if folded not in known and len(known) < CHOICES_LIMIT:
+                        known.append(folded)
+                        changed = True
+        if not changed:
+            break
     return env
+
+
+def _name_value(value: object) -> bool:
+    return isinstance(value, (str, bytes)) or (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, list) and all(isinstance(v, str) for v in value))
+
+
+def fold_choices(node: ast.AST, env: dict[str, list]) -> list:
+    """The distinct constants ``node`` folds to, one per combination of the values its names can hold (``env``:
+    :func:`constant_names`); at most ``COMBOS_LIMIT`` combinations are tried."""
+    names = sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in env})
+    if not names:
+        value = fold_constant(node, env={})
+        return [] if value is None else [value]
+    out: list = []
+    for combo in itertools.islice(itertools.product(*(env[n] for n in names)), COMBOS_LIMIT):
+        value = fold_constant(node, env=dict(zip(names, combo)))
+        if value is not None and value not in out:
+            out.append(value)
+    return out
 
 
 def attribute_chain(node: ast.AST) -> str | None:

@@ -32,6 +32,10 @@ INTERPRETER_MODULES = frozenset({
 })
 FRAMEWORK_MODULES = frozenset({"pytest", "_pytest", "unittest", "pluggy", "doctest", "py"})
 ALL_MODULES = DYNAMIC_MODULES | INTERPRETER_MODULES | FRAMEWORK_MODULES
+# Modules that reach others' internals (`functools.update_wrapper` copies any attribute, `copy`/`copyreg` call
+# `__reduce__`, `enum` and `collections` build classes, `operator` reads attributes): honest code imports them, so
+# one reached as another module's attribute (`typing.functools`, `re.enum`, `dataclasses.copy`) is a finding.
+REACHED_MODULES = frozenset({"functools", "copy", "copyreg", "enum", "operator", "collections"})
 # Module names that are also common variable or attribute names: screened only when imported.
 AMBIGUOUS = frozenset({"code", "types", "site", "py", "mmap", "pty", "signal", "socket", "resource", "traceback",
                         "posix", "fcntl", "marshal", "doctest", "runpy", "codeop", "sysconfig", "posixpath",
