@@ -50,6 +50,11 @@ short bootstrap given to ``python -P -c`` (see
    ``__wrapped__``) must be a ``def`` at its own first line in a pristine file
    inside the checkout that is not a declared source (the canaries, written
    outside it, are exempt by identity).
+   And wholesale (:class:`_Internals`, red-team round 7): everything pytest
+   and pluggy are made of — their modules' globals, their classes' whole
+   ``__dict__``, their functions' code — snapshotted when the plugin is
+   created, and pluggy's hook callers at ``pytest_configure``, compared after
+   collection, after each test call and in must_pass's final check.
 3. Because the must_fail canary always fails, pytest would exit 1 on an honest
    run; when it and nothing else failed, the exit status is set back to 0 so
    exit codes keep pytest's meaning for the project's own tests. The other way
@@ -58,7 +63,9 @@ short bootstrap given to ``python -P -c`` (see
    whatever ``pytest.main`` returned (red-team round 6 replaced
    ``_pytest.config.ExitCode``), and must_pass fails with the plugin's failure
    ledger, which the harness accepts only beside a report that shows a failure
-   too (a report writer rewritten to say "passed" is ``tampered``).
+   too (a report writer rewritten to say "passed" is ``tampered``). The ledger
+   reads each report's own ``outcome`` (``BaseReport``'s instance ``__dict__``
+   descriptor), never ``report.failed``, which a class can redefine.
 
 The verdict is never taken here: the harness reads the JUnit report from its
 own pipe and checks the canaries with the secret it kept
@@ -564,7 +571,10 @@ class _Internals:
         """What changed since the snapshot and was not reported before (``full=False``: after a test call)."""
         pending, self.pending = self.pending, []  # found at registration or configure, not yet returned
         out: list = []
-        changed = not self._same(full)
+        try:
+            changed = not self._same(full)
+        except Exception:  # a hostile value: spelled out below
+            changed = True
         if changed:
             try:
                 out += self._differences()  # against the snapshot (allowed changes join it)
@@ -1271,7 +1281,8 @@ class CanaryPlugin:
         own = _report_state(report)
         if _outcome(report) not in ("passed", "skipped") and not any(report is r for r in self._canary_reports):
             self._failed_elsewhere = True
-            self._failed.append(f"{_node_id(own)} {own.get('when')!s}")
+            when = own.get("when")
+            self._failed.append(f"{_node_id(own)} {when if _type(when) is str else '?'}")
 
     def pytest_collectreport(self, report):
         if _outcome(report) not in ("passed", "skipped"):
