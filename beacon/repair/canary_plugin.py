@@ -342,17 +342,18 @@ class _Internals:
     there each caller's ``_hookexec`` must be the plugin manager's own ``_hookexec`` method and ``_inner_hookexec``
     a function of pluggy's own files, since conftests (which may import project code) load before it.
 
-    A check compares identities with C-level loops (``all(map(operator.is_, now, then))``, every value held, so
-    none can be confused with a new object); only when something differs is the difference spelled out and judged.
-    After each test call it covers modules, classes and hook state (about 0.26 ms); the functions' code and
-    defaults are compared after collection and in must_pass's final check (a full check is about 0.6 ms). pytest's own changes are allowed without a list where it can: what
-    ``_pytest.legacypath``'s ``pytest_load_initial_conftests`` sets on pytest's classes (before conftests load) is
-    accepted when the value is, or is a property over, the very function of ``_pytest.legacypath`` (as it was at
-    the snapshot, code unchanged) named ``<Class>_<attr>`` (a setter ``<Class>_<attr>_set``). The rest, found by
-    running honest suites (this repository's tests, Boltons; pytest 9.0 and 9.2), each justified where it is
-    allowed: a submodule bound on its package by the import system (:meth:`_differences`), two class attributes
-    pytest sets itself (:meth:`_pytest_sets`), a hook's spec and history set when pluggy learns them, and the
-    callers pytest's path-aware hook proxy caches (:meth:`_proxy_changes`). Allowed values join the baseline.
+    A check compares identities with C-level loops (``all(map(operator.is_, now, then))``, every value held, so none
+    can be confused with a new object); only when something differs is the difference spelled out and judged. After
+    each test call it covers modules, classes and hook state (about 0.26 ms); the functions' code and defaults are
+    compared after collection and in must_pass's final check (a full check is about 0.6 ms). pytest's own changes
+    are allowed without a list where it can: what ``_pytest.legacypath``'s ``pytest_load_initial_conftests`` sets on
+    pytest's classes (before conftests load) is accepted when the value is, or is a property over, the very function
+    of ``_pytest.legacypath`` (as it was at the snapshot, code unchanged) named ``<Class>_<attr>`` (a setter
+    ``<Class>_<attr>_set``). The rest, found by running honest suites (this repository's tests, Boltons; pytest 9.0
+    and 9.2), each justified where it is allowed: a submodule bound on its package by the import system
+    (:meth:`_differences`), two class attributes pytest sets itself (:meth:`_pytest_sets`), a hook's spec and
+    history set when pluggy learns them, and the callers pytest's path-aware hook proxy caches
+    (:meth:`_proxy_changes`). Allowed values join the baseline.
     """
 
     def __init__(self):

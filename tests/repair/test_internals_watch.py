@@ -162,7 +162,8 @@ def test_an_honest_failure_is_not_tampering(tmp_path):
 
 HONEST = {
     SOURCE: "def add(a, b):\n    return a + b\n",
-    "tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef base(pytestconfig):\n    return pytestconfig.rootdir\n",
+    "tests/conftest.py": ("import pytest\n\n\n@pytest.fixture\ndef base(pytestconfig):\n"
+                          "    return pytestconfig.rootdir\n"),
     TEST: (
         "import warnings\n\nimport pytest\n\nfrom pkg.calc import add\n\n\n"
         "def test_add():\n    assert add(2, 3) == 5\n\n\n"
