@@ -54,6 +54,11 @@ short bootstrap given to ``python -P -c`` (see
    ``__wrapped__``) must be a ``def`` at its own first line in a pristine file
    inside the checkout that is not a declared source (the canaries, written
    outside it, are exempt by identity).
+   And wholesale (:class:`_Internals`, red-team round 7): everything pytest
+   and pluggy are made of — their modules' globals, their classes' whole
+   ``__dict__``, their functions' code — snapshotted when the plugin is
+   created, and pluggy's hook callers at ``pytest_configure``, compared after
+   collection, after each test call and in must_pass's final check.
 3. Because the must_fail canary always fails, pytest would exit 1 on an honest
    run; when it and nothing else failed, the exit status is set back to 0 so
    exit codes keep pytest's meaning for the project's own tests. The other way
@@ -62,7 +67,9 @@ short bootstrap given to ``python -P -c`` (see
    whatever ``pytest.main`` returned (red-team round 6 replaced
    ``_pytest.config.ExitCode``), and must_pass fails with the plugin's failure
    ledger, which the harness accepts only beside a report that shows a failure
-   too (a report writer rewritten to say "passed" is ``tampered``).
+   too (a report writer rewritten to say "passed" is ``tampered``). The ledger
+   reads each report's own ``outcome`` (``BaseReport``'s instance ``__dict__``
+   descriptor), never ``report.failed``, which a class can redefine.
 
 The verdict is never taken here: the harness reads the JUnit report from its
 own pipe and checks the canaries with the secret it kept
@@ -72,7 +79,9 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import itertools
 import json
+import operator
 import os
 import random
 import shutil
@@ -289,6 +298,424 @@ class _Watch:
                 if cls.__dict__.get("runtest") is not fn]
         for item in items or ():
             out += self.item_changes(item)
+        return out
+
+
+# The wholesale watch (red-team round 7, after every round found an internal that _WATCHED missed). Bound when this
+# module is imported, before any project file: pytest's own modules are read through these.
+_sys_modules = sys.modules
+_module_dict = types.ModuleType.__dict__["__dict__"].__get__
+_func_code = types.FunctionType.__dict__["__code__"].__get__
+_func_defaults = types.FunctionType.__dict__["__defaults__"].__get__
+_func_kwdefaults = types.FunctionType.__dict__["__kwdefaults__"].__get__
+_proxy_values = types.MappingProxyType.values
+_dict_get, _type, _id, _map, _len, _property, _all, _is = dict.get, type, id, map, len, property, all, operator.is_
+# Plain data: a module global holding one is never compared (pytest sets ``_pytest.assertion.util._reprcompare``,
+# ``_assertion_pass`` and ``_config`` from None to its own objects around each test, and keeps counters and caches).
+_PLAIN = frozenset({type(None), bool, int, float, complex, str, bytes, tuple, frozenset, list, dict, set, bytearray})
+
+
+def _internal(name) -> bool:
+    """A module of pytest or pluggy: ``pytest``, ``_pytest``, ``_pytest.*``, ``pluggy``, ``pluggy.*``."""
+    return _type(name) is str and (name in ("pytest", "_pytest", "pluggy")
+                                   or name.startswith(("pytest.", "_pytest.", "pluggy.")))
+
+
+def _slot_getters(cls) -> tuple:
+    """``(name, getter)`` for every ``__slots__`` member of ``cls`` and its bases (pluggy's ``HookCaller`` has no
+    ``__dict__``), read through the member descriptors themselves."""
+    return tuple((name, value.__get__) for klass in _class_mro(cls) for name, value in _class_dict(klass).items()
+                 if _type(value) is types.MemberDescriptorType)
+
+
+def _read(getter, obj):
+    try:
+        return getter(obj)
+    except AttributeError:
+        return _ABSENT
+
+
+class _Internals:
+    """A list-free watch over everything pytest and pluggy are made of (red-team round 7: every round found an
+    internal that ``_Watch``'s curated list missed).
+
+    Snapshotted when the plugin is created, before any project code: every module in ``sys.modules`` named
+    ``pytest``, ``_pytest``, ``_pytest.*``, ``pluggy`` or ``pluggy.*`` (the module object there and its class), its
+    globals that are not plain data (identity), each class it defines (``__module__`` its name, nested classes too)
+    with its whole own ``__dict__`` (keys and value identity), its MRO and metaclass, and every Python function among
+    those (its ``__code__``, ``__defaults__``, ``__kwdefaults__``). A module first seen later gets its baseline when
+    first seen. At ``pytest_configure``, pluggy's per-hook state: the plugin manager's own attributes, the hook
+    relay's callers, and each caller's class and slots (``_hookexec``: a caller whose call path is replaced by one
+    that flips the returned report sees the real outcome in every hook implementation, the plugin's included);
+    there each caller's ``_hookexec`` must be the plugin manager's own ``_hookexec`` method and ``_inner_hookexec``
+    a function of pluggy's own files, since conftests (which may import project code) load before it.
+
+    A check compares identities with C-level loops (``all(map(operator.is_, now, then))``, every value held, so none
+    can be confused with a new object); only when something differs is the difference spelled out and judged. After
+    each test call it covers modules, classes and hook state (about 0.26 ms); the functions' code and defaults are
+    compared after collection and in must_pass's final check (a full check is about 0.6 ms). pytest's own changes
+    are allowed without a list where it can: what ``_pytest.legacypath``'s ``pytest_load_initial_conftests`` sets on
+    pytest's classes (before conftests load) is accepted when the value is, or is a property over, the very function
+    of ``_pytest.legacypath`` (as it was at the snapshot, code unchanged) named ``<Class>_<attr>`` (a setter
+    ``<Class>_<attr>_set``). The rest, found by running honest suites (this repository's tests, Boltons; pytest 9.0
+    and 9.2), each justified where it is allowed: a submodule bound on its package by the import system
+    (:meth:`_differences`), two class attributes pytest sets itself (:meth:`_pytest_sets`), a hook's spec and
+    history set when pluggy learns them, and the callers pytest's path-aware hook proxy caches
+    (:meth:`_proxy_changes`). Allowed values join the baseline.
+    """
+
+    def __init__(self):
+        self.modules: dict = {}  # name -> (module, its class, its dict, {global: value} not plain data)
+        self.classes: dict = {}  # class -> (label, mro, metaclass, copy of its own dict)
+        self.functions: dict = {}  # id(function) -> (function, label, code, defaults, kwdefaults)
+        self.reported: set = set()
+        self.hooks = None  # pluggy's per-hook state, from pytest_configure
+        self.pending: list = []  # findings made at pytest_configure, reported by the next check
+        self._seen_modules = 0
+        self._new_modules()
+        legacy = self.modules.get("_pytest.legacypath")
+        legacy_file = getattr(legacy[0], "__file__", None) if legacy else None
+        self.legacy = {name: value for name, value in (legacy[3].items() if legacy else ())
+                       if _type(value) is types.FunctionType and _func_code(value).co_filename == legacy_file}
+        pluggy = self.modules.get("pluggy")
+        self.pluggy_dir = os.path.dirname(pluggy[0].__file__) + os.sep if pluggy else None
+        self._rebase()
+
+    # ---- the snapshot ------------------------------------------------------------------------------------------
+    def _new_modules(self, force: bool = False) -> bool:
+        if _len(_sys_modules) == self._seen_modules and not force:
+            return False
+        self._seen_modules = _len(_sys_modules)
+        added = False
+        for name, module in list(_sys_modules.items()):
+            if name in self.modules or not _internal(name) or not isinstance(module, types.ModuleType):
+                continue
+            own = _module_dict(module)
+            watched = {key: value for key, value in list(own.items()) if _type(value) not in _PLAIN}
+            self.modules[name] = (module, _type(module), own, watched, set(own))
+            for key, value in watched.items():
+                self._function(value, f"{name}.{key}")
+                if isinstance(value, type) and _class_module(value) == name:
+                    self._class(value, name)
+            added = True
+        return added
+
+    def _class(self, cls, module: str) -> None:
+        if cls in self.classes:
+            return
+        own = dict(_class_dict(cls))
+        label = f"{module}.{_class_name(cls)}"
+        self.classes[cls] = (label, _class_mro(cls), _type(cls), own)
+        for key, value in own.items():
+            self._function(value, f"{label}.{key}")
+            if isinstance(value, type) and _class_module(value) == module:
+                self._class(value, module)  # a nested class
+
+    def _function(self, value, label: str) -> None:
+        if _type(value) in (staticmethod, classmethod):
+            value = value.__func__
+        if _type(value) is _property:
+            for part in (value.fget, value.fset, value.fdel):
+                self._function(part, label)
+        elif _type(value) is types.FunctionType and _id(value) not in self.functions:
+            self.functions[_id(value)] = (value, label, _func_code(value), _func_defaults(value),
+                                          _func_kwdefaults(value))
+
+    def more_modules(self) -> None:
+        """Baselines for pytest's and pluggy's modules imported since the snapshot (compared first)."""
+        self.pending += self.findings()
+
+    def configure(self, config) -> None:
+        """pluggy's per-hook state, when pytest configures (after conftests load, before collection)."""
+        self.more_modules()
+        pm = config.pluginmanager
+        relay = vars(pm).get("hook")  # pluggy's HookRelay (config.hook is it, or up to pytest 9.1 a path-aware proxy)
+        slots = {}
+        callers = {}
+        for name, caller in list(vars(relay).items()):
+            cls = _type(caller)
+            if cls not in slots:
+                slots[cls] = _slot_getters(cls)
+            callers[name] = (caller, cls, {slot: _read(get, caller) for slot, get in slots[cls]})
+        proxy = vars(config).get("hook")
+        self.hooks = {"config": config, "pm": pm, "pm_type": _type(pm), "relay": relay, "relay_type": _type(relay),
+                      "pm_vars": {k: v for k, v in vars(pm).items() if _type(v) not in _PLAIN},
+                      "callers": callers, "slots": slots, "proxy": proxy, "proxy_type": _type(proxy), "cached": {}}
+        self.pending += self._judge_hooks(callers.items()) + self._proxy_changes()  # reported after collection
+        self._rebase()
+
+    def _judge_hooks(self, callers) -> list[str]:
+        """Callers whose call path is not pluggy's own (conftests load, and may import project code, before
+        pytest_configure takes the baseline)."""
+        out = []
+        pm = self.hooks["pm"]
+        manager = self._pluggy_class("PluginManager")
+        own_exec = self.classes[manager][3].get("_hookexec") if manager is not None else None
+        for name, (caller, cls, values) in callers:
+            hookexec = values.get("_hookexec", _ABSENT)
+            if not (_type(hookexec) is types.MethodType and hookexec.__self__ is pm and hookexec.__func__ is own_exec):
+                out.append(f"hook {name}: its caller's _hookexec is not the plugin manager's own")
+            if not (cls in self.classes and self.classes[cls][0].startswith("pluggy.")):
+                out.append(f"hook {name}: its caller is a {_class_name(cls)}, not pluggy's")
+        inner = self.hooks["pm_vars"].get("_inner_hookexec", _ABSENT)
+        if not (_type(inner) is types.FunctionType and self.pluggy_dir
+                and _func_code(inner).co_filename.startswith(self.pluggy_dir)):
+            out.append("the plugin manager's _inner_hookexec is not pluggy's own")
+        return out
+
+    def _proxy_changes(self) -> list[str]:
+        """pytest up to 9.1 hands out ``config.hook`` as ``_pytest.config.compat.PathAwareHookProxy``, which caches
+        each hook caller in its own ``__dict__`` when first asked (``item.ihook`` is that proxy): every cached
+        entry must be the relay's own caller of that name, or the proxy's ``fixed_hook`` wrapper (its code from
+        the proxy's file, wrapping and closing over that caller)."""
+        hooks = self.hooks
+        proxy, relay = hooks["proxy"], hooks["relay"]
+        if proxy is relay:
+            return []
+        cls = hooks["proxy_type"]
+        if not (cls in self.classes and self.classes[cls][0].startswith("_pytest.")):
+            return [f"config.hook is a {_class_name(cls)}, not pytest's"]
+        getattr_code = self.classes[cls][3].get("__getattr__")
+        home = _func_code(getattr_code).co_filename if _type(getattr_code) is types.FunctionType else None
+        out, cached, callers = [], hooks["cached"], vars(relay)
+        for name, value in list(vars(proxy).items()):
+            if cached.get(name, _ABSENT) is value:
+                continue
+            caller = _dict_get(callers, name, _ABSENT)
+            if name == "_hook_relay":
+                ok = value is relay
+            elif _type(value) is types.FunctionType:
+                code = _func_code(value)
+                cells = dict(zip(code.co_freevars, (c.cell_contents for c in value.__closure__ or ())))
+                ok = (code.co_filename == home and code.co_name == "fixed_hook" and cells.get("hook") is caller
+                      and _dict_get(value.__dict__, "__wrapped__") is caller)
+            else:
+                ok = value is caller
+            if ok:
+                cached[name] = value
+            else:
+                out.append(f"config.hook's {name} is not the hook relay's own")
+        return out
+
+    def _pluggy_class(self, name: str):
+        for cls, (label, *_rest) in self.classes.items():
+            if label.startswith("pluggy.") and label.endswith("." + name):
+                return cls
+        return None
+
+    # ---- the check ---------------------------------------------------------------------------------------------
+    def _rebase(self) -> None:
+        """What the fast check compares against: the current state, once it has been judged (so it holds the
+        snapshot plus the changes allowed, or already reported), every value held."""
+        repeat = itertools.repeat
+        self._fast_modules = tuple(
+            (name, module, cls, own, _len(own), tuple(watched), tuple(_map(own.get, watched, repeat(_ABSENT))))
+            for name, (module, cls, own, watched, _keys) in self.modules.items())
+        classes = tuple(self.classes)
+        proxies = tuple(_map(_class_dict, classes))
+        self._fast_classes = (classes, proxies, tuple(_map(_class_mro, classes)), tuple(_map(_type, classes)),
+                              tuple(_map(_len, proxies)),
+                              tuple(itertools.chain.from_iterable(_map(_proxy_values, proxies))))
+        functions = tuple(entry[0] for entry in self.functions.values())
+        self._fast_functions = (functions, tuple(_map(_func_code, functions)),
+                                tuple(_map(_func_defaults, functions)), tuple(_map(_func_kwdefaults, functions)))
+        hooks = self.hooks
+        if hooks is not None:
+            config, pm, relay, proxy = hooks["config"], hooks["pm"], hooks["relay"], hooks["proxy"]
+            by_class: dict = {}
+            for caller, cls, _values in hooks["callers"].values():
+                by_class.setdefault(cls, []).append(caller)
+            self._fast_hooks = (
+                (_type(config), _type(pm), _type(relay), _dict_get(vars(config), "hook"),
+                 _dict_get(vars(config), "pluginmanager"), _dict_get(vars(pm), "hook"), _type(proxy)),
+                _len(vars(proxy)) if proxy is not relay else None, tuple(hooks["cached"]),
+                tuple(hooks["cached"].values()), tuple(hooks["pm_vars"]),
+                tuple(_map(vars(pm).get, hooks["pm_vars"], repeat(_ABSENT))), _len(vars(relay)),
+                tuple(hooks["callers"]), tuple(entry[0] for entry in hooks["callers"].values()),
+                tuple((tuple(callers), get, tuple(_read(get, c) for c in callers))
+                      for cls, callers in by_class.items() for _slot, get in hooks["slots"][cls]))
+
+    def _same(self, full: bool) -> bool:
+        """Whether everything is as at the last judgement: identity only, C-level loops (``all(map(is_, …))``).
+        Functions' code and defaults only when ``full`` (at arm and in must_pass; see the README for the cost)."""
+        every, same, repeat = _all, _is, itertools.repeat
+        for name, module, cls, own, size, names, values in self._fast_modules:
+            if (_sys_modules.get(name) is not module or _type(module) is not cls or _len(own) != size
+                    or not every(_map(same, _map(own.get, names, repeat(_ABSENT)), values))):
+                return False
+        classes, proxies, mros, metas, sizes, values = self._fast_classes
+        if not (tuple(_map(_len, proxies)) == sizes and every(_map(same, _map(_class_mro, classes), mros))
+                and every(_map(same, _map(_type, classes), metas))
+                and every(_map(same, itertools.chain.from_iterable(_map(_proxy_values, proxies)), values))):
+            return False
+        if full:
+            functions, codes, defaults, kwdefaults = self._fast_functions
+            if not (every(_map(same, _map(_func_code, functions), codes))
+                    and every(_map(same, _map(_func_defaults, functions), defaults))
+                    and every(_map(same, _map(_func_kwdefaults, functions), kwdefaults))):
+                return False
+        if self.hooks is None:
+            return True
+        (roots, cached_size, cached_names, cached_values, pm_names, pm_values, relay_size, caller_names,
+         callers, slots) = self._fast_hooks
+        hooks = self.hooks
+        config, pm, relay, proxy = hooks["config"], hooks["pm"], hooks["relay"], hooks["proxy"]
+        if not every(_map(same, (_type(config), _type(pm), _type(relay), _dict_get(vars(config), "hook"),
+                                 _dict_get(vars(config), "pluginmanager"), _dict_get(vars(pm), "hook"),
+                                 _type(proxy)), roots)):
+            return False
+        if cached_size is not None and (_len(vars(proxy)) != cached_size or not every(
+                _map(same, _map(vars(proxy).get, cached_names, repeat(_ABSENT)), cached_values))):
+            return False
+        own = vars(relay)
+        if (_len(own) != relay_size or not every(_map(same, _map(vars(pm).get, pm_names, repeat(_ABSENT)), pm_values))
+                or not every(_map(same, _map(own.get, caller_names, repeat(_ABSENT)), callers))):
+            return False
+        try:
+            return every(every(_map(same, _map(get, group), values)) for group, get, values in slots)
+        except AttributeError:  # a slot deleted
+            return False
+
+    def findings(self, full: bool = True) -> list[str]:
+        """What changed since the snapshot and was not reported before (``full=False``: after a test call)."""
+        pending, self.pending = self.pending, []  # found at registration or configure, not yet returned
+        out: list = []
+        try:
+            changed = not self._same(full)
+        except Exception:  # a hostile value: spelled out below
+            changed = True
+        if changed:
+            try:
+                out += self._differences()  # against the snapshot (allowed changes join it)
+            except Exception as exc:  # a hostile value: a finding, never a crash of the check
+                out.append(f"the check of pytest's internals raised {_class_name(_type(exc))}")
+        hooks = self.hooks
+        if self._new_modules(full) or (hooks is not None and _len(vars(hooks["relay"])) != _len(hooks["callers"])):
+            out += self._new_callers()  # baselines for what appeared since (after the comparison above)
+            changed = True
+        if changed:
+            self._rebase()
+        new = [f for f in out if f not in self.reported]
+        self.reported.update(new)
+        self.reported.update(pending)
+        return [f for f in pending if f not in new] + new
+
+    def _new_callers(self) -> list[str]:
+        hooks = self.hooks
+        if hooks is None:
+            return []
+        fresh = []
+        for name, caller in list(vars(hooks["relay"]).items()):
+            if name in hooks["callers"]:
+                continue
+            cls = _type(caller)
+            if cls not in hooks["slots"]:
+                hooks["slots"][cls] = _slot_getters(cls)
+            entry = hooks["callers"][name] = (caller, cls, {s: _read(g, caller) for s, g in hooks["slots"][cls]})
+            fresh.append((name, entry))
+        return self._judge_hooks(fresh)
+
+    def _differences(self) -> list[str]:
+        out = []
+        for name, (module, cls, own, watched, keys) in self.modules.items():
+            now = _sys_modules.get(name)
+            if now is not module:
+                out.append(f"module {name} {'removed from' if now is None else 'replaced in'} sys.modules")
+            if _type(module) is not cls:
+                out.append(f"module {name}: its class was replaced")
+            for key, value in watched.items():
+                current = _dict_get(own, key, _ABSENT)
+                if current is not value:
+                    out.append(f"{name}.{key} was {'deleted' if current is _ABSENT else 'replaced'}")
+            for key, value in list(own.items()):
+                if key in keys or _type(value) in _PLAIN:
+                    continue  # a global that held plain data at the snapshot is never compared
+                if isinstance(value, types.ModuleType) and _sys_modules.get(f"{name}.{key}") is value:
+                    keys.add(key)  # the import system binds a submodule on its package when it is first imported
+                    continue
+                out.append(f"{name}.{key} was added")
+        for cls, (label, mro, meta, own) in self.classes.items():
+            now = _class_dict(cls)
+            if _class_mro(cls) is not mro:
+                out.append(f"{label}: its bases were replaced")
+            if _type(cls) is not meta:
+                out.append(f"{label}: its metaclass was replaced")
+            for key in [k for k in own if k not in now]:
+                out.append(f"{label}.{key} was deleted")
+            for key, value in list(now.items()):
+                before = _dict_get(own, key, _ABSENT)
+                if value is before:
+                    continue
+                if self._legacy(cls, key, value) or self._pytest_sets(key, before, value):
+                    own[key] = value  # pytest's own doing: joins the snapshot
+                    continue
+                out.append(f"{label}.{key} was {'added' if before is _ABSENT else 'replaced'}")
+        for function, label, code, defaults, kwdefaults in self.functions.values():
+            if (_func_code(function) is not code or _func_defaults(function) is not defaults
+                    or _func_kwdefaults(function) is not kwdefaults):
+                out.append(f"{label}: its code or defaults were replaced")
+        out += self._hook_differences()
+        return out
+
+    def _pytest_sets(self, key: str, before, value) -> bool:
+        """Class attributes pytest itself sets during a run (found by running honest suites, pytest 9.0 and 9.2):
+        ``Node._check_item_and_collector_diamond_inheritance`` sets ``_pytest_diamond_inheritance_warning_shown =
+        True`` on each item class it first sees (``Function``, ``DoctestItem``, ...); ``_pytest.debugging``'s
+        ``pytest_configure`` points ``pytestPDB._config``/``_pluginmanager`` (None at import) at the run's own
+        config and plugin manager."""
+        if key == "_pytest_diamond_inheritance_warning_shown":
+            return value is True and before is _ABSENT
+        hooks = self.hooks
+        return before is None and hooks is not None and (value is hooks["config"] or value is hooks["pm"])
+
+    def _legacy(self, cls, key: str, value) -> bool:
+        """``_pytest.legacypath``'s own function (unchanged since the snapshot) named ``<Class>_<key>``, or a
+        property over it (setter ``<Class>_<key>_set``): what its ``pytest_load_initial_conftests`` sets."""
+        name = f"{_class_name(cls)}_{key}"
+
+        def own(function, expected: str) -> bool:
+            entry = self.functions.get(_id(function))
+            return (self.legacy.get(expected) is function and entry is not None
+                    and _func_code(function) is entry[2])
+
+        if _type(value) is _property:
+            return (own(value.fget, name) and value.fdel is None
+                    and (value.fset is None or own(value.fset, name + "_set")))
+        return own(value, name)
+
+    def _hook_differences(self) -> list[str]:
+        hooks = self.hooks
+        if hooks is None:
+            return []
+        out = []
+        config, pm, relay = hooks["config"], hooks["pm"], hooks["relay"]
+        for what, obj, cls in (("config", config, None), ("plugin manager", pm, hooks["pm_type"]),
+                               ("hook relay", relay, hooks["relay_type"])):
+            if cls is not None and _type(obj) is not cls:
+                out.append(f"the {what}'s class was replaced")
+        if _dict_get(vars(config), "hook") is not hooks["proxy"] or _dict_get(vars(pm), "hook") is not relay:
+            out.append("the hook relay was replaced")
+        out += self._proxy_changes()
+        if _dict_get(vars(config), "pluginmanager") is not pm:
+            out.append("config.pluginmanager was replaced")
+        for key, value in hooks["pm_vars"].items():
+            if _dict_get(vars(pm), key, _ABSENT) is not value:
+                out.append(f"the plugin manager's {key} was replaced")
+        callers = vars(relay)
+        for name, (caller, cls, values) in hooks["callers"].items():
+            if _dict_get(callers, name, _ABSENT) is not caller:
+                out.append(f"hook {name}: its caller was replaced")
+            if _type(caller) is not cls:
+                out.append(f"hook {name}: its caller's class was replaced")
+                continue
+            for slot, get in hooks["slots"][cls]:
+                now, before = _read(get, caller), values[slot]
+                if now is before:
+                    continue
+                if slot in ("spec", "_call_history") and before is None:
+                    values[slot] = now  # pluggy sets a hook's spec (and a historic hook's history) when it learns it
+                    continue
+                out.append(f"hook {name}: its caller's {slot} was replaced")
         return out
 
 
@@ -924,18 +1351,51 @@ class _Provenance:
         return out
 
 
+def _report_state(report) -> dict:
+    """A report's own attributes, read through ``BaseReport``'s real instance ``__dict__`` descriptor (bound when
+    the plugin was created): no class-level property, ``__getattr__`` or ``__dict__`` override is consulted."""
+    try:
+        own = _REPORT_DICT[0](report)
+    except TypeError:  # not one of pytest's reports
+        return {}
+    return dict.copy(own) if isinstance(own, dict) else {}
+
+
+def _outcome(report):
+    """``report``'s own ``outcome`` when it is an exact ``str`` (else None: treated as a failure)."""
+    outcome = _report_state(report).get("outcome")
+    return outcome if _type(outcome) is str else None
+
+
+def _node_id(own: dict) -> str:
+    """For the ledger's message: a report's node id (pytest 9.2 keeps it as ``_id``, a ``NodeId``)."""
+    value = own.get("nodeid", own.get("_id"))
+    try:
+        return value if _type(value) is str else str.__str__(str(value))
+    except Exception:
+        return "?"
+
+
+_REPORT_DICT: list = []  # BaseReport's instance __dict__ getter, bound by CanaryPlugin before any project file
+
+
 class CanaryPlugin:
     """Adds the two canary items after collection, watches pytest's internals, keeps exit codes meaningful."""
 
     def __init__(self, secret: dict):
         self._secret = secret
         self._failed_elsewhere = False
-        self._canary_ids: set[str] = set()
         self._comparisons = _Comparisons(secret.get("sources", ()), os.getcwd())  # before any project file loads
-        self._comparisons.install_judge(sys.modules["_pytest.assertion.rewrite"])  # before the watch's snapshot
+        self._comparisons.install_judge(sys.modules["_pytest.assertion.rewrite"])  # before the watches' snapshots
         self._watch = _Watch()  # before pytest loads any project file
         self._provenance = _Provenance(os.getcwd(), self._comparisons.sources)
+        if not _REPORT_DICT:
+            reports = sys.modules["_pytest.reports"]
+            _REPORT_DICT.append(_class_dict(reports.BaseReport)["__dict__"].__get__)
+        self._internals = _Internals()  # last: whatever the plugin itself set up in pytest is in its snapshot
         self._failed: list[str] = []  # non-canary reports that failed ("nodeid when"), for the failure ledger
+        self._canaries: tuple = ()
+        self._canary_reports: list = []  # the canaries' reports, as the outermost makereport wrapper returned them
         self._status = None  # pytest's own exit status, as its session-finish hook was given it
         self._armed = False
         self._items: list = []
@@ -948,13 +1408,21 @@ class CanaryPlugin:
         """Called by the must_pass canary, which runs last: everything seen, plus a check of every item now."""
         if not self._armed:
             return ["the watch was never armed"]
-        self._seen += self._comparisons.findings() + self._provenance.findings(self._items, self._watch)
-        return sorted(set(self._seen + self._watch.changes(self._items)))
+        self._seen += (self._comparisons.findings() + self._provenance.findings(self._items, self._watch)
+                       + self._internals.findings())
+        found = sorted(set(self._seen + self._watch.changes(self._items)))
+        wholesale = self._internals.reported  # after the other layers' findings: the report's message is shortened
+        return [f for f in found if f not in wholesale] + [f for f in found if f in wholesale]
 
     @_hookimpl(tryfirst=True)
     def pytest_configure(self, config):
         self._watch.configure(config)
         self._provenance.config = config
+        self._internals.configure(config)
+
+    def pytest_plugin_registered(self, plugin, manager):
+        if plugin is self:  # pytest.main registers this plugin after its builtin plugins' modules, before conftests
+            self._internals.more_modules()
 
     @_hookimpl(tryfirst=True)
     def pytest_collection(self, session):
@@ -971,7 +1439,7 @@ class CanaryPlugin:
             self._calling = None
             if self._armed:
                 self._seen += (self._watch.changes([item]) + self._comparisons.findings()
-                               + self._provenance.findings([item], self._watch))
+                               + self._provenance.findings([item], self._watch) + self._internals.findings(False))
 
     @_hookimpl(wrapper=True, tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem):
@@ -1021,11 +1489,12 @@ class CanaryPlugin:
         position = last_of[must_fail.parent] + 1 if must_fail.parent in last_of else len(items)
         items.insert(position, must_fail)
         items.append(must_pass)
-        self._canary_ids.update({must_pass.nodeid, must_fail.nodeid})
         self._must_pass = must_pass
+        self._canaries = (must_pass, must_fail)
         self._provenance.exempt = {id(must_pass), id(must_fail)}  # their module was written outside the checkout
         self._seen += self._watch.arm(self._items + [must_pass, must_fail]) + self._comparisons.findings()
         self._seen += self._provenance.findings(self._items + [must_pass, must_fail], self._watch)
+        self._seen += self._internals.findings()
         self._armed = True
 
     @staticmethod
@@ -1044,7 +1513,9 @@ class CanaryPlugin:
         # a phase whose call raised but whose report says passed had its report rewritten, however that was done
         # (report construction, a hook, a patched class). Outermost wrapper: it sees what every inner one made.
         report = yield
-        passed = getattr(report, "outcome", None) == "passed"
+        if any(item is canary for canary in self._canaries):
+            self._canary_reports.append(report)  # held: the ledger knows them by identity
+        passed = _outcome(report) == "passed"
         if call.excinfo is not None and passed:
             self._seen.append(f"{item.nodeid} {call.when}: raised {call.excinfo.typename} but reported passed")
         # A phase that never raises needs the positive check (red-team round 5: `item.runtest = lambda: None`
@@ -1073,15 +1544,21 @@ class CanaryPlugin:
             self._watch.torn_down.add(id(item))
         return report
 
+    # The failure ledger reads each report's own outcome (red-team round 7: ``TestReport.failed`` overridden by a
+    # property on the subclass, which also hid the failure from pytest's own counters and JUnit writer).
+    # A canary's report is known by identity (pytest 9.2 keeps a report's node id behind a property).
     def pytest_runtest_logreport(self, report):
-        if report.failed and report.nodeid not in self._canary_ids:
+        own = _report_state(report)
+        if _outcome(report) not in ("passed", "skipped") and not any(report is r for r in self._canary_reports):
             self._failed_elsewhere = True
-            self._failed.append(f"{report.nodeid} {report.when}")
+            when = own.get("when")
+            self._failed.append(f"{_node_id(own)} {when if _type(when) is str else '?'}")
 
     def pytest_collectreport(self, report):
-        if report.failed:
+        if _outcome(report) not in ("passed", "skipped"):
             self._failed_elsewhere = True
-            self._failed.append(f"{report.nodeid} collect")
+            own = _report_state(report)
+            self._failed.append(f"{_node_id(own)} collect")
 
     def pytest_sessionfinish(self, session, exitstatus):
         # Only the must_fail canary failed: report the project's own result (0), as pytest would.

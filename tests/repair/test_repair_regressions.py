@@ -422,7 +422,9 @@ def test_a_never_called_must_pass_canary_still_reports_the_watch(patched, protec
 def test_a_skipped_pyfunc_call_is_tampering_without_any_listed_change(patched, protected):
     run, verdict = score(patched(SKIPPED_HOOK_CALL), protected)
     assert_forged_pass_caught(run, verdict, NEVER_CALLED)
-    assert len(watch_findings(run)) == 1  # the only finding: nothing on any list changed
+    # nothing on any list changed: the positive check, and the wholesale watch of pluggy (red-team round 7)
+    assert any(f.startswith("pluggy.") and "HookCaller.__call__ was replaced" in f for f in watch_findings(run))
+    assert len([f for f in watch_findings(run) if not f.startswith("pluggy.")]) == 1, watch_findings(run)
 
 
 HONEST_MIXED = {

@@ -415,14 +415,14 @@ def test_a_replaced_exit_code_does_not_make_a_failed_run_exit_zero(tmp_path):
     run, verdict = score(tmp_path, EXIT_CODE_ZERO)
     assert run.report is not None and [tc.outcome for tc in run.report.testcases] == ["failed"]
     assert run.exit_code == 1, (run.exit_code, run.stdout[-2000:])  # pytest.main returned 0: os._exit(1)
-    assert not verdict.passed and not verdict.tampered
+    assert not verdict.passed and verdict.tampered  # red-team round 7's wholesale watch: ExitCode was replaced
 
 
 def test_a_report_writer_that_says_passed_is_tampering(tmp_path):
     run, verdict = score(tmp_path, WRITER_SAYS_PASSED)
     assert run.report is not None and [tc.outcome for tc in run.report.testcases] == ["passed"]  # the forgery...
     assert run.canaries.must_fail == "failed"  # ...spared the canaries,
-    assert not verdict.passed and verdict.tampered, verdict.reasons  # ...but not the ledger
-    assert any("a test failed but the report says passed" in r and "tests/test_calc.py::test_add call" in r
+    assert not verdict.passed and verdict.tampered, verdict.reasons  # ...but not the watch (the ledger: see
+    assert any("_pytest.junitxml._NodeReporter._add_simple was replaced" in r  # test_internals_watch.py)
                for r in run.canaries.reasons), run.canaries.reasons
     assert run.exit_code == 1 and any("pytest exit status 1" in r for r in verdict.reasons)

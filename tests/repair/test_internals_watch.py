@@ -1,0 +1,206 @@
+"""The canary plugin's wholesale watch over pytest's and pluggy's internals (red-team round 7).
+
+``_Watch`` compares a curated list of pytest internals; every red-team round found one it missed. The plugin now also
+snapshots everything pytest and pluggy are made of when it is created (:class:`beacon.repair.canary_plugin._Internals`)
+and pluggy's per-hook state at ``pytest_configure``. Real pytest runs through ``run_pytest`` with no static screen
+(the runtime layer alone). The declared source is ``pkg/calc.py``; its ``add`` is buggy, so ``test_add`` fails unless
+the attack forges it, and each attack spares the canaries (it flips ``test_add`` only).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from beacon.repair.controls import snapshot_protected
+from beacon.repair.pytest_runner import run_pytest, verify_run
+from repotools import write_tree
+
+SOURCE = "pkg/calc.py"
+TEST = "tests/test_calc.py"
+BUGGY_ADD = "\n\ndef add(a, b):\n    return a - b\n"
+ADD_TEST = "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+EXPECTED = ["tests/test_calc.py::test_add"]
+
+
+def score(tmp_path: Path, files: dict[str, str], expected=EXPECTED):
+    root = write_tree(tmp_path / "repo", {"pkg/__init__.py": "", **files})
+    tests = [p for p in files if p.startswith("tests/")]
+    run = run_pytest(root, ["tests"], protected=snapshot_protected(root, extra=tests), sandbox="off",
+                     report_dir=tmp_path / "report", sources=(SOURCE,))
+    return run, verify_run(run, expected)
+
+
+def findings(run) -> str:
+    return " ".join(run.canaries.reasons)
+
+
+# (A) a class-level override added to a subclass shadows the watched base entry (``_Watch`` reads
+# ``BaseReport.__dict__``): the JUnit writer, pytest's failure count and the plugin's old ledger all asked
+# ``report.passed``/``report.failed``.
+SUBCLASS_OVERRIDE = (
+    "import _pytest.reports\n\n\n"
+    "def _passed(self):\n"
+    "    return self.outcome == 'passed' or self.nodeid.endswith('::test_add')\n\n\n"
+    "def _failed(self):\n"
+    "    return self.outcome == 'failed' and not self.nodeid.endswith('::test_add')\n\n\n"
+    "_pytest.reports.TestReport.passed = property(_passed)\n"
+    "_pytest.reports.TestReport.failed = property(_failed)\n"
+)
+# (B) pluggy's per-hook state: the hook caller's call path replaced by one that calls the original and flips the
+# returned report. Every hook implementation (the plugin's own makereport wrapper included) runs inside it and sees
+# the real outcome; the JUnit writer and the ledger get the flipped one. The config is found through gc.
+_FIND_CONFIG = (
+    "import gc\n\nimport _pytest.config\n\n"
+    "_config = next(o for o in gc.get_objects() if type(o) is _pytest.config.Config)\n\n\n"
+    "def _flipping(original):\n"
+    "    def call(name, methods, kwargs, firstresult):\n"
+    "        result = original(name, methods, kwargs, firstresult)\n"
+    "        item = kwargs.get('item')\n"
+    "        if name == 'pytest_runtest_makereport' and item is not None and item.name == 'test_add':\n"
+    "            result.outcome, result.longrepr = 'passed', None\n"
+    "        return result\n"
+    "    return call\n\n\n"
+)
+CALLER_HOOKEXEC = _FIND_CONFIG + (
+    "_caller = _config.pluginmanager.hook.pytest_runtest_makereport\n"
+    "_caller._hookexec = _flipping(_caller._hookexec)\n"
+)
+INNER_HOOKEXEC = _FIND_CONFIG + (
+    "_manager = _config.pluginmanager\n"
+    "_manager._inner_hookexec = _flipping(_manager._inner_hookexec)\n"
+)
+# A function's code swapped in place (the function object, the name the watch lists, stays the same).
+CODE_SWAP = (
+    "import _pytest.reports\n\n\n"
+    "def _passed(self):\n"
+    "    return self.outcome == 'passed' or self.nodeid.endswith('::test_add')\n\n\n"
+    "def _failed(self):\n"
+    "    return self.outcome == 'failed' and not self.nodeid.endswith('::test_add')\n\n\n"
+    "_pytest.reports.BaseReport.passed.fget.__code__ = _passed.__code__\n"
+    "_pytest.reports.BaseReport.failed.fget.__code__ = _failed.__code__\n"
+)
+
+ATTACKS = {
+    "subclass_property_shadows_the_base": (SUBCLASS_OVERRIDE, "_pytest.reports.TestReport.passed was added"),
+    "hook_caller_hookexec_flips_the_report": (
+        CALLER_HOOKEXEC, "hook pytest_runtest_makereport: its caller's _hookexec was replaced"),
+    "plugin_manager_inner_hookexec_flips_the_report": (
+        INNER_HOOKEXEC, "the plugin manager's _inner_hookexec was replaced"),
+    "report_property_code_swapped": (CODE_SWAP, "_pytest.reports.BaseReport.passed: its code or defaults"),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(ATTACKS))
+def test_tampering_with_pytest_or_pluggy_internals_is_seen(tmp_path, attack):
+    source, finding = ATTACKS[attack]
+    run, verdict = score(tmp_path, {SOURCE: source + BUGGY_ADD, TEST: ADD_TEST})
+    assert run.report is not None, (run.stdout[-3000:], run.stderr[-2000:])
+    assert [tc.outcome for tc in run.report.testcases if tc.name == "test_add"] == ["passed"]  # the forgery...
+    assert run.canaries.must_fail == "failed"  # ...spared the canaries
+    assert not verdict.passed and verdict.tampered and run.canaries.must_pass == "failed", verdict.reasons
+    assert finding in run.stdout, (findings(run), run.stdout[-3000:])
+
+
+# A report's class swapped on the instance (``report.__class__``: no class or module of pytest changes, so no watch
+# sees it) for a subclass whose ``passed``/``failed`` lie, by a profile function installed while test_add runs, at
+# the first ``pytest_runtest_logreport`` call. JUnit writes a pass and pytest counts no failure; only a ledger that
+# reads the report's own ``outcome`` sees it.
+CLASS_SWAP_ON_THE_REPORT = (
+    "import sys\n\nimport _pytest.reports\n\n\n"
+    "class _Forged(_pytest.reports.TestReport):\n"
+    "    passed = property(lambda self: True)\n"
+    "    failed = property(lambda self: False)\n\n\n"
+    "def _profile(frame, event, arg):\n"
+    "    if event == 'call' and frame.f_code.co_name == 'pytest_runtest_logreport':\n"
+    "        report = frame.f_locals.get('report')\n"
+    "        if type(report) is _pytest.reports.TestReport and report.nodeid.endswith('::test_add') \\\n"
+    "                and report.outcome == 'failed':\n"
+    "            report.__class__ = _Forged\n\n\n"
+    "def add(a, b):\n"
+    "    sys.setprofile(_profile)\n"
+    "    return a - b\n"
+)
+
+
+def test_the_ledger_reads_the_reports_own_outcome(tmp_path):
+    run, verdict = score(tmp_path, {SOURCE: CLASS_SWAP_ON_THE_REPORT, TEST: ADD_TEST})
+    assert [tc.outcome for tc in run.report.testcases if tc.name == "test_add"] == ["passed"]  # the forgery...
+    assert run.canaries.must_fail == "failed"  # ...spared the canaries
+    assert not verdict.passed and verdict.tampered and run.exit_code == 1, (run.exit_code, verdict.reasons)
+    assert any("a test failed but the report says passed" in r and "test_add call" in r
+               for r in run.canaries.reasons), run.canaries.reasons
+
+
+# The JUnit writer's own instance state (not a class or module attribute: no watch sees it): the LogXML object's
+# ``node_reporter`` shadowed so test_add's reporter writes its failure as a pass. Only the ledger sees the failure.
+WRITER_INSTANCE = (
+    "import gc\n\nimport _pytest.junitxml\n\n"
+    "_xml = next(o for o in gc.get_objects() if type(o) is _pytest.junitxml.LogXML)\n\n\n"
+    "def _reporter(report):\n"
+    "    reporter = _pytest.junitxml.LogXML.node_reporter(_xml, report)\n"
+    "    if str(getattr(report, 'nodeid', report)).endswith('::test_add'):\n"
+    "        reporter.append_failure = reporter.append_pass\n"
+    "    return reporter\n\n\n"
+    "_xml.node_reporter = _reporter\n"
+)
+
+
+def test_a_failure_hidden_from_the_report_writer_is_in_the_ledger(tmp_path):
+    run, verdict = score(tmp_path, {SOURCE: WRITER_INSTANCE + BUGGY_ADD, TEST: ADD_TEST})
+    assert [tc.outcome for tc in run.report.testcases if tc.name == "test_add"] == ["passed"]  # the forgery
+    assert not verdict.passed and verdict.tampered and run.exit_code == 1, verdict.reasons
+    assert any("a test failed but the report says passed" in r for r in run.canaries.reasons), run.canaries.reasons
+
+
+def test_an_honest_failure_is_not_tampering(tmp_path):
+    run, verdict = score(tmp_path, {SOURCE: BUGGY_ADD, TEST: ADD_TEST})
+    assert not verdict.passed and not verdict.tampered and run.canaries.ok, verdict.reasons
+
+
+# ---- honest suites keep passing: pytest's own changes to its classes and globals are not findings ------------------
+
+HONEST = {
+    SOURCE: "def add(a, b):\n    return a + b\n",
+    "tests/conftest.py": ("import pytest\n\n\n@pytest.fixture\ndef base(pytestconfig):\n"
+                          "    return pytestconfig.rootdir\n"),
+    TEST: (
+        "import warnings\n\nimport pytest\n\nfrom pkg.calc import add\n\n\n"
+        "def test_add():\n    assert add(2, 3) == 5\n\n\n"
+        "def test_legacy_paths(request, pytestconfig, tmpdir, tmpdir_factory, base):\n"  # _pytest.legacypath's
+        "    assert request.fspath.check() and pytestconfig.rootdir == base and tmpdir.check(dir=True)\n"
+        "    assert pytestconfig.invocation_dir and request.node.fspath.basename == 'test_calc.py'\n"
+        "    assert tmpdir_factory.mktemp('x').check(dir=True) and pytestconfig.inifile is None\n"
+        "    request.node.fspath = request.node.fspath\n\n\n"
+        "def test_a_failing_assert_is_explained():\n"  # sets _pytest.assertion.util's hooks
+        "    with pytest.raises(AssertionError, match='assert 2 == 3'):\n        assert add(1, 1) == 3\n\n\n"
+        "def test_warns():\n    with pytest.warns(UserWarning):\n        warnings.warn('x', UserWarning)\n\n\n"
+        "@pytest.mark.parametrize('n', [1, 2])\n"
+        "def test_fixtures(n, monkeypatch, capsys, caplog, recwarn, tmp_path):\n"
+        "    monkeypatch.setattr('pkg.calc.add', lambda a, b: a + b)\n    print(n)\n"
+        "    assert capsys.readouterr().out == f'{n}\\n'\n\n\n"
+        "@pytest.mark.skip(reason='skipped on purpose')\ndef test_skipped():\n    pass\n\n\n"
+        "class TestUnittestStyle:\n    def test_method(self):\n        assert add(0, 0) == 0\n"
+    ),
+    "tests/test_unittest.py": (
+        "import unittest\n\nfrom pkg.calc import add\n\n\n"
+        "class Case(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n"
+    ),
+}
+HONEST_IDS = sorted(
+    [f"{TEST}::{n}" for n in ("test_add", "test_legacy_paths", "test_a_failing_assert_is_explained", "test_warns",
+                              "test_fixtures[1]", "test_fixtures[2]", "TestUnittestStyle::test_method")]
+    + ["tests/test_unittest.py::Case::test_add"])
+
+
+def test_an_honest_suite_using_pytests_legacy_paths_passes(tmp_path):
+    """``_pytest.legacypath`` adds ``Config.rootdir``, ``Node.fspath``, ``FixtureRequest.fspath`` … (and replaces
+    ``Config._getini_unknown_type``) before conftests load; ``_pytest.debugging`` points ``pytestPDB`` at the config;
+    ``Node`` marks item classes; submodules are bound on their packages; assertion hooks are set per test."""
+    root = write_tree(tmp_path / "repo", {"pkg/__init__.py": "", **HONEST})
+    tests = [p for p in HONEST if p.startswith("tests/")]
+    run = run_pytest(root, ["tests"], protected=snapshot_protected(root, extra=tests), sandbox="off",
+                     report_dir=tmp_path / "report", sources=(SOURCE,))
+    verdict = verify_run(run, HONEST_IDS + [f"{TEST}::test_skipped"])
+    assert run.canaries.ok and not verdict.tampered, (verdict.reasons, run.stdout[-3000:])
+    assert [tc.outcome for tc in run.report.testcases if tc.name == "test_skipped"] == ["skipped"]
