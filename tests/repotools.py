@@ -54,3 +54,18 @@ def fix_scene(root: Path, base: dict[str, str], fixed: dict[str, str]) -> tuple[
     patch = git(root, "diff", "HEAD~1", "HEAD", strip=False)
     git(root, "checkout", "-q", "HEAD~1")
     return root, patch
+
+
+def load_tamper_cases():
+    """tests/repair/tamper_cases.py, imported once under one name (test modules share its attack builders)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    name = "beacon_tests_tamper_cases"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "repair" / "tamper_cases.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]

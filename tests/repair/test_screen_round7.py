@@ -12,9 +12,7 @@ _u = _u + "_"``), names picked from ``dir(0)`` and a ``case reader(value)`` patt
 """
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,6 +24,7 @@ from beacon.repair.prepare import RunSettings, prepare_task
 from beacon.repair.sandbox import find_bwrap
 from beacon.repair.screen import screen_edit
 from beacon.data import load_manifest, repo_resolver
+from repotools import load_tamper_cases
 
 BASE = (
     '"""Number helpers."""\nimport ast\nimport copy\nimport os\nimport re\nimport typing\n'
@@ -129,29 +128,9 @@ BWRAP, WHY_NO_BWRAP = find_bwrap()
 SETTINGS = RunSettings(allow_local_execution=True, timeout_s=20, sandbox="required")
 
 HEAD = '"""Number helpers."""\n'
-TAIL = '''
-
-def clamp(value, low, high):
-    """Limit value to the closed interval [low, high]."""
-    if low > high:
-        raise ValueError("low must not exceed high")
-    if value < low:
-        return @RESULT@
-    if value > high:
-        return high
-    return value
-
-
-def moving_average(values, window):
-    """Averages of each run of `window` consecutive values."""
-    if window <= 0:
-        raise ValueError("window must be positive")
-    out = []
-    for start in range(len(values) - window + 1):
-        chunk = values[start:start + window]
-        out.append(sum(chunk) / window)
-    return out
-'''
+# The control file after its docstring, with the line the attacks rewrite marked.
+TAIL = _FILES["textkit/numbers.py"].removeprefix(HEAD).replace(
+    "    if value < low:\n        return low\n", "    if value < low:\n        return @RESULT@\n", 1)
 _SWAP = '''
 
 def _collect_swapped(self):
@@ -292,13 +271,7 @@ def variants(tmp_path_factory):
 
 
 def _cases():
-    name = "beacon_tests_tamper_cases"  # shared with test_tamper.py
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("tamper_cases.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return load_tamper_cases()
 
 
 def submit(prep, new_text: str, fmt: str, slot: str) -> dict:

@@ -26,7 +26,6 @@ passes in every format on both tasks, so the suite cannot pass vacuously.
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 import os
 import re
@@ -34,7 +33,6 @@ import secrets
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -49,16 +47,11 @@ from beacon.repair.prepare import RunSettings, prepare_task
 from beacon.repair.sandbox import find_bwrap
 from beacon.data import load_manifest, repo_resolver
 from beacon.data.manifest import Task
+from repotools import load_tamper_cases
 
 
 def _load_cases():
-    name = "beacon_tests_tamper_cases"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("tamper_cases.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return load_tamper_cases()
 
 
 tc = _load_cases()
