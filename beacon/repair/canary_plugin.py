@@ -1483,10 +1483,12 @@ class CanaryPlugin:
             if module is not None:
                 last_of[module] = index
         candidates = [m for m in last_of if not any(mark.name in _MODULE_MARKS_TO_AVOID for mark in m.iter_markers())]
-        must_fail = self._canary(rng.choice(candidates) if candidates else own, functions[1], own)
+        chosen = rng.choice(candidates) if candidates else own
+        must_fail = self._canary(chosen, items[last_of[chosen]] if chosen in last_of else None, functions[1], own)
         final = items[-1].getparent(pytest.Module) if items else None
-        must_pass = self._canary(final if final in candidates else own, functions[0], own)
-        position = last_of[must_fail.parent] + 1 if must_fail.parent in last_of else len(items)
+        must_pass = self._canary(final if final in candidates else own, items[-1] if items else None, functions[0], own)
+        joined = must_fail.getparent(pytest.Module)
+        position = last_of[joined] + 1 if joined in last_of else len(items)
         items.insert(position, must_fail)
         items.append(must_pass)
         self._must_pass = must_pass
@@ -1498,12 +1500,21 @@ class CanaryPlugin:
         self._armed = True
 
     @staticmethod
-    def _canary(module, function, own):
-        """A Function item for ``function`` under ``module``; under the canary's own module instead when
-        ``module``'s fixtures would parametrize it (a parametrized autouse fixture) and so error."""
-        item = pytest.Function.from_parent(module, name=function.__name__, callobj=function)
-        defs = item._fixtureinfo.name2fixturedefs.values()
-        if module is not own and any(d.params for chain in defs for d in chain):
+    def _canary(module, last, function, own):
+        """A Function item for ``function`` in ``module``, beside ``last`` (the module's last test): under the
+        same test class when that test is in one (a module's autouse fixture may set ``request.cls.x``), else
+        under the module. Under the canary's own module instead when the fixtures there cannot serve a function
+        of no arguments, which would make an honest run's canary error at random (red-team round 8, FP-1): a
+        parametrized fixture, or a fixture in the closure that nothing defines (a name only
+        ``pytest_generate_tests`` parametrizes)."""
+        parent = module
+        if module is not own and last is not None and type(last.parent) is pytest.Class:
+            parent = last.parent
+        item = pytest.Function.from_parent(parent, name=function.__name__, callobj=function)
+        info = item._fixtureinfo
+        defs = info.name2fixturedefs
+        if module is not own and (any(d.params for chain in defs.values() for d in chain)
+                                  or any(name not in defs and name != "request" for name in info.names_closure)):
             item = pytest.Function.from_parent(own, name=function.__name__, callobj=function)
         return item
 
@@ -1520,11 +1531,15 @@ class CanaryPlugin:
             self._seen.append(f"{item.nodeid} {call.when}: raised {call.excinfo.typename} but reported passed")
         # A phase that never raises needs the positive check (red-team round 5: `item.runtest = lambda: None`
         # set on the instance runs nothing): a Function's call passes only if its function really was called.
-        if call.when == "call" and passed and self._armed and self._watch.needs_pyfunc_call(item):
+        # A call-phase report made while the item's own call is still running is a subtest's (pytest 9's
+        # `subtests` fixture, unittest's subTest): not the item's call report, which is made after the call
+        # returns, and checked then (red-team round 8, FP-2: each subtest's report cleared the record).
+        subtest = self._calling is item
+        if call.when == "call" and passed and self._armed and not subtest and self._watch.needs_pyfunc_call(item):
             if self._pyfunc_done is not item:
                 self._seen.append(f"{item.nodeid} call: reported passed but pytest never called its test function "
                                   "(no pytest_pyfunc_call)")
-        if call.when == "call":
+        if call.when == "call" and not subtest:
             self._pyfunc_done = None
             # The must-pass canary's body asks the watch, but a run that never calls that body (its runtest
             # neutered like any other test's) would pass it vacuously: its report carries the findings itself.
