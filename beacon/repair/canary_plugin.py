@@ -872,6 +872,8 @@ class _Comparisons:
         self.known: dict = {}
         self._keep = _all_classes()  # the snapshot's classes stay alive: no later class reuses one of their ids
         self._snapshot_ids = frozenset(id(cls) for cls in self._keep)
+        # (module, qualname) of each snapshot class, as it was then: a new class under one of these names replaced it
+        self._snapshot_names = frozenset((_class_module(cls), _class_name(cls)) for cls in self._keep)
         for cls in self._keep:
             own = _class_dict(cls)
             self.known[id(cls)] = (weakref.ref(cls), {name: _state(own[name]) for name in _COMPARISONS if name in own})
@@ -1053,7 +1055,8 @@ class _Comparisons:
         decorator factories (numpy's mixins, pandas' ``OpsMixin``, sympy, sortedcontainers) or aliases (jinja2's
         ``__eq__ = _fail_with_undefined_error``, mpmath's ``__gt__ = _compare``); a class made by the code under test
         (``type(K)("E", …)``, ``types.new_class``) lives in the module that made it (or in ``types``), not under its
-        name in ``os`` or ``functools``."""
+        name in ``os`` or ``functools``. Red-team round 8 (R8-4): the class must also be a ``class`` statement at its
+        ``__qualname__`` in its module's source file, and not stand under the name of a class alive at the snapshot."""
         if cls is None:
             return False
         if id(cls) in self._snapshot_ids:  # held alive by _keep: the id is that class's
@@ -1073,6 +1076,8 @@ class _Comparisons:
         top = sys.modules.get(module_name.partition(".")[0])
         path = dict.get(top.__dict__, "__file__") if type(top) is types.ModuleType else None
         if owner is not cls or type(path) is not str or path[:1] == "<":
+            return False
+        if (module_name, class_name) in self._snapshot_names:  # planted over a class alive at the snapshot
             return False
         path, real = os.path.realpath(path), os.path.realpath(code.co_filename)
         if (self.root and path.startswith(self.root + os.sep)) or path in self.sources:

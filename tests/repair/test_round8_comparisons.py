@@ -10,7 +10,8 @@ The declared source is ``pkg/calc.py``. Each buggy ``add`` returns a value that 
   judge, after the operand's class was judged; a new class's non-``str`` key is a finding, checked before any hash.
 - R8-3: a function from the checkout's other modules, under another name, as a dunder of a declared file's class.
 - R8-4: a class made at run time and planted in ``functools`` under its own ``__module__``/``__qualname__`` claimed
-  the library exception; a library's own class must also be a ``class`` statement in its module's source.
+  the library exception; a library's own class must also be a ``class`` statement in its module's source, and
+  no class alive at the snapshot may have had its module and name (planted over ``functools.cached_property``).
 """
 from __future__ import annotations
 
@@ -90,6 +91,12 @@ FORGED = {
                               "def add(a, b):\n    return Exact(a - b)\n",
                               "comparison functools.Exact.__eq__ is functools.wraps, a function from outside the "
                               "checkout under another name"),
+    # R8-4: planted over an existing functools class of that name (its ``class`` statement is in functools.py)
+    "replaced_library_class": ("import functools\n\nExact = type('cached_property', (int,), {'__eq__': "
+                               "functools.wraps, '__module__': 'functools', '__qualname__': 'cached_property'})\n"
+                               "functools.cached_property = Exact\n\n\ndef add(a, b):\n    return Exact(a - b)\n",
+                               "comparison functools.cached_property.__eq__ is functools.wraps, a function from "
+                               "outside the checkout under another name"),
 }
 CONFTEST = {"tests/conftest.py": "import sys, os\n\nsys.modules.setdefault('conftest', sys.modules[__name__])\n\n\n"
                                  "def anything(self, other):\n    return 1\n"}
