@@ -773,6 +773,58 @@ def _all_classes() -> list:
     return out
 
 
+# CPython's cached attribute lookup on a class (``_PyType_Lookup``, what a heap class's comparison slots and
+# ``isinstance`` call), read through ``type``'s own descriptor: a metaclass's ``__getattribute__`` is not asked.
+_type_lookup = type.__dict__["__getattribute__"]
+_repeat, _getattr = itertools.repeat, getattr
+
+
+def _exact_keys(own) -> bool:
+    """Whether every key of a class's ``__dict__`` is an exact ``str``, checked without hashing one (C-level): a str
+    subclass kept by a ``type()`` namespace runs its ``__hash__``/``__eq__`` in any set or dict operation on the
+    keys, in the middle of a check (red-team round 8, R8-2)."""
+    return _all(_map(_is, _map(_type, own), _repeat(str)))
+
+
+def _odd_key(own) -> str:
+    key = next(k for k in own if _type(k) is not str)  # iterating a dict's keys hashes none
+    return f"a class dict key of type {_class_name(_type(key))}"
+
+
+# Values whose cached lookup on the class is the value itself (a classmethod descriptor's would be bound: left out).
+_CACHE_CHECKED = (_BUILTINS - {types.ClassMethodDescriptorType}) | {types.FunctionType}
+_TYPE_OWN = frozenset(name for name in _COMPARISONS + ("__len__",) if name in type.__dict__ or name in object.__dict__)
+
+
+def _data_descriptor(value) -> bool:
+    return any("__set__" in _class_dict(k) or "__delete__" in _class_dict(k) for k in _class_mro(_type(value)))
+
+
+def _stale(cls, name: str, expected) -> str | None:
+    """Why CPython's cached lookup of ``name`` on ``cls`` is not ``expected`` (the value in the own ``__dict__`` of the
+    class that the MRO resolves it to, or ``_ABSENT`` for none), or None (red-team round 8, R8-1: a raw write to a
+    class's dict, without ``PyType_Modified``, leaves the type-attribute cache holding the old dunder, which
+    comparisons keep calling while every ``__dict__`` reads the new one)."""
+    meta = _type(cls)
+    for owner in (_class_mro(meta) if meta is not type or expected is _ABSENT else ()):
+        own = _class_dict(owner)  # what type.__getattribute__ asks of the metaclass first (type's own: no data)
+        if name in own:
+            if _data_descriptor(own[name]):
+                return f"shadowed by the data descriptor {_class_name(meta)}.{name} (its metaclass's)"
+            if expected is _ABSENT:
+                return None  # the metaclass's own method answers: the cached lookup cannot be told apart
+            break
+    try:
+        effective = _type_lookup(cls, name)
+    except AttributeError:
+        effective = _ABSENT
+    if effective is expected:
+        return None
+    shown = ("nothing" if effective is _ABSENT else effective.__code__.co_name
+             if _type(effective) is types.FunctionType else f"a {_class_name(_type(effective))}")
+    return f"its class dict and CPython's type cache disagree (the cache holds {shown})"
+
+
 class _Comparisons:
     """A list-free runtime check against always-equal values (red-team round 6, F1).
 
@@ -809,6 +861,8 @@ class _Comparisons:
         self._real: dict = {}  # co_filename -> the declared source it is (as shown), or None
         self.root = os.path.realpath(root) if root else ""
         self._outside_files: dict = {}  # co_filename -> whether it is outside the checkout (or not a file at all)
+        self._class_defs: dict = {}  # a library module's real path -> the qualnames of the classes its source defines
+        self._exact_ok: dict = {}  # id(class) -> weak reference: a new class whose dict keys were all exact strs
         # functools.total_ordering's generated methods (``_gt_from_lt`` …): functions under another name, by design.
         convert = getattr(sys.modules.get("functools"), "_convert", None)
         self.total_ordering = frozenset(f for ops in (convert.values() if type(convert) is dict else ())
@@ -818,6 +872,8 @@ class _Comparisons:
         self.known: dict = {}
         self._keep = _all_classes()  # the snapshot's classes stay alive: no later class reuses one of their ids
         self._snapshot_ids = frozenset(id(cls) for cls in self._keep)
+        # (module, qualname) of each snapshot class, as it was then: a new class under one of these names replaced it
+        self._snapshot_names = frozenset((_class_module(cls), _class_name(cls)) for cls in self._keep)
         for cls in self._keep:
             own = _class_dict(cls)
             self.known[id(cls)] = (weakref.ref(cls), {name: _state(own[name]) for name in _COMPARISONS if name in own})
@@ -829,7 +885,10 @@ class _Comparisons:
         self.at_asserts: list = []  # findings of the compare-time judge (reported once), handed out by findings()
 
     def _source(self, code) -> str | None:
-        filename = code.co_filename
+        return self._declared(code.co_filename)
+
+    def _declared(self, filename) -> str | None:
+        """The declared source (as shown) that the file ``filename`` is, or None."""
         if type(filename) is not str:
             return "<a co_filename that is not a str>"
         if filename not in self._real:
@@ -881,6 +940,17 @@ class _Comparisons:
             source = self._source(code)
             if source is not None and code.co_name != name:
                 return f"{code.co_name} from {source}"
+            if not static and code.co_name != name and cls is not None:
+                # Red-team round 8 (R8-3): on a class of a declared file, a function under another name is a finding
+                # wherever it comes from (``__eq__ = truncate`` imported from the checkout's other modules returns a
+                # truthy string); total_ordering's methods and a factory's closure named after the dunder stay fine.
+                # (One from outside the checkout meets the rule below, G1, with its exceptions.) A test's own lambda
+                # or nested def (``monkeypatch.setattr(Money, "__eq__", lambda s, o: True)``) stays fine.
+                home = self._home(cls)
+                if (home is not None and value not in self.total_ordering and not self._outside(code)
+                        and not (type(value) is types.FunctionType and self._named_by_its_factory(name, value, code))
+                        and not self._test_local(code)):
+                    return f"{self._shown(value, code)}, a function under another name on a class of {home}"
             if not static:
                 # Red-team round 7 (G1): a function from outside the checkout (the standard library, site-packages)
                 # under another name returns whatever it returns for (self, other): ``os.fwalk`` a generator,
@@ -911,6 +981,53 @@ class _Comparisons:
             return f"a {_class_name(type(value))} object"
         return None
 
+    @staticmethod
+    def _test_local(code) -> bool:
+        """A lambda or nested def inside a function of a test module or conftest (by pytest's default file names):
+        what a test passes to ``monkeypatch.setattr`` or ``mock.patch.object``; the code under test cannot reach it
+        without the objects of that call."""
+        base = os.path.basename(code.co_filename)
+        return ("<locals>" in getattr(code, "co_qualname", "<locals>")
+                and (base == "conftest.py" or (base.startswith("test_") or base.endswith("_test.py"))
+                     and base.endswith(".py")))
+
+    def _home(self, cls) -> str | None:
+        """The declared source (as shown) that ``cls``'s module's file (``sys.modules[cls.__module__].__file__``) is,
+        or None."""
+        module_name = _class_module(cls)
+        module = sys.modules.get(module_name) if type(module_name) is str else None
+        path = dict.get(module.__dict__, "__file__") if type(module) is types.ModuleType else None
+        return self._declared(path) if type(path) is str and path[:1] != "<" else None
+
+    def _defines_class(self, path: str, qualname: str) -> bool:
+        """Whether the source file at ``path`` has a ``class`` statement at ``qualname`` (``Outer.Inner``: nested class
+        bodies; under ``if``/``try`` too, never inside a function), parsed once per file (red-team round 8, R8-4: a
+        class made at run time and planted as ``functools._Exact`` has none)."""
+        names = self._class_defs.get(path)
+        if names is None:
+            names = set()
+            try:
+                with _open(path, "rb") as fh:
+                    tree = _compile(fh.read(), path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+            except (OSError, SyntaxError, ValueError):
+                tree = None
+            todo = [(tree, "")] if tree is not None else []
+            while todo:
+                node, prefix = todo.pop()
+                if type(node) is ast.ClassDef:
+                    names.add(prefix + node.name)
+                    prefix = prefix + node.name + "."
+                elif type(node) in _DEFS or type(node) is ast.Lambda:
+                    continue  # a function's classes have ``<locals>`` in their qualname: never a library's own
+                for field in type(node)._fields:
+                    value = getattr(node, field, None)
+                    if type(value) is list:
+                        todo.extend((v, prefix) for v in value if isinstance(v, ast.AST))
+                    elif isinstance(value, ast.AST):
+                        todo.append((value, prefix))
+            names = self._class_defs[path] = frozenset(names)
+        return qualname in names
+
     def _outside(self, code) -> bool:
         """Whether ``code`` comes from outside the checkout (or from no file: ``<string>``, ``<attrs generated …>``)."""
         filename = code.co_filename
@@ -938,7 +1055,8 @@ class _Comparisons:
         decorator factories (numpy's mixins, pandas' ``OpsMixin``, sympy, sortedcontainers) or aliases (jinja2's
         ``__eq__ = _fail_with_undefined_error``, mpmath's ``__gt__ = _compare``); a class made by the code under test
         (``type(K)("E", …)``, ``types.new_class``) lives in the module that made it (or in ``types``), not under its
-        name in ``os`` or ``functools``."""
+        name in ``os`` or ``functools``. Red-team round 8 (R8-4): the class must also be a ``class`` statement at its
+        ``__qualname__`` in its module's source file, and not stand under the name of a class alive at the snapshot."""
         if cls is None:
             return False
         if id(cls) in self._snapshot_ids:  # held alive by _keep: the id is that class's
@@ -959,12 +1077,24 @@ class _Comparisons:
         path = dict.get(top.__dict__, "__file__") if type(top) is types.ModuleType else None
         if owner is not cls or type(path) is not str or path[:1] == "<":
             return False
+        if (module_name, class_name) in self._snapshot_names:  # planted over a class alive at the snapshot
+            return False
         path, real = os.path.realpath(path), os.path.realpath(code.co_filename)
         if (self.root and path.startswith(self.root + os.sep)) or path in self.sources:
             return False
         if os.path.basename(path) == "__init__.py":  # a package: any of its files
-            return real.startswith(os.path.dirname(path) + os.sep)
-        return real == path
+            same = real.startswith(os.path.dirname(path) + os.sep)
+        else:
+            same = real == path
+        if not same:
+            return False
+        own_file = dict.get(module.__dict__, "__file__")
+        if type(own_file) is not str or own_file[:1] == "<":
+            return False
+        own_file = os.path.realpath(own_file)
+        if not own_file.startswith(os.path.dirname(path) + os.sep) and own_file != path:
+            return False
+        return self._defines_class(own_file, class_name)
 
     @staticmethod
     def _shown(function, code) -> str:
@@ -980,6 +1110,9 @@ class _Comparisons:
         out = []
         known, none_of, subclasses, class_dict, names = (self.known, _COMPARISON_SET.isdisjoint, _subclasses,
                                                          _class_dict, _COMPARISONS)
+        snapshot, exact, flags, checked, lookup = (self._snapshot_ids, _exact_keys, _class_flags, _CACHE_CHECKED,
+                                                   _type_lookup)
+        exact_ok = self._exact_ok
         seen: set = set()
         todo = [object]
         pop, push, mark = todo.pop, todo.extend, seen.add
@@ -991,8 +1124,17 @@ class _Comparisons:
             push(subclasses(cls))
             own = class_dict(cls)
             try:
-                if none_of(own):  # hashes the keys: a str subclass's __hash__ could raise
+                if id(cls) not in snapshot:  # before anything hashes the keys (R8-2); once per class (only a raw
+                    seen_ok = exact_ok.get(id(cls))  # dict write, no setattr, adds a key that is not an exact str)
+                    if seen_ok is None or seen_ok() is not cls:
+                        if not exact(own):
+                            out.append(f"comparison check of {self._label(cls)}: {_odd_key(own)}")
+                            continue
+                        exact_ok[id(cls)] = weakref.ref(cls)
+                if none_of(own):  # hashes the keys (exact strs, or a class from the snapshot)
                     continue
+                heap = flags(cls) & _HEAPTYPE
+                plain = type(cls) is type
                 entry = known.get(id(cls))
                 if entry is None or entry[0]() is not cls:  # first seen (or an id reused by a new class)
                     entry = known[id(cls)] = (weakref.ref(cls), {})
@@ -1001,6 +1143,12 @@ class _Comparisons:
                     if name not in own:
                         continue
                     value = own[name]
+                    if heap and (value is None or type(value) in checked) and not (
+                            plain and lookup(cls, name) is value):  # R8-1: also when judged before
+                        why = _stale(cls, name, value)
+                        if why is not None:
+                            out.append(f"comparison {self._label(cls)}.{name}: {why}")
+                            continue
                     before = judged.get(name)
                     if before is not None and before[0]() is value and (
                             before[1] is None or before[1]() is value.__code__):
@@ -1034,16 +1182,37 @@ class _Comparisons:
             if not _class_flags(cls) & _HEAPTYPE:
                 return value  # a static type (int, str, …) and its static bases: immutable since Python 3.10
             left = set(_names)
+            plain = _type(cls) is type  # no metaclass: its cached lookup is read directly (the common case)
             for owner in _class_mro(cls):
                 own = _class_dict(owner)
+                if id(owner) not in self._snapshot_ids:  # before hashing a key (R8-2), once per class
+                    seen_ok = self._exact_ok.get(id(owner))
+                    if seen_ok is None or seen_ok() is not owner:
+                        if not _exact_keys(own):
+                            self._report_at_assert(
+                                f"comparison check of {self._label(owner)}: {_odd_key(own)} (at an assert)")
+                            return value
+                        self._exact_ok[id(owner)] = weakref.ref(owner)
                 found = left.intersection(own)  # iterates own's keys in C
                 if not found:
                     continue
                 left -= found
+                for name in found:  # R8-1: what the comparison calls is CPython's cached lookup on cls
+                    dunder = own[name]
+                    if (dunder is None or type(dunder) in _CACHE_CHECKED) and not (
+                            plain and _type_lookup(cls, name) is dunder):
+                        why = _stale(cls, name, dunder)
+                        if why is not None:
+                            self._report_at_assert(f"comparison {self._label(cls)}.{name}: {why} (at an assert)")
                 if _class_flags(owner) & _HEAPTYPE:
                     self._judge_owner(owner, own, found)
                 if not left:
                     break
+            for name in (left - _TYPE_OWN if plain else left):  # resolved nowhere: nor may the cache hold one
+                # (``getattr`` on a class whose metaclass is ``type`` itself is type's C lookup: no Python code runs)
+                why = (None if plain and _getattr(cls, name, _ABSENT) is _ABSENT else _stale(cls, name, _ABSENT))
+                if why is not None:
+                    self._report_at_assert(f"comparison {self._label(cls)}.{name}: {why} (at an assert)")
         except Exception as exc:  # a hostile class: a finding, never an error in the test
             self._report_at_assert(f"comparison check at an assert raised {_class_name(type(exc))}")
         return value
