@@ -79,6 +79,7 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import importlib.machinery
 import itertools
 import json
 import operator
@@ -735,6 +736,28 @@ _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by Python code (a class 
 _BUILTINS = frozenset({types.BuiltinFunctionType, types.WrapperDescriptorType, types.MethodWrapperType,
                        types.MethodDescriptorType, types.ClassMethodDescriptorType})
 _STATIC = (staticmethod, classmethod)
+_TYPE_CHECKS = frozenset({"__instancecheck__", "__subclasscheck__"})  # asked by isinstance/issubclass only
+
+
+def _cython_code(value):
+    """The code of a Cython-compiled function (Cython 3's ``cython_function_or_method``, e.g. pandas'
+    ``Infinity.__eq__``), or None. Its class is a heap type, yet made by C (``PyType_FromSpec``), not by Python code:
+    no class of its MRO holds a Python function, and its own ``__dict__`` holds the ``__call__`` slot wrapper made
+    for it (a Python class, or a subclass, cannot make one whose ``__objclass__`` is itself). ``__code__`` is read
+    through the type's own descriptor and is read-only on these objects."""
+    cls = _type(value)
+    mro = _class_mro(cls)
+    if _class_name(cls) not in ("cython_function_or_method", "fused_cython_function"):
+        return None  # (its ``__module__`` reads as the member descriptor of its instances' ``__module__``)
+    own = _class_dict(cls)
+    call, getter = own.get("__call__"), own.get("__code__")
+    if (type(call) is not types.WrapperDescriptorType or call.__objclass__ is not cls
+            or type(getter) is not types.GetSetDescriptorType or getter.__objclass__ is not cls):
+        return None
+    if any(type(v) is types.FunctionType for k in mro[:-1] for v in _class_dict(k).values()):
+        return None
+    code = getter.__get__(value, cls)
+    return code if type(code) is types.CodeType else None
 
 
 class _Strong:
@@ -846,8 +869,10 @@ class _Comparisons:
       sources (``__le__ = issubset`` in a project class); ``functools.total_ordering``'s ``_gt_from_lt`` …; a
       factory's closure named after the dunder that wraps nothing (attrs' ``cmp_using``, numpy's mixins); a
       library's own class, new since the snapshot and found under its ``__module__``/``__qualname__``, using a
-      function of its own package (jinja2, mpmath, pandas, sympy); and ``unittest.mock``'s own objects (a
-      MagicMock's class holds a ``MagicProxy`` or a child mock for each dunder).
+      function of its own package (jinja2, mpmath, pandas, sympy); a Cython-compiled function as its class's own
+      compiled ``def`` or a library's factory closure (:meth:`_judge_cython`); a static/classmethod of a function of
+      the dunder's name, or a library factory's isinstance hook (:meth:`_library_factory`); and ``unittest.mock``'s
+      own objects (a MagicMock's class holds a ``MagicProxy`` or a child mock for each dunder).
 
     ``def __eq__`` in the declared file is not judged: an honest repair writes comparisons that way, so an
     always-equal ``def __eq__`` stays the screen's business (README threat model).
@@ -902,8 +927,10 @@ class _Comparisons:
         (Cython's cyfunction); ``None`` for anything else (a bound method, a partial, an object of a class)."""
         if type(value) is types.FunctionType:
             return value.__code__
-        if type(value) is types.MethodType or _class_flags(type(value)) & _HEAPTYPE:
+        if type(value) is types.MethodType:
             return None
+        if _class_flags(type(value)) & _HEAPTYPE:
+            return _cython_code(value)  # Cython 3's functions are heap types made by C; Python classes answer None
         try:
             code = getattr(value, "__code__", None)  # an attribute of a C type: no Python code answers it
         except Exception:
@@ -935,11 +962,21 @@ class _Comparisons:
         if value is None:
             return None
         static = isinstance(value, _STATIC)
-        code = self._code(value.__func__ if static else value)
+        inner = value.__func__ if static else value
+        code = self._code(inner)
         if code is not None:
             source = self._source(code)
             if source is not None and code.co_name != name:
                 return f"{code.co_name} from {source}"
+            if type(inner) is not types.FunctionType and _class_flags(type(inner)) & _HEAPTYPE:
+                return self._judge_cython(name, inner, code, cls)
+            if static:
+                # ``@classmethod def __instancecheck__`` (a project's metaclass) has the power of a ``def`` of the
+                # dunder's name, which is the screen's business; ``staticmethod(bool)`` (no code) and a renamed
+                # function stay findings, except a library's factory-made isinstance hook (see _library_factory).
+                if code.co_name == name or (name in _TYPE_CHECKS and self._library_factory(cls, code)):
+                    return None
+                return f"a {_class_name(type(value))} of {self._shown(inner, code)}"
             if not static and code.co_name != name and cls is not None:
                 # Red-team round 8 (R8-3): on a class of a declared file, a function under another name is a finding
                 # wherever it comes from (``__eq__ = truncate`` imported from the checkout's other modules returns a
@@ -980,6 +1017,24 @@ class _Comparisons:
         if (callable(value) or descriptor) and not self._from_mock(value):
             return f"a {_class_name(type(value))} object"
         return None
+
+    def _judge_cython(self, name: str, function, code, cls) -> str | None:
+        """A Cython-compiled function as the dunder ``name`` of ``cls`` (also inside a static/classmethod): fine as the
+        class's own compiled ``def`` of that dunder (pandas' ``Infinity.__eq__``, ``OffsetMeta.__instancecheck__``:
+        the code's name and the function's ``__qualname__`` say so), or as a closure of a factory in a compiled module
+        of the library whose own class ``cls`` is (pandas' ``NAType.__eq__``, named after the dunder; its
+        ``__qualname__``/``__name__`` are writable, its code is not, so the library's own class is the evidence).
+        Anything else is a finding: reused on another class, ``Infinity.__gt__`` says every value is smaller."""
+        qualname = getattr(function, "__qualname__", None)
+        if type(qualname) is not str:
+            return f"a {_class_name(type(function))} without a qualname"
+        if code.co_name == name and cls is not None and qualname == f"{_class_name(cls)}.{name}":
+            return None
+        if "<locals>" in qualname and getattr(function, "__name__", None) == name:
+            compiled = self._compiled_file(function)
+            if compiled is not None and self._library_own(cls, code, compiled):
+                return None
+        return f"the Cython function {qualname}"
 
     @staticmethod
     def _test_local(code) -> bool:
@@ -1046,7 +1101,7 @@ class _Comparisons:
         return ("<locals>" in qualname and function.__name__ == name
                 and dict.get(function.__dict__, "__wrapped__", _ABSENT) is _ABSENT)
 
-    def _library_own(self, cls, code) -> bool:
+    def _library_own(self, cls, code, home: str | None = None) -> bool:
         """Whether ``cls`` is a library's own class using a function of its own package: ``cls`` was not alive at the
         snapshot (a library class from then on is trusted as it was, and a rebinding of it is judged without this
         exception), it is found under its own ``__module__`` and ``__qualname__`` in ``sys.modules`` (dictionaries
@@ -1079,7 +1134,7 @@ class _Comparisons:
             return False
         if (module_name, class_name) in self._snapshot_names:  # planted over a class alive at the snapshot
             return False
-        path, real = os.path.realpath(path), os.path.realpath(code.co_filename)
+        path, real = os.path.realpath(path), home or os.path.realpath(code.co_filename)
         if (self.root and path.startswith(self.root + os.sep)) or path in self.sources:
             return False
         if os.path.basename(path) == "__init__.py":  # a package: any of its files
@@ -1094,7 +1149,48 @@ class _Comparisons:
         own_file = os.path.realpath(own_file)
         if not own_file.startswith(os.path.dirname(path) + os.sep) and own_file != path:
             return False
-        return self._defines_class(own_file, class_name)
+        if self._defines_class(own_file, class_name):
+            return True
+        # A class shown under its package's name (pandas' ``@set_module("pandas")`` gives ``Categorical`` the
+        # ``__module__`` "pandas"): its ``class`` statement is in the file of its own methods (``co_qualname``
+        # ``Categorical.__init__``), a file of the same package.
+        files = {os.path.realpath(_func_code(f).co_filename) for f in _class_dict(cls).values()
+                 if type(f) is types.FunctionType and _func_code(f).co_qualname.startswith(class_name + ".")}
+        if any(f.startswith(os.path.dirname(path) + os.sep) and self._defines_class(f, class_name)
+               for f in sorted(files) if f != own_file):
+            return True
+        # A class compiled by Cython (pandas' ``NAType``) has no ``class`` statement in a file that ships: its own
+        # methods are Cython functions of a compiled module of the same package, under the class's qualname.
+        return any(_cython_code(f) is not None and type(getattr(f, "__qualname__", None)) is str
+                   and f.__qualname__.startswith(class_name + ".")
+                   and (self._compiled_file(f) or "").startswith(os.path.dirname(path) + os.sep)
+                   for f in _class_dict(cls).values())
+
+    @staticmethod
+    def _compiled_file(function) -> str | None:
+        """The real path of the compiled extension module a Cython function's ``__module__`` names, or None."""
+        module_name = getattr(function, "__module__", None)
+        module = sys.modules.get(module_name) if type(module_name) is str else None
+        path = dict.get(module.__dict__, "__file__") if type(module) is types.ModuleType else None
+        if type(path) is not str or not path.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
+            return None
+        return os.path.realpath(path)
+
+    def _library_factory(self, cls, code) -> bool:
+        """Whether ``code`` (an isinstance/issubclass hook of the new class ``cls``) is a closure of a library's class
+        factory in the very module that ``cls`` says made it: pandas' ``create_pandas_abc_type`` builds ``ABCSeries``
+        and its metaclass with ``type(name, bases, {"__instancecheck__": classmethod(_instancecheck), …})``, and
+        ``type()`` takes ``__module__`` from the module calling it. The module's file is outside the checkout and is
+        the closure's file. Only isinstance/issubclass ask these hooks (never ``==``, ``<`` or ``bool``); code that
+        calls such a factory itself must import it, which the screen refuses in an edit."""
+        if cls is None or id(cls) in self._snapshot_ids or "<locals>" not in getattr(code, "co_qualname", ""):
+            return False
+        module_name = _class_module(cls)
+        module = sys.modules.get(module_name) if type(module_name) is str else None
+        path = dict.get(module.__dict__, "__file__") if type(module) is types.ModuleType else None
+        if type(path) is not str or path[:1] == "<" or self._declared(path) is not None or not self._outside(code):
+            return False
+        return os.path.realpath(path) == os.path.realpath(code.co_filename)
 
     @staticmethod
     def _shown(function, code) -> str:

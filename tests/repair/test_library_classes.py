@@ -1,0 +1,119 @@
+"""Honest library classes under the canary plugin's comparison judge (pandas, a project's metaclass), and the
+attacks that the rules accepting them must still refuse (real pytest runs through ``run_pytest``).
+
+Until session 19 a project that imported pandas during its run was ``tampered``: pandas' Cython-compiled classes
+(``Infinity.__eq__``, ``NAType.__eq__`` are ``cython_function_or_method`` objects), its classes shown under the
+package's name (``@set_module("pandas")``: ``Categorical.__module__ == "pandas"``, whose ``class`` statement is in
+``pandas/core/arrays/categorical.py``) and its factory-made ABCs (``create_pandas_abc_type``: a classmethod of a
+closure as ``__instancecheck__``) were judged like a class built by the code under test. pandas is a dependency of
+Beacon, so these runs are real in CI too.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from beacon.repair.controls import snapshot_protected
+from beacon.repair.pytest_runner import run_pytest, verify_run
+from repotools import write_tree
+
+pd = pytest.importorskip("pandas")  # a dependency of Beacon (pyproject.toml): present wherever the suite runs
+
+SOURCE = "pkg/calc.py"
+ADD_TEST = "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+BUGGY_TAIL = "\n\ndef add(a, b):\n    return S(a - b)\n"  # wrong; passes only if S(...) == 5 says yes
+
+FRAME = (
+    "import numpy as np\nimport pandas as pd\n\n\n"
+    "def frame(n):\n"
+    "    return pd.DataFrame({'a': np.arange(n), 'b': pd.Categorical(['x', 'y'] * (n // 2)),\n"
+    "                         'c': pd.array([1, None] * (n // 2), dtype='Int64')})\n"
+)
+FRAME_TEST = (
+    "import pandas as pd\nimport pytest\nfrom pandas.api.types import is_integer_dtype\n\nfrom pkg.calc import frame\n\n\n"
+    "def test_frame():\n"
+    "    df = frame(4)\n"
+    "    assert len(df) == 4 and df.shape == (4, 3)\n"
+    "    assert df['a'].sum() == 6\n"
+    "    assert (df['a'] >= 0).all()\n"
+    "    assert df['b'].cat.categories.tolist() == ['x', 'y']\n"
+    "    assert df['b'][0] == 'x'\n"
+    "    assert df['c'].isna().sum() == 2\n"
+    "    assert df['c'][1] is pd.NA\n"
+    "    assert isinstance(df, pd.DataFrame) and is_integer_dtype(df['c'])\n"
+    "    pd.testing.assert_frame_equal(df, frame(4))\n"
+    "    assert df.equals(frame(4))\n"
+    "    assert pd.Timestamp('2020-01-01') < pd.Timestamp('2021-01-01')\n"
+    "    assert pd.Interval(0, 1) == pd.Interval(0, 1)\n"
+    "    assert pd.Period('2020-01') == pd.Period('2020-01')\n"
+    "    assert pd.Timedelta('1D') > pd.Timedelta('1h')\n"
+    "    assert pd.offsets.Day(1) == pd.offsets.Day(1)\n"
+    "    assert pd.Series([1.0, 2.0]).tolist() == pytest.approx([1.0, 2.0])\n"
+    "    assert df.index.equals(pd.RangeIndex(4))\n\n\n"
+    "@pytest.mark.parametrize('n', [2, 6])\n"
+    "def test_sizes(n):\n"
+    "    assert frame(n)['b'].dtype == 'category'\n"
+)
+
+
+def score(tmp_path: Path, files: dict, expected: list[str], sources=(SOURCE,)):
+    root = write_tree(tmp_path / "repo", {"pkg/__init__.py": "", **files})
+    tests = [path for path in files if path.startswith("tests/")]
+    run = run_pytest(root, ["tests"], protected=snapshot_protected(root, extra=tests), sandbox="off",
+                     report_dir=tmp_path / "report", sources=sources)
+    return run, verify_run(run, expected)
+
+
+def test_a_suite_using_pandas_passes(tmp_path):
+    """pandas' Cython classes, ``set_module`` classes, factory-made ABCs and ``pd.NA`` in asserts: all honest."""
+    expected = ["tests/test_frame.py::test_frame", "tests/test_frame.py::test_sizes[2]",
+                "tests/test_frame.py::test_sizes[6]"]
+    run, verdict = score(tmp_path, {SOURCE: FRAME, "tests/test_frame.py": FRAME_TEST}, expected)
+    assert verdict.passed and not verdict.tampered and run.canaries.ok, (verdict.reasons, run.canaries.reasons)
+
+
+def test_a_classmethod_isinstance_hook_of_a_project_metaclass_passes(tmp_path):
+    """``@classmethod def __instancecheck__`` is a ``def`` of the dunder's name (pandas' ``OffsetMeta`` has one);
+    what it returns is the screen's business, like any ``def __eq__``."""
+    kinds = ("class _Kinded(type):\n    @classmethod\n    def __instancecheck__(mcls, obj):\n"
+             "        return hasattr(obj, 'kind')\n\n\nclass Kinded(metaclass=_Kinded):\n    pass\n")
+    test = ("from pkg.calc import add\nfrom pkg.kinds import Kinded\n\n\nclass K:\n    kind = 1\n\n\n"
+            "def test_kinds():\n    assert isinstance(K(), Kinded)\n    assert add(2, 3) == 5\n")
+    files = {SOURCE: "def add(a, b):\n    return a + b\n", "pkg/kinds.py": kinds, "tests/test_kinds.py": test}
+    run, verdict = score(tmp_path, files, ["tests/test_kinds.py::test_kinds"])
+    assert verdict.passed and run.canaries.ok, (verdict.reasons, run.canaries.reasons)
+
+
+# What the pandas rules accept is a library's own class; the same objects on a class of the code under test are not.
+REUSED = {
+    # Infinity.__ne__ is ``not isinstance(other, Infinity)``: True for 5, so S(-1) == 5 would pass
+    "cython_method_under_another_name": ("import pandas._libs.algos as algos\n\n\nclass S(int):\n"
+                                         "    __eq__ = algos.Infinity.__ne__\n", "the Cython function Infinity.__ne__"),
+    "cython_method_as_a_classmethod": ("import pandas._libs.algos as algos\n\n\nclass S(int):\n"
+                                       "    __eq__ = classmethod(algos.Infinity.__ne__)\n",
+                                       "the Cython function Infinity.__ne__"),
+    # the dunder's own name, another class's method (its qualname is not S.__eq__): Infinity.__gt__ would say that
+    # S(-1) > 5
+    "cython_method_of_another_class": ("import pandas._libs.algos as algos\n\n\nclass S(int):\n"
+                                       "    __eq__ = algos.NegInfinity.__eq__\n",
+                                       "the Cython function NegInfinity.__eq__"),
+    # NAType's factory closure (named __eq__) on a class that is not the library's own
+    "cython_factory_closure_on_a_project_class": ("from pandas.api.typing import NAType\n\n\nclass S(int):\n"
+                                                  "    __eq__ = NAType.__dict__['__eq__']\n",
+                                                  "the Cython function _create_binary_propagating_op.<locals>.method"),
+    # a library closure under another name inside a classmethod, not an isinstance hook
+    "library_closure_in_a_classmethod": ("from pandas.core.dtypes.generic import ABCSeries\n\n\nclass S(int):\n"
+                                         "    __eq__ = type(ABCSeries).__dict__['__instancecheck__']\n",
+                                         "a classmethod of pandas.core.dtypes.generic.create_pandas_abc_type.<locals>."
+                                         "_instancecheck"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(REUSED))
+def test_a_library_comparison_reused_by_the_code_under_test_is_tampering(tmp_path, shape):
+    calc, finding = REUSED[shape]
+    run, verdict = score(tmp_path, {SOURCE: calc + BUGGY_TAIL, "tests/test_calc.py": ADD_TEST},
+                         ["tests/test_calc.py::test_add"])
+    assert not verdict.passed and verdict.tampered, verdict.reasons
+    assert f"comparison pkg.calc.S.__eq__ is {finding}" in " ".join(run.canaries.reasons), run.canaries.reasons
