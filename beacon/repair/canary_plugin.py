@@ -164,6 +164,8 @@ _WATCHED = (
     ("_pytest.assertion.rewrite", None, "_beacon_judge"), ("_pytest.assertion.rewrite", None, "PYC_TAIL"),
     ("_pytest.assertion.rewrite", "AssertionRewriter", "visit_Compare"),
     ("_pytest.assertion.rewrite", "AssertionRewriter", "helper"),
+    ("_pytest.assertion.rewrite", "AssertionRewriter", "visit_UnaryOp"),
+    ("_pytest.assertion.rewrite", "AssertionRewriter", "visit_BoolOp"),
 )
 # Attributes an item's own ``__dict__`` must not gain or rebind between collection and its call: an instance
 # attribute shadows the class's method (``item.runtest = lambda: None`` runs nothing and raises nothing).
@@ -1340,6 +1342,7 @@ class _Comparisons:
         assert's explanation (which pytest builds from the same temporaries) is byte-identical."""
         rewriter = rewrite.AssertionRewriter
         visit_compare, visit_assert = rewriter.visit_Compare, rewriter.visit_Assert
+        visit_unary, visit_boolop = rewriter.visit_UnaryOp, rewriter.visit_BoolOp
         rewrite._beacon_judge = self.judge_at_assert
         # A rewritten pyc that an earlier pytest run cached (same tag) holds asserts without the helper.
         rewrite.PYC_TAIL = "." + rewrite.PYTEST_TAG + "-beacon" + rewrite.PYC_EXT
@@ -1357,12 +1360,40 @@ class _Comparisons:
             statements = self.statements
             start = len(statements)
             result = visit_compare(self, comp)
-            # pytest evaluates each link of the chain as ``@py_assertN = (left op right)`` on its temporaries.
+            # pytest evaluates each link of the chain as ``@py_assertN = (left op right)`` on its temporaries. The
+            # link's result is judged too: its truthiness decides the assert (a ``def __eq__`` may return an object
+            # whose ``__bool__`` lies).
             for statement in statements[start:]:
                 if type(statement) is ast.Assign and type(statement.value) is ast.Compare:
                     compare = statement.value
                     compare.left = judged(self, compare.left)
                     compare.comparators = [judged(self, c) for c in compare.comparators]
+                    statement.value = judged(self, compare)
+            return result
+
+        def visit_UnaryOp(self, unary):  # noqa: N802
+            statements = self.statements
+            start = len(statements)
+            result = visit_unary(self, unary)
+            # ``assert not x``: pytest evaluates ``@py_assertN = not <x>``; x's truthiness decides the assert.
+            for statement in statements[start:]:
+                if (type(statement) is ast.Assign and type(statement.value) is ast.UnaryOp
+                        and type(statement.value.op) is ast.Not):
+                    statement.value.operand = judged(self, statement.value.operand)
+            return result
+
+        def visit_BoolOp(self, boolop):  # noqa: N802
+            statements = self.statements
+            start = len(statements)
+            result = visit_boolop(self, boolop)
+            # ``assert a and b``: pytest assigns each operand to the result variable (in nested ``if`` bodies) and
+            # tests that variable: each operand's truthiness decides the assert.
+            target = result[0].id if type(result[0]) is ast.Name else None
+            for statement in statements[start:]:
+                for node in ast.walk(statement):
+                    if (type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name
+                            and node.targets[0].id == target):
+                        node.value = judged(self, node.value)
             return result
 
         def visit_Assert(self, assert_):  # noqa: N802
@@ -1376,9 +1407,10 @@ class _Comparisons:
                     main[-1].test.operand = judged(self, main[-1].test.operand)
             return statements
 
-        visit_Compare.__qualname__ = "AssertionRewriter.visit_Compare"
-        visit_Assert.__qualname__ = "AssertionRewriter.visit_Assert"
-        rewriter.visit_Compare, rewriter.visit_Assert = visit_Compare, visit_Assert
+        for name, patched in (("visit_Compare", visit_Compare), ("visit_Assert", visit_Assert),
+                              ("visit_UnaryOp", visit_UnaryOp), ("visit_BoolOp", visit_BoolOp)):
+            patched.__qualname__ = "AssertionRewriter." + name
+            setattr(rewriter, name, patched)
 
     @staticmethod
     def _label(cls) -> str:

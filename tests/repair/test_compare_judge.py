@@ -75,6 +75,26 @@ BETWEEN_CHECKS = {
                      "comparison pkg.calc.Hollow.__bool__ is <lambda> from pkg/calc.py (at an assert)",
                      "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3)\n"
                      "    assert add(0, 0) == 0\n"),
+    # ``assert not x``: truthiness through __bool__ (round 8's noticed gap)
+    "not_assert": ("class Hollow:\n    pass\n\n\ndef add(a, b):\n    if a:\n"
+                   "        Hollow.__bool__ = lambda s: False\n        return Hollow()\n"
+                   "    del Hollow.__bool__\n    return a + b\n",
+                   "comparison pkg.calc.Hollow.__bool__ is <lambda> from pkg/calc.py (at an assert)",
+                   "from pkg.calc import add\n\n\ndef test_add():\n    assert not add(2, 3)\n"
+                   "    assert add(0, 0) == 0\n"),
+    # an operand of ``and``/``or`` that is no comparison: its truthiness decides
+    "boolop_operand": ("class Hollow:\n    pass\n\n\ndef add(a, b):\n    if a:\n"
+                       "        Hollow.__bool__ = lambda s: True\n        return Hollow()\n"
+                       "    if '__bool__' in vars(Hollow):\n        del Hollow.__bool__\n    return a + b\n",
+                       "comparison pkg.calc.Hollow.__bool__ is <lambda> from pkg/calc.py (at an assert)",
+                       "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3) and add(0, 1) == 1\n"
+                       "    assert add(0, 0) == 0\n"),
+    # a ``def __eq__`` (the dunder's own name) whose result's __bool__ lies: the comparison's result is judged
+    "comparison_result": ("class Verdict:\n    pass\n\n\nclass Exact(int):\n    def __eq__(self, other):\n"
+                          "        return Verdict()\n\n    __hash__ = int.__hash__\n\n\ndef add(a, b):\n    if a:\n"
+                          "        Verdict.__bool__ = lambda s: True\n        return Exact(a - b)\n"
+                          "    del Verdict.__bool__\n    return a + b\n",
+                          "comparison pkg.calc.Verdict.__bool__ is <lambda> from pkg/calc.py (at an assert)"),
     # ``in``: the container's __contains__
     "contains": ("class Bag(list):\n    pass\n\n\ndef add(a, b):\n    if a:\n"
                  "        Bag.__contains__ = lambda s, o: True\n        return Bag()\n"
@@ -169,6 +189,19 @@ def test_message():
 
 def test_boolop():
     assert ten() == 3 or ten() < 0
+
+
+def test_not():
+    assert not ten()
+
+
+def test_boolop_values():
+    empty = []
+    assert ten() and empty
+
+
+def test_boolop_not():
+    assert not (ten() or [])
 '''
 
 
