@@ -125,6 +125,9 @@ def {must_fail}():
 # How must_pass's failure starts when its only complaint is the failure ledger (see
 # beacon.repair.canary.LEDGER, which must be the same string).
 LEDGER = "beacon ledger:"
+# The must-pass canary's JUnit property with the number of subtest reports logged (beacon.repair.pytest_runner reads
+# it): pytest's JUnit writer counts each in ``tests=`` without a testcase of its own.
+SUBTESTS = "beacon_subtests"
 
 # A module-wide `pytestmark` with these would change a canary's expected outcome (skip, xfail) or its
 # signature (parametrize): such modules are not used as a canary's parent.
@@ -1691,6 +1694,8 @@ class CanaryPlugin:
             _REPORT_DICT.append(_class_dict(reports.BaseReport)["__dict__"].__get__)
         self._internals = _Internals()  # last: whatever the plugin itself set up in pytest is in its snapshot
         self._failed: list[str] = []  # non-canary reports that failed ("nodeid when"), for the failure ledger
+        self._subtests = 0  # subtest reports logged (pytest 9's SubtestReport), for must_pass's SUBTESTS property
+        self._subtest_report = getattr(sys.modules.get("_pytest.subtests"), "SubtestReport", ())  # bound before tests
         self._canaries: tuple = ()
         self._canary_reports: list = []  # the canaries' reports, as the outermost makereport wrapper returned them
         self._status = None  # pytest's own exit status, as its session-finish hook was given it
@@ -1854,6 +1859,8 @@ class CanaryPlugin:
                                        f"{self._failed[:5]!r}")
         elif call.when == "teardown":
             self._watch.torn_down.add(id(item))
+            if item is self._must_pass:  # last: JUnit writes the teardown report's properties into its testcase
+                report.user_properties.append((SUBTESTS, self._subtests))
         return report
 
     # The failure ledger reads each report's own outcome (red-team round 7: ``TestReport.failed`` overridden by a
@@ -1861,6 +1868,8 @@ class CanaryPlugin:
     # A canary's report is known by identity (pytest 9.2 keeps a report's node id behind a property).
     def pytest_runtest_logreport(self, report):
         own = _report_state(report)
+        if isinstance(report, self._subtest_report):
+            self._subtests += 1  # JUnit counts a subtest's report in tests= and writes it into its test's testcase
         if _outcome(report) not in ("passed", "skipped") and not any(report is r for r in self._canary_reports):
             self._failed_elsewhere = True
             when = own.get("when")

@@ -6,7 +6,12 @@ code under test (``sys.exit(0)``, ``print("5 passed")``), so neither is ever
 read as a pass. :func:`verify_all_passed` passes a run only when every
 expected node id appears in the report exactly once with no failure, error or
 skip element, no other testcase failed or errored, and the suite-level counts
-pytest wrote agree with the testcases it wrote.
+pytest wrote agree with the testcases it wrote. A subtest (pytest 9's
+``subtests`` fixture, unittest's ``subTest``) has no testcase of its own:
+pytest's writer counts its report in ``tests=`` and writes a failure or skip
+into its test's testcase, so ``tests=`` may exceed the testcases by exactly
+:attr:`JUnitReport.subtests`, the number of subtest reports the harness learned
+from its canary plugin (see :mod:`beacon.repair.pytest_runner`).
 
 Matching expected ids to testcases uses pytest's own one-way mangling of a
 node id into ``(classname, name)`` (:func:`junit_key`), not the reverse: the
@@ -59,6 +64,7 @@ class TestCase:
     file: str | None
     outcome: str
     message: str = ""
+    properties: tuple[tuple[str, str], ...] = ()  # <properties><property name value/>, in the order written
 
     @property
     def key(self) -> tuple[str, str]:
@@ -96,6 +102,9 @@ class JUnitReport:
     testcases: tuple[TestCase, ...]
     declared: SuiteCounts  # summed over <testsuite> attributes
     counted: SuiteCounts  # recomputed from the <testcase> elements
+    # Subtest reports, which pytest counts in tests= without a testcase each: not in the XML for a passing one, so
+    # told by the harness (the canary plugin's count, pytest_runner), never read from a testcase the tests control.
+    subtests: int = 0
 
     def outcome_counts(self) -> dict[str, int]:
         return dict(Counter(tc.outcome for tc in self.testcases))
@@ -109,12 +118,17 @@ class JUnitReport:
         return out
 
     def count_mismatches(self) -> list[str]:
-        return [
+        out = [
             f"suite says {attr}={getattr(self.declared, attr)} but the report has "
             f"{getattr(self.counted, attr)}"
-            for attr in ("tests", "failures", "errors", "skipped")
+            for attr in ("failures", "errors", "skipped")
             if getattr(self.declared, attr) != getattr(self.counted, attr)
         ]
+        if self.declared.tests != self.counted.tests + self.subtests:
+            subtests = f" and {self.subtests} subtest report(s)" if self.subtests else ""
+            out.insert(0, f"suite says tests={self.declared.tests} but the report has "
+                          f"{self.counted.tests} testcase(s){subtests}")
+        return out
 
 
 @dataclass(frozen=True)
@@ -169,6 +183,8 @@ def _testcase(elem: ET.Element) -> TestCase:
         if child.tag not in _NEUTRAL_TAGS:
             message = (child.get("message") or "")[:_MESSAGE_LIMIT]
             break
+    properties = tuple((p.get("name") or "", p.get("value") or "")
+                       for child in elem if child.tag == "properties" for p in child if p.tag == "property")
     # Worst child wins, so a failure plus an error still reads as an error.
     if any(t not in {"failure", "error", "skipped"} for t in tags):
         outcome = UNKNOWN
@@ -182,7 +198,7 @@ def _testcase(elem: ET.Element) -> TestCase:
         outcome = XFAILED if xfail else SKIPPED
     else:
         outcome = PASSED
-    return TestCase(classname, name, elem.get("file"), outcome, message)
+    return TestCase(classname, name, elem.get("file"), outcome, message, properties)
 
 
 def parse_junit(data: bytes) -> JUnitReport:

@@ -60,10 +60,20 @@ modules; :func:`verify_run` passes a run only if the report shows both as
 expected, and flags ``tampered`` when they contradict it. The report returned
 in :attr:`PytestRun.report` has the canaries removed (the saved bytes keep
 them). The README's threat model lists what remains possible.
+
+Subtests. pytest's JUnit writer counts each subtest's report (pytest 9's
+``subtests`` fixture, unittest's ``subTest``) in ``tests=`` and writes its
+failure or skip into its test's testcase, but no testcase of its own. The
+canary plugin counts the subtest reports it sees logged and writes the number
+as the must-pass canary's ``beacon_subtests`` property; the runner sets it as
+:attr:`~beacon.repair.junit.JUnitReport.subtests` (0 without that canary), so
+``tests=`` must exceed the testcases by exactly that many. A failing subtest
+still fails its test's testcase, and the plugin's failure ledger sees it.
 """
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -255,6 +265,8 @@ def run_pytest(
         except JUnitError as exc:
             report_error = str(exc)
     canaries, report = check_canaries(full, secret)
+    if report is not None:
+        report = replace(report, subtests=_subtests(full, secret))
     return PytestRun(
         argv=tuple(argv), exit_code=cap.returncode, timed_out=cap.timed_out, timeout=timeout,
         duration=cap.duration,
@@ -267,6 +279,18 @@ def run_pytest(
         observed=observed, limits=_limits_evidence(limits, cgroup, no_cgroup, bwrap is not None, hits),
         limits_hit=hits, peaks=peaks,
     )
+
+
+# The must-pass canary's property with the plugin's count of subtest reports (canary_plugin.SUBTESTS, the same string).
+SUBTESTS = "beacon_subtests"
+
+
+def _subtests(report: JUnitReport, secret: CanarySecret) -> int:
+    """The subtest reports the canary plugin counted, from the must-pass canary's last ``SUBTESTS`` property (the
+    plugin appends it after any fixture's); 0 unless that canary is in the report exactly once with a plain count."""
+    passes = [tc for tc in report.testcases if tc.name == secret.must_pass]
+    values = [value for name, value in passes[0].properties if name == SUBTESTS] if len(passes) == 1 else []
+    return int(values[-1]) if values and re.fullmatch(r"[0-9]{1,9}", values[-1]) else 0
 
 
 def _limits_evidence(limits: Limits, cgroup: RunCgroup | None, no_cgroup: str, sandboxed: bool,
