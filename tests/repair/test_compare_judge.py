@@ -95,6 +95,33 @@ BETWEEN_CHECKS = {
                           "        Verdict.__bool__ = lambda s: True\n        return Exact(a - b)\n"
                           "    del Verdict.__bool__\n    return a + b\n",
                           "comparison pkg.calc.Verdict.__bool__ is <lambda> from pkg/calc.py (at an assert)"),
+    # a container's elements compare with their own dunders: a transient class inside a list, a dict's value, a
+    # nested tuple, and a list subclass whose own __iter__ shows nothing
+    "list_element": ("import gc\n\n\ndef add(a, b):\n    if a:\n"
+                     "        return [type('Exact', (int,), {'__eq__': lambda s, o: True})(a - b)]\n"
+                     "    gc.collect()\n    return a + b\n",
+                     "comparison pkg.calc.Exact.__eq__ is <lambda> from pkg/calc.py (at an assert)",
+                     "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == [5]\n"
+                     "    assert add(0, 0) == 0\n"),
+    "dict_value": ("import gc\n\n\ndef add(a, b):\n    if a:\n"
+                   "        return {'sum': type('Exact', (int,), {'__eq__': lambda s, o: True})(a - b)}\n"
+                   "    gc.collect()\n    return a + b\n",
+                   "comparison pkg.calc.Exact.__eq__ is <lambda> from pkg/calc.py (at an assert)",
+                   "from pkg.calc import add\n\n\ndef test_add():\n    assert {'sum': 5} == add(2, 3)\n"
+                   "    assert add(0, 0) == 0\n"),
+    "nested_element": ("import gc\n\n\ndef add(a, b):\n    if a:\n"
+                       "        return [(type('Exact', (int,), {'__eq__': lambda s, o: True})(a - b),)]\n"
+                       "    gc.collect()\n    return a + b\n",
+                       "comparison pkg.calc.Exact.__eq__ is <lambda> from pkg/calc.py (at an assert)",
+                       "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == [(5,)]\n"
+                       "    assert add(0, 0) == 0\n"),
+    "element_behind_iter": ("import gc\n\n\nclass Quiet(list):\n    def __iter__(self):\n        return iter(())\n\n\n"
+                            "def add(a, b):\n    if a:\n"
+                            "        return Quiet([type('Exact', (int,), {'__eq__': lambda s, o: True})(a - b)])\n"
+                            "    gc.collect()\n    return a + b\n",
+                            "comparison pkg.calc.Exact.__eq__ is <lambda> from pkg/calc.py (at an assert)",
+                            "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == [5]\n"
+                            "    assert add(0, 0) == 0\n"),
     # ``in``: the container's __contains__
     "contains": ("class Bag(list):\n    pass\n\n\ndef add(a, b):\n    if a:\n"
                  "        Bag.__contains__ = lambda s, o: True\n        return Bag()\n"
