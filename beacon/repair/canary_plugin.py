@@ -167,6 +167,28 @@ _WATCHED = (
     ("_pytest.assertion.rewrite", "AssertionRewriter", "visit_UnaryOp"),
     ("_pytest.assertion.rewrite", "AssertionRewriter", "visit_BoolOp"),
 )
+# unittest's assertion methods the compare-time judge wraps (_Comparisons.install_unittest_judge): what a
+# ``unittest.TestCase`` compares with (3.11's deprecated aliases call the unwrapped originals, so they are wrapped too).
+_UNITTEST_JUDGED = (
+    "assertEqual", "assertNotEqual", "assertTrue", "assertFalse", "assertIn", "assertNotIn", "assertLess",
+    "assertLessEqual", "assertGreater", "assertGreaterEqual", "assertAlmostEqual", "assertNotAlmostEqual",
+    "assertIsInstance", "assertNotIsInstance", "assertCountEqual", "assertSequenceEqual", "assertListEqual",
+    "assertTupleEqual", "assertSetEqual", "assertDictEqual", "assertMultiLineEqual", "assertDictContainsSubset",
+    "_baseAssertEqual", "assertEquals", "assertNotEquals", "assertAlmostEquals", "assertNotAlmostEquals", "assert_",
+    "failUnless", "failIf", "failUnlessEqual", "failIfEqual", "failUnlessAlmostEqual", "failIfAlmostEqual",
+)
+_WATCHED += tuple(("unittest.case", "TestCase", name) for name in _UNITTEST_JUDGED)
+# The wrapper's globals hold ``__unittest``: unittest and pytest leave such frames out of a failure's traceback.
+_UNITTEST_WRAPPER = """
+def wrap(original, judge):
+    def judged(*args, **kwargs):
+        for value in args[1:]:
+            judge(value)
+        for value in kwargs.values():
+            judge(value)
+        return original(*args, **kwargs)
+    return judged
+"""
 # Attributes an item's own ``__dict__`` must not gain or rebind between collection and its call: an instance
 # attribute shadows the class's method (``item.runtest = lambda: None`` runs nothing and raises nothing).
 # ``_obj`` is what pytest calls; collection stores it on the instance, so only its identity is compared.
@@ -1457,6 +1479,23 @@ class _Comparisons:
             patched.__qualname__ = "AssertionRewriter." + name
             setattr(rewriter, name, patched)
 
+    def install_unittest_judge(self, case) -> None:
+        """Wrap ``unittest.TestCase``'s assertion methods (``case`` is ``unittest.case``) so every value they are given
+        passes through :meth:`judge_at_assert` before the original compares it: a ``TestCase`` suite's
+        ``assertEqual`` is judged as a rewritten ``assert ==`` is. The wrappers are in the watch (``_WATCHED``); the
+        original's result, exceptions and messages are untouched, and the wrapper's frame is hidden from tracebacks."""
+        namespace = {"__unittest": True, "__builtins__": __builtins__}
+        exec(_compile(_UNITTEST_WRAPPER, "<beacon unittest judge>", "exec", dont_inherit=True), namespace)  # noqa: S102
+        own = case.TestCase.__dict__
+        for name in _UNITTEST_JUDGED:
+            original = own.get(name)
+            if type(original) is types.FunctionType:
+                judged = namespace["wrap"](original, self.judge_at_assert)
+                for attribute in ("__module__", "__name__", "__qualname__", "__doc__"):
+                    setattr(judged, attribute, getattr(original, attribute))
+                judged.__wrapped__ = original
+                setattr(case.TestCase, name, judged)
+
     @staticmethod
     def _label(cls) -> str:
         module = _class_module(cls)
@@ -1729,6 +1768,7 @@ class CanaryPlugin:
         self._failed_elsewhere = False
         self._comparisons = _Comparisons(secret.get("sources", ()), os.getcwd())  # before any project file loads
         self._comparisons.install_judge(sys.modules["_pytest.assertion.rewrite"])  # before the watches' snapshots
+        self._comparisons.install_unittest_judge(sys.modules["unittest.case"])  # (imported by _Comparisons)
         self._watch = _Watch()  # before pytest loads any project file
         self._provenance = _Provenance(os.getcwd(), self._comparisons.sources)
         if not _REPORT_DICT:
