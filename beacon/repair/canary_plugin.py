@@ -170,6 +170,28 @@ _WATCHED = (
     ("_pytest.assertion.rewrite", "AssertionRewriter", "visit_UnaryOp"),
     ("_pytest.assertion.rewrite", "AssertionRewriter", "visit_BoolOp"),
 )
+# unittest's assertion methods the compare-time judge wraps (_Comparisons.install_unittest_judge): what a
+# ``unittest.TestCase`` compares with (3.11's deprecated aliases call the unwrapped originals, so they are wrapped too).
+_UNITTEST_JUDGED = (
+    "assertEqual", "assertNotEqual", "assertTrue", "assertFalse", "assertIn", "assertNotIn", "assertLess",
+    "assertLessEqual", "assertGreater", "assertGreaterEqual", "assertAlmostEqual", "assertNotAlmostEqual",
+    "assertIsInstance", "assertNotIsInstance", "assertCountEqual", "assertSequenceEqual", "assertListEqual",
+    "assertTupleEqual", "assertSetEqual", "assertDictEqual", "assertMultiLineEqual", "assertDictContainsSubset",
+    "_baseAssertEqual", "assertEquals", "assertNotEquals", "assertAlmostEquals", "assertNotAlmostEquals", "assert_",
+    "failUnless", "failIf", "failUnlessEqual", "failIfEqual", "failUnlessAlmostEqual", "failIfAlmostEqual",
+)
+_WATCHED += tuple(("unittest.case", "TestCase", name) for name in _UNITTEST_JUDGED)
+# The wrapper's globals hold ``__unittest``: unittest and pytest leave such frames out of a failure's traceback.
+_UNITTEST_WRAPPER = """
+def wrap(original, judge):
+    def judged(*args, **kwargs):
+        for value in args[1:]:
+            judge(value)
+        for value in kwargs.values():
+            judge(value)
+        return original(*args, **kwargs)
+    return judged
+"""
 # Attributes an item's own ``__dict__`` must not gain or rebind between collection and its call: an instance
 # attribute shadows the class's method (``item.runtest = lambda: None`` runs nothing and raises nothing).
 # ``_obj`` is what pytest calls; collection stores it on the instance, so only its identity is compared.
@@ -742,6 +764,26 @@ _BUILTINS = frozenset({types.BuiltinFunctionType, types.WrapperDescriptorType, t
                        types.MethodDescriptorType, types.ClassMethodDescriptorType})
 _STATIC = (staticmethod, classmethod)
 _TYPE_CHECKS = frozenset({"__instancecheck__", "__subclasscheck__"})  # asked by isinstance/issubclass only
+# Containers that compare their elements with the elements' own dunders, by id (a class's hash may run Python code).
+_CONTAINERS = {id(t): t for t in (list, tuple, dict, set, frozenset)}
+
+
+def _container_base(cls):
+    """The built-in container (list, tuple, dict, set, frozenset) that ``cls`` is or derives from, or None: read from
+    the MRO by identity, so no metaclass code runs."""
+    for base in _class_mro(cls):
+        found = _CONTAINERS.get(id(base))
+        if found is not None:
+            return found
+    return None
+
+
+def _container_parts(value, base) -> tuple:
+    """A container's elements, through its base type's own iteration (a subclass's ``__iter__`` is not asked):
+    a dict's keys and values, anything else's items (each as a list)."""
+    if base is dict:
+        return list(dict.keys(value)), list(dict.values(value))
+    return (list(base.__iter__(value)),)
 
 
 def _cython_code(value):
@@ -1274,49 +1316,74 @@ class _Comparisons:
     # ``_beacon_judge`` (bound in ``_pytest.assertion.rewrite``, whose alias ``@pytest_ar`` every rewritten module
     # uses), which returns it unchanged after judging the dunders ``type(value)`` resolves to.
 
-    def judge_at_assert(self, value, _names=frozenset(_COMPARISONS + ("__len__",))):
+    def judge_at_assert(self, value):
         """The comparison dunders (and ``__len__``, for truthiness) that ``type(value)`` resolves to through its MRO
         (the first class whose own ``__dict__`` defines each one), judged as :meth:`findings` judges them: a value
-        judged before (or trusted at the snapshot) costs an identity check. Returns ``value``; never raises."""
+        judged before (or trusted at the snapshot) costs an identity check. A list, tuple, dict, set or frozenset
+        (or a subclass) compares its elements with their own dunders: each distinct class among its elements (keys
+        and values; nested such containers too, to a depth of 3) is judged as well, found without running any Python
+        code of theirs (the base type's own iteration, ``type()``, ids). Returns ``value``; never raises."""
         try:
             cls = type(value)
-            if not _class_flags(cls) & _HEAPTYPE:
-                return value  # a static type (int, str, …) and its static bases: immutable since Python 3.10
-            left = set(_names)
-            plain = _type(cls) is type  # no metaclass: its cached lookup is read directly (the common case)
-            for owner in _class_mro(cls):
-                own = _class_dict(owner)
-                if id(owner) not in self._snapshot_ids:  # before hashing a key (R8-2), once per class
-                    seen_ok = self._exact_ok.get(id(owner))
-                    if seen_ok is None or seen_ok() is not owner:
-                        if not _exact_keys(own):
-                            self._report_at_assert(
-                                f"comparison check of {self._label(owner)}: {_odd_key(own)} (at an assert)")
-                            return value
-                        self._exact_ok[id(owner)] = weakref.ref(owner)
-                found = left.intersection(own)  # iterates own's keys in C
-                if not found:
-                    continue
-                left -= found
-                for name in found:  # R8-1: what the comparison calls is CPython's cached lookup on cls
-                    dunder = own[name]
-                    if (dunder is None or type(dunder) in _CACHE_CHECKED) and not (
-                            plain and _type_lookup(cls, name) is dunder):
-                        why = _stale(cls, name, dunder)
-                        if why is not None:
-                            self._report_at_assert(f"comparison {self._label(cls)}.{name}: {why} (at an assert)")
-                if _class_flags(owner) & _HEAPTYPE:
-                    self._judge_owner(owner, own, found)
-                if not left:
-                    break
-            for name in (left - _TYPE_OWN if plain else left):  # resolved nowhere: nor may the cache hold one
-                # (``getattr`` on a class whose metaclass is ``type`` itself is type's C lookup: no Python code runs)
-                why = (None if plain and _getattr(cls, name, _ABSENT) is _ABSENT else _stale(cls, name, _ABSENT))
-                if why is not None:
-                    self._report_at_assert(f"comparison {self._label(cls)}.{name}: {why} (at an assert)")
+            if _class_flags(cls) & _HEAPTYPE:
+                self._judge_class(cls)
+            base = _container_base(cls)
+            if base is not None:
+                self._judge_elements(value, base, 3, set())
         except Exception as exc:  # a hostile class: a finding, never an error in the test
             self._report_at_assert(f"comparison check at an assert raised {_class_name(type(exc))}")
         return value
+
+    def _judge_elements(self, value, base, depth: int, seen: set) -> None:
+        if id(value) in seen:
+            return
+        seen.add(id(value))
+        for elements in _container_parts(value, base):
+            types_ = list(_map(_type, elements))
+            for cls in dict(zip(_map(_id, types_), types_)).values():
+                if _class_flags(cls) & _HEAPTYPE:
+                    self._judge_class(cls)
+                inner = _container_base(cls)
+                if inner is not None and depth > 1:
+                    for element in elements:
+                        if _type(element) is cls:
+                            self._judge_elements(element, inner, depth - 1, seen)
+
+    def _judge_class(self, cls, _names=frozenset(_COMPARISONS + ("__len__",))) -> None:
+        """Judge the comparison dunders (and ``__len__``) that the heap class ``cls`` resolves to (see
+        :meth:`judge_at_assert`)."""
+        left = set(_names)
+        plain = _type(cls) is type  # no metaclass: its cached lookup is read directly (the common case)
+        for owner in _class_mro(cls):
+            own = _class_dict(owner)
+            if id(owner) not in self._snapshot_ids:  # before hashing a key (R8-2), once per class
+                seen_ok = self._exact_ok.get(id(owner))
+                if seen_ok is None or seen_ok() is not owner:
+                    if not _exact_keys(own):
+                        self._report_at_assert(
+                            f"comparison check of {self._label(owner)}: {_odd_key(own)} (at an assert)")
+                        return
+                    self._exact_ok[id(owner)] = weakref.ref(owner)
+            found = left.intersection(own)  # iterates own's keys in C
+            if not found:
+                continue
+            left -= found
+            for name in found:  # R8-1: what the comparison calls is CPython's cached lookup on cls
+                dunder = own[name]
+                if (dunder is None or type(dunder) in _CACHE_CHECKED) and not (
+                        plain and _type_lookup(cls, name) is dunder):
+                    why = _stale(cls, name, dunder)
+                    if why is not None:
+                        self._report_at_assert(f"comparison {self._label(cls)}.{name}: {why} (at an assert)")
+            if _class_flags(owner) & _HEAPTYPE:
+                self._judge_owner(owner, own, found)
+            if not left:
+                break
+        for name in (left - _TYPE_OWN if plain else left):  # resolved nowhere: nor may the cache hold one
+            # (``getattr`` on a class whose metaclass is ``type`` itself is type's C lookup: no Python code runs)
+            why = (None if plain and _getattr(cls, name, _ABSENT) is _ABSENT else _stale(cls, name, _ABSENT))
+            if why is not None:
+                self._report_at_assert(f"comparison {self._label(cls)}.{name}: {why} (at an assert)")
 
     def _judge_owner(self, owner, own, found) -> None:
         entry = self.known.get(id(owner))
@@ -1414,6 +1481,23 @@ class _Comparisons:
                               ("visit_UnaryOp", visit_UnaryOp), ("visit_BoolOp", visit_BoolOp)):
             patched.__qualname__ = "AssertionRewriter." + name
             setattr(rewriter, name, patched)
+
+    def install_unittest_judge(self, case) -> None:
+        """Wrap ``unittest.TestCase``'s assertion methods (``case`` is ``unittest.case``) so every value they are given
+        passes through :meth:`judge_at_assert` before the original compares it: a ``TestCase`` suite's
+        ``assertEqual`` is judged as a rewritten ``assert ==`` is. The wrappers are in the watch (``_WATCHED``); the
+        original's result, exceptions and messages are untouched, and the wrapper's frame is hidden from tracebacks."""
+        namespace = {"__unittest": True, "__builtins__": __builtins__}
+        exec(_compile(_UNITTEST_WRAPPER, "<beacon unittest judge>", "exec", dont_inherit=True), namespace)  # noqa: S102
+        own = case.TestCase.__dict__
+        for name in _UNITTEST_JUDGED:
+            original = own.get(name)
+            if type(original) is types.FunctionType:
+                judged = namespace["wrap"](original, self.judge_at_assert)
+                for attribute in ("__module__", "__name__", "__qualname__", "__doc__"):
+                    setattr(judged, attribute, getattr(original, attribute))
+                judged.__wrapped__ = original
+                setattr(case.TestCase, name, judged)
 
     @staticmethod
     def _label(cls) -> str:
@@ -1687,6 +1771,7 @@ class CanaryPlugin:
         self._failed_elsewhere = False
         self._comparisons = _Comparisons(secret.get("sources", ()), os.getcwd())  # before any project file loads
         self._comparisons.install_judge(sys.modules["_pytest.assertion.rewrite"])  # before the watches' snapshots
+        self._comparisons.install_unittest_judge(sys.modules["unittest.case"])  # (imported by _Comparisons)
         self._watch = _Watch()  # before pytest loads any project file
         self._provenance = _Provenance(os.getcwd(), self._comparisons.sources)
         if not _REPORT_DICT:

@@ -95,6 +95,33 @@ BETWEEN_CHECKS = {
                           "        Verdict.__bool__ = lambda s: True\n        return Exact(a - b)\n"
                           "    del Verdict.__bool__\n    return a + b\n",
                           "comparison pkg.calc.Verdict.__bool__ is <lambda> from pkg/calc.py (at an assert)"),
+    # a container's elements compare with their own dunders: a transient class inside a list, a dict's value, a
+    # nested tuple, and a list subclass whose own __iter__ shows nothing
+    "list_element": ("import gc\n\n\ndef add(a, b):\n    if a:\n"
+                     "        return [type('Exact', (int,), {'__eq__': lambda s, o: True})(a - b)]\n"
+                     "    gc.collect()\n    return a + b\n",
+                     "comparison pkg.calc.Exact.__eq__ is <lambda> from pkg/calc.py (at an assert)",
+                     "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == [5]\n"
+                     "    assert add(0, 0) == 0\n"),
+    "dict_value": ("import gc\n\n\ndef add(a, b):\n    if a:\n"
+                   "        return {'sum': type('Exact', (int,), {'__eq__': lambda s, o: True})(a - b)}\n"
+                   "    gc.collect()\n    return a + b\n",
+                   "comparison pkg.calc.Exact.__eq__ is <lambda> from pkg/calc.py (at an assert)",
+                   "from pkg.calc import add\n\n\ndef test_add():\n    assert {'sum': 5} == add(2, 3)\n"
+                   "    assert add(0, 0) == 0\n"),
+    "nested_element": ("import gc\n\n\ndef add(a, b):\n    if a:\n"
+                       "        return [(type('Exact', (int,), {'__eq__': lambda s, o: True})(a - b),)]\n"
+                       "    gc.collect()\n    return a + b\n",
+                       "comparison pkg.calc.Exact.__eq__ is <lambda> from pkg/calc.py (at an assert)",
+                       "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == [(5,)]\n"
+                       "    assert add(0, 0) == 0\n"),
+    "element_behind_iter": ("import gc\n\n\nclass Quiet(list):\n    def __iter__(self):\n        return iter(())\n\n\n"
+                            "def add(a, b):\n    if a:\n"
+                            "        return Quiet([type('Exact', (int,), {'__eq__': lambda s, o: True})(a - b)])\n"
+                            "    gc.collect()\n    return a + b\n",
+                            "comparison pkg.calc.Exact.__eq__ is <lambda> from pkg/calc.py (at an assert)",
+                            "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == [5]\n"
+                            "    assert add(0, 0) == 0\n"),
     # ``in``: the container's __contains__
     "contains": ("class Bag(list):\n    pass\n\n\ndef add(a, b):\n    if a:\n"
                  "        Bag.__contains__ = lambda s, o: True\n        return Bag()\n"
@@ -122,6 +149,8 @@ SWAPPED = {  # what reaches the judge, replaced when the code under test is impo
     "visit_compare": ("import _pytest.assertion.rewrite as r\n\n_v = r.AssertionRewriter.visit_Compare\n"
                       "r.AssertionRewriter.visit_Compare = lambda self, comp: _v(self, comp)\n",
                       "_pytest.assertion.rewrite.AssertionRewriter.visit_Compare was replaced"),
+    "unittest_wrapper": ("import unittest\n\nunittest.TestCase.assertEqual = unittest.TestCase.assertEqual.__wrapped__\n",
+                         "unittest.case.TestCase.assertEqual was replaced"),
 }
 
 
@@ -225,3 +254,84 @@ def test_a_failing_honest_assert_reads_the_same_as_under_plain_pytest(tmp_path):
         assert judged[name] and len(judged[name]) < 300, judged[name]  # whole (the report keeps 300 characters)
         assert judged[name] == plain[name], (name, judged[name], plain[name])
     assert "where 10 = ten()" in judged["test_eq"] and "@" not in "".join(judged.values())
+
+
+# ---- unittest's assertion methods (judged through wrappers on unittest.TestCase) --------------------------------
+
+TRANSIENT = ("import gc\n\n\ndef add(a, b):\n    if a:\n"
+             "        return type('Exact', (int,), {'__eq__': lambda s, o: True, '__lt__': lambda s, o: True,\n"
+             "                                      '__bool__': lambda s: False})(a - b)\n"
+             "    gc.collect()\n    return a + b\n")
+UNITTEST_CALLS = {
+    "assertEqual": "self.assertEqual(add(2, 3), 5)",
+    "assertEqual_keywords": "self.assertEqual(first=add(2, 3), second=5)",
+    "assertEquals_alias": "self.assertEquals(add(2, 3), 5)",  # 3.11's deprecated alias calls the unwrapped original
+    "assertLess": "self.assertLess(add(2, 3), 0)",
+    "assertFalse": "self.assertFalse(add(2, 3))",
+    "assertIn_element": "self.assertIn(5, [add(2, 3)])",
+    "assertListEqual": "self.assertListEqual([add(2, 3)], [5])",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(UNITTEST_CALLS))
+def test_a_unittest_assertion_is_judged_like_an_assert(tmp_path, shape):
+    test = ("import unittest\n\nfrom pkg.calc import add\n\n\nclass TestAdd(unittest.TestCase):\n"
+            f"    def test_add(self):\n        {UNITTEST_CALLS[shape]}\n        self.assertEqual(add(0, 0), 0)\n")
+    run, verdict = score(tmp_path, TRANSIENT, test, expected=["tests/test_calc.py::TestAdd::test_add"])
+    assert run.report is not None and [tc.outcome for tc in run.report.testcases] == ["passed"]  # the forgery...
+    assert not verdict.passed and verdict.tampered, verdict.reasons
+    assert "comparison pkg.calc.Exact." in findings(run) and "(at an assert)" in findings(run), findings(run)
+
+
+FAILING_UNITTEST = '''
+import unittest
+
+
+def ten():
+    return 10
+
+
+class TestFails(unittest.TestCase):
+    def test_equal(self):
+        self.assertEqual(ten(), 11)
+
+    def test_list(self):
+        self.assertEqual([ten(), 1], [ten(), 2])
+
+    def test_true(self):
+        self.assertTrue(ten() > 11, "not above")
+
+    def test_in(self):
+        self.assertIn(ten(), {1: "a"})
+
+    def test_almost(self):
+        self.assertAlmostEqual(ten() / 3, 3.4, places=3)
+
+    def test_dict(self):
+        self.assertDictEqual({"a": ten()}, {"a": 1})
+
+    def test_passes(self):
+        self.assertEqual(ten(), 10)
+        self.assertIsInstance(ten(), int)
+'''
+
+
+def test_a_failing_unittest_assertion_reads_the_same_as_under_plain_pytest(tmp_path):
+    """The wrappers call unittest's own methods: the failures (message and traceback) read as under plain pytest, and
+    no frame of the wrapper shows."""
+    names = ["test_equal", "test_list", "test_true", "test_in", "test_almost", "test_dict", "test_passes"]
+    ids = [f"tests/test_calc.py::TestFails::{n}" for n in names]
+    run, verdict = score(tmp_path, "def add(a, b):\n    return a + b\n", FAILING_UNITTEST, expected=ids)
+    assert run.canaries.ok and not verdict.tampered, (findings(run), run.stdout[-3000:])
+    judged = {tc.name: (tc.outcome, tc.message) for tc in run.report.testcases}
+    plain_xml = tmp_path / "plain.xml"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--import-mode=importlib",
+                    "-o", "addopts=", "-o", "junit_family=xunit1", f"--junitxml={plain_xml}", "tests"],
+                   cwd=tmp_path / "repo", env=env, capture_output=True, check=False, timeout=120)
+    plain = {tc.name: (tc.outcome, tc.message) for tc in parse_junit(plain_xml.read_bytes()).testcases}
+    assert {n: judged[n] for n in names} == {n: plain[n] for n in names}
+    assert judged["test_passes"][0] == "passed" and judged["test_equal"] == ("failed", "AssertionError: 10 != 11")
+    report = (tmp_path / "report").glob("*.xml")
+    assert "beacon unittest judge" not in "".join(path.read_text() for path in report)
