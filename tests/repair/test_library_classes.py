@@ -107,7 +107,43 @@ REUSED = {
                                          "    __eq__ = type(ABCSeries).__dict__['__instancecheck__']\n",
                                          "a classmethod of pandas.core.dtypes.generic.create_pandas_abc_type.<locals>."
                                          "_instancecheck"),
+    # red-team round 9, R9-2: a ``__code__`` named __eq__ planted on a class or a staticmethod (instance __dict__s)
+    "planted_code_on_a_class": ("import fractions\n\n\nclass _Same(str):\n"
+                                "    __code__ = fractions.Fraction.__eq__.__code__\n\n\nclass S(int):\n"
+                                "    __eq__ = _Same\n", "a class (_Same)"),
+    "planted_code_in_a_staticmethod": ("import fractions\n\n\nclass _Same(str):\n"
+                                       "    __code__ = fractions.Fraction.__eq__.__code__\n\n\nclass S(int):\n"
+                                       "    __eq__ = staticmethod(_Same)\n", "a staticmethod"),
+    "planted_code_on_a_staticmethod": ("import fractions\n\n_inner = staticmethod(slice)\n"
+                                       "_inner.__code__ = fractions.Fraction.__eq__.__code__\n\n\nclass S(int):\n"
+                                       "    __eq__ = classmethod(_inner)\n", "a classmethod"),
 }
+
+# red-team round 9, R9-1: a class planted under a library's name with a decoy borrowed from the real class
+PLANTED = {
+    "borrowed_cython_decoy": ("import pandas\nimport pandas.core.common\nfrom pandas._libs import missing\n\n\n"
+                              "class NAType(int):\n    __module__ = 'pandas'\n"
+                              "    _decoy = vars(missing.NAType)['__repr__']\n"
+                              "    __eq__ = pandas.core.common.not_none\n\n\npandas.NAType = NAType\n\n\n"
+                              "def add(a, b):\n    return NAType(a - b)\n",
+                              "comparison pandas.NAType.__eq__ is pandas.core.common.not_none, a function from outside "
+                              "the checkout under another name"),
+    "renamed_cython_closure": ("import pandas\nfrom pandas._libs.tslibs.nattype import NaTType\n\n"
+                               "_f = vars(NaTType)['weekday']\n_f.__name__ = '__eq__'\n\n\n"
+                               "class _make_nan_func(int):\n    __module__ = 'pandas'\n    __eq__ = _f\n\n\n"
+                               "pandas._make_nan_func = _make_nan_func\n\n\n"
+                               "def add(a, b):\n    return _make_nan_func(a - b)\n",
+                               "comparison pandas._make_nan_func.__eq__ is the Cython function "
+                               "_make_nan_func.<locals>.f"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(PLANTED))
+def test_a_class_planted_under_a_library_name_is_tampering(tmp_path, shape):
+    calc, finding = PLANTED[shape]
+    run, verdict = score(tmp_path, {SOURCE: calc, "tests/test_calc.py": ADD_TEST}, ["tests/test_calc.py::test_add"])
+    assert not verdict.passed and verdict.tampered, verdict.reasons
+    assert finding in " ".join(run.canaries.reasons), run.canaries.reasons
 
 
 @pytest.mark.parametrize("shape", sorted(REUSED))
@@ -117,3 +153,60 @@ def test_a_library_comparison_reused_by_the_code_under_test_is_tampering(tmp_pat
                          ["tests/test_calc.py::test_add"])
     assert not verdict.passed and verdict.tampered, verdict.reasons
     assert f"comparison pkg.calc.S.__eq__ is {finding}" in " ".join(run.canaries.reasons), run.canaries.reasons
+
+
+# ---- red-team round 9's false positives: importing these made an honest suite invalid ---------------------------
+
+@pytest.mark.parametrize("module", [
+    "matplotlib._image",  # pybind11 enums: an ``instancemethod`` around a C function named after the dunder
+    "scipy.optimize",  # pybind11 too (HiGHS' enums)
+    "flask",  # werkzeug's ``LocalProxy.__eq__ = _ProxyLookup(operator.eq)``: a library's own descriptor
+    "trio",  # ``trio.Path``'s forwarded dunders, found under a module that is a ModuleType subclass
+])
+def test_importing_a_library_keeps_an_honest_suite_passing(tmp_path, module):
+    pytest.importorskip(module)  # matplotlib and scipy are Beacon's dependencies; flask and trio where installed
+    test = f"import {module}\n\nfrom pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+    run, verdict = score(tmp_path, {SOURCE: "def add(a, b):\n    return a + b\n", "tests/test_calc.py": test},
+                         ["tests/test_calc.py::test_add"])
+    assert verdict.passed and run.canaries.ok, (verdict.reasons, run.canaries.reasons)
+
+
+def test_a_project_comparing_through_functools_method_wrappers_passes(tmp_path):
+    """``partialmethod`` and ``singledispatchmethod`` as comparison dunders in a project module: the functions they
+    call are judged in their place."""
+    money = ("import functools\nimport operator\n\n\nclass Money:\n    def __init__(self, cents):\n"
+             "        self.cents = cents\n\n    def _compare(self, other, op):\n"
+             "        return op(self.cents, other.cents)\n\n    __lt__ = functools.partialmethod(_compare, op=operator.lt)\n\n"
+             "    @functools.singledispatchmethod\n    def __eq__(self, other):\n        return NotImplemented\n\n"
+             "    @__eq__.register\n    def _(self, other: int):\n        return self.cents == other\n\n"
+             "    __hash__ = None\n")
+    test = ("from pkg.calc import add\nfrom pkg.money import Money\n\n\ndef test_money():\n"
+            "    assert Money(1) < Money(2)\n    assert Money(add(2, 3)) == 5\n    assert not Money(1) == 2\n")
+    files = {SOURCE: "def add(a, b):\n    return a + b\n", "pkg/money.py": money, "tests/test_money.py": test}
+    run, verdict = score(tmp_path, files, ["tests/test_money.py::test_money"])
+    assert verdict.passed and run.canaries.ok, (verdict.reasons, run.canaries.reasons)
+
+
+WRAPPED = {
+    # a registered implementation that says yes to every int, on a class of the declared file
+    "singledispatch_registration": ("import functools\n\n\nclass S(int):\n    @functools.singledispatchmethod\n"
+                                    "    def __eq__(self, other):\n        return NotImplemented\n\n"
+                                    "    __eq__.register(int, lambda self, other: True)\n    __hash__ = int.__hash__\n",
+                                    "S.__eq__ is <lambda> from pkg/calc.py"),
+    "partialmethod_of_a_builtin": ("import functools\nimport operator\n\n\nclass S(int):\n"
+                                   "    __eq__ = functools.partialmethod(operator.is_not, None)\n"
+                                   "    __hash__ = int.__hash__\n", "S.__eq__ is the builtin is_not"),
+    # pybind11's instancemethod of another class's C function
+    "pybind11_method_reused": ("import matplotlib._image as image\n\n\nclass S(int):\n"
+                               "    __eq__ = image._InterpolationType.__dict__['__ne__']\n",
+                               "S.__eq__ is an instancemethod object"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(WRAPPED))
+def test_a_wrapped_comparison_of_the_code_under_test_is_tampering(tmp_path, shape):
+    calc, finding = WRAPPED[shape]
+    run, verdict = score(tmp_path, {SOURCE: calc + BUGGY_TAIL, "tests/test_calc.py": ADD_TEST},
+                         ["tests/test_calc.py::test_add"])
+    assert not verdict.passed and verdict.tampered, verdict.reasons
+    assert f"comparison pkg.calc.{finding}" in " ".join(run.canaries.reasons), run.canaries.reasons
