@@ -80,6 +80,7 @@ from __future__ import annotations
 import ast
 import fnmatch
 import functools
+import importlib
 import importlib.machinery
 import itertools
 import json
@@ -90,6 +91,7 @@ import shutil
 import stat
 import sys
 import tempfile
+import time
 import types
 import weakref
 from pathlib import Path
@@ -341,6 +343,7 @@ _func_kwdefaults = types.FunctionType.__dict__["__kwdefaults__"].__get__
 _proxy_values = types.MappingProxyType.values
 _dict_get, _type, _id, _map, _len, _property, _all, _is = dict.get, type, id, map, len, property, all, operator.is_
 _any = any
+_clock = time.perf_counter  # bound before any project file loads
 # Plain data: a module global holding one is never compared (pytest sets ``_pytest.assertion.util._reprcompare``,
 # ``_assertion_pass`` and ``_config`` from None to its own objects around each test, and keeps counters and caches).
 _PLAIN = frozenset({type(None), bool, int, float, complex, str, bytes, tuple, frozenset, list, dict, set, bytearray})
@@ -403,6 +406,16 @@ class _Internals:
         self.hooks = None  # pluggy's per-hook state, from pytest_configure
         self.pending: list = []  # findings made at pytest_configure, reported by the next check
         self._seen_modules = 0
+        # pytester's in-process runs import pytest's remaining modules and then restore ``sys.modules``, leaving the
+        # submodule bound on ``_pytest`` without its ``sys.modules`` entry: import them all before the snapshot (about
+        # 12 ms; a builtin plugin would import most of them anyway).
+        import pkgutil  # noqa: PLC0415 (standard library; only here)
+        package = sys.modules.get("_pytest")
+        for found in pkgutil.iter_modules(getattr(package, "__path__", ()), "_pytest."):
+            try:
+                importlib.import_module(found.name)
+            except Exception:  # noqa: BLE001 (an optional dependency missing: that module stays unimported)
+                pass
         self._new_modules()
         legacy = self.modules.get("_pytest.legacypath")
         legacy_file = getattr(legacy[0], "__file__", None) if legacy else None
@@ -970,6 +983,7 @@ class _Comparisons:
         self.root = os.path.realpath(root) if root else ""
         self._outside_files: dict = {}  # co_filename -> whether it is outside the checkout (or not a file at all)
         self._class_defs: dict = {}  # a library module's real path -> the qualnames of the classes its source defines
+        self._local_defs: dict = {}  # the same, with classes inside functions (``f.<locals>.C``)
         self._exact_ok: dict = {}  # id(class) -> weak reference: a new class whose dict keys were all exact strs
         # functools.total_ordering's generated methods (``_gt_from_lt`` …): functions under another name, by design.
         convert = getattr(sys.modules.get("functools"), "_convert", None)
@@ -989,6 +1003,7 @@ class _Comparisons:
         if case is None:
             import unittest.case as case  # noqa: PLC0415 (the standard library's; mock.py lies next to it)
         self.mock_file = os.path.join(os.path.dirname(case.TestCase.__init__.__code__.co_filename), "mock.py")
+        self._walked_at, self._walk_cost = 0.0, 0.0  # when the last walk after a test call ended, and what it cost
         self.reported: set = set()
         self.at_asserts: list = []  # findings of the compare-time judge (reported once), handed out by findings()
 
@@ -1066,6 +1081,10 @@ class _Comparisons:
                 # function stay findings, except a library's factory-made isinstance hook (see _library_factory).
                 if code.co_name == name or (name in _TYPE_CHECKS and self._library_factory(cls, code)):
                     return None
+                # a test helper's ``staticmethod(lambda o: True)``: what a plain lambda there may already do
+                if (type(inner) is types.FunctionType and not self._outside(code)
+                        and (cls is None or self._home(cls) is None)):
+                    return None
                 return f"a {_class_name(type(value))} of {self._shown(inner, code)}"
             if not static and code.co_name != name and cls is not None:
                 # Red-team round 8 (R8-3): on a class of a declared file, a function under another name is a finding
@@ -1086,7 +1105,8 @@ class _Comparisons:
                 # checkout's own functions (``__le__ = issubset`` in a project class) and total_ordering's.
                 if (code.co_name != name and source is None and type(value) is types.FunctionType
                         and value not in self.total_ordering and self._outside(code)
-                        and not self._named_by_its_factory(name, value, code) and not self._library_own(cls, code)):
+                        and not self._named_by_its_factory(name, value, code) and not self._library_own(cls, code)
+                        and not self._library_local(cls, code) and not self._orphan_of(cls, name, value, code)):
                     return f"{self._shown(value, code)}, a function from outside the checkout under another name"
                 return None  # a function: fine unless the declared file made it under another name
         if static:
@@ -1129,15 +1149,123 @@ class _Comparisons:
             return None
         descriptor = any("__get__" in _class_dict(cls) for cls in _class_mro(type(value)))
         if (callable(value) or descriptor) and not self._from_mock(value):
-            # A library's own descriptor on its own class (werkzeug's ``LocalProxy.__eq__ = _ProxyLookup(eq)``, which
-            # flask imports): the descriptor's class is a Python class of the same package as ``cls``.
-            for slot in ("__get__", "__call__"):
-                method = _class_dict(type(value)).get(slot)
-                if (type(method) is types.FunctionType and self._outside(_func_code(method))
-                        and self._library_own(cls, _func_code(method))):
-                    return None
+            if self._library_descriptor(name, value, cls):
+                return None
             return f"a {_class_name(type(value))} object"
         return None
+
+    def _library_descriptor(self, name: str, value, cls) -> bool:
+        """A library's own descriptor on a library's own class of the same package (werkzeug's
+        ``LocalProxy.__eq__ = _ProxyLookup(operator.eq)``, which flask imports), holding only functions of that
+        library's files and builtins or classes named after the dunder (``operator.eq`` for ``__eq__``, ``bool`` for
+        ``__bool__``), also inside those functions' closures: ``_ProxyLookup(operator.is_not)`` or a checkout
+        function bound to the library class is refused (found by the session-19 false-positive sweep, which forged a
+        pass through a rule without the names)."""
+        kind = type(value)
+        methods = [f for f in _class_dict(kind).values() if type(f) is types.FunctionType]
+        if cls is None or not methods:
+            return False
+        code = _func_code(methods[0])
+        if not (self._outside(code) and self._library_own(kind, code) and self._library_own(cls, code)):
+            return False
+        held = [_read(getter, value) for _, getter in _slot_getters(kind)]
+        own = _read(object.__dict__["__dict__"].__get__, value) if "__dict__" in _class_dict(kind) else _ABSENT
+        if type(own) is dict:
+            held += list(own.values())
+        stem = name.strip("_")
+        return self._held_ok(held, os.path.dirname(os.path.realpath(code.co_filename)) + os.sep,
+                             frozenset({stem, "is_" + stem}), 2)
+
+    def _held_ok(self, held, library: str, names: frozenset, depth: int) -> bool:
+        for item in held:
+            if item is None or item is _ABSENT or _type(item) in _PLAIN:
+                continue
+            if _type(item) is types.FunctionType:
+                code = _func_code(item)
+                if not os.path.realpath(code.co_filename).startswith(library) or not self._outside(code):
+                    return False
+                cells = []
+                for cell in item.__closure__ or ():
+                    try:
+                        cells.append(cell.cell_contents)
+                    except ValueError:  # an empty cell
+                        pass
+                if cells and (depth == 0 or not self._held_ok(cells, library, names, depth - 1)):
+                    return False
+                continue
+            if _type(item) in _BUILTINS or isinstance(item, type):
+                if getattr(item, "__name__", None) not in names:
+                    return False
+                continue
+            return False
+        return True
+
+    def _library_local(self, cls, code) -> bool:
+        """A class made by a ``class`` statement inside a library's function (pytz's ``LazyList.__new__``, Django's
+        ``lazy``) using a closure made in that same function of that same file: the class is new since the snapshot,
+        its module's file is outside the checkout and is the code's file, the code's qualname starts with the class's
+        enclosing function, and the file has a ``class`` statement at exactly that ``<locals>`` path (found by the
+        session-19 false-positive sweep: every project importing pytz or Django was ``tampered``)."""
+        if cls is None or id(cls) in self._snapshot_ids:
+            return False
+        qualname = _class_name(cls)
+        if type(qualname) is not str or ".<locals>." not in qualname:
+            return False
+        path = dict.get(_namespace(sys.modules.get(_class_module(cls))) or {}, "__file__")
+        if type(path) is not str or path[:1] == "<" or not self._outside_path(path):
+            return False
+        path = os.path.realpath(path)
+        enclosing = qualname.rpartition(".<locals>.")[0]
+        return (os.path.realpath(code.co_filename) == path
+                and getattr(code, "co_qualname", "").startswith(enclosing + ".<locals>.")
+                and qualname in self._local_classes(path))
+
+    def _local_classes(self, path: str) -> frozenset:
+        """The qualnames of every ``class`` statement in the source file at ``path``, inside functions too (parsed once
+        per file)."""
+        names = self._local_defs.get(path)
+        if names is None:
+            found = set()
+            try:
+                with _open(path, "rb") as fh:
+                    tree = _compile(fh.read(), path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+            except (OSError, SyntaxError, ValueError):
+                tree = None
+            todo = [(tree, "")] if tree is not None else []
+            while todo:
+                node, prefix = todo.pop()
+                if type(node) is ast.ClassDef:
+                    found.add(prefix + node.name)
+                    prefix = prefix + node.name + "."
+                elif type(node) in _DEFS:
+                    prefix = prefix + node.name + ".<locals>."
+                for field in type(node)._fields:
+                    value = getattr(node, field, None)
+                    if type(value) is list:
+                        todo.extend((v, prefix) for v in value if isinstance(v, ast.AST))
+                    elif isinstance(value, ast.AST):
+                        todo.append((value, prefix))
+            names = self._local_defs[path] = frozenset(found)
+        return names
+
+    def _orphan_of(self, cls, name: str, value, code) -> bool:
+        """The class ``dataclass(slots=True)`` replaced (SQLAlchemy's ``Range``), still alive and holding the very value
+        that the live library class of the same module and qualname holds under the same name, which is itself the
+        library's own (found by the session-19 false-positive sweep)."""
+        if cls is None:
+            return False
+        qualname = _class_name(cls)
+        space = _namespace(sys.modules.get(_class_module(cls)))
+        if space is None or type(qualname) is not str or "<" in qualname:
+            return False
+        live = None
+        for part in qualname.split("."):
+            live = dict.get(space, part) if type(space) is dict else types.MappingProxyType.get(space, part)
+            if not isinstance(live, type):
+                return False
+            space = _class_dict(live)
+        return (live is not cls and types.MappingProxyType.get(_class_dict(live), name) is value
+                and self._library_own(live, code))
 
     def _compiled_class(self, cls) -> bool:
         """Whether ``cls`` is a class of a compiled extension module outside the checkout (pybind11's enums in
@@ -1357,12 +1485,30 @@ class _Comparisons:
         module = function.__module__
         return f"{module if type(module) is str else '?'}.{getattr(code, 'co_qualname', code.co_name)}"
 
-    def findings(self) -> list[str]:
+    def after_call(self) -> list[str]:
+        """:meth:`findings` after a test call, walking every class at most about a tenth of the run's time: the walk is
+        skipped while the time since the last one is under nine times that walk's own cost (it grows with the classes
+        alive: ~2 ms bare, 20-40 ms with a scientific stack of ~5,500 classes, which made a 500-test suite 7x slower
+        and large suites time out at preparation). What the compare-time judge found is handed out every time; the
+        walks after collection and in must_pass's final check always run."""
+        start = _clock()
+        if start - self._walked_at < 9 * self._walk_cost:
+            return self.findings(walk=False)
+        out = self.findings()
+        self._walked_at = _clock()
+        self._walk_cost = self._walked_at - start
+        return out
+
+    def findings(self, walk: bool = True) -> list[str]:
         """What is found now and was not reported before (each finding is reported once).
 
         Every class alive is walked; a class without comparison dunders costs one C-level ``isdisjoint`` over
         its keys, and a dunder value (with its code, for a function) judged before costs an identity check.
         """
+        if not walk:
+            taken = self.at_asserts[:]
+            del self.at_asserts[:len(taken)]
+            return taken
         out = []
         known, none_of, subclasses, class_dict, names = (self.known, _COMPARISON_SET.isdisjoint, _subclasses,
                                                          _class_dict, _COMPARISONS)
@@ -1938,7 +2084,7 @@ class CanaryPlugin:
         finally:
             self._calling = None
             if self._armed:
-                self._seen += (self._watch.changes([item]) + self._comparisons.findings()
+                self._seen += (self._watch.changes([item]) + self._comparisons.after_call()
                                + self._provenance.findings([item], self._watch) + self._internals.findings(False))
 
     @_hookimpl(wrapper=True, tryfirst=True)

@@ -162,10 +162,16 @@ def test_a_library_comparison_reused_by_the_code_under_test_is_tampering(tmp_pat
     "scipy.optimize",  # pybind11 too (HiGHS' enums)
     "flask",  # werkzeug's ``LocalProxy.__eq__ = _ProxyLookup(operator.eq)``: a library's own descriptor
     "trio",  # ``trio.Path``'s forwarded dunders, found under a module that is a ModuleType subclass
+    # the session-19 false-positive sweep
+    "pytz",  # a class made inside ``LazyList.__new__`` with the closures made there
+    "sqlalchemy.dialects.postgresql",  # ``dataclass(slots=True)``'s replaced class, alive, with the same alias
+    "django.utils.translation",  # ``lazy()``'s ``__proxy__`` class, made inside the function (gettext_lazy)
 ])
 def test_importing_a_library_keeps_an_honest_suite_passing(tmp_path, module):
-    pytest.importorskip(module)  # matplotlib and scipy are Beacon's dependencies; flask and trio where installed
-    test = f"import {module}\n\nfrom pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+    pytest.importorskip(module)  # all installed with Beacon's dev extras (pyproject.toml)
+    use = ("from django.conf import settings\nsettings.configure()\nfrom django.utils.translation import gettext_lazy\n"
+           "GREETING = gettext_lazy('hi')\n" if module.startswith("django") else "")
+    test = f"import {module}\n{use}\nfrom pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
     run, verdict = score(tmp_path, {SOURCE: "def add(a, b):\n    return a + b\n", "tests/test_calc.py": test},
                          ["tests/test_calc.py::test_add"])
     assert verdict.passed and run.canaries.ok, (verdict.reasons, run.canaries.reasons)
@@ -210,3 +216,31 @@ def test_a_wrapped_comparison_of_the_code_under_test_is_tampering(tmp_path, shap
                          ["tests/test_calc.py::test_add"])
     assert not verdict.passed and verdict.tampered, verdict.reasons
     assert f"comparison pkg.calc.{finding}" in " ".join(run.canaries.reasons), run.canaries.reasons
+
+
+def test_an_in_process_pytester_run_and_test_helpers_pass(tmp_path):
+    """pytester's in-process run imports pytest's remaining modules and restores ``sys.modules`` (the wholesale watch
+    now snapshots them all first); a test helper's ``staticmethod(lambda …)`` is what a plain lambda there may do."""
+    test = ("pytest_plugins = ['pytester']\n\nfrom pkg.calc import add\n\n\nclass Sentinel:\n"
+            "    __eq__ = staticmethod(lambda a, b=None: True)\n\n\ndef test_add(pytester):\n"
+            "    pytester.makepyfile('def test_ok():\\n    pass\\n')\n"
+            "    pytester.runpytest().assert_outcomes(passed=1)\n    assert Sentinel() == add(2, 3)\n")
+    run, verdict = score(tmp_path, {SOURCE: "def add(a, b):\n    return a + b\n", "tests/test_calc.py": test},
+                         ["tests/test_calc.py::test_add"])
+    assert verdict.passed and run.canaries.ok, (verdict.reasons, run.canaries.reasons)
+
+
+REBOUND = {  # a library's own descriptor rebound by the code under test (the sweep forged passes without the names)
+    "descriptor_of_another_builtin": "setattr(wl.LocalProxy, '__eq__', wl._ProxyLookup(operator.is_not))\n",
+    "descriptor_of_a_lambda": "setattr(wl.LocalProxy, '__eq__', wl._ProxyLookup(lambda s, o: True))\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(REBOUND))
+def test_a_library_descriptor_rebound_by_the_code_under_test_is_tampering(tmp_path, shape):
+    pytest.importorskip("werkzeug")
+    calc = ("import operator\nimport werkzeug.local as wl\n\n" + REBOUND[shape]
+            + "\n\ndef add(a, b):\n    return wl.LocalProxy(lambda: a - b)\n")
+    run, verdict = score(tmp_path, {SOURCE: calc, "tests/test_calc.py": ADD_TEST}, ["tests/test_calc.py::test_add"])
+    assert not verdict.passed and verdict.tampered, verdict.reasons
+    assert "comparison werkzeug.local.LocalProxy.__eq__ is a _ProxyLookup object" in " ".join(run.canaries.reasons)
