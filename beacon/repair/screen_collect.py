@@ -250,7 +250,8 @@ class Collector(ast.NodeVisitor):
             elif node.func.id in {"setattr", "delattr"} and isinstance(node.args[0], ast.Name) \
                     and node.args[0].id in self.aliases:
                 self.add("interpreter", f"assign:{self.aliases[node.args[0].id]}.{name.value}", node)
-            if node.func.id in {"setattr", "delattr"} and isinstance(name, ast.Constant) and name.value in LIBRARY_HOOKS:
+            if node.func.id in {"setattr", "delattr"} and isinstance(name, ast.Constant) \
+                    and name.value in LIBRARY_HOOKS:
                 # `setattr(K, "_cmp_method", f)` (the comparison dunders are findings as strings already)
                 self.add("comparison_override", f"assign {name.value}", node)
         self.generic_visit(node)

@@ -38,6 +38,9 @@ ALL_MODULES = DYNAMIC_MODULES | INTERPRETER_MODULES | FRAMEWORK_MODULES
 # `__reduce__`, `enum` and `collections` build classes, `operator` reads attributes): honest code imports them, so
 # one reached as another module's attribute (`typing.functools`, `re.enum`, `dataclasses.copy`) is a finding.
 REACHED_MODULES = frozenset({"functools", "copy", "copyreg", "enum", "operator", "collections"})
+# Not `io` (red-team round 9 asked about `pd.io`): the standard library's `io` reaches no one's internals (streams),
+# and `pd.io` is pandas' own subpackage, not the standard library's module; a class based on
+# `pd.io.pytables.IndexCol` is a `comparison_override` finding through `LIBRARY_ROOTS`, `pd.io.json.read_json` is fine.
 # Module names that are also common variable or attribute names: screened only when imported.
 AMBIGUOUS = frozenset({"code", "types", "site", "py", "mmap", "pty", "signal", "socket", "resource", "traceback",
                         "posix", "fcntl", "marshal", "doctest", "runpy", "codeop", "sysconfig", "posixpath",
