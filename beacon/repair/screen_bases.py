@@ -16,8 +16,8 @@ through another module that holds it (``plt.np.ndarray``: ``matplotlib.pyplot`` 
 the file binds are followed to their values (``_B = pd.Series``, ``type(np.zeros(1))``, a class of the file whose
 base reaches it, a function returning one), and in a file that imports numpy or pandas a base taken from a
 parameter (``def make(base): class K(base): ...``) counts too. The subscript of a generic base
-(``Generic[np.ndarray]``) is a type argument, not the base. Their exception modules (``numpy.exceptions``,
-``pandas.errors``) are fine: exceptions compare by identity.
+(``Generic[np.ndarray]``) is a type argument, not the base. Their exceptions (``numpy.exceptions``,
+``numpy.linalg.LinAlgError``, ``pandas.errors``) are fine: exceptions compare by identity.
 """
 from __future__ import annotations
 

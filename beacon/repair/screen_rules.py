@@ -127,10 +127,10 @@ COMPARISON_NAMES = COMPARISON_DUNDERS | LIBRARY_HOOKS
 # Libraries whose comparison machinery a subclass can steer through methods too many to list (pandas' `Series`
 # builds a comparison's result through `_construct_result`/`_constructor`, `pd.io.pytables.IndexCol.__eq__`
 # compares attributes a subclass need not set, `np.ma.MaskedArray.__eq__` reads `_mask`): a class the edit adds
-# whose base reaches one of them is a finding (`screen_bases`). Their exception modules are not.
+# whose base reaches one of them is a finding (`screen_bases`); their exceptions are not (they compare by identity).
 LIBRARY_ROOTS = frozenset({"numpy", "pandas"})
 LIBRARY_NAMES = frozenset({"numpy", "np", "pandas", "pd"})  # names other modules hold them under (`pyplot.np`)
-LIBRARY_SAFE = ("numpy.exceptions.", "pandas.errors.")
+LIBRARY_SAFE = ("numpy.exceptions.", "numpy.linalg.LinAlgError.", "pandas.errors.")
 EXIT_NAMES = frozenset({"exit", "quit", "SystemExit", "KeyboardInterrupt", "GeneratorExit", "BaseException"})
 # Methods the interpreter calls on its own schedule, after the tests have run (at shutdown): a way to act once the
 # session is over (red-team round 3 forged the report from one).

@@ -102,6 +102,7 @@ def test_round9_shapes_are_findings(snippet, key):
     "class Box(Generic[T]):\n    items: np.ndarray",
     "class Boxes(Generic[pd.Series]):\n    pass",
     "class ParseProblem(pd.errors.ParserError):\n    pass",
+    "class Singular(np.linalg.LinAlgError):\n    pass",
     "class Shape(ValueError):\n    pass\n\n\ndef grow(base, n):\n    return base + np.ones(n)",
     # the existing ndarray subclass left in place (its hook is a line of the original), a method of it changed
     "def scaled(g, k):\n    return _Grid.total(g) * k",
