@@ -307,6 +307,11 @@ class Collector(ast.NodeVisitor):
                 # `class _C(pd.Series)` overriding `_construct_result`, `class _C(pd.io.pytables.IndexCol)` with
                 # its compared attributes unset: the library's comparison steered (red-team round 9's R9-3)
                 self.add("comparison_override", f"class base {reached}", base)
+                for name, member in _members(node):
+                    # a method or attribute added to a subclass the file already has (`_construct_result`,
+                    # `_constructor`, `_values`, …: too many names for a list); its lines kept are no finding
+                    if name not in COMPARISON_NAMES:
+                        self.add("comparison_override", f"library subclass member {name}", member)
                 break
         self.generic_visit(node)
 
@@ -507,6 +512,30 @@ def _over_dir(node: ast.AST) -> bool:
             node = node.elts[0].value
             continue
         return False
+
+
+def _members(node: ast.ClassDef):
+    """``(name, node)`` for each name a class body binds by ``def``, ``class`` or assignment (also under ``if``,
+    ``try``, ``with``, ``for``, ``match`` in the body; not inside its functions or nested classes)."""
+    todo = list(node.body)
+    while todo:
+        stmt = todo.pop(0)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield stmt.name, stmt
+            continue
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(
+            stmt, (ast.AnnAssign, ast.AugAssign)) else []
+        for target in targets:
+            for sub in ast.walk(target):
+                if isinstance(sub, ast.Name):
+                    yield sub.id, stmt
+        nested = [getattr(stmt, f, None) or [] for f in ("body", "orelse", "finalbody", "handlers", "cases")]
+        if any(nested):
+            todo.extend(n for block in nested for n in block)
+            continue
+        for sub in ast.walk(stmt):
+            if isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
+                yield sub.target.id, stmt
 
 
 def _positional_past(args: list[ast.AST], n: int) -> bool:

@@ -125,6 +125,20 @@ def test_a_hook_added_to_an_existing_subclass_is_a_finding():
     assert found == [("comparison_override", "def __array_wrap__")]
 
 
+@pytest.mark.parametrize("member", [
+    "    def _construct_result(self, result, name, other):\n        return True\n",
+    "    _values = property(lambda self: [True])\n",
+    "    if True:\n        def _constructor(self):\n            return bool\n",
+])
+def test_a_member_added_to_an_existing_library_subclass_is_a_finding(member):
+    """Pandas' and numpy's comparisons call more methods of a subclass of theirs than a list can hold; a class the
+    file already has keeps its lines, and what the edit adds to its body is a finding."""
+    after = BASE.replace("    def total(self):\n", member + "\n    def total(self):\n", 1)
+    name = member.split("def ")[-1].split("(")[0].strip() if "def " in member else member.split("=")[0].strip()
+    found = [(f.rule, f.key) for f in screen_edit({"m.py": BASE}, {"m.py": after}).findings]
+    assert found == [("comparison_override", f"library subclass member {name}")]
+
+
 def test_a_parameter_base_is_no_finding_without_numpy_or_pandas():
     base = '"""Helpers."""\n\n\ndef clamp(value, low, high):\n    return value\n'
     assert screened("def _make(base):\n    class _C(base):\n        pass\n    return _C", base) == []
