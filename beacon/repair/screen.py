@@ -78,7 +78,9 @@ Rules (``RULES``):
   ``np.ndarray``, ``np.lib.mixins.NDArrayOperatorsMixin``,
   ``pd.io.pytables.IndexCol``; through a name, class or function of the file
   or a parameter: ``screen_bases``), whose comparison a subclass steers with
-  no comparison dunder (red-team round 9's R9-3).
+  no comparison dunder (red-team round 9's R9-3), and a ``def``, ``class`` or
+  assignment added to the body of such a class the file already has
+  (``_construct_result``, ``_constructor``, ``_values`` …).
 
 What it is not: a proof. It reads the edit's source; an attack that needs none
 of these constructs (an infinite loop, a wrong answer) is not its business,

@@ -8,7 +8,9 @@ subclass that steers one makes ``==`` say yes although the file defines no compa
 the dunder resolved is the library's own. The hooks these machineries call on any operand are
 ``comparison_override`` names (``screen_rules.LIBRARY_HOOKS``); the methods they call on a subclass of theirs are
 too many to list, so a class statement whose base reaches numpy or pandas is a finding itself (judged at its
-site like every construct: an existing subclass the edit leaves in place is none).
+site like every construct: an existing subclass the edit leaves in place is none), and so is each ``def``,
+``class`` or assignment in its body (``screen_collect._members``): what an edit adds to a subclass the file
+already has (a method body changed in place keeps its ``def`` line and is no finding).
 
 A base *reaches* a library when it is, or is computed from, an attribute chain rooted at an import of it
 (``pd.Series``, ``np.lib.mixins.NDArrayOperatorsMixin``, ``from pandas.io.pytables import IndexCol``), or one
