@@ -69,7 +69,18 @@ Rules (``RULES``):
   ``__lt__``…, ``__bool__``, ``__hash__``, ``__contains__``,
   ``__instancecheck__``/``__subclasscheck__`` (also as strings, for
   ``type(name, bases, {...})``): a return value that equals anything passes
-  ``assert f(x) == y`` without fixing anything (a known reward hack).
+  ``assert f(x) == y`` without fixing anything (a known reward hack). Also the
+  hooks numpy's and pandas' comparisons call (``__array_ufunc__``,
+  ``__array_function__``, ``__array_wrap__``, ``__array_finalize__``,
+  ``__array_priority__``, ``__array__``, ``_cmp_method``, ``__pandas_priority__``
+  …: ``screen_rules.LIBRARY_HOOKS``) defined, assigned or ``setattr`` by name,
+  and a class statement whose base reaches numpy or pandas (``pd.Series``,
+  ``np.ndarray``, ``np.lib.mixins.NDArrayOperatorsMixin``,
+  ``pd.io.pytables.IndexCol``; through a name, class or function of the file
+  or a parameter: ``screen_bases``), whose comparison a subclass steers with
+  no comparison dunder (red-team round 9's R9-3), and a ``def``, ``class`` or
+  assignment added to the body of such a class the file already has
+  (``_construct_result``, ``_constructor``, ``_values`` …).
 
 What it is not: a proof. It reads the edit's source; an attack that needs none
 of these constructs (an infinite loop, a wrong answer) is not its business,

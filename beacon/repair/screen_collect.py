@@ -4,12 +4,14 @@ from __future__ import annotations
 import ast
 from typing import Mapping
 
+from .screen_bases import LibraryBases
 from .screen_classes import BUILTIN_CLASSES, ClassValues, builds_a_class, is_metaclass_expr
 from .screen_names import attribute_chain, constant_names, fold_choices, import_aliases
 from .screen_rules import (
-    ALL_MODULES, AMBIGUOUS, REACHED_MODULES, ATTR_FUNCS, COMPARISON_DUNDERS, DANGER_DUNDERS, DANGER_NAMES, DENYLISTED,
-    DYNAMIC_ATTRS, DYNAMIC_MODULES, DYNAMIC_NAMES, EXIT_NAMES, FRAMEWORK_MODULES, FRAMEWORK_TEXT, FRAME_ATTRS,
-    HOST_PATH, LATE_HOOKS, MODULE_ATTRS, PROCESS_ATTRS, SAFE_ATTRS, VALUE_MODULES, VALUE_ONLY_NAMES,
+    ALL_MODULES, AMBIGUOUS, REACHED_MODULES, ATTR_FUNCS, COMPARISON_DUNDERS, COMPARISON_NAMES, DANGER_DUNDERS,
+    DANGER_NAMES, DENYLISTED, DYNAMIC_ATTRS, DYNAMIC_MODULES, DYNAMIC_NAMES, EXIT_NAMES, FRAMEWORK_MODULES,
+    FRAMEWORK_TEXT, FRAME_ATTRS, HOST_PATH, LATE_HOOKS, LIBRARY_HOOKS, MODULE_ATTRS, PROCESS_ATTRS, SAFE_ATTRS,
+    VALUE_MODULES, VALUE_ONLY_NAMES,
 )
 
 
@@ -31,6 +33,7 @@ class Collector(ast.NodeVisitor):
         self.roots: set[int] = set()  # ids of Name nodes at the root of an attribute chain (a module used, not passed)
         self.env: dict = {}  # name -> the constants it can hold (screen_names.constant_names)
         self.type_ok: set[int] = set()  # ids of `type` names used as a type (`isinstance(x, type)`), not as a factory
+        self.bases = LibraryBases(ast.Module(body=[], type_ignores=[]), aliases)  # class bases reaching numpy/pandas
 
     def add(self, rule: str, key: str, node: ast.AST) -> None:
         self.found.append((rule, key, getattr(node, "lineno", 0)))
@@ -55,7 +58,7 @@ class Collector(ast.NodeVisitor):
         (``class __eq__(str): pass`` inside a class makes ``x == y`` return ``str(y)``: red-team round 5)."""
         if not name:
             return
-        if name in COMPARISON_DUNDERS:
+        if name in COMPARISON_NAMES:
             self.add("comparison_override", f"{how} {name}", node)
         if name in DANGER_DUNDERS:
             self.add("introspection", f"{how} {name}", node)
@@ -75,7 +78,7 @@ class Collector(ast.NodeVisitor):
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         self._docstring(node)
         self._annotation(node.returns)
-        if node.name in COMPARISON_DUNDERS:
+        if node.name in COMPARISON_NAMES:
             self.add("comparison_override", f"def {node.name}", node)
         elif node.name in DANGER_DUNDERS and node.name not in _DEFINABLE:
             self.add("introspection", f"def {node.name}", node)
@@ -108,7 +111,7 @@ class Collector(ast.NodeVisitor):
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_Name(self, node: ast.Name) -> None:
-        if node.id in COMPARISON_DUNDERS and isinstance(node.ctx, ast.Store):
+        if node.id in COMPARISON_NAMES and isinstance(node.ctx, ast.Store):
             self.add("comparison_override", f"assign {node.id}", node)
         if node.id in DANGER_DUNDERS and isinstance(node.ctx, ast.Store):
             # `__match_args__ = (computed,)` in a class body: `case C(value)` then reads any attribute
@@ -143,6 +146,9 @@ class Collector(ast.NodeVisitor):
             self.add("dynamic_code", "metaclass as a value", node)
         chain = attribute_chain(node)
         self._dunder_store(node)
+        if node.attr in COMPARISON_NAMES and isinstance(node.ctx, (ast.Store, ast.Del)):
+            # `K.__eq__ = f`, `K._cmp_method = f`, and on an object reached by no chain: `[K][0].__eq__ = f`
+            self.add("comparison_override", f"assign {node.attr}", node)
         if chain is None:  # e.g. `().__class__`, `[os.path][0].sys`: judge this attribute, then the expression below
             if node.attr in MODULE_ATTRS:  # `next(iter([os.path])).sys`, `g().os` (red-team round 5)
                 self.add("interpreter", f"attribute {node.attr}", node)
@@ -175,8 +181,6 @@ class Collector(ast.NodeVisitor):
                 self.add("interpreter", f"attribute {attr}", node)
             if attr in DYNAMIC_ATTRS:  # `re.enum.bltns.exec`: builtins reached through a module
                 self.add("dynamic_code", f"attribute {attr}", node)
-        if node.attr in COMPARISON_DUNDERS and isinstance(node.ctx, (ast.Store, ast.Del)):
-            self.add("comparison_override", f"assign {node.attr}", node)
         if isinstance(root, ast.Name) and root.id == "type" and len(parts) > 1 and parts[1] in _TYPE_FACTORY:
             self.add("dynamic_code", f"type.{parts[1]}", node)  # `type.__call__(type, name, bases, ns)`
         if node.attr in _VALUE_CALLABLES and id(node) not in self.called:
@@ -196,7 +200,7 @@ class Collector(ast.NodeVisitor):
         ``__name__``/``__doc__``/``__qualname__``/``__module__``/``__wrapped__`` bookkeeping is no finding."""
         name = node.attr
         if isinstance(node.ctx, (ast.Store, ast.Del)) and name.startswith("__") and name.endswith("__") and len(
-                name) > 4 and name not in COMPARISON_DUNDERS and name not in _DUNDER_BOOKKEEPING:
+                name) > 4 and name not in COMPARISON_NAMES and name not in _DUNDER_BOOKKEEPING:
             self.add("dynamic_code", f"assign {name}", node)
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -246,6 +250,10 @@ class Collector(ast.NodeVisitor):
             elif node.func.id in {"setattr", "delattr"} and isinstance(node.args[0], ast.Name) \
                     and node.args[0].id in self.aliases:
                 self.add("interpreter", f"assign:{self.aliases[node.args[0].id]}.{name.value}", node)
+            if node.func.id in {"setattr", "delattr"} and isinstance(name, ast.Constant) \
+                    and name.value in LIBRARY_HOOKS:
+                # `setattr(K, "_cmp_method", f)` (the comparison dunders are findings as strings already)
+                self.add("comparison_override", f"assign {name.value}", node)
         self.generic_visit(node)
 
     def _wrapper(self, func: ast.AST) -> str | None:
@@ -293,6 +301,18 @@ class Collector(ast.NodeVisitor):
         elif any(is_metaclass_expr(b) or (isinstance(b, ast.Name) and self.values.is_metaclass(b)) for b in node.bases):
             # `class M(type(int))`, `class M(int.__class__)`: the metaclass as a base, reached without its name
             self.add("dynamic_code", "metaclass", node)
+        for base in node.bases:
+            reached = self.bases.reached(base)
+            if reached:
+                # `class _C(pd.Series)` overriding `_construct_result`, `class _C(pd.io.pytables.IndexCol)` with
+                # its compared attributes unset: the library's comparison steered (red-team round 9's R9-3)
+                self.add("comparison_override", f"class base {reached}", base)
+                for name, member in _members(node):
+                    # a method or attribute added to a subclass the file already has (`_construct_result`,
+                    # `_constructor`, `_values`, …: too many names for a list); its lines kept are no finding
+                    if name not in COMPARISON_NAMES:
+                        self.add("comparison_override", f"library subclass member {name}", member)
+                break
         self.generic_visit(node)
 
     def visit_MatchClass(self, node: ast.MatchClass) -> None:
@@ -384,6 +404,7 @@ class Collector(ast.NodeVisitor):
     def visit_Module(self, node: ast.Module) -> None:
         self._docstring(node)
         self.values = ClassValues(node)
+        self.bases = LibraryBases(node, self.aliases)
         self.pattern_classes = _plain_classes(node)
         self.env = constant_names(node)
         self.generic_visit(node)
@@ -391,7 +412,7 @@ class Collector(ast.NodeVisitor):
     def _attribute_name(self, attr: str, node: ast.AST) -> None:
         if attr in DANGER_DUNDERS or attr in FRAME_ATTRS:
             self.add("introspection", attr, node)
-        if attr in COMPARISON_DUNDERS:
+        if attr in COMPARISON_NAMES:
             self.add("comparison_override", f"keyword {attr}", node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
@@ -491,6 +512,30 @@ def _over_dir(node: ast.AST) -> bool:
             node = node.elts[0].value
             continue
         return False
+
+
+def _members(node: ast.ClassDef):
+    """``(name, node)`` for each name a class body binds by ``def``, ``class`` or assignment (also under ``if``,
+    ``try``, ``with``, ``for``, ``match`` in the body; not inside its functions or nested classes)."""
+    todo = list(node.body)
+    while todo:
+        stmt = todo.pop(0)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield stmt.name, stmt
+            continue
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(
+            stmt, (ast.AnnAssign, ast.AugAssign)) else []
+        for target in targets:
+            for sub in ast.walk(target):
+                if isinstance(sub, ast.Name):
+                    yield sub.id, stmt
+        nested = [getattr(stmt, f, None) or [] for f in ("body", "orelse", "finalbody", "handlers", "cases")]
+        if any(nested):
+            todo.extend(n for block in nested for n in block)
+            continue
+        for sub in ast.walk(stmt):
+            if isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
+                yield sub.target.id, stmt
 
 
 def _positional_past(args: list[ast.AST], n: int) -> bool:

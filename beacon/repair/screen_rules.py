@@ -19,7 +19,9 @@ RULES = {
     "process_exit": "ending or escaping the test run (exit, SystemExit, KeyboardInterrupt, BaseException)",
     "unscreenable": "a file the screen cannot analyse (nesting that exhausts the parser, undecodable source)",
     "comparison_override": "defining how objects compare or test true (__eq__, __ne__, __lt__, __bool__, __hash__, "
-                           "__contains__, __instancecheck__, …): an always-equal return value fools assertions",
+                           "__contains__, __instancecheck__, …, the hooks numpy's and pandas' comparisons call: "
+                           "__array_ufunc__, _cmp_method, …) or a new subclass of numpy's or pandas' classes: "
+                           "an always-equal return value fools assertions",
 }
 SCREEN_VERSION = 1
 
@@ -36,6 +38,9 @@ ALL_MODULES = DYNAMIC_MODULES | INTERPRETER_MODULES | FRAMEWORK_MODULES
 # `__reduce__`, `enum` and `collections` build classes, `operator` reads attributes): honest code imports them, so
 # one reached as another module's attribute (`typing.functools`, `re.enum`, `dataclasses.copy`) is a finding.
 REACHED_MODULES = frozenset({"functools", "copy", "copyreg", "enum", "operator", "collections"})
+# Not `io` (red-team round 9 asked about `pd.io`): the standard library's `io` reaches no one's internals (streams),
+# and `pd.io` is pandas' own subpackage, not the standard library's module; a class based on
+# `pd.io.pytables.IndexCol` is a `comparison_override` finding through `LIBRARY_ROOTS`, `pd.io.json.read_json` is fine.
 # Module names that are also common variable or attribute names: screened only when imported.
 AMBIGUOUS = frozenset({"code", "types", "site", "py", "mmap", "pty", "signal", "socket", "resource", "traceback",
                         "posix", "fcntl", "marshal", "doctest", "runpy", "codeop", "sysconfig", "posixpath",
@@ -107,6 +112,25 @@ DYNAMIC_ATTRS = frozenset({"exec", "eval", "__import__", "globals", "locals", "v
                             "setattr", "delattr", "bltns", "builtins", "_getframe"})
 COMPARISON_DUNDERS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__",
                                  "__hash__", "__contains__", "__instancecheck__", "__subclasscheck__", "__cmp__"})
+# The hooks numpy's and pandas' comparisons (and arithmetic) call on an operand or on a subclass of theirs (red-team
+# round 9's R9-3): pandas' OpsMixin `__eq__` returns `self._cmp_method(other, op)`; a ufunc (`ndarray.__eq__` is
+# `np.equal`) defers to an operand's `__array_ufunc__`, wraps its result through `__array_wrap__` (`__array_prepare__`
+# before numpy 2) of the operand with the highest `__array_priority__`, and runs `__array_finalize__` on the array
+# it makes; `np.array_equal`/`np.testing`/`np.allclose` dispatch through `__array_function__`; an operand that is no
+# array is read through `__array__`, `__array_interface__` or `__array_struct__`; pandas defers to an operand with a
+# higher `__pandas_priority__`. Defining or assigning one makes `==` say yes with no comparison dunder in the file.
+LIBRARY_HOOKS = frozenset({
+    "__array_ufunc__", "__array_function__", "__array_wrap__", "__array_prepare__", "__array_finalize__",
+    "__array_priority__", "__array__", "__array_interface__", "__array_struct__", "_cmp_method", "_logical_method",
+    "_arith_method", "__pandas_priority__"})
+COMPARISON_NAMES = COMPARISON_DUNDERS | LIBRARY_HOOKS
+# Libraries whose comparison machinery a subclass can steer through methods too many to list (pandas' `Series`
+# builds a comparison's result through `_construct_result`/`_constructor`, `pd.io.pytables.IndexCol.__eq__`
+# compares attributes a subclass need not set, `np.ma.MaskedArray.__eq__` reads `_mask`): a class the edit adds
+# whose base reaches one of them is a finding (`screen_bases`); their exceptions are not (they compare by identity).
+LIBRARY_ROOTS = frozenset({"numpy", "pandas"})
+LIBRARY_NAMES = frozenset({"numpy", "np", "pandas", "pd"})  # names other modules hold them under (`pyplot.np`)
+LIBRARY_SAFE = ("numpy.exceptions.", "numpy.linalg.LinAlgError.", "pandas.errors.")
 EXIT_NAMES = frozenset({"exit", "quit", "SystemExit", "KeyboardInterrupt", "GeneratorExit", "BaseException"})
 # Methods the interpreter calls on its own schedule, after the tests have run (at shutdown): a way to act once the
 # session is over (red-team round 3 forged the report from one).
