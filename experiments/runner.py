@@ -197,23 +197,6 @@ def _execute(cfg: DictConfig, run_dir: Path, work: Path, overrides: list[str], r
     return run_job(spec, body)
 
 
-def remove_tree(path: Path) -> None:
-    """Remove ``path`` even where sealing or a test made files read-only; what cannot go is logged, not raised."""
-    import os
-    import shutil
-    import stat
-
-    def retry(func, name, _exc):
-        try:
-            os.chmod(os.path.dirname(name), stat.S_IRWXU)
-            os.chmod(name, stat.S_IRWXU)
-            func(name)
-        except OSError as exc:
-            log.warning("could not remove %s: %s", name, exc)
-
-    shutil.rmtree(path, onerror=retry)
-
-
 def print_table(run_dir: Path) -> None:
     """Outcome counts per method x budget x format, from the sealed records alone."""
     from collections import Counter, defaultdict
