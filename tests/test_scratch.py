@@ -35,6 +35,15 @@ def test_the_folder_goes_when_the_block_ends(scratch):
     assert list(scratch.iterdir()) == []
 
 
+def test_a_tree_too_deep_for_rmtree_goes_too(scratch):
+    with owned_tempdir("beacon-x-") as work:
+        deep = work
+        for _ in range(1200):  # shutil.rmtree's recursion gives up here (RecursionError)
+            deep = deep / "d"
+            deep.mkdir()
+    assert list(scratch.iterdir()) == []
+
+
 @pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt])
 def test_the_folder_goes_after_an_exception_or_ctrl_c(scratch, error):
     with pytest.raises(error):
@@ -61,7 +70,6 @@ def test_a_killed_jobs_folder_goes_with_the_next_job_and_nothing_else_does(scrat
     dead = Path(run.stdout.strip())
     assert dead.parent == scratch and (dead / "f").exists()
     mine = make_owned_tempdir("beacon-x-")  # a live owner (this process): kept
-    host = dead.name[len("beacon-x-"):].split("-", 1)[0].split(".", 1)[1]
     keep = [scratch / "beacon-x-abc123",  # made by an older Beacon (no pid) or by hand
             scratch / "beacon-x-1-abc",  # no machine tag
             scratch / f"beacon-x-{dead.name[len('beacon-x-'):].split('.')[0]}.00000000-abc",  # another machine
@@ -71,6 +79,5 @@ def test_a_killed_jobs_folder_goes_with_the_next_job_and_nothing_else_does(scrat
     with owned_tempdir("beacon-x-") as work:
         assert not dead.exists() and mine.exists() and all(k.exists() for k in keep)
         assert sorted(scratch.iterdir()) == sorted([work, mine, *keep])
-        assert host and len(host) == 8
     assert sweep_stale("beacon-x-") == []  # nothing stale is left
     assert sorted(scratch.iterdir()) == sorted([mine, *keep])
