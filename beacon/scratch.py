@@ -13,7 +13,8 @@ made, or whose name carries no pid (made by an older Beacon, or by hand), is
 never touched.
 
 What a user asked to keep (``--out``, ``work_dir``) or needs after the job
-belongs in the run's own folder, never here.
+belongs in the run's own folder, never here. (:mod:`beacon.repair.pytest_runner`
+keeps its own older scheme for its per-run folders, ``beacon-pytest-<pid>-*``.)
 """
 from __future__ import annotations
 
@@ -78,7 +79,8 @@ def _alive(pid: int) -> bool:
 
 
 def sweep_stale(prefix: str, root: os.PathLike | str | None = None) -> list[Path]:
-    """Remove ``<root>/<prefix><pid>.<host>-*`` folders of this machine whose process is gone (``root``: ``TMPDIR``); the removed paths."""
+    """Remove the ``<root>/<prefix><pid>.<host>-*`` folders of this machine whose process is gone (``root``:
+    ``TMPDIR``); the paths removed."""
     base = Path(root if root is not None else tempfile.gettempdir())
     try:
         entries = list(base.iterdir())
@@ -95,8 +97,8 @@ def sweep_stale(prefix: str, root: os.PathLike | str | None = None) -> list[Path
 
 
 def make_owned_tempdir(prefix: str) -> Path:
-    """A fresh ``<TMPDIR>/<prefix><pid>.<host>-<random>`` after sweeping the prefix's stale folders; the caller removes it
-    (use :func:`owned_tempdir` where a ``with`` block fits)."""
+    """A fresh ``<TMPDIR>/<prefix><pid>.<host>-<random>``, after sweeping the prefix's stale folders; the caller
+    removes it (use :func:`owned_tempdir` where a ``with`` block fits)."""
     sweep_stale(prefix)
     return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}.{_host()}-"))
 

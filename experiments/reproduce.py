@@ -6,7 +6,8 @@ reproduced on its own and any difference fails the whole command.
 
 1. The archive must verify (``MANIFEST.sha256``: no changed, missing or extra byte).
 2. Its ``run.json`` config is validated and the run is executed again into a
-   fresh folder: completions come from the archive's ``completions.jsonl``
+   fresh folder (``--out``, kept; else a temporary folder removed at exit,
+   the verdict being the output): completions come from the archive's ``completions.jsonl``
    through the ``replay`` provider (no model is called; the oracle control
    is deterministic and re-rendered), pinned inputs are checked against the
    hashes recorded in ``run.json``.
@@ -130,8 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments.reproduce", description=__doc__.splitlines()[0])
     parser.add_argument("archive", type=Path,
                         help="an archived run folder (with run.json and MANIFEST.sha256), or a folder of them")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="where to write (and keep) the reproduction (default: a temporary folder, removed at exit)")
+    parser.add_argument("--out", type=Path, default=None, help="where to write (and keep) the reproduction "
+                        "(default: a temporary folder, removed at exit)")
     args = parser.parse_args(argv)
     try:
         runs = archived_runs(args.archive)
