@@ -7,8 +7,9 @@ pytest runs with ``--import-mode=importlib``, which puts no test folder on
 The TMPDIR guard. Each pytest process (the xdist controller and every worker:
 each loads this conftest) points ``TMPDIR`` (``os.environ``, inherited by
 subprocesses, and ``tempfile.tempdir``) at a fresh folder of its own
-(``pytest-tmpdir-guard-*``) in ``pytest_configure``, before any test module is
-imported. After each test the ``beacon-*`` entries there are noted with the
+(``pytest-tmp-*``) in ``pytest_configure``, before any test module is
+imported; a worker's goes beside the controller's, not inside it (a deeper
+``TMPDIR`` makes socket paths there too long for ``AF_UNIX``). After each test the ``beacon-*`` entries there are noted with the
 first test after which they were seen; when the session ends, any still there
 fail it (an error at the teardown of the process's last test, which lists each
 leak and the test that left it), then go. The folder itself is removed at
@@ -58,16 +59,21 @@ def clone_requests():
 # ---- the TMPDIR guard (see the module docstring) ----
 
 LEAK_PREFIX = "beacon-"
+GUARD_OUTER = "BEACON_TESTS_OUTER_TMPDIR"  # the TMPDIR the first pytest process of a run found
 _guard: dict = {}
 
 
 def pytest_configure(config):
     if _guard:  # configured twice in one process (a nested in-process session): keep the outer folder
         return
-    outer = tempfile.gettempdir()
+    # xdist workers inherit the controller's environment: their folders go beside the controller's, not inside it
+    # (a deeper TMPDIR breaks AF_UNIX sockets made there, such as multiprocessing's: 107 bytes at most).
+    outer = os.environ.get(GUARD_OUTER) or tempfile.gettempdir()
+    folder = tempfile.mkdtemp(prefix="pytest-tmp-", dir=outer)
+    saved = {name: os.environ.get(name) for name in ("TMPDIR", GUARD_OUTER, "PYTEST_DEBUG_TEMPROOT")}
+    _guard.update(folder=folder, env=saved, tempdir=tempfile.tempdir, seen={})
     os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", outer)
-    folder = tempfile.mkdtemp(prefix="pytest-tmpdir-guard-", dir=outer)
-    _guard.update(folder=folder, env=os.environ.get("TMPDIR"), tempdir=tempfile.tempdir, seen={})
+    os.environ[GUARD_OUTER] = outer
     os.environ["TMPDIR"] = folder
     tempfile.tempdir = folder
 
@@ -75,10 +81,11 @@ def pytest_configure(config):
 def pytest_unconfigure(config):
     if not _guard:
         return
-    if _guard["env"] is None:
-        os.environ.pop("TMPDIR", None)
-    else:
-        os.environ["TMPDIR"] = _guard["env"]
+    for name, value in _guard["env"].items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
     tempfile.tempdir = _guard["tempdir"]
     from beacon.scratch import remove_tree
 

@@ -42,7 +42,8 @@ def suite(tmp_path: Path, files: dict[str, str]) -> subprocess.CompletedProcess:
     outer = tmp_path / "outer"
     outer.mkdir()
     env = {**os.environ, "TMPDIR": str(outer), "PYTHONPATH": str(ROOT)}
-    env.pop("PYTEST_DEBUG_TEMPROOT", None)
+    for name in ("PYTEST_DEBUG_TEMPROOT", "BEACON_TESTS_OUTER_TMPDIR"):
+        env.pop(name, None)
     env.pop("PYTEST_ADDOPTS", None)
     out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", str(tests)],
                          cwd=tests, env=env, capture_output=True, text=True, timeout=300)
