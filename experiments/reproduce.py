@@ -6,7 +6,8 @@ reproduced on its own and any difference fails the whole command.
 
 1. The archive must verify (``MANIFEST.sha256``: no changed, missing or extra byte).
 2. Its ``run.json`` config is validated and the run is executed again into a
-   fresh folder: completions come from the archive's ``completions.jsonl``
+   fresh folder (``--out``, kept; else a temporary folder removed at exit,
+   the verdict being the output): completions come from the archive's ``completions.jsonl``
    through the ``replay`` provider (no model is called; the oracle control
    is deterministic and re-rendered), pinned inputs are checked against the
    hashes recorded in ``run.json``.
@@ -18,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 from omegaconf import OmegaConf
@@ -27,8 +27,9 @@ from beacon.artifacts import RunWriter, verify
 from beacon.providers import ReplayProvider
 from beacon.repair.job import oracle_for, run_repair_job
 from beacon.repair.prepare import RunSettings
+from beacon.scratch import owned_tempdir
 from experiments.errors import full_error, is_named, one_line
-from experiments.runner import attempt_specs, load_tasks, remove_tree, run_limits, scientific_config
+from experiments.runner import attempt_specs, load_tasks, run_limits, scientific_config
 from experiments.schema import check_values, validate
 
 # Facts about the machine, not results: a run without bubblewrap, or with its Python
@@ -78,14 +79,11 @@ def reproduce(archive: Path, out: Path, *, progress: bool | None = None) -> list
         return ["archive does not verify:"] + [f"  {p}" for p in problems]
     meta = json.loads((archive / "run.json").read_text(encoding="utf-8"))
     config = meta["config"]
-    work = Path(tempfile.mkdtemp(prefix="beacon-reproduce-"))
     if "structured_output" not in config.get("provider", {}):
         # Archived before structured output existed: those runs sent no schema.
         config = {**config, "provider": {**config["provider"], "structured_output": "off"}}
-    try:
+    with owned_tempdir("beacon-reproduce-") as work:  # snapshots and scratch; the reproduction itself is in ``out``
         return _reproduce(archive, out, meta, config, work, progress)
-    finally:
-        remove_tree(work)  # snapshots and scratch; the reproduction itself is in ``out``
 
 
 def _reproduce(archive: Path, out: Path, meta: dict, config: dict, work: Path, progress: bool | None) -> list[str]:
@@ -133,14 +131,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments.reproduce", description=__doc__.splitlines()[0])
     parser.add_argument("archive", type=Path,
                         help="an archived run folder (with run.json and MANIFEST.sha256), or a folder of them")
-    parser.add_argument("--out", type=Path, default=None, help="where to write the reproduction (default: temp)")
+    parser.add_argument("--out", type=Path, default=None, help="where to write (and keep) the reproduction "
+                        "(default: a temporary folder, removed at exit)")
     args = parser.parse_args(argv)
     try:
         runs = archived_runs(args.archive)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    root = args.out or Path(tempfile.mkdtemp(prefix="beacon-reproduction-"))
+    if args.out is not None:
+        return _reproduce_all(runs, args.out, kept=True)
+    with owned_tempdir("beacon-reproduction-") as root:  # the verdict is the output; --out keeps the folder
+        return _reproduce_all(runs, root, kept=False)
+
+
+def _reproduce_all(runs: list[Path], root: Path, *, kept: bool) -> int:
+    where = "reproduction in {out}" if kept else "reproduction removed; --out DIR keeps it"
     failed = False
     for run in runs:
         out = root / (run.name if len(runs) > 1 else "run")
@@ -153,11 +159,11 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         if differences:
             failed = True
-            print(f"NOT reproduced: {run}", file=sys.stderr)
+            print(f"NOT reproduced: {run} ({where.format(out=out)})", file=sys.stderr)
             print("\n".join(differences), file=sys.stderr)
             continue
         rows = len(_load(out / "records.jsonl"))
-        print(f"reproduced: {run} — {rows} records, every scored field identical (reproduction in {out})")
+        print(f"reproduced: {run} — {rows} records, every scored field identical ({where.format(out=out)})")
     return 1 if failed else 0
 
 

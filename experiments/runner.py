@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import tempfile
 from pathlib import Path
 
 from omegaconf import DictConfig, OmegaConf
@@ -28,11 +27,13 @@ from beacon.repair.prepare import RunSettings
 from beacon.repair.prompt import PROMPT_VERSION, _template
 from beacon.repair.structured import decide, schema_sha256
 from beacon.data import load_manifest, repo_resolver
+from beacon.scratch import owned_tempdir
 from experiments.cli import discard_setup_failure
 from experiments.errors import UsageError, require_path
 from experiments.job import RunSpec, run_job
 
 log = logging.getLogger("beacon")
+WORK_PREFIX = "beacon-work-"  # + "<pid>.<host>-<random>" under TMPDIR, when no work_dir is configured
 # Fields that never change results: kept in run.json's config, left out of the hash.
 # Never in the config hash. ``limits`` protect the machine, not a result: a run that reaches one fails and says so in
 # its row (``checks.limits.hit``), and configs archived before limits existed keep their hash.
@@ -163,14 +164,12 @@ def execute(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolve_pat
     """Run one job; a failure after the run folder exists is recorded in its run.json, then re-raised."""
     run_dir = job_dir / "run"
     discard_setup_failure(run_dir)
-    # A temp work folder (snapshots, scratch) is ours to remove; a configured work_dir is the user's.
-    owned = not cfg.work_dir
-    work = Path(cfg.work_dir) if cfg.work_dir else Path(tempfile.mkdtemp(prefix="beacon-work-"))
-    try:
+    # A temp work folder (snapshots, scratch) is ours to remove, also after an exception or Ctrl-C, and the next
+    # run sweeps the one of a run killed outright (beacon.scratch); a configured work_dir is the user's.
+    if cfg.work_dir:
+        return _execute(cfg, run_dir, Path(cfg.work_dir), overrides, resolve_path)
+    with owned_tempdir(WORK_PREFIX) as work:
         return _execute(cfg, run_dir, work, overrides, resolve_path)
-    finally:
-        if owned:
-            remove_tree(work)
 
 
 def _execute(cfg: DictConfig, run_dir: Path, work: Path, overrides: list[str], resolve_path) -> JobSummary | None:
@@ -196,23 +195,6 @@ def _execute(cfg: DictConfig, run_dir: Path, work: Path, overrides: list[str], r
         return summary
 
     return run_job(spec, body)
-
-
-def remove_tree(path: Path) -> None:
-    """Remove ``path`` even where sealing or a test made files read-only; what cannot go is logged, not raised."""
-    import os
-    import shutil
-    import stat
-
-    def retry(func, name, _exc):
-        try:
-            os.chmod(os.path.dirname(name), stat.S_IRWXU)
-            os.chmod(name, stat.S_IRWXU)
-            func(name)
-        except OSError as exc:
-            log.warning("could not remove %s: %s", name, exc)
-
-    shutil.rmtree(path, onerror=retry)
 
 
 def print_table(run_dir: Path) -> None:

@@ -10,7 +10,11 @@ no orphan holding a port and two CPU cores.
 
 The child's stdout and stderr go to a temporary file rather than a pipe: a
 chatty server would otherwise block once the pipe buffer filled, and the file
-keeps the tail we quote when the server dies.
+keeps the tail we quote when the server dies. The file's folder
+(``beacon-llm-server-<pid>.<host>-*`` under ``TMPDIR``) is removed when the server
+stops, by :meth:`LocalServer.stop`, the finalizer, or a failed startup (whose
+error message quotes the log's tail); the folder of a process killed outright
+is removed by the next server started (:mod:`beacon.scratch`).
 """
 from __future__ import annotations
 
@@ -21,15 +25,16 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import weakref
 from dataclasses import dataclass
 
+from ..scratch import make_owned_tempdir, remove_tree
 from . import parent_death, transport
 from .base import ProviderConfigError, ProviderError, ProviderRefused
 
 PARENT_DEATH = parent_death.__file__  # run by path: see beacon.providers.parent_death
+LOG_DIR_PREFIX = "beacon-llm-server-"  # + "<pid>.<host>-<random>": see beacon.scratch
 _STDERR_TAIL_CHARS = 2000
 _POLL_S = 0.1
 # llama_cpp.server reads these from the environment (pydantic settings and its
@@ -102,7 +107,7 @@ def _kill_group(proc: subprocess.Popen, grace_s: float = 5.0) -> None:
 
 def _cleanup(proc: subprocess.Popen, log_dir: str) -> None:
     _kill_group(proc)
-    shutil.rmtree(log_dir, ignore_errors=True)
+    remove_tree(log_dir)
 
 
 @dataclass(frozen=True)
@@ -161,7 +166,7 @@ class LocalServer:
         # server: start providers from a thread that lives as long as they do (the runners use the
         # main thread).
         launch = [sys.executable, "-I", PARENT_DEATH, str(os.getpid()), "--", *argv]
-        log_dir = tempfile.mkdtemp(prefix="beacon-llm-server-")
+        log_dir = str(make_owned_tempdir(LOG_DIR_PREFIX))  # the logs of servers whose process was SIGKILLed go too
         self._log_path = os.path.join(log_dir, "server.log")
         clock = time.perf_counter()
         with open(self._log_path, "wb") as log:
@@ -169,7 +174,7 @@ class LocalServer:
                 proc = subprocess.Popen(launch, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                         env=server_env(), start_new_session=True)
             except OSError as exc:
-                shutil.rmtree(log_dir, ignore_errors=True)
+                remove_tree(log_dir)
                 raise LocalServerError(f"{self.provider}: cannot start server {argv[0]!r}: {exc}") from None
         self.proc = proc
         self._finalizer = weakref.finalize(self, _cleanup, proc, log_dir)

@@ -111,7 +111,7 @@ class PytestRun:
     stderr: str
     stdout_truncated: bool
     stderr_truncated: bool
-    report_path: Path | None  # saved by the harness; None if pytest wrote nothing
+    report_path: Path | None  # saved by the harness; None if pytest wrote nothing or no report_dir was given
     report: JUnitReport | None
     report_error: str | None
     sandboxed: bool
@@ -146,8 +146,9 @@ def run_pytest(
 
     ``protected`` maps checkout-relative paths to the SHA-256 they must have
     (from ``snapshot_protected(pristine_tree, extra=test_files)``).
-    ``report_dir`` receives ``junit.xml`` (a fresh temp dir if ``None``; it
-    must lie outside the checkout). ``sandbox``: ``"auto"`` uses bubblewrap
+    ``report_dir`` receives ``junit.xml`` (it must lie outside the checkout;
+    without one nothing is saved, ``report_path`` is ``None`` and the parsed
+    report is only in ``report``). ``sandbox``: ``"auto"`` uses bubblewrap
     when it works (and warns once when it does not), ``"required"`` raises
     :class:`SandboxUnavailableError` without it, ``"off"`` never uses it.
     ``writable``: host folders outside the checkout that the sandbox binds writable at their own path (a

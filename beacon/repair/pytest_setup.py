@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Iterable, Mapping, Sequence
 
@@ -100,12 +99,13 @@ def pick_sandbox(sandbox: str) -> tuple[str | None, str]:
 
 
 def save_report(data: bytes, report_dir: Path | None) -> Path | None:
-    if report_dir is not None:
-        (report_dir / "junit.xml").unlink(missing_ok=True)  # never leave a previous run's report behind
+    """Save the received report bytes as ``report_dir/junit.xml``; nothing is saved without a ``report_dir``
+    (the caller that wants the file names where it goes and owns it; a temp folder made here would have no owner)."""
+    if report_dir is None:
+        return None
+    (report_dir / "junit.xml").unlink(missing_ok=True)  # never leave a previous run's report behind
     if not data:
         return None
-    if report_dir is None:
-        report_dir = Path(tempfile.mkdtemp(prefix="beacon-junit-"))
     report_dir.mkdir(parents=True, exist_ok=True)
     target = report_dir / "junit.xml"
     tmp = report_dir / f".junit.xml.{os.getpid()}.tmp"

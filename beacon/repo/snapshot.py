@@ -3,24 +3,25 @@ from __future__ import annotations
 
 import io
 import tarfile
-import tempfile
 from pathlib import Path
 
 from .git import FULL_HASH, GitError, GitSource
 
 
-def materialize(source: GitSource, commit: str, dest: Path | str | None = None) -> Path:
-    """Extract the tree of ``commit`` (a full 40-hex hash) into ``dest`` (new or empty).
+def materialize(source: GitSource, commit: str, dest: Path | str) -> Path:
+    """Extract the tree of ``commit`` (a full 40-hex hash) into ``dest`` (new or empty); ``dest`` is returned.
 
-    Without ``dest`` a fresh temporary directory is created; each attempt
-    should get its own, so nothing an attempt writes can leak into the next.
+    The caller owns ``dest`` and removes it: a job's work folder
+    (:mod:`beacon.repair.prepare`, :mod:`beacon.tasks.validate`), the snapshot
+    cache (:class:`beacon.localize.instances.SnapshotCache`), or a test's
+    ``tmp_path``. There is no default: a temporary folder made here would have
+    no owner. Each attempt should get its own, so nothing an attempt writes can
+    leak into the next.
     """
     if not FULL_HASH.fullmatch(commit):
         raise GitError(f"commit must be a full 40-hex hash, got {commit!r}")
     if source.resolve_commit(commit) != commit:
         raise GitError(f"{source.origin}: {commit} does not name a commit")
-    if dest is None:
-        dest = Path(tempfile.mkdtemp(prefix=f"beacon-{commit[:12]}-"))
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     if any(dest.iterdir()):

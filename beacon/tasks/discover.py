@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Callable, Sequence
 
 from ..repo.git import GitSource
 from ..repo.snapshot import materialize
+from ..scratch import make_owned_tempdir, remove_tree
 from .candidates import (
     DEFAULT_TOKEN_BUDGET, Discovery, DiscoveryError, DiscoveryLimitError, Limits, default_tests, enumerate_candidates,
     test_command,
@@ -38,7 +37,7 @@ def discover(source: GitSource, commit: str, *, repo: str, paths: Sequence[str] 
     if unknown:
         raise DiscoveryError(f"unknown operator(s) {', '.join(unknown)}; known: {', '.join(OPERATORS)}")
     own_work = work is None
-    work = Path(tempfile.mkdtemp(prefix="beacon-discover-")) if own_work else Path(work)
+    work = make_owned_tempdir("beacon-discover-") if own_work else Path(work)  # ours: removed below
     try:
         tree = materialize(source, commit, work / "snapshot")
         selection = tuple(tests) if tests else default_tests(tree)
@@ -64,7 +63,7 @@ def discover(source: GitSource, commit: str, *, repo: str, paths: Sequence[str] 
         return d
     finally:
         if own_work:
-            shutil.rmtree(work, ignore_errors=True)
+            remove_tree(work)
 
 
 def write_manifest(rows: list[dict], out: Path | str) -> Path:

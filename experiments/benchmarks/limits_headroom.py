@@ -14,7 +14,6 @@ it no peaks are kept and the script says so.
 from __future__ import annotations
 
 import argparse
-import tempfile
 from pathlib import Path
 
 from hydra import compose, initialize_config_dir
@@ -23,6 +22,7 @@ from beacon.repair.controls import snapshot_protected
 from beacon.repair.limits import RunCgroup
 from beacon.repair.pytest_runner import run_pytest, verify_run
 from beacon.repo import materialize
+from beacon.scratch import owned_tempdir
 from experiments.runner import load_tasks, run_limits
 from experiments.schema import validate
 
@@ -39,7 +39,11 @@ def main() -> None:
     parser.add_argument("--tasks", default="control,boltons_pilot", help="comma-separated conf/tasks names")
     parser.add_argument("--whole-suites", action="store_true", help="also run each repository's whole tests/ folder")
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="beacon-headroom-"))
+    with owned_tempdir("beacon-headroom-") as work:  # checkouts and reports: removed when the script ends
+        _measure(args, work)
+
+
+def _measure(args: argparse.Namespace, work: Path) -> None:
     rows: list[tuple[str, str, dict]] = []
     limits = None
     for name in args.tasks.split(","):

@@ -20,7 +20,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from beacon.repair.canary import CanarySecret, bootstrap_code, install_plugin, s
 from beacon.repair.control import make_control_repo
 from beacon.repair.prepare import RunSettings, prepare_task
 from beacon.repo import materialize
+from beacon.scratch import owned_tempdir
 from beacon.data import load_manifest, repo_resolver
 
 
@@ -38,7 +38,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=15)
     args = parser.parse_args()
-    root = Path(tempfile.mkdtemp(prefix="beacon-bench-"))
+    with owned_tempdir("beacon-bench-") as root:  # checkouts and reports: removed when the script ends
+        _measure(args, root)
+
+
+def _measure(args: argparse.Namespace, root: Path) -> None:
     _, manifest = make_control_repo(root)
     resolve = repo_resolver(root / "repos")
     tasks = load_manifest(manifest, resolve_repo=resolve)

@@ -21,9 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 ARCHIVE = ROOT / "outputs" / "archive" / "control_smoke"
 
 
-def run(*args, cwd=ROOT, timeout=600, check=True):
-    out = subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                         env={**os.environ, "CI": "1"})
+def run(*args, cwd=ROOT, timeout=600, check=True, tmpdir=None):
+    env = {**os.environ, "CI": "1", **({"TMPDIR": str(tmpdir)} if tmpdir is not None else {})}
+    out = subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
     if check and out.returncode != 0:
         raise AssertionError(f"{args} exited {out.returncode}\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}")
     return out
@@ -95,13 +95,16 @@ def test_real_multirun_and_collect(tmp_path, launcher):
 def test_a_failing_job_does_not_lose_the_others(tmp_path):
     sweep = tmp_path / "sweep"
     # provider=replay without recordings fails inside the job; oracle jobs complete.
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
     out = run("-m", "experiments.repair", "-m", "provider=oracle,replay", "tasks.limit=1",
-              "allow_local_execution=true", f"hydra.sweep.dir={sweep}", check=False)
+              "allow_local_execution=true", f"hydra.sweep.dir={sweep}", check=False, tmpdir=scratch)
     # the sweep ends non-zero, naming the failed cell and why
     assert out.returncode == 1 and "1 of 2 jobs" in out.stderr and "provider.recordings" in out.stderr
     metas = {p.parent.parent.name: json.loads(p.read_text()) for p in sweep.rglob("run.json")}
     statuses = {name.split("provider=")[1].split(",")[0]: m["status"] for name, m in metas.items()}
     assert statuses == {"oracle": "complete", "replay": "failed"}
+    assert list(scratch.iterdir()) == []  # the failed job's work folder went too
     failed = next(m for m in metas.values() if m["status"] == "failed")
     assert "recordings" in json.dumps(failed["error"])
     run("-m", "beacon.artifacts", "collect", str(sweep))
@@ -112,11 +115,15 @@ def test_a_failing_job_does_not_lose_the_others(tmp_path):
 def test_resume_after_kill_9_gives_identical_records(tmp_path):
     args = ["-m", "experiments.control", "grid.methods=[bm25,vector,no_retrieval]", "grid.budgets=[500,2000]",
             "grid.edit_formats=[diff]", "print_table=false"]
+    scratch = tmp_path / "tmp"  # the runs' TMPDIR, where their work folders go
+    scratch.mkdir()
     clean = tmp_path / "clean"
-    run(*args, f"hydra.run.dir={clean}")
+    run(*args, f"hydra.run.dir={clean}", tmpdir=scratch)
+    assert list(scratch.iterdir()) == []  # a job that ends removes its work folder
     killed = tmp_path / "killed"
     proc = subprocess.Popen([sys.executable, *args, f"hydra.run.dir={killed}"], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                            env={**os.environ, "TMPDIR": str(scratch)})
     target = killed / "run" / "records.jsonl"
     deadline = time.time() + 300
     while time.time() < deadline:
@@ -128,14 +135,19 @@ def test_resume_after_kill_9_gives_identical_records(tmp_path):
     partial = target.read_text().count("\n")
     total = len(records(clean / "run"))
     assert 5 <= partial < total, "the kill must land mid-run"
-    run(*args, f"hydra.run.dir={killed}")
+    left = sorted(p.name for p in scratch.iterdir())  # SIGKILL runs no cleanup: the work folder (and maybe
+    assert any(name.startswith("beacon-work-") for name in left), left  # a test run's beacon-pytest-*) stays
+    run(*args, f"hydra.run.dir={killed}", tmpdir=scratch)
+    assert sorted(p.name for p in scratch.iterdir()) == []  # ...so the next run removed the dead run's, then its own
     assert (killed / "run" / "records.jsonl").read_bytes() == (clean / "run" / "records.jsonl").read_bytes()
     assert run("-m", "beacon.artifacts", "verify", str(killed / "run")).returncode == 0
 
 
-def test_archived_control_run_reproduces():
-    out = run("-m", "experiments.reproduce", str(ARCHIVE))
+def test_archived_control_run_reproduces(tmp_path):
+    out = run("-m", "experiments.reproduce", str(ARCHIVE), tmpdir=tmp_path)
     assert "every scored field identical" in out.stdout
+    # Without --out the verdict is the output: the reproduction and its work folder are removed.
+    assert "reproduction removed; --out DIR keeps it" in out.stdout and list(tmp_path.iterdir()) == []
 
 
 def test_a_changed_score_is_reported_as_a_diff(tmp_path):

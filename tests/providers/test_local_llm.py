@@ -10,7 +10,9 @@ import gc
 import hashlib
 import importlib.util
 import json
+import os
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -50,6 +52,15 @@ def make(gguf):
     yield build
     for p in made:
         p.close()
+
+
+@pytest.fixture
+def scratch(tmp_path, monkeypatch) -> Path:
+    """This test's own TMPDIR, where a server's log folder goes."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
 
 
 def state(p: LocalLLMProvider) -> dict:
@@ -118,7 +129,7 @@ def test_context_margin_is_part_of_the_check(make):
     assert c.unusable_reason == "context_overflow: prompt 57 + max_tokens 8 + margin 4 > n_ctx 64 (not sent)"
 
 
-def test_server_dying_at_startup_reports_its_output(make):
+def test_server_dying_at_startup_reports_its_output(make, scratch):
     p = make("--mode", "die")
     with pytest.raises(LocalServerError) as err:
         p.complete("hi", max_tokens=4)
@@ -127,14 +138,16 @@ def test_server_dying_at_startup_reports_its_output(make):
     assert "error loading model" in message and "bad magic" in message
     assert "timeout" not in message.lower()  # the harness must not score this as a slow model
     assert p.server.proc is None
+    assert list(scratch.iterdir()) == []  # the message quotes the log's tail; the log folder is gone
 
 
-def test_server_that_never_gets_ready_is_stopped(gguf):
+def test_server_that_never_gets_ready_is_stopped(gguf, scratch):
     p = LocalLLMProvider(model_path=str(gguf), startup_timeout_s=0.5,
                          server_command=command("--startup-delay", "30"))
     with pytest.raises(LocalServerError, match=r"did not answer GET .*/v1/models within 0.5 s"):
         p.complete("hi", max_tokens=4)
     assert p.server.proc is None
+    assert list(scratch.iterdir()) == []
 
 
 def test_hanging_request_times_out_and_restarts_the_server(make):
@@ -152,13 +165,15 @@ def test_hanging_request_times_out_and_restarts_the_server(make):
     assert c.usable and p.server.info.pid != first
 
 
-def test_close_kills_the_process_group(make):
+def test_close_kills_the_process_group(make, scratch):
     p = make("--spawn-child")
     p.complete("hi", max_tokens=4)
     pid, child = p.server.info.pid, state(p)["child_pid"]
     assert alive(pid) and alive(child)
+    assert len(list(scratch.glob("beacon-llm-server-*/server.log"))) == 1
     p.close()
     assert wait_dead(pid) and wait_dead(child), "no orphan may survive close()"
+    assert list(scratch.iterdir()) == []  # the log folder goes with the server
     p.close()  # idempotent
 
 
@@ -181,14 +196,22 @@ os.kill(os.getpid(), signal.SIGKILL)  # no finalizer, no atexit: only the kernel
 """
 
 
-def test_server_dies_with_a_parent_killed_by_sigkill(gguf):
+def test_server_dies_with_a_parent_killed_by_sigkill(gguf, scratch, make):
     import subprocess
 
     run = subprocess.run([sys.executable, "-c", PARENT_SCRIPT, str(gguf), *command()], capture_output=True,
-                         text=True, timeout=60)
+                         text=True, timeout=60, env={**os.environ, "TMPDIR": str(scratch)})
     assert run.returncode == -9, run.stderr
     pid = int(run.stdout.split()[0])
     assert wait_dead(pid), "the server outlived its SIGKILLed parent"
+    # No cleanup ran in the parent, so its log folder is still there: the next server started removes it.
+    left = [p.name for p in scratch.iterdir()]
+    assert len(left) == 1 and left[0].startswith("beacon-llm-server-"), left
+    p = make()
+    p.complete("hi", max_tokens=4)
+    assert [f.name for f in scratch.iterdir()] != left and len(list(scratch.iterdir())) == 1  # only its own
+    p.close()
+    assert list(scratch.iterdir()) == []
 
 
 def test_a_missing_server_executable_is_a_clear_error(gguf):

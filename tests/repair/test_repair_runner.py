@@ -61,6 +61,20 @@ def test_passing_repo_passes_with_hardened_argv(tmp_path):
     assert result.report_path == root.parent / "repo-report" / "junit.xml"
 
 
+def test_without_a_report_dir_nothing_is_saved_and_nothing_is_left_in_tmpdir(tmp_path, monkeypatch):
+    """The report is parsed in memory; no ``beacon-junit-*`` folder (one per run used to be left in TMPDIR)."""
+    import tempfile
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    root = write_tree(tmp_path / "repo", {"tests/test_a.py": "def test_a():\n    pass\n"})
+    result = run_pytest(root, ["tests"], protected=snapshot_protected(root), sandbox="off")
+    assert verify_run(result, ["tests/test_a.py::test_a"]).passed and result.report_path is None
+    assert [tc.name for tc in result.report.testcases] == ["test_a"]
+    assert sorted(p.name for p in scratch.iterdir()) == []
+
+
 ENV_PROBE = """
 import json, os, sys
 from pathlib import Path

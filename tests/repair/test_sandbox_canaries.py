@@ -144,9 +144,9 @@ def test_auto_without_bubblewrap_warns_once_and_records_it(tmp_path, capfd, monk
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))  # no bwrap on PATH
     monkeypatch.setattr(pytest_setup, "_warned_unsandboxed", set())  # earlier tests may have warned already
-    run = run_pytest(root, ["tests"], protected={}, sandbox="auto")
+    run = run_pytest(root, ["tests"], protected={}, sandbox="auto", report_dir=tmp_path / "report-1")
     assert not run.sandboxed and "bwrap is not on PATH" in run.sandbox_note and run.mounts == ()
     assert verify_run(run, ["tests/test_ok.py::test_ok"]).passed
-    run_pytest(root, ["tests"], protected={}, sandbox="auto")
+    run_pytest(root, ["tests"], protected={}, sandbox="auto", report_dir=tmp_path / "report-2")
     err = capfd.readouterr().err
     assert err.count("tests run WITHOUT a sandbox") == 1

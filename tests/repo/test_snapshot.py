@@ -46,8 +46,8 @@ def test_every_kind_of_source_gives_the_same_snapshot(repo, tmp_path):
     before = state(work)
     for kind, path in sources(work, tmp_path).items():
         source = open_source(path, cache_dir=tmp_path / "cache")
-        a = materialize(source, first)
-        b = materialize(source, second)
+        a = materialize(source, first, tmp_path / kind / "a")
+        b = materialize(source, second, tmp_path / kind / "b")
         assert (a / "pkg" / "mod.py").read_text() == "def f():\n    return 1\n", kind
         assert (b / "pkg" / "mod.py").read_text() == "def f():\n    return 2\n", kind
         assert not (a / "untracked.py").exists() and not (a / ".git").exists(), kind
@@ -55,12 +55,12 @@ def test_every_kind_of_source_gives_the_same_snapshot(repo, tmp_path):
     assert state(work) == before  # the caller's working tree, index and HEAD are untouched
 
 
-def test_each_attempt_gets_a_fresh_directory(repo):
+def test_each_attempt_gets_a_fresh_directory(repo, tmp_path):
     work, first, _ = repo
     source = open_source(work)
-    one = materialize(source, first)
+    one = materialize(source, first, tmp_path / "one")
     (one / "pkg" / "mod.py").write_text("changed by attempt one\n")
-    two = materialize(source, first)
+    two = materialize(source, first, tmp_path / "two")
     assert one != two and (two / "pkg" / "mod.py").read_text() == "def f():\n    return 1\n"
 
 
@@ -68,18 +68,27 @@ def test_refuses_short_unknown_and_non_commit_ids(repo, tmp_path):
     work, first, _ = repo
     source = open_source(work)
     with pytest.raises(GitError, match="full 40-hex"):
-        materialize(source, first[:12])
+        materialize(source, first[:12], tmp_path / "short")
     with pytest.raises(GitError):
-        materialize(source, "0" * 40)
+        materialize(source, "0" * 40, tmp_path / "unknown")
     tree = git(work, "rev-parse", f"{first}^{{tree}}")
     with pytest.raises(GitError):
-        materialize(source, tree)
+        materialize(source, tree, tmp_path / "tree")
     dest = tmp_path / "occupied"
     dest.mkdir()
     (dest / "x").write_text("keep me")
     with pytest.raises(FileExistsError):
         materialize(source, first, dest)
     assert (dest / "x").read_text() == "keep me"
+    assert not any(tmp_path.glob("short")) and not any(tmp_path.glob("unknown"))  # refused before any folder is made
+
+
+def test_the_caller_names_and_owns_the_destination(repo, tmp_path):
+    """No default destination: a temporary folder made by ``materialize`` would have no owner (each call used to leave
+    a ``beacon-<commit>-*`` folder in TMPDIR)."""
+    work, first, _ = repo
+    with pytest.raises(TypeError):
+        materialize(open_source(work), first)  # noqa
 
 
 def test_not_a_repository(tmp_path):
@@ -103,7 +112,7 @@ def test_real_bundle_from_shared_data(tmp_path):
         pytest.skip(f"shared data not present: {bundle}")
     source = open_source(bundle, cache_dir=tmp_path)
     commit = source.resolve_commit("swebench/psf__requests-2317")
-    tree = materialize(source, commit)
+    tree = materialize(source, commit, tmp_path / "tree")
     assert (tree / "requests" / "sessions.py").is_file()
     assert b"builtin_str(method)" in source.read_file(commit, "requests/sessions.py")
 
