@@ -982,8 +982,8 @@ class _Comparisons:
         self._real: dict = {}  # co_filename -> the declared source it is (as shown), or None
         self.root = os.path.realpath(root) if root else ""
         self._outside_files: dict = {}  # co_filename -> whether it is outside the checkout (or not a file at all)
-        self._class_defs: dict = {}  # a library module's real path -> the qualnames of the classes its source defines
-        self._local_defs: dict = {}  # the same, with classes inside functions (``f.<locals>.C``)
+        # a library module's real path -> the qualnames of the classes its source defines (``f.<locals>.C`` too)
+        self._class_defs: dict = {}
         self._exact_ok: dict = {}  # id(class) -> weak reference: a new class whose dict keys were all exact strs
         # functools.total_ordering's generated methods (``_gt_from_lt`` …): functions under another name, by design.
         convert = getattr(sys.modules.get("functools"), "_convert", None)
@@ -1223,7 +1223,7 @@ class _Comparisons:
     def _local_classes(self, path: str) -> frozenset:
         """The qualnames of every ``class`` statement in the source file at ``path``, inside functions too (parsed once
         per file)."""
-        names = self._local_defs.get(path)
+        names = self._class_defs.get(path)
         if names is None:
             found = set()
             try:
@@ -1245,7 +1245,7 @@ class _Comparisons:
                         todo.extend((v, prefix) for v in value if isinstance(v, ast.AST))
                     elif isinstance(value, ast.AST):
                         todo.append((value, prefix))
-            names = self._local_defs[path] = frozenset(found)
+            names = self._class_defs[path] = frozenset(found)
         return names
 
     def _orphan_of(self, cls, name: str, value, code) -> bool:
@@ -1331,32 +1331,10 @@ class _Comparisons:
 
     def _defines_class(self, path: str, qualname: str) -> bool:
         """Whether the source file at ``path`` has a ``class`` statement at ``qualname`` (``Outer.Inner``: nested class
-        bodies; under ``if``/``try`` too, never inside a function), parsed once per file (red-team round 8, R8-4: a
-        class made at run time and planted as ``functools._Exact`` has none)."""
-        names = self._class_defs.get(path)
-        if names is None:
-            names = set()
-            try:
-                with _open(path, "rb") as fh:
-                    tree = _compile(fh.read(), path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-            except (OSError, SyntaxError, ValueError):
-                tree = None
-            todo = [(tree, "")] if tree is not None else []
-            while todo:
-                node, prefix = todo.pop()
-                if type(node) is ast.ClassDef:
-                    names.add(prefix + node.name)
-                    prefix = prefix + node.name + "."
-                elif type(node) in _DEFS or type(node) is ast.Lambda:
-                    continue  # a function's classes have ``<locals>`` in their qualname: never a library's own
-                for field in type(node)._fields:
-                    value = getattr(node, field, None)
-                    if type(value) is list:
-                        todo.extend((v, prefix) for v in value if isinstance(v, ast.AST))
-                    elif isinstance(value, ast.AST):
-                        todo.append((value, prefix))
-            names = self._class_defs[path] = frozenset(names)
-        return qualname in names
+        bodies; under ``if``/``try`` too, never inside a function: such a class has ``<locals>`` in its qualname and
+        is never a library's own), parsed once per file (red-team round 8, R8-4: a class made at run time and planted
+        as ``functools._Exact`` has none)."""
+        return "<locals>" not in qualname and qualname in self._local_classes(path)
 
     def _outside(self, code) -> bool:
         """Whether ``code`` comes from outside the checkout (or from no file: ``<string>``, ``<attrs generated …>``)."""
