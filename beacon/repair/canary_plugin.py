@@ -1106,7 +1106,8 @@ class _Comparisons:
                 if (code.co_name != name and source is None and type(value) is types.FunctionType
                         and value not in self.total_ordering and self._outside(code)
                         and not self._named_by_its_factory(name, value, code) and not self._library_own(cls, code)
-                        and not self._library_local(cls, code) and not self._orphan_of(cls, name, value, code)):
+                        and not self._library_local(cls, code) and not self._orphan_of(cls, name, value, code)
+                        and not self._named_for_its_class(cls, name, code)):
                     return f"{self._shown(value, code)}, a function from outside the checkout under another name"
                 return None  # a function: fine unless the declared file made it under another name
         if static:
@@ -1247,6 +1248,24 @@ class _Comparisons:
                         todo.append((value, prefix))
             names = self._class_defs[path] = frozenset(found)
         return names
+
+    def _named_for_its_class(self, cls, name: str, code) -> bool:
+        """A library function named ``<Class>_<dunder>`` set on that library class by the same package (fontTools'
+        ``ot.VarStore.__bool__ = VarStore___bool__``, reached through matplotlib's PDF backend; its classes are
+        generated, so no ``class`` statement stands as evidence): the class is new since the snapshot and found under
+        its ``__module__``/``__qualname__``, whose file is outside the checkout, and the code's file is in the same
+        top-level package."""
+        if cls is None or id(cls) in self._snapshot_ids or code.co_name != f"{_class_name(cls)}_{name}":
+            return False
+        module_name = _class_module(cls)
+        space = _namespace(sys.modules.get(module_name)) if type(module_name) is str else None
+        top = _namespace(sys.modules.get(module_name.partition(".")[0])) if space is not None else None
+        path, package = dict.get(space or {}, "__file__"), dict.get(top or {}, "__file__")
+        if (type(path) is not str or type(package) is not str or path[:1] == "<" or package[:1] == "<"
+                or dict.get(space, _class_name(cls)) is not cls or not self._outside_path(path)
+                or os.path.basename(package) != "__init__.py"):
+            return False
+        return os.path.realpath(code.co_filename).startswith(os.path.dirname(os.path.realpath(package)) + os.sep)
 
     def _orphan_of(self, cls, name: str, value, code) -> bool:
         """The class ``dataclass(slots=True)`` replaced (SQLAlchemy's ``Range``), still alive and holding the very value

@@ -166,6 +166,7 @@ def test_a_library_comparison_reused_by_the_code_under_test_is_tampering(tmp_pat
     "pytz",  # a class made inside ``LazyList.__new__`` with the closures made there
     "sqlalchemy.dialects.postgresql",  # ``dataclass(slots=True)``'s replaced class, alive, with the same alias
     "django.utils.translation",  # ``lazy()``'s ``__proxy__`` class, made inside the function (gettext_lazy)
+    "fontTools.varLib.varStore",  # ``ot.VarStore.__bool__ = VarStore___bool__`` (matplotlib's PDF backend)
 ])
 def test_importing_a_library_keeps_an_honest_suite_passing(tmp_path, module):
     pytest.importorskip(module)  # all installed with Beacon's dev extras (pyproject.toml)
@@ -244,3 +245,15 @@ def test_a_library_descriptor_rebound_by_the_code_under_test_is_tampering(tmp_pa
     run, verdict = score(tmp_path, {SOURCE: calc, "tests/test_calc.py": ADD_TEST}, ["tests/test_calc.py::test_add"])
     assert not verdict.passed and verdict.tampered, verdict.reasons
     assert "comparison werkzeug.local.LocalProxy.__eq__ is a _ProxyLookup object" in " ".join(run.canaries.reasons)
+
+
+def test_a_library_function_named_for_its_class_on_a_project_class_is_tampering(tmp_path):
+    """fontTools' ``VarStore___bool__`` is accepted on fontTools' own ``VarStore`` only: on a class of the checkout
+    under the same name it is a function from outside the checkout under another name."""
+    pytest.importorskip("fontTools.varLib.varStore")
+    calc = ("from fontTools.varLib import varStore\n\n\nclass VarStore(int):\n"
+            "    __bool__ = varStore.VarStore___bool__\n\n\ndef add(a, b):\n    return VarStore(a + b)\n")
+    run, verdict = score(tmp_path, {SOURCE: calc, "tests/test_calc.py": ADD_TEST}, ["tests/test_calc.py::test_add"])
+    assert not verdict.passed and verdict.tampered, verdict.reasons
+    assert ("comparison pkg.calc.VarStore.__bool__ is fontTools.varLib.varStore.VarStore___bool__, a function from "
+            "outside the checkout under another name") in " ".join(run.canaries.reasons), run.canaries.reasons
