@@ -1689,6 +1689,7 @@ class Result:
     t_plain: float | None = None
     t_beacon: float | None = None
     missing: list[str] = field(default_factory=list)
+    sandboxed: bool = False
 
     @property
     def false_positive(self) -> bool:
@@ -1696,6 +1697,7 @@ class Result:
 
     def line(self) -> str:
         times = f"  plain {self.t_plain:.2f}s  beacon {self.t_beacon:.2f}s" if self.t_plain is not None else ""
+        times += "  (sandboxed)" if self.sandboxed else ""
         text = f"{self.verdict:<24} {self.name}{times}"
         if self.missing:
             text += "  (missing: " + ", ".join(self.missing) + ")"
@@ -1836,7 +1838,7 @@ def run_case(case: Case, work: Path, *, sandbox: str = "off", timeout: float = 1
     run = run_pytest(root, selection, protected=protected, sandbox=sandbox, report_dir=work / "report",
                      sources=("pkg/calc.py",), timeout=timeout)
     t_beacon = time.perf_counter() - clock
-    result = Result(case.name, "pass", t_plain=t_plain, t_beacon=t_beacon)
+    result = Result(case.name, "pass", t_plain=t_plain, t_beacon=t_beacon, sandboxed=run.sandboxed)
     if status != 0 or not passed:
         result.verdict = "broken"
         result.findings = [f"plain pytest exit status {status}, {len(passed)} passed"]
@@ -1848,7 +1850,8 @@ def run_case(case: Case, work: Path, *, sandbox: str = "off", timeout: float = 1
     if case.known:
         result.verdict = "known, now passes" if verdict.passed else "known"
         if not verdict.passed:
-            result.findings = [f"({case.known})", *result.findings]
+            result.findings = [f"({case.known}; Beacon: {'tampered' if verdict.tampered else 'invalid'})",
+                               *result.findings]
     return result
 
 
