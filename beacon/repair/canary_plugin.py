@@ -826,6 +826,18 @@ def _instancemethod_function(value):
     return getter.__get__(value, cls)
 
 
+def _found_at(space: dict, qualname: str):
+    """The class at ``qualname`` (``Outer.Inner``) in a module namespace, read from the dictionaries directly (no
+    ``__getattr__`` runs), or None."""
+    owner = None
+    for part in qualname.split("."):
+        owner = dict.get(space, part) if type(space) is dict else types.MappingProxyType.get(space, part)
+        if not isinstance(owner, type):
+            return None
+        space = _class_dict(owner)
+    return owner
+
+
 def _held_elsewhere(cls, value) -> bool:
     """Whether a class alive other than ``cls`` holds ``value`` in its own ``__dict__`` (by identity, no key hashed:
     red-team round 8's R8-2): a method borrowed from the class it belongs to."""
@@ -1277,13 +1289,8 @@ class _Comparisons:
         space = _namespace(sys.modules.get(_class_module(cls)))
         if space is None or type(qualname) is not str or "<" in qualname:
             return False
-        live = None
-        for part in qualname.split("."):
-            live = dict.get(space, part) if type(space) is dict else types.MappingProxyType.get(space, part)
-            if not isinstance(live, type):
-                return False
-            space = _class_dict(live)
-        return (live is not cls and types.MappingProxyType.get(_class_dict(live), name) is value
+        live = _found_at(space, qualname)
+        return (live is not None and live is not cls and types.MappingProxyType.get(_class_dict(live), name) is value
                 and self._library_own(live, code))
 
     def _compiled_class(self, cls) -> bool:
@@ -1300,13 +1307,7 @@ class _Comparisons:
         if (type(path) is not str or not path.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
                 or not self._outside_path(path) or (module_name, class_name) in self._snapshot_names):
             return False
-        owner = None
-        for part in class_name.split("."):
-            owner = dict.get(space, part) if type(space) is dict else types.MappingProxyType.get(space, part)
-            if not isinstance(owner, type):
-                return False
-            space = _class_dict(owner)
-        return owner is cls
+        return _found_at(space, class_name) is cls
 
     def _outside_path(self, path: str) -> bool:
         real = os.path.realpath(path)
@@ -1395,12 +1396,7 @@ class _Comparisons:
         namespace = space = _namespace(module)
         if space is None:
             return False
-        owner = None
-        for part in class_name.split("."):
-            owner = dict.get(space, part) if type(space) is dict else types.MappingProxyType.get(space, part)
-            if not isinstance(owner, type):
-                return False
-            space = _class_dict(owner)
+        owner = _found_at(space, class_name)
         top = sys.modules.get(module_name.partition(".")[0])
         path = dict.get(_namespace(top) or {}, "__file__")
         if owner is not cls or type(path) is not str or path[:1] == "<":
