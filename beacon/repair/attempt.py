@@ -19,6 +19,7 @@ absolute paths (durations are returned separately, for ``timings.jsonl``).
 """
 from __future__ import annotations
 
+import difflib
 import hashlib
 import time
 from dataclasses import dataclass
@@ -261,5 +262,7 @@ class _Span:
 
 
 def _changed(old: str, new: str) -> int:
-    a, b = old.split("\n"), new.split("\n")
-    return sum(1 for x, y in zip(a, b) if x != y) + abs(len(a) - len(b))
+    """Lines the repair changed: per difflib hunk, the larger of the lines removed and added. Aligned, not
+    positional: a one-line fix counts 1 and a line inserted near the top does not count every line after it."""
+    matcher = difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=False)
+    return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal")

@@ -225,3 +225,29 @@ def test_declared_file_policy(tmp_path):
         assert any(why in p for p in problems), (path, problems)
     (tree / "link.py").symlink_to(tree / "m.py")
     assert any("symlink" in p for p in source_file_problems(task_for(commit, bug_location="link.py:1"), tree))
+
+
+def test_lines_changed_are_aligned_not_positional():
+    """A line inserted at the top is one changed line, not every line after it (the count was positional)."""
+    from beacon.repair.attempt import _changed
+    old = "\n".join(f"line {i}" for i in range(10))
+    assert _changed(old, "import os\n" + old) == 1
+    assert _changed(old, old.replace("line 4", "line four")) == 1
+    assert _changed(old, old.replace("line 4\n", "")) == 1
+    assert _changed(old, old) == 0
+
+
+def test_lines_changed_counts_inserted_lines_wherever_they_go():
+    from hypothesis import given, settings, strategies as st
+    from beacon.repair.attempt import _changed
+
+    @settings(max_examples=150, deadline=None, derandomize=True, database=None)
+    @given(lines=st.lists(st.integers(0, 10**6).map(lambda n: f"x = {n}"), min_size=1, max_size=30, unique=True),
+           at=st.integers(0, 30), added=st.integers(1, 4))
+    def check(lines, at, added):
+        at = min(at, len(lines))
+        new = lines[:at] + [f"new {k}" for k in range(added)] + lines[at:]
+        assert _changed("\n".join(lines), "\n".join(new)) == added
+        assert _changed("\n".join(lines), "\n".join(lines)) == 0
+
+    check()
