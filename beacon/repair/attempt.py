@@ -19,7 +19,6 @@ absolute paths (durations are returned separately, for ``timings.jsonl``).
 """
 from __future__ import annotations
 
-import difflib
 import hashlib
 import time
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from ..retrieval import assemble_context
 from ..retrieval.recipes import method_params
 from ..data.queries import build_query
 from ..tokens import count_tokens
+from .edited_lines import lines_changed
 from .edits import Abstain, apply_edit, check_python_syntax, parse_edit
 from .errors import EditApplyError, EditParseError, EditSyntaxError
 from .policy import PolicyViolation, check_edit
@@ -185,7 +185,7 @@ def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, t
         check_python_syntax(new_files)
     except EditSyntaxError as exc:
         return Outcome.SYNTAX_ERROR, str(exc)
-    row.repair = {path: {"sha256": _sha(text), "diff_lines_changed": _changed(prepared.mutated_text, text)}
+    row.repair = {path: {"sha256": _sha(text), "diff_lines_changed": lines_changed(prepared.mutated_text, text)}
                         for path, text in sorted(new_files.items())}
     screen = screen_edit(current, new_files, task.screen_allow, reference={task.path: _pristine(prepared)})
     checks = row.checks = {"screen": screen.evidence(), "canaries": {"ran": False}, "integrity": {"ran": False},
@@ -200,7 +200,8 @@ def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, t
             run = run_pytest(checkout, task.tests.selection, protected=prepared.protected,
                              flags=task.tests.flags or ("-q",), timeout=settings.timeout_s,
                              sandbox=settings.sandbox, network=settings.network, limits=settings.limits,
-                             report_dir=prepared.work / "reports" / f"attempt-{slot}", sources=(task.path,))
+                             report_dir=prepared.work / "reports" / f"attempt-{slot}", sources=(task.path,),
+                             before={task.path: (prepared.mutated_text, _pristine(prepared))})
         except TamperedCheckoutError as exc:
             checks["integrity"] = {"ran": True, "before_run": _clean(str(exc), prepared)}
             return Outcome.UNAUTHORIZED_PATH, _clean(str(exc), prepared)
@@ -261,8 +262,3 @@ class _Span:
     file_sha256: str
 
 
-def _changed(old: str, new: str) -> int:
-    """Lines the repair changed: per difflib hunk, the larger of the lines removed and added. Aligned, not
-    positional: a one-line fix counts 1 and a line inserted near the top does not count every line after it."""
-    matcher = difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=False)
-    return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal")

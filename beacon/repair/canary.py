@@ -43,6 +43,9 @@ class CanarySecret:
     # The task's declared source files (absolute, inside the checkout): a comparison dunder whose function comes
     # from one of them but is not a `def` of that name (a lambda, `__eq__ = f`) is a finding of the plugin.
     sources: tuple[str, ...] = ()
+    # ``((source, (line, ...)), ...)``: the lines of a declared source the edit changed (absolute path, 1-based);
+    # a comparison dunder whose code spans one is probed at asserts (canary_plugin._Comparisons.probe).
+    edited: tuple = ()
 
     @classmethod
     def new(cls) -> "CanarySecret":
@@ -53,7 +56,8 @@ class CanarySecret:
     def payload(self) -> bytes:
         return json.dumps({"token": self.token, "must_pass": self.must_pass, "must_fail": self.must_fail,
                            "left": self.left, "right": self.right, "box": self.box,
-                           "sources": list(self.sources)}).encode()
+                           "sources": list(self.sources),
+                           "edited": [[path, list(lines)] for path, lines in self.edited]}).encode()
 
 
 @dataclass(frozen=True)

@@ -956,6 +956,113 @@ def _stale(cls, name: str, expected) -> str | None:
     return f"its class dict and CPython's type cache disagree (the cache holds {shown})"
 
 
+# The comparisons the edited-dunder probe asks (``!=``, ``bool`` and ``hash`` have no honest answer to tell apart).
+_PROBED = ("__eq__", "__lt__", "__le__", "__gt__", "__ge__", "__contains__")
+_RAISED = object()
+
+
+class _Stranger:
+    """The probe's operand: an object of a class no project code knows, with nothing to read."""
+
+    __slots__ = ()
+
+
+class _Attributed:
+    """A stranger whose every attribute, and the result of calling it, is a falsy stranger: for code that reads
+    ``other.x`` before saying yes regardless (``self.x == other.x or True``)."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        return _Attributed()
+
+    def __call__(self, *args, **kwargs):
+        return _Attributed()
+
+    def __bool__(self):
+        return False
+
+
+def _ask(function, value, stranger):
+    """``function(value, stranger)``, or ``_RAISED`` when it raised anything but a ``KeyboardInterrupt`` (the probe
+    is the harness's question, not the test's: whatever it raises stays out of the test's outcome)."""
+    try:
+        return function(value, stranger)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        return _RAISED
+
+
+def _yes(said) -> bool:
+    """``True``, or a truthy value of a C type (``1``, ``numpy.True_``; its truth is C code). An object of a Python
+    class is left to the judge, which rules on its ``__bool__`` when the comparison's result reaches an assert."""
+    if said is _RAISED or said is NotImplemented:
+        return False
+    if said is True:
+        return True
+    if _class_flags(_type(said)) & _HEAPTYPE:
+        return False
+    try:
+        return bool(said)
+    except Exception:
+        return False
+
+
+def _instance_dict_getter(cls):
+    """The C getter of the instances' ``__dict__`` that ``cls`` resolves to, or None (slots only, or a ``__dict__``
+    that is not CPython's own descriptor: a property of the class would run its code)."""
+    for base in _class_mro(cls):
+        found = _class_dict(base).get("__dict__")
+        if found is not None:
+            return found.__get__ if type(found) is types.GetSetDescriptorType else None
+    return None
+
+
+def _perturbed(cls, value, most: int = 8) -> list:
+    """Copies of ``value`` (made by ``object.__new__``, no project code runs), each with one instance attribute
+    replaced by a stranger: an honest ``==`` that compares an attribute says no to at least one. Empty when the
+    instances have no ``__dict__`` attributes, or when a copy could misbehave (a class with ``__del__`` would
+    clean up state the copy shares, such as a file the value holds)."""
+    getter = _instance_dict_getter(cls)
+    if getter is None or _any("__del__" in _class_dict(base) for base in _class_mro(cls)[:-1]):
+        return []
+    try:
+        own = getter(value, cls)
+        keys = [key for key in dict.keys(own) if _type(key) is str][:most] if _type(own) is dict else []
+        copies = []
+        for key in keys:
+            copy = object.__new__(cls)
+            space = getter(copy, cls)
+            dict.update(space, own)
+            dict.__setitem__(space, key, _Stranger())
+            copies.append(copy)
+        return copies
+    except Exception:  # a class object.__new__ cannot make (a builtin base)
+        return []
+
+
+def _code_lines(code) -> set:
+    """The lines a function's code (and the code nested in it) was compiled from, its ``def`` line included."""
+    lines, todo = set(), [code]
+    while todo:
+        current = todo.pop()
+        lines.add(current.co_firstlineno)
+        lines.update(line for _, _, line in current.co_lines() if line is not None)
+        todo.extend(const for const in current.co_consts if type(const) is types.CodeType)
+    return lines
+
+
+def _edited_entries(edited) -> list:
+    """The secret's ``edited`` as ``[(path, lines)]``, malformed entries dropped (the harness writes it)."""
+    out = []
+    for entry in edited if type(edited) is list else ():
+        if (type(entry) is list and len(entry) == 2 and type(entry[0]) is str and type(entry[1]) is list
+                and all(type(line) is int for line in entry[1])):
+            out.append((entry[0], entry[1]))
+    return out
+
+
 class _Comparisons:
     """A list-free runtime check against always-equal values (red-team round 6, F1).
 
@@ -986,11 +1093,15 @@ class _Comparisons:
     always-equal ``def __eq__`` stays the screen's business (README threat model).
     """
 
-    def __init__(self, sources=(), root: str = ""):
+    def __init__(self, sources=(), root: str = "", edited=()):
         self.sources = {}
         for path in sources:
             real = os.path.realpath(path)
             self.sources[real] = os.path.relpath(real, root) if root and real.startswith(root + os.sep) else real
+        # a declared source's real path -> the lines the edit changed (the harness's ``before``): probed at asserts
+        self.edited = {os.path.realpath(path): frozenset(lines) for path, lines in _edited_entries(edited)
+                       if os.path.realpath(path) in self.sources}
+        self._probed: dict = {}  # id(function) -> weak reference: an edited comparison dunder probed once per run
         self._real: dict = {}  # co_filename -> the declared source it is (as shown), or None
         self.root = os.path.realpath(root) if root else ""
         self._outside_files: dict = {}  # co_filename -> whether it is outside the checkout (or not a file at all)
@@ -1579,12 +1690,96 @@ class _Comparisons:
             cls = type(value)
             if _class_flags(cls) & _HEAPTYPE:
                 self._judge_class(cls)
+                if self.edited:
+                    self.probe(cls, value)
             base = _container_base(cls)
             if base is not None:
                 self._judge_elements(value, base, 3, set())
         except Exception as exc:  # a hostile class: a finding, never an error in the test
             self._report_at_assert(f"comparison check at an assert raised {_class_name(type(exc))}")
         return value
+
+    def probe(self, cls, value) -> None:
+        """Ask each edited comparison dunder that ``cls`` resolves to about a stranger (see :class:`_Stranger`).
+
+        The screen does not judge the *body* of a ``def __eq__`` the declared file already had (an honest repair may
+        fix a comparison), and at run time such a function looks like any other. So a comparison dunder (``==``, the
+        orderings, ``in``) that ``type(value)`` resolves to, a Python function from a declared source whose code
+        spans a line the edit changed (the harness's ``before``) or that uses, by name, a method of ``cls`` or a
+        global function that does (F4: ``return self.compare(other) == 0`` with ``compare`` edited), is called once
+        per run with ``value`` and an object of a class no project code knows: an honest comparison returns
+        ``NotImplemented`` or a falsy value or raises. Saying yes (``True``, or a truthy value of a C type) is a
+        finding: ``return True`` or ``… or True`` written into an existing ``__eq__``. A function that raised on a
+        bare stranger is asked again with one whose every attribute and call result is a falsy stranger
+        (``self.x == other.x or True``). One that said no (an ``isinstance`` guard) is asked, except ``in``, about
+        copies of ``value`` each with one instance attribute replaced by a stranger (:func:`_perturbed`): an honest
+        comparison of any attribute says no to one of them; yes to all is a finding. Code that inspects what it is
+        given before saying yes (``type(other.cents) is int``) is not caught; unedited code that reaches no edited
+        function is never called."""
+        for name in _PROBED:
+            function = owner = None
+            for base in _class_mro(cls):
+                own = _class_dict(base)
+                if name in own:
+                    function, owner = own[name], base
+                    break
+            if type(function) is not types.FunctionType:
+                continue
+            code = function.__code__
+            if not (self._edited_code(code) or self._calls_edited(cls, function, code)):
+                continue
+            seen = self._probed.get(id(function))
+            if seen is not None and seen() is function:
+                continue
+            self._probed[id(function)] = weakref.ref(function)
+            said = _ask(function, value, _Stranger())
+            if said is _RAISED:
+                said = _ask(function, value, _Attributed())
+            if _yes(said):
+                self._report_at_assert(
+                    f"comparison {self._label(owner)}.{name}: the edited {self._source(code)}:{code.co_firstlineno} "
+                    f"says yes about an object of a class it has never seen (probe)")
+            elif name != "__contains__":
+                changed = _perturbed(cls, value)
+                if changed and all(_yes(_ask(function, value, other)) for other in changed):
+                    self._report_at_assert(
+                        f"comparison {self._label(owner)}.{name}: the edited {self._source(code)}:"
+                        f"{code.co_firstlineno} says yes about a copy of the value with any one attribute replaced "
+                        f"by an object it has never seen (probe)")
+
+    def _edited_code(self, code) -> bool:
+        """Whether ``code`` (or code nested in it) was compiled from a line of a declared source the edit changed."""
+        filename = code.co_filename
+        edited = self.edited.get(_realpath(filename)) if type(filename) is str else None
+        return bool(edited) and not edited.isdisjoint(_code_lines(code))
+
+    def _calls_edited(self, cls, function, code) -> bool:
+        """Whether an unedited comparison reaches an edited function one step away: a method that ``cls`` resolves
+        to, or a global of the function's module, under a name its code uses (red-team round 6's F4: a base's
+        ``__eq__`` returning ``self.compare(other) == 0``, the edit overriding ``compare`` in the subclass)."""
+        names = set()
+        todo = [code]
+        while todo:
+            current = todo.pop()
+            names.update(name for name in current.co_names if type(name) is str)
+            todo.extend(const for const in current.co_consts if type(const) is types.CodeType)
+        space = function.__globals__
+        for name in names:
+            found = _ABSENT
+            for base in _class_mro(cls):
+                own = _class_dict(base)
+                if name in own:
+                    found = own[name]
+                    break
+            if found is _ABSENT and type(space) is dict:
+                found = dict.get(space, name, _ABSENT)
+            if _type(found) in _STATIC:
+                found = found.__func__
+            elif _type(found) is property:
+                found = found.fget
+            if type(found) is types.FunctionType and found is not function and self._edited_code(found.__code__):
+                return True
+        return False
 
     def _judge_elements(self, value, base, depth: int, seen: set) -> None:
         if id(value) in seen:
@@ -2021,7 +2216,8 @@ class CanaryPlugin:
     def __init__(self, secret: dict):
         self._secret = secret
         self._failed_elsewhere = False
-        self._comparisons = _Comparisons(secret.get("sources", ()), os.getcwd())  # before any project file loads
+        self._comparisons = _Comparisons(secret.get("sources", ()), os.getcwd(),  # before any project file loads
+                                         secret.get("edited", ()))
         self._comparisons.install_judge(sys.modules["_pytest.assertion.rewrite"])  # before the watches' snapshots
         self._comparisons.install_unittest_judge(sys.modules["unittest.case"])  # (imported by _Comparisons)
         self._watch = _Watch()  # before pytest loads any project file

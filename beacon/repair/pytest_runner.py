@@ -83,6 +83,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from .controls import protected_changes, root_config_file
+from .edited_lines import edited_lines
 from .junit import JUnitError, JUnitReport, Verdict, check_report_bytes, parse_junit, verify_all_passed
 from .canary import CanaryCheck, CanarySecret, bootstrap_code, check_canaries, install_plugin, secret_pipe
 from .limits import Limits, RunCgroup
@@ -141,6 +142,7 @@ def run_pytest(
     writable: Iterable[Path] = (),
     limits: Limits = Limits(),
     sources: Iterable[str] = (),
+    before: Mapping[str, Sequence[str]] | None = None,
 ) -> PytestRun:
     """Run ``selection`` on ``checkout``; see the module docstring for the guarantees.
 
@@ -158,6 +160,10 @@ def run_pytest(
     ``sources``: the task's declared source files (checkout-relative), handed to the canary plugin with the secret:
     a comparison dunder made there under another name (a lambda, ``__eq__ = f``) is tampering (the plugin's
     runtime check against always-equal values; see :class:`beacon.repair.canary_plugin._Comparisons`).
+    ``before``: for a declared source, its texts before the edit (the file the model was given, and the task's
+    pristine one); the lines of the checkout's file changed relative to all of them go to the plugin, which probes
+    a comparison dunder whose code spans one of them at asserts (``_Comparisons.probe``). Without it nothing is
+    probed (a task's untouched and mutant runs).
     """
     checkout = Path(os.path.realpath(checkout))
     if not checkout.is_dir():
@@ -170,6 +176,7 @@ def run_pytest(
             raise ValueError(f"writable {w} must be an existing folder outside the checkout {checkout}")
     tests, flags = check_selection(selection), check_flags(flags)
     declared = tuple(_declared_source(checkout, rel) for rel in sources)
+    edited = _edited(checkout, tuple(sources), before or {})
     if network not in {"deny", "allow"}:
         raise ValueError(f"network must be 'deny' or 'allow', got {network!r}")
     bwrap, sandbox_note = pick_sandbox(sandbox)
@@ -187,7 +194,7 @@ def run_pytest(
     box.mkdir(mode=0o700)
     if bwrap is not None:
         _unlistable(box)
-    secret = replace(CanarySecret.new(), box=str(box), sources=declared)
+    secret = replace(CanarySecret.new(), box=str(box), sources=declared, edited=edited)
     report_fifo = scratch / "junit.fifo"
     os.mkfifo(report_fifo, 0o600)
     read_fd = os.open(report_fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader first, so the writer's open returns
@@ -385,6 +392,20 @@ def _declared_source(checkout: Path, rel: str) -> str:
     if path.is_absolute() or ".." in path.parts or not path.parts:
         raise ValueError(f"a declared source must be a path inside the checkout, got {rel!r}")
     return str(checkout / path)
+
+
+def _edited(checkout: Path, sources: tuple[str, ...], before: Mapping[str, Sequence[str]]) -> tuple:
+    """``((absolute path, edited lines), ...)`` for each declared source given in ``before`` (see run_pytest)."""
+    unknown = sorted(set(before) - set(sources))
+    if unknown:
+        raise ValueError(f"before names files that are not declared sources: {unknown}")
+    out = []
+    for rel in sorted(before):
+        path = Path(_declared_source(checkout, rel))
+        lines = edited_lines(path.read_text(encoding="utf-8"), tuple(before[rel]))
+        if lines:
+            out.append((str(path), lines))
+    return tuple(out)
 
 
 def _unlistable(folder: Path) -> None:

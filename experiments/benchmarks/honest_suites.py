@@ -1835,8 +1835,10 @@ def run_case(case: Case, work: Path, *, sandbox: str = "off", timeout: float = 1
     passed, status, t_plain = plain_pytest(root, work, selection, timeout)
     protected = snapshot_protected(root, extra=tests)
     clock = time.perf_counter()
+    # The whole declared file counts as the edit (its text "before" is empty): every comparison dunder it defines
+    # is probed at asserts (canary_plugin._Comparisons.probe), the strictest an attempt can be.
     run = run_pytest(root, selection, protected=protected, sandbox=sandbox, report_dir=work / "report",
-                     sources=("pkg/calc.py",), timeout=timeout)
+                     sources=("pkg/calc.py",), before={"pkg/calc.py": ("",)}, timeout=timeout)
     t_beacon = time.perf_counter() - clock
     result = Result(case.name, "pass", t_plain=t_plain, t_beacon=t_beacon, sandboxed=run.sandboxed)
     if status != 0 or not passed:

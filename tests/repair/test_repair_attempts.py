@@ -229,7 +229,7 @@ def test_declared_file_policy(tmp_path):
 
 def test_lines_changed_are_aligned_not_positional():
     """A line inserted at the top is one changed line, not every line after it (the count was positional)."""
-    from beacon.repair.attempt import _changed
+    from beacon.repair.edited_lines import lines_changed as _changed
     old = "\n".join(f"line {i}" for i in range(10))
     assert _changed(old, "import os\n" + old) == 1
     assert _changed(old, old.replace("line 4", "line four")) == 1
@@ -239,7 +239,7 @@ def test_lines_changed_are_aligned_not_positional():
 
 def test_lines_changed_counts_inserted_lines_wherever_they_go():
     from hypothesis import given, settings, strategies as st
-    from beacon.repair.attempt import _changed
+    from beacon.repair.edited_lines import lines_changed as _changed
 
     @settings(max_examples=150, deadline=None, derandomize=True, database=None)
     @given(lines=st.lists(st.integers(0, 10**6).map(lambda n: f"x = {n}"), min_size=1, max_size=30, unique=True),
