@@ -168,6 +168,7 @@ _WATCHED = (
     ("_pytest.python", "Function", "_initrequest"), ("_pytest.nodes", "Node", "ihook"),
     # red-team round 7: the compare-time judge (_Comparisons.install_judge) and what reaches it
     ("_pytest.assertion.rewrite", None, "_beacon_judge"), ("_pytest.assertion.rewrite", None, "PYC_TAIL"),
+    ("_pytest.assertion.rewrite", None, "_beacon_link"),
     ("_pytest.assertion.rewrite", "AssertionRewriter", "visit_Compare"),
     ("_pytest.assertion.rewrite", "AssertionRewriter", "helper"),
     ("_pytest.assertion.rewrite", "AssertionRewriter", "visit_UnaryOp"),
@@ -1009,6 +1010,44 @@ def _yes(said) -> bool:
         return False
 
 
+# The links judge_link asks about, by the rewritten ``Compare``'s operator; the dunder each side answers with.
+_LINK_OPS = {ast.Eq: "__eq__", ast.Lt: "__lt__", ast.LtE: "__le__", ast.Gt: "__gt__", ast.GtE: "__ge__"}
+_REFLECTED = {"__eq__": "__eq__", "__lt__": "__gt__", "__le__": "__ge__", "__gt__": "__lt__", "__ge__": "__le__"}
+_FAR = 10 ** 18
+
+
+def _unlike(other, name: str) -> list:
+    """Values an honest comparison ``name`` of something with ``other`` says no to, when it said yes to ``other``
+    (all must be said yes to for a finding): for ``==``, ``other`` changed (an exact int, float, str, bytes, tuple
+    or list, or a copy of an object with one attribute replaced, see :func:`_perturbed`); for an ordering, a number
+    or string far on the wrong side. Empty when nothing is known to be unlike it (the check then asks nothing)."""
+    kind = _type(other)
+    if name == "__eq__":
+        if kind is bool:
+            return [not other]
+        if kind is int:
+            return [other + 1_000_003]
+        if kind is float:
+            changed = other + 1e6 + abs(other)
+            return [changed] if changed == changed and changed != other else []
+        if kind is str:
+            return [other + "\x00\x7f"]
+        if kind is bytes:
+            return [other + b"\x00\x7f"]
+        if kind is tuple:
+            return [other + (_Stranger(),)]
+        if kind is list:
+            return [list.__add__(other, [_Stranger()])]
+        if _class_flags(kind) & _HEAPTYPE:
+            return _perturbed(kind, other)
+        return []
+    if kind in (int, float):
+        return [-_FAR] if name in ("__lt__", "__le__") else [_FAR]
+    if kind is str:
+        return [""] if name == "__lt__" else []
+    return []
+
+
 def _instance_dict_getter(cls):
     """The C getter of the instances' ``__dict__`` that ``cls`` resolves to, or None (slots only, or a ``__dict__``
     that is not CPython's own descriptor: a property of the class would run its code)."""
@@ -1102,6 +1141,8 @@ class _Comparisons:
         self.edited = {os.path.realpath(path): frozenset(lines) for path, lines in _edited_entries(edited)
                        if os.path.realpath(path) in self.sources}
         self._probed: dict = {}  # id(function) -> weak reference: an edited comparison dunder probed once per run
+        self._linked: dict = {}  # (id(function), id(the other operand's class)) -> weak reference: asked once
+        self._containers: dict = {}  # id(container) -> (container, its length): judged at an assert of this test
         self._real: dict = {}  # co_filename -> the declared source it is (as shown), or None
         self.root = os.path.realpath(root) if root else ""
         self._outside_files: dict = {}  # co_filename -> whether it is outside the checkout (or not a file at all)
@@ -1595,6 +1636,7 @@ class _Comparisons:
         alive: ~2 ms bare, 20-40 ms with a scientific stack of ~5,500 classes, which made a 500-test suite 7x slower
         and large suites time out at preparation). What the compare-time judge found is handed out every time; the
         walks after collection and in must_pass's final check always run."""
+        self._containers.clear()  # what one test's asserts compared (judge_at_assert)
         start = _clock()
         if start - self._walked_at < 9 * self._walk_cost:
             return self.findings(walk=False)
@@ -1694,10 +1736,59 @@ class _Comparisons:
                     self.probe(cls, value)
             base = _container_base(cls)
             if base is not None:
-                self._judge_elements(value, base, 3, set())
+                # A container an assert of this test already compared, at the same length, is not walked again:
+                # ``assert w in VOCAB`` in a loop over a 200,000-word set took a minute (red-team round 10, FP10-1).
+                # Held (not only its id) until the test ends, so the id cannot be reused by another container.
+                length = base.__len__(value)
+                seen = self._containers.get(id(value))
+                if seen is None or seen[0] is not value or seen[1] != length:
+                    self._judge_elements(value, base, 3, set())
+                    self._containers[id(value)] = (value, length)
         except Exception as exc:  # a hostile class: a finding, never an error in the test
             self._report_at_assert(f"comparison check at an assert raised {_class_name(type(exc))}")
         return value
+
+    def judge_link(self, result, left, right, op: str):
+        """After ``left op right`` in an assert said yes: each side whose comparison would be probed (an edited
+        function, or one reaching an edited method; :meth:`probe`) is asked again with the *other* operand changed
+        to a value it must say no to (:func:`_unlike`: an int a million larger, a string with more characters, a
+        copy of an object with one attribute replaced, a number far below for ``<``). Yes again is a finding: an
+        edited ``__eq__`` that says yes to any ``int`` (``isinstance(other, int) and True``), which tells the probe's
+        strangers apart. Returns ``result``; never raises."""
+        try:
+            if self.edited and _yes(result):
+                self._probe_link(left, right, op)
+                self._probe_link(right, left, _REFLECTED[op])
+        except Exception as exc:
+            self._report_at_assert(f"comparison check at an assert raised {_class_name(type(exc))}")
+        return result
+
+    def _probe_link(self, value, other, name: str) -> None:
+        cls = _type(value)
+        if not _class_flags(cls) & _HEAPTYPE:
+            return
+        function = owner = None
+        for base in _class_mro(cls):
+            own = _class_dict(base)
+            if name in own:
+                function, owner = own[name], base
+                break
+        if type(function) is not types.FunctionType:
+            return
+        key = (id(function), id(_type(other)))
+        seen = self._linked.get(key)
+        if seen is not None and seen() is function:
+            return
+        code = function.__code__
+        if not (self._edited_code(code) or self._calls_edited(cls, function, code)):
+            return
+        self._linked[key] = weakref.ref(function)
+        unlike = _unlike(other, name)
+        if unlike and all(_yes(_ask(function, value, changed)) for changed in unlike):
+            self._report_at_assert(
+                f"comparison {self._label(owner)}.{name}: the edited {self._source(code)}:{code.co_firstlineno} "
+                f"says yes to a {_class_name(_type(other))} it was compared with and also to one it must say no "
+                f"to (probe)")
 
     def probe(self, cls, value) -> None:
         """Ask each edited comparison dunder that ``cls`` resolves to about a stranger (see :class:`_Stranger`).
@@ -1861,6 +1952,7 @@ class _Comparisons:
         visit_compare, visit_assert = rewriter.visit_Compare, rewriter.visit_Assert
         visit_unary, visit_boolop = rewriter.visit_UnaryOp, rewriter.visit_BoolOp
         rewrite._beacon_judge = self.judge_at_assert
+        rewrite._beacon_link = self.judge_link
         # A rewritten pyc that an earlier pytest run cached (same tag) holds asserts without the helper.
         rewrite.PYC_TAIL = "." + rewrite.PYTEST_TAG + "-beacon" + rewrite.PYC_EXT
 
@@ -1883,10 +1975,26 @@ class _Comparisons:
             for statement in statements[start:]:
                 if type(statement) is ast.Assign and type(statement.value) is ast.Compare:
                     compare = statement.value
+                    operands = (compare.left, *compare.comparators)
                     compare.left = judged(self, compare.left)
                     compare.comparators = [judged(self, c) for c in compare.comparators]
-                    statement.value = judged(self, compare)
+                    statement.value = linked(self, judged(self, compare), compare.ops, operands)
             return result
+
+        def linked(rewriter_self, node, ops, operands):
+            # One link (pytest writes ``@py_assertN = left op right`` on temporaries or plain names, which can be
+            # read again without running anything): its operands go to ``_beacon_link`` with the result, so an
+            # edited comparison that said yes can be asked about a value it should say no to (judge_link).
+            op = _LINK_OPS.get(type(ops[0])) if len(ops) == 1 else None
+            if op is None or not all(type(o) in (ast.Name, ast.Constant) for o in operands):
+                return node
+            again = [ast.copy_location(ast.Name(o.id, ast.Load()) if type(o) is ast.Name
+                                       else ast.Constant(o.value), node) for o in operands]
+            call = ast.copy_location(rewriter_self.helper("_beacon_link", node, *again,
+                                                          ast.copy_location(ast.Constant(op), node)), node)
+            for part in (call.func, call.func.value):
+                ast.copy_location(part, node)
+            return call
 
         def visit_UnaryOp(self, unary):  # noqa: N802
             statements = self.statements

@@ -933,6 +933,21 @@ def test_pg():
 }
 
 IDIOMS = {
+# red-team round 10, FP10-1: a loop of asserts over one big container (the compare-time judge walked all 200,000
+# elements at every assert: a minute, past the harness's timeout; now once per test while its length is unchanged)
+"big_container_loop": {T: H + """VOCAB = {f"w{i}" for i in range(200_000)}
+TABLE = {i: i * i for i in range(200_000)}
+
+
+def test_membership_loop():
+    for i in range(0, 200_000, 100):
+        assert f"w{i}" in VOCAB
+
+
+def test_lookup_loop():
+    for i in range(0, 200_000, 100):
+        assert i in TABLE and TABLE[i] == add(i * i, 0)
+"""},
 "unittest_testcase": {T: """import unittest
 from pkg.calc import add
 class TestAdd(unittest.TestCase):
