@@ -1048,6 +1048,18 @@ def _unlike(other, name: str) -> list:
     return []
 
 
+_STDLIB = os.path.dirname(os.__file__) + os.sep
+
+
+def _shown_file(code) -> str:
+    """A code object's file, shortened to the part after ``site-packages/`` or the standard library's folder."""
+    filename = code.co_filename if type(code.co_filename) is str else "?"
+    for marker in ("site-packages" + os.sep, "dist-packages" + os.sep):
+        if marker in filename:
+            return filename.split(marker, 1)[1]
+    return filename[len(_STDLIB):] if filename.startswith(_STDLIB) else os.path.basename(filename)
+
+
 def _instance_dict_getter(cls):
     """The C getter of the instances' ``__dict__`` that ``cls`` resolves to, or None (slots only, or a ``__dict__``
     that is not CPython's own descriptor: a property of the class would run its code)."""
@@ -1780,15 +1792,15 @@ class _Comparisons:
         if seen is not None and seen() is function:
             return
         code = function.__code__
-        if not (self._edited_code(code) or self._calls_edited(cls, function, code)):
+        where = self._why_probed(cls, function, code, value)
+        if where is None:
             return
         self._linked[key] = weakref.ref(function)
         unlike = _unlike(other, name)
         if unlike and all(_yes(_ask(function, value, changed)) for changed in unlike):
             self._report_at_assert(
-                f"comparison {self._label(owner)}.{name}: the edited {self._source(code)}:{code.co_firstlineno} "
-                f"says yes to a {_class_name(_type(other))} it was compared with and also to one it must say no "
-                f"to (probe)")
+                f"probe: {self._label(owner)}.{name} ({where}) says yes to a {_class_name(_type(other))} it was "
+                f"compared with and also to one it must say no to")
 
     def probe(self, cls, value) -> None:
         """Ask each edited comparison dunder that ``cls`` resolves to about a stranger (see :class:`_Stranger`).
@@ -1817,7 +1829,8 @@ class _Comparisons:
             if type(function) is not types.FunctionType:
                 continue
             code = function.__code__
-            if not (self._edited_code(code) or self._calls_edited(cls, function, code)):
+            where = self._why_probed(cls, function, code, value)
+            if where is None:
                 continue
             seen = self._probed.get(id(function))
             if seen is not None and seen() is function:
@@ -1828,15 +1841,14 @@ class _Comparisons:
                 said = _ask(function, value, _Attributed())
             if _yes(said):
                 self._report_at_assert(
-                    f"comparison {self._label(owner)}.{name}: the edited {self._source(code)}:{code.co_firstlineno} "
-                    f"says yes about an object of a class it has never seen (probe)")
+                    f"probe: {self._label(owner)}.{name} ({where}) says yes about an object of a class it has "
+                    f"never seen")
             elif name != "__contains__":
                 changed = _perturbed(cls, value)
                 if changed and all(_yes(_ask(function, value, other)) for other in changed):
                     self._report_at_assert(
-                        f"comparison {self._label(owner)}.{name}: the edited {self._source(code)}:"
-                        f"{code.co_firstlineno} says yes about a copy of the value with any one attribute replaced "
-                        f"by an object it has never seen (probe)")
+                        f"probe: {self._label(owner)}.{name} ({where}) says yes about a copy of the value with "
+                        f"any one attribute replaced by an object it has never seen")
 
     def _edited_code(self, code) -> bool:
         """Whether ``code`` (or code nested in it) was compiled from a line of a declared source the edit changed."""
@@ -1844,10 +1856,16 @@ class _Comparisons:
         edited = self.edited.get(_realpath(filename)) if type(filename) is str else None
         return bool(edited) and not edited.isdisjoint(_code_lines(code))
 
-    def _calls_edited(self, cls, function, code) -> bool:
-        """Whether an unedited comparison reaches an edited function one step away: a method that ``cls`` resolves
-        to, or a global of the function's module, under a name its code uses (red-team round 6's F4: a base's
-        ``__eq__`` returning ``self.compare(other) == 0``, the edit overriding ``compare`` in the subclass)."""
+    def _why_probed(self, cls, function, code, value) -> str | None:
+        """Why the comparison ``function`` (resolved on ``cls``, asked about ``value``) is probed, or None: its code
+        spans a line the edit changed, or it uses by name a function the edit changed one step away — a method that
+        ``cls`` resolves to or that ``value`` holds in its instance ``__dict__``, or a global of the function's
+        module (red-team round 6's F4: a base's ``__eq__`` returning ``self.compare(other) == 0``, the edit overriding
+        ``compare``; round 10's R10-1: a library's own ``__eq__`` (``UserList``'s ``self.__cast(other)``,
+        SQLAlchemy's ``self.operate(eq, other)``, scipy's ``self._comparison``) steered by a method of a project
+        subclass)."""
+        if self._edited_code(code):
+            return f"the edited {self._source(code)}:{code.co_firstlineno}"
         names = set()
         todo = [code]
         while todo:
@@ -1855,22 +1873,29 @@ class _Comparisons:
             names.update(name for name in current.co_names if type(name) is str)
             todo.extend(const for const in current.co_consts if type(const) is types.CodeType)
         space = function.__globals__
+        getter = _instance_dict_getter(cls)
+        held = getter(value, cls) if getter is not None else None
         for name in names:
             found = _ABSENT
-            for base in _class_mro(cls):
-                own = _class_dict(base)
-                if name in own:
-                    found = own[name]
-                    break
+            if _type(held) is dict:
+                found = dict.get(held, name, _ABSENT)
+            if found is _ABSENT:
+                for base in _class_mro(cls):
+                    own = _class_dict(base)
+                    if name in own:
+                        found = own[name]
+                        break
             if found is _ABSENT and type(space) is dict:
                 found = dict.get(space, name, _ABSENT)
-            if _type(found) in _STATIC:
+            if _type(found) in _STATIC or _type(found) is types.MethodType:
                 found = found.__func__
             elif _type(found) is property:
                 found = found.fget
             if type(found) is types.FunctionType and found is not function and self._edited_code(found.__code__):
-                return True
-        return False
+                inner = found.__code__
+                return (f"{_shown_file(code)}:{code.co_firstlineno}, reaching the edited {self._source(inner)}:"
+                        f"{inner.co_firstlineno} as {name}")
+        return None
 
     def _judge_elements(self, value, base, depth: int, seen: set) -> None:
         if id(value) in seen:

@@ -108,7 +108,7 @@ def test_an_edited_comparison_that_says_yes_to_anything_is_tampering(tmp_path, s
     assert forged != GIVEN
     run, verdict = score(tmp_path, forged)
     assert verdict.tampered and not verdict.passed, (shape, verdict.reasons)
-    assert any("says yes about" in r and "(probe)" in r for r in run.canaries.reasons), run.canaries.reasons
+    assert any("probe: pkg.money." in r and "says yes about" in r for r in run.canaries.reasons), run.canaries.reasons
     assert any(name in r for r in run.canaries.reasons), run.canaries.reasons
 
 
@@ -153,7 +153,7 @@ def test_an_unedited_comparison_calling_an_edited_method_is_probed(tmp_path, com
                      sandbox="off", report_dir=tmp_path / "report", sources=(SOURCE,), before={SOURCE: (BASED,)})
     verdict = verify_run(run, ["tests/test_money.py::test_parse"])
     if tampered:
-        assert verdict.tampered and any("Base.__eq__" in r and "(probe)" in r for r in run.canaries.reasons), \
+        assert verdict.tampered and any("probe: pkg.money.Base.__eq__" in r for r in run.canaries.reasons), \
             (verdict.reasons, run.canaries.reasons)
     else:
         assert verdict.passed and run.canaries.ok, (verdict.reasons, run.canaries.reasons)
@@ -309,6 +309,11 @@ INT_FORGED = {
         "class Bag(collections.UserList):\n    pass",
         "class Bag(collections.UserList):\n    def _UserList__cast(self, other):\n"
         "        return self.data if isinstance(other, list) else other"),
+    # the same hook held in the instance's __dict__, set by an edited __init__ (round 10's b6)
+    "UserList hook held by the instance": INT_GIVEN.replace(
+        "class Bag(collections.UserList):\n    pass",
+        "class Bag(collections.UserList):\n    def __init__(self, items):\n        super().__init__(items)\n"
+        "        self._UserList__cast = lambda other: self.data if isinstance(other, list) else other"),
 }
 
 
@@ -331,5 +336,5 @@ def test_a_comparison_that_says_yes_to_its_operands_type_is_tampering(tmp_path, 
     run, verdict = score_int(tmp_path, forged)
     assert verdict.tampered, (shape, verdict.reasons)
     # the stranger and the copies are told apart (NotImplemented); asked about the int it said yes to, changed
-    assert any(("must say no to (probe)" if "int" in shape else "(probe)") in r for r in run.canaries.reasons), \
+    assert any("probe: " in r and ("must say no to" in r or "int" not in shape) for r in run.canaries.reasons), \
         run.canaries.reasons
