@@ -1051,6 +1051,12 @@ def _unlike(other, name: str) -> list:
 _STDLIB = os.path.dirname(os.__file__) + os.sep
 
 
+def _test_file(filename) -> bool:
+    """A test module or conftest by pytest's default file names."""
+    base = os.path.basename(filename) if type(filename) is str else ""
+    return base == "conftest.py" or (base.startswith("test_") or base.endswith("_test.py")) and base.endswith(".py")
+
+
 def _shown_file(code) -> str:
     """A code object's file, shortened to the part after ``site-packages/`` or the standard library's folder."""
     filename = code.co_filename if type(code.co_filename) is str else "?"
@@ -1257,8 +1263,9 @@ class _Comparisons:
                 # function stay findings, except a library's factory-made isinstance hook (see _library_factory).
                 if code.co_name == name or (name in _TYPE_CHECKS and self._library_factory(cls, code)):
                     return None
-                # a test helper's ``staticmethod(lambda o: True)``: what a plain lambda there may already do
-                if (type(inner) is types.FunctionType and not self._outside(code)
+                # a test helper's ``staticmethod(lambda o: True)``: what a plain lambda there may already do (a test
+                # module's or conftest's own function; any checkout function was too broad, red-team round 10)
+                if (type(inner) is types.FunctionType and not self._outside(code) and _test_file(code.co_filename)
                         and (cls is None or self._home(cls) is None)):
                     return None
                 return f"a {_class_name(type(value))} of {self._shown(inner, code)}"
@@ -1500,18 +1507,30 @@ class _Comparisons:
         """A lambda or nested def inside a function of a test module or conftest (by pytest's default file names):
         what a test passes to ``monkeypatch.setattr`` or ``mock.patch.object``; the code under test cannot reach it
         without the objects of that call."""
-        base = os.path.basename(code.co_filename)
-        return ("<locals>" in getattr(code, "co_qualname", "<locals>")
-                and (base == "conftest.py" or (base.startswith("test_") or base.endswith("_test.py"))
-                     and base.endswith(".py")))
+        return "<locals>" in getattr(code, "co_qualname", "<locals>") and _test_file(code.co_filename)
 
     def _home(self, cls) -> str | None:
         """The declared source (as shown) that ``cls``'s module's file (``sys.modules[cls.__module__].__file__``) is,
-        or None."""
+        or None. ``__module__`` is writable: a class of the declared file that says it lives in another checkout
+        module whose file has no class statement for it (red-team round 10, R10-2: ``__module__ = "textkit.strings"``
+        in the class body) is judged as the declared file's; a test module's classes are not (a factory there may
+        make classes with ``type()``)."""
         module_name = _class_module(cls)
         module = sys.modules.get(module_name) if type(module_name) is str else None
         path = dict.get(_namespace(module) or {}, "__file__")
-        return self._declared(path) if type(path) is str and path[:1] != "<" else None
+        if type(path) is not str or path[:1] == "<":
+            return None
+        declared = self._declared(path)
+        if declared is not None or not self.sources:
+            return declared
+        real = _realpath(path)
+        qualname = _class_name(cls)
+        if (self.root and real.startswith(self.root + os.sep) and not _test_file(real)
+                and (qualname not in self._local_classes(real)
+                     or ("<locals>" not in qualname and _found_at(_namespace(module) or {}, qualname) is not cls))):
+            return (f"{os.path.relpath(real, self.root)}, its __module__, whose file has no class statement for it "
+                    f"(a declared file's class may say so)")
+        return None
 
     def _defines_class(self, path: str, qualname: str) -> bool:
         """Whether the source file at ``path`` has a ``class`` statement at ``qualname`` (``Outer.Inner``: nested class

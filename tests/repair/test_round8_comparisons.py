@@ -27,7 +27,7 @@ SOURCE = "pkg/calc.py"
 TEST = "tests/test_calc.py"
 ADD_TEST = "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 EXPECTED = ["tests/test_calc.py::test_add"]
-HELPERS = ("def truncate(text, width=0):\n    return str(text)[:width] + '...'\n\n\n"
+HELPERS = ("class Shown:\n    pass\n\n\ndef truncate(text, width=0):\n    return str(text)[:width] + '...'\n\n\n"
            "def comparer(op):\n    def compare(self, other):\n        return op(int(self), other)\n"
            "    compare.__name__ = '__' + op.__name__ + '__'\n    return compare\n")
 
@@ -81,6 +81,24 @@ FORGED = {
                           "    __hash__ = str.__hash__\n\n\ndef add(a, b):\n    return Exact(a - b)\n",
                           "comparison pkg.calc.Exact.__eq__ is pkg.helpers.truncate, a function under another name "
                           "on a class of pkg/calc.py"),
+    # R8-3 with the class re-homed (red-team round 10, R10-2): ``__module__`` names a checkout module whose file
+    # has no class statement for it
+    "checkout_function_rehomed": ("from pkg.helpers import truncate\n\n\nclass Exact(str):\n"
+                                  "    __module__ = 'pkg.helpers'\n    __eq__ = truncate\n"
+                                  "    __hash__ = str.__hash__\n\n\ndef add(a, b):\n    return Exact(a - b)\n",
+                                  "comparison pkg.helpers.Exact.__eq__ is pkg.helpers.truncate, a function under another "
+                                  "name on a class of pkg/helpers.py, its __module__"),
+    # the same, re-homed under the qualname of a class the helpers module does have
+    "checkout_function_rehomed_as_a_real_class": (
+        "from pkg.helpers import truncate\n\n\nclass Exact(str):\n    __module__ = 'pkg.helpers'\n"
+        "    __qualname__ = 'Shown'\n    __eq__ = truncate\n    __hash__ = str.__hash__\n\n\n"
+        "def add(a, b):\n    return Exact(a - b)\n",
+        "comparison pkg.helpers.Shown.__eq__ is pkg.helpers.truncate, a function under another name on a class of "
+        "pkg/helpers.py, its __module__"),
+    # a checkout function (not a test module's) as a staticmethod dunder of a checkout class (red-team round 10)
+    "checkout_staticmethod": ("from pkg.helpers import Shown, truncate\n\nShown.__eq__ = staticmethod(truncate)\n"
+                              "Shown.__hash__ = object.__hash__\n\n\ndef add(a, b):\n    return Shown()\n",
+                              "comparison pkg.helpers.Shown.__eq__ is a staticmethod of pkg.helpers.truncate"),
     # R8-3: a test file's own function (imported from the conftest) in the same place
     "conftest_function": ("import conftest\n\n\nclass Exact(int):\n    __eq__ = conftest.anything\n\n\n"
                           "def add(a, b):\n    return Exact(a - b)\n",
