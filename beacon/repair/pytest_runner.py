@@ -88,7 +88,8 @@ from .junit import JUnitError, JUnitReport, Verdict, check_report_bytes, parse_j
 from .canary import CanaryCheck, CanarySecret, bootstrap_code, check_canaries, install_plugin, secret_pipe
 from .limits import Limits, RunCgroup
 from .process import remove_tree, run_captured
-from .pytest_setup import build_env, check_flags, check_selection, pick_sandbox, save_report, src_layout_path
+from .pytest_setup import (build_env, check_flags, check_pytest_versions, check_selection, pick_sandbox, save_report,
+                           src_layout_path)
 from .sandbox import (BOX_MB, SANDBOX_HOME, SANDBOX_TMP, Mount, box_tmpfs_prefix, bwrap_prefix, describe_mounts, observe,
                       write_synthetic_etc)
 
@@ -175,6 +176,7 @@ def run_pytest(
         if not w.is_dir() or w.is_relative_to(checkout) or checkout.is_relative_to(w):
             raise ValueError(f"writable {w} must be an existing folder outside the checkout {checkout}")
     tests, flags = check_selection(selection), check_flags(flags)
+    check_pytest_versions()
     declared = tuple(_declared_source(checkout, rel) for rel in sources)
     edited = _edited(checkout, tuple(sources), before or {})
     if network not in {"deny", "allow"}:

@@ -14,6 +14,42 @@ from typing import Iterable, Mapping, Sequence
 
 from .sandbox import SandboxUnavailableError, find_bwrap
 
+# The oldest pytest and pluggy the canary plugin knows (pyproject.toml pins the same): pytest 7's internals differ
+# (its legacy-path shim, its hook proxy) and the watch would call every run tampered; pluggy 1.0 does not understand
+# the plugin's hook wrappers, so pytest stops with an internal error (the real-suites sweep of session 20).
+MIN_PYTEST, MIN_PLUGGY = (8, 0), (1, 3)
+
+
+class UnsupportedPytestError(RuntimeError):
+    """The environment's pytest or pluggy is older than the canary plugin supports."""
+
+
+def _release(version: str) -> tuple[int, ...]:
+    found = re.match(r"(\d+)(?:\.(\d+))?", version)
+    return tuple(int(part) for part in found.groups("0")) if found else (0, 0)
+
+
+def check_pytest_versions(pytest_version: str | None = None, pluggy_version: str | None = None) -> None:
+    """Refuse, with an error that says what to install, an environment whose pytest or pluggy is too old for the
+    canary plugin (the tests run under this interpreter's own packages: ``sys.executable -m pytest``). Versions
+    default to the installed distributions'."""
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415 (only when a run starts)
+
+    found = {}
+    for name, given in (("pytest", pytest_version), ("pluggy", pluggy_version)):
+        try:
+            found[name] = given if given is not None else version(name)
+        except PackageNotFoundError:
+            found[name] = "not installed"
+    old = [f"{name} {found[name]} (needs >= {'.'.join(map(str, least))})"
+           for name, least in (("pytest", MIN_PYTEST), ("pluggy", MIN_PLUGGY)) if _release(found[name]) < least]
+    if old:
+        raise UnsupportedPytestError(
+            f"the tests would run under {', '.join(old)} in {sys.prefix}: Beacon's canary plugin supports pytest >= "
+            f"{'.'.join(map(str, MIN_PYTEST))} with pluggy >= {'.'.join(map(str, MIN_PLUGGY))}; a project that pins an "
+            f"older pytest cannot be scored here (install a newer pytest into this environment)")
+
+
 ALLOWED_FLAGS = frozenset({"-q", "-qq", "-v", "-vv", "--tb=short", "--tb=long", "--tb=line", "--tb=no"})
 _PASSTHROUGH_ENV = ("PATH", "LANG", "LC_ALL", "TZ")
 _CREDENTIAL_ENV = re.compile(

@@ -437,3 +437,17 @@ def test_run_folders_of_a_harness_that_died_are_removed_by_the_next_run(tmp_path
     finally:
         for folder in (stale, alive):
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_an_environment_with_an_old_pytest_is_refused_with_what_to_install():
+    """pytest 7's internals differ from what the canary plugin watches (every run read tampered) and pluggy 1.0 does
+    not understand its hook wrappers (an internal error): a run refuses such an environment up front."""
+    from beacon.repair.pytest_setup import UnsupportedPytestError, check_pytest_versions
+    check_pytest_versions()  # this environment's own pytest and pluggy
+    check_pytest_versions("8.0.0", "1.3.0")
+    with pytest.raises(UnsupportedPytestError, match=r"pytest 7\.4\.4 \(needs >= 8\.0\), pluggy 1\.0\.0 \(needs >= 1\.3\)"):
+        check_pytest_versions("7.4.4", "1.0.0")
+    with pytest.raises(UnsupportedPytestError, match="pluggy 1.2.0"):
+        check_pytest_versions("9.0.3", "1.2.0")
+    with pytest.raises(UnsupportedPytestError, match="pytest not installed"):
+        check_pytest_versions("not installed", "1.5.0")
