@@ -199,7 +199,8 @@ def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, t
             run = run_pytest(checkout, task.tests.selection, protected=prepared.protected,
                              flags=task.tests.flags or ("-q",), timeout=settings.timeout_s,
                              sandbox=settings.sandbox, network=settings.network, limits=settings.limits,
-                             report_dir=prepared.work / "reports" / f"attempt-{slot}", sources=(task.path,))
+                             report_dir=prepared.work / "reports" / f"attempt-{slot}", sources=(task.path,),
+                             pristine={task.path: _pristine(prepared)})
         except TamperedCheckoutError as exc:
             checks["integrity"] = {"ran": True, "before_run": _clean(str(exc), prepared)}
             return Outcome.UNAUTHORIZED_PATH, _clean(str(exc), prepared)

@@ -86,6 +86,7 @@ from .controls import protected_changes, root_config_file
 from .junit import JUnitError, JUnitReport, Verdict, check_report_bytes, parse_junit, verify_all_passed
 from .canary import CanaryCheck, CanarySecret, bootstrap_code, check_canaries, install_plugin, secret_pipe
 from .limits import Limits, RunCgroup
+from .pristine_bindings import binding_sites, bounded
 from .process import remove_tree, run_captured
 from .pytest_setup import build_env, check_flags, check_selection, pick_sandbox, save_report, src_layout_path
 from .sandbox import (BOX_MB, SANDBOX_HOME, SANDBOX_TMP, Mount, box_tmpfs_prefix, bwrap_prefix, describe_mounts, observe,
@@ -141,6 +142,7 @@ def run_pytest(
     writable: Iterable[Path] = (),
     limits: Limits = Limits(),
     sources: Iterable[str] = (),
+    pristine: Mapping[str, str] | None = None,
 ) -> PytestRun:
     """Run ``selection`` on ``checkout``; see the module docstring for the guarantees.
 
@@ -158,6 +160,10 @@ def run_pytest(
     ``sources``: the task's declared source files (checkout-relative), handed to the canary plugin with the secret:
     a comparison dunder made there under another name (a lambda, ``__eq__ = f``) is tampering (the plugin's
     runtime check against always-equal values; see :class:`beacon.repair.canary_plugin._Comparisons`).
+    ``pristine``: a declared source's pristine text (checkout-relative path -> text; the task's commit before any
+    mutation or edit): the comparison bindings it already makes and the checkout keeps unchanged
+    (``__bool__ = __nonzero__``, werkzeug's ``__eq__ = _ProxyLookup(operator.eq)``) are handed to the plugin, which
+    lets exactly the values those statements make pass (:mod:`beacon.repair.pristine_bindings`).
     """
     checkout = Path(os.path.realpath(checkout))
     if not checkout.is_dir():
@@ -169,7 +175,9 @@ def run_pytest(
         if not w.is_dir() or w.is_relative_to(checkout) or checkout.is_relative_to(w):
             raise ValueError(f"writable {w} must be an existing folder outside the checkout {checkout}")
     tests, flags = check_selection(selection), check_flags(flags)
+    sources = tuple(sources)
     declared = tuple(_declared_source(checkout, rel) for rel in sources)
+    sites = _pristine_sites(checkout, sources, pristine or {})
     if network not in {"deny", "allow"}:
         raise ValueError(f"network must be 'deny' or 'allow', got {network!r}")
     bwrap, sandbox_note = pick_sandbox(sandbox)
@@ -187,7 +195,7 @@ def run_pytest(
     box.mkdir(mode=0o700)
     if bwrap is not None:
         _unlistable(box)
-    secret = replace(CanarySecret.new(), box=str(box), sources=declared)
+    secret = replace(CanarySecret.new(), box=str(box), sources=declared, pristine=sites)
     report_fifo = scratch / "junit.fifo"
     os.mkfifo(report_fifo, 0o600)
     read_fd = os.open(report_fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader first, so the writer's open returns
@@ -385,6 +393,25 @@ def _declared_source(checkout: Path, rel: str) -> str:
     if path.is_absolute() or ".." in path.parts or not path.parts:
         raise ValueError(f"a declared source must be a path inside the checkout, got {rel!r}")
     return str(checkout / path)
+
+
+def _pristine_sites(checkout: Path, sources: tuple[str, ...], pristine: Mapping[str, str]) -> tuple[dict, ...]:
+    """The pristine comparison bindings of each declared source in ``pristine`` that the checkout's file (read here,
+    before any test runs) keeps unchanged, bounded (see :mod:`beacon.repair.pristine_bindings`)."""
+    sites: list[dict] = []
+    for rel in sources:
+        text = pristine.get(rel)
+        if type(text) is not str:
+            continue
+        path = Path(_declared_source(checkout, rel))
+        if not Path(os.path.realpath(path)).is_relative_to(checkout):
+            continue
+        try:
+            current = path.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        sites += binding_sites(text, current, str(path))
+    return tuple(bounded(sites))
 
 
 def _unlistable(folder: Path) -> None:
