@@ -267,10 +267,12 @@ ATTACKS = {
     "descriptor_rebuilt_with_another_builtin": (PROXY, PROXY_WRONG.replace(
         "    return Proxy(a - b)\n", "    Proxy.__eq__ = _Lookup(operator.is_not)\n    return Proxy(a - b)\n"),
         "comparison pkg.calc.Proxy.__eq__ is a _Lookup object"),
-    # ``operator`` shadowed by a class of the file, so the unchanged statement holds an always-true function
+    # ``operator`` shadowed by a class of the file whose ``eq`` is an always-true callable named ``eq``, so the
+    # unchanged statement holds it: judged by identity with a C function of that name, never by a writable name
     "descriptor_name_shadowed": (PROXY, PROXY_WRONG.replace(
-        "class _Lookup:", "class operator:\n    eq = staticmethod(lambda a, b: True)\n    ne = lt = contains = eq\n\n\n"
-        "class _Lookup:", 1), "comparison pkg.calc.Proxy.__eq__ is a _Lookup object"),
+        "class _Lookup:", "class _Yes:\n    __name__ = 'eq'\n\n    def __call__(self, a, b):\n        return True\n\n\n"
+        "class operator:\n    from operator import ne, lt, contains\n\n    eq = _Yes()\n\n\nclass _Lookup:", 1),
+        "comparison pkg.calc.Proxy.__eq__ is a _Lookup object"),
     # the factory called again at run time with an always-true lambda
     "factory_rebuilt": (FACTORY + "\n\ndef add(a, b):\n    return a + b\n",
                         FACTORY + "\n\ndef add(a, b):\n    V.__eq__ = _op('__eq__', lambda a, b: True)\n"
