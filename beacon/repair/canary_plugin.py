@@ -1098,7 +1098,11 @@ class _Comparisons:
       own objects (a MagicMock's class holds a ``MagicProxy`` or a child mock for each dunder).
 
     ``def __eq__`` in the declared file is not judged: an honest repair writes comparisons that way, so an
-    always-equal ``def __eq__`` stays the screen's business (README threat model).
+    always-equal ``def __eq__`` stays the screen's business (README threat model). Nor is, on a class of a declared
+    file, exactly what a statement of that file's pristine code binds there, when the checkout keeps the statement
+    unchanged (``__bool__ = __nonzero__``, a lambda, werkzeug's ``_ProxyLookup(operator.eq)``: the harness sends these
+    sites, :mod:`beacon.repair.pristine_bindings`; :meth:`_pristine_site`). What the named ``def``, class or factory
+    does is the declared file's own code, like a ``def __eq__``: the screen's business.
     """
 
     def __init__(self, sources=(), root: str = "", pristine=()):
