@@ -7,12 +7,15 @@ added or changed, or one rebound at run time, stays ``tampered``. Real pytest ru
 from __future__ import annotations
 
 import importlib.util
+import json
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from beacon.data import repo_resolver
+from beacon.providers import OracleProvider, render_repair
+from beacon.repair.attempt import AttemptSpec, run_attempt
 from beacon.data.manifest import Task
 from beacon.repair.controls import snapshot_protected
 from beacon.repair.prepare import RunSettings, prepare_task
@@ -196,10 +199,23 @@ def test_a_task_whose_declared_file_aliases_bool_is_valid_at_preparation(tmp_pat
     task = Task(repo="r", commit=commit, bug_location="m.py:13", mutation_type="constant_change",
                 original_line="    return 1", mutated_line="    return 2", token_budget=1000,
                 test_command="python -m pytest test_m.py", task_id="t")
-    prepared = prepare_task(task, resolve("r"), tmp_path / "w", RunSettings(allow_local_execution=True, timeout_s=30,
-                                                                             sandbox="off"))
+    settings = RunSettings(allow_local_execution=True, timeout_s=30, sandbox="off")
+    prepared = prepare_task(task, resolve("r"), tmp_path / "w", settings)
     assert prepared.valid, prepared.invalid_reason
     assert prepared.mutant["failing_ids"] == ["test_m.py::test_f"]
+    # an attempt (run_attempt hands the pristine text over too): the known repair passes; an edit that rebinds the
+    # pristine statement to an always-true lambda is the screen's finding, and at run time no pristine site
+    spec = AttemptSpec("bm25", 2000, "vague", "exact_edit", "scripted")
+    repair = render_repair(task.path, prepared.mutated_text, task.line, task.repair_line, "exact_edit")
+    tail = "    __ne__ = lambda self, o: not self.v == o.v\n\n\ndef f():\n"
+    rebind = "```json\n" + json.dumps({"path": "m.py", "search": "    __bool__ = __nonzero__\n" + tail + "    return 2",
+                                        "replace": "    __bool__ = lambda s: True\n" + tail + "    return 1"}) + "\n```"
+    outcomes = []
+    for slot, answer in (("known", repair), ("rebind", rebind)):
+        row, _ = run_attempt(prepared, spec, lambda p, s, a=answer: OracleProvider(a), settings, dry_run=False,
+                             slot=slot)
+        outcomes.append(row.to_json()["outcome"])
+    assert outcomes == ["pass", "suspicious_edit"], outcomes
 
 
 # ---- Attacks: each stays tampered with the pristine text handed over ---------------------------------------------------
