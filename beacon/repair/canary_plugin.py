@@ -1309,7 +1309,8 @@ class _Comparisons:
     # its MRO but object defined in that file, found at its qualname, its functions that file's code of that class)
     # or a closure of the file's factory ``def`` the call names (its code nested in the factory's), holding only
     # plain data, the builtins the call's dotted names resolve to (C objects of that name) and the call's own lambdas
-    # or that class's or factory's own functions (their closures and defaults judged alike, two levels deep).
+    # or closures that class's methods or that factory made (their closures and defaults judged alike, two levels
+    # deep; never one of its methods itself).
 
     def _pristine_site(self, name: str, value, cls) -> bool:
         qualname = _class_name(cls)
@@ -1411,9 +1412,10 @@ class _Comparisons:
                     return False
                 if code.co_qualname == lambda_name and _any(_in_span(code, span) for span in site["lambdas"]):
                     continue  # one of the statement's own lambdas
-                if (depth > 0 and code.co_qualname.startswith(own)
+                if (depth > 0 and code.co_qualname.startswith(own) and ".<locals>." in code.co_qualname
                         and self._pristine_held(_captured(item), site, space, real, own, lambda_name, depth - 1)):
-                    continue  # the named class's or factory's own function (werkzeug's ``bind_f``)
+                    continue  # a closure the named class's methods or factory made (werkzeug's ``bind_f``), not
+                    # one of its methods passed as an argument
                 return False
             if resolved is None:
                 resolved = [_resolved(parts, space) for parts in site["names"]]

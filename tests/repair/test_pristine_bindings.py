@@ -72,6 +72,9 @@ class _Lookup:
             return self
         return self.bind_f(instance, instance._obj)
 
+    def describe(self, *args):
+        return "a lookup"
+
 
 class Proxy:
     def __init__(self, obj):
@@ -282,6 +285,10 @@ ATTACKS = {
     # the descriptor rebuilt at run time around another builtin
     "descriptor_rebuilt_with_another_builtin": (PROXY, PROXY_WRONG.replace(
         "    return Proxy(a - b)\n", "    Proxy.__eq__ = _Lookup(operator.is_not)\n    return Proxy(a - b)\n"),
+        "comparison pkg.calc.Proxy.__eq__ is a _Lookup object"),
+    # the descriptor rebuilt at run time around one of its own class's methods (a truthy ``describe``)
+    "descriptor_rebuilt_with_its_own_method": (PROXY, PROXY_WRONG.replace(
+        "    return Proxy(a - b)\n", "    Proxy.__eq__ = _Lookup(_Lookup.describe)\n    return Proxy(a - b)\n"),
         "comparison pkg.calc.Proxy.__eq__ is a _Lookup object"),
     # ``operator`` shadowed by a class of the file whose ``eq`` is an always-true callable named ``eq``, so the
     # unchanged statement holds it: judged by identity with a C function of that name, never by a writable name
