@@ -1113,6 +1113,7 @@ class _Comparisons:
         # (class qualname, dunder) -> the declared files' pristine binding sites there (see _pristine_site)
         self.pristine = _pristine_table(pristine, self.sources)
         self._reals: dict = {}  # co_filename -> its real path
+        self._again = False  # set by _judge: the value just passed must be judged again at the next check
         self._real: dict = {}  # co_filename -> the declared source it is (as shown), or None
         self.root = os.path.realpath(root) if root else ""
         self._outside_files: dict = {}  # co_filename -> whether it is outside the checkout (or not a file at all)
@@ -1200,8 +1201,12 @@ class _Comparisons:
         """Why ``value`` as the dunder ``name`` of a new (or changed) class ``cls`` is a finding, or None: what
         :meth:`_judge_value` finds, unless ``value`` is exactly what a pristine binding of the declared file makes
         there (:meth:`_pristine_site`)."""
+        self._again = False
         why = self._judge_value(name, value, cls)
         if why is not None and self.pristine and cls is not None and self._pristine_site(name, value, cls):
+            # An object a pristine call made (werkzeug's ``_ProxyLookup``) keeps its identity when what it holds is
+            # rebound (``LocalProxy.__eq__.bind_f = …``): it is judged again at every check, never taken as judged.
+            self._again = _type(value) is not types.FunctionType or value.__closure__ is not None
             return None
         return why
 
@@ -1806,6 +1811,8 @@ class _Comparisons:
                         continue  # judged already (or trusted: at the snapshot)
                     judged[name] = _state(value)
                     why = self._judge(name, value, cls)
+                    if self._again:  # a pristine call's object: what it holds can change, so judged every time
+                        del judged[name]
                     if why is not None:
                         out.append(f"comparison {self._label(cls)}.{name} is {why}")
             except Exception as exc:  # a hostile key or value: a finding, never a crash of the check
@@ -1905,6 +1912,8 @@ class _Comparisons:
                 continue
             judged[name] = _state(dunder)
             why = self._judge(name, dunder, owner)
+            if self._again:
+                del judged[name]
             if why is not None:
                 self._report_at_assert(f"comparison {self._label(owner)}.{name} is {why} (at an assert)")
 

@@ -286,6 +286,14 @@ ATTACKS = {
     "descriptor_rebuilt_with_another_builtin": (PROXY, PROXY_WRONG.replace(
         "    return Proxy(a - b)\n", "    Proxy.__eq__ = _Lookup(operator.is_not)\n    return Proxy(a - b)\n"),
         "comparison pkg.calc.Proxy.__eq__ is a _Lookup object"),
+    # the very descriptor object kept, what it holds rebound at run time (its identity is unchanged)
+    "descriptor_held_value_rebound": (PROXY, PROXY_WRONG.replace(
+        "    return Proxy(a - b)\n", "    Proxy.__eq__.bind_f = lambda instance, obj: (lambda other: True)\n"
+        "    return Proxy(a - b)\n"), "comparison pkg.calc.Proxy.__eq__ is a _Lookup object"),
+    # the factory's closure kept, its cell rebound at run time
+    "factory_cell_rebound": (FACTORY + "\n\ndef add(a, b):\n    return a + b\n",
+                             FACTORY + "\n\ndef add(a, b):\n    V.__eq__.__closure__[0].cell_contents = lambda a, b: True\n"
+                             "    return V(a - b)\n", "comparison pkg.calc.V.__eq__ is method from pkg/calc.py"),
     # the descriptor rebuilt at run time around one of its own class's methods (a truthy ``describe``)
     "descriptor_rebuilt_with_its_own_method": (PROXY, PROXY_WRONG.replace(
         "    return Proxy(a - b)\n", "    Proxy.__eq__ = _Lookup(_Lookup.describe)\n    return Proxy(a - b)\n"),
