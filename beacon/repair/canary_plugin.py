@@ -933,6 +933,59 @@ def _captured(function) -> list:
     return out
 
 
+def _held_now(value, memo: dict, depth: int = 3) -> tuple:
+    """What a pristine call's judgement rests on, as the objects themselves (kept alive with the judgement, so no id
+    is reused): for an object, its class, every class of its MRO but ``object`` with its own ``__dict__``'s keys and
+    values and its functions' code, and what the object holds (its slots' and instance ``__dict__``'s values); for a
+    function, its code, closure contents and defaults; and the same for each Python function held, ``depth`` levels
+    deep. ``memo`` keeps each class's part while one class's dunders are judged (werkzeug's ``LocalProxy`` holds 12
+    ``_ProxyLookup`` objects; cleared before each class): a class changed by code running inside that loop is seen
+    at the next check."""
+    kind = _type(value)
+    if kind is types.FunctionType:
+        out, held = (_func_code(value),), _captured(value)
+    else:
+        entry = memo.get(id(kind))
+        if entry is None or entry[0] is not kind:
+            entry = memo[id(kind)] = (kind, *_class_part(kind))
+        out, held = entry[1], []
+        for getter in entry[2]:
+            own_dict = _read(getter, value)
+            if _type(own_dict) is dict:  # ``__dict__`` (``__weakref__``: a ref or None)
+                held += [*dict.keys(own_dict), *dict.values(own_dict)]
+            else:
+                held.append(own_dict)
+    out += tuple(held)
+    if depth > 1:
+        for item in held:
+            if _type(item) is types.FunctionType:
+                out += _held_now(item, memo, depth - 1)
+    return out
+
+
+def _class_part(kind) -> tuple:
+    """``_held_now``'s part for a class: ``(the objects, the getters of what an instance holds)``."""
+    parts, getters = [kind], []
+    for klass in _class_mro(kind)[:-1]:
+        own = _class_dict(klass)
+        values = list(types.MappingProxyType.values(own))
+        parts += [klass, *types.MappingProxyType.keys(own), *values]
+        for item in values:
+            item_kind = _type(item)
+            if item_kind is types.FunctionType:
+                parts.append(_func_code(item))
+            elif item_kind in _STATIC and _type(item.__func__) is types.FunctionType:
+                parts.append(_func_code(item.__func__))
+            elif item_kind is types.MemberDescriptorType or (item_kind is types.GetSetDescriptorType
+                                                             and item.__objclass__ is klass):
+                getters.append(item.__get__)
+    return tuple(parts), tuple(getters)
+
+
+def _same(before: tuple, now: tuple) -> bool:
+    return _len(before) == _len(now) and _all(_map(_is, before, now))
+
+
 def _resolved(parts: tuple, space: dict):
     """The C function or builtin class a dotted name of a pristine call (``operator.eq``, ``bool``) is in the module
     namespace ``space`` (or builtins), read from the dictionaries directly, with the name's last part as its own
@@ -1113,7 +1166,8 @@ class _Comparisons:
         # (class qualname, dunder) -> the declared files' pristine binding sites there (see _pristine_site)
         self.pristine = _pristine_table(pristine, self.sources)
         self._reals: dict = {}  # co_filename -> its real path
-        self._again = False  # set by _judge: the value just passed must be judged again at the next check
+        self._again = None  # set by _judge: what a pristine call's object held when it passed (see _held_now)
+        self._memo: dict = {}  # _held_now's class parts while one class's dunders are judged (cleared before)
         self._real: dict = {}  # co_filename -> the declared source it is (as shown), or None
         self.root = os.path.realpath(root) if root else ""
         self._outside_files: dict = {}  # co_filename -> whether it is outside the checkout (or not a file at all)
@@ -1201,12 +1255,14 @@ class _Comparisons:
         """Why ``value`` as the dunder ``name`` of a new (or changed) class ``cls`` is a finding, or None: what
         :meth:`_judge_value` finds, unless ``value`` is exactly what a pristine binding of the declared file makes
         there (:meth:`_pristine_site`)."""
-        self._again = False
+        self._again = None
         why = self._judge_value(name, value, cls)
         if why is not None and self.pristine and cls is not None and self._pristine_site(name, value, cls):
             # An object a pristine call made (werkzeug's ``_ProxyLookup``) keeps its identity when what it holds is
-            # rebound (``LocalProxy.__eq__.bind_f = …``): it is judged again at every check, never taken as judged.
-            self._again = _type(value) is not types.FunctionType or value.__closure__ is not None
+            # rebound (``LocalProxy.__eq__.bind_f = …``): what it holds now is kept with the judgement, which stands
+            # only while every item is the same object (judged again otherwise).
+            if _type(value) is not types.FunctionType or value.__closure__ is not None:
+                self._again = _held_now(value, self._memo)
             return None
         return why
 
@@ -1795,6 +1851,7 @@ class _Comparisons:
                 if entry is None or entry[0]() is not cls:  # first seen (or an id reused by a new class)
                     entry = known[id(cls)] = (weakref.ref(cls), {})
                 judged = entry[1]
+                self._memo.clear()
                 for name in names:
                     if name not in own:
                         continue
@@ -1807,12 +1864,13 @@ class _Comparisons:
                             continue
                     before = judged.get(name)
                     if before is not None and before[0]() is value and (
-                            before[1] is None or before[1]() is value.__code__):
+                            before[1] is None or before[1]() is value.__code__) and (
+                            len(before) == 2 or _same(before[2], _held_now(value, self._memo))):
                         continue  # judged already (or trusted: at the snapshot)
                     judged[name] = _state(value)
                     why = self._judge(name, value, cls)
-                    if self._again:  # a pristine call's object: what it holds can change, so judged every time
-                        del judged[name]
+                    if self._again is not None:  # a pristine call's object: judged again when what it holds changed
+                        judged[name] = (*judged[name], self._again)
                     if why is not None:
                         out.append(f"comparison {self._label(cls)}.{name} is {why}")
             except Exception as exc:  # a hostile key or value: a finding, never a crash of the check
@@ -1901,6 +1959,7 @@ class _Comparisons:
                 self._report_at_assert(f"comparison {self._label(cls)}.{name}: {why} (at an assert)")
 
     def _judge_owner(self, owner, own, found) -> None:
+        self._memo.clear()
         entry = self.known.get(id(owner))
         if entry is None or entry[0]() is not owner:
             entry = self.known[id(owner)] = (weakref.ref(owner), {})
@@ -1908,12 +1967,14 @@ class _Comparisons:
         for name in found:
             dunder = own[name]
             before = judged.get(name)
-            if before is not None and before[0]() is dunder and (before[1] is None or before[1]() is dunder.__code__):
+            if before is not None and before[0]() is dunder and (
+                    before[1] is None or before[1]() is dunder.__code__) and (
+                    len(before) == 2 or _same(before[2], _held_now(dunder, self._memo))):
                 continue
             judged[name] = _state(dunder)
             why = self._judge(name, dunder, owner)
-            if self._again:
-                del judged[name]
+            if self._again is not None:
+                judged[name] = (*judged[name], self._again)
             if why is not None:
                 self._report_at_assert(f"comparison {self._label(owner)}.{name} is {why} (at an assert)")
 

@@ -290,6 +290,10 @@ ATTACKS = {
     "descriptor_held_value_rebound": (PROXY, PROXY_WRONG.replace(
         "    return Proxy(a - b)\n", "    Proxy.__eq__.bind_f = lambda instance, obj: (lambda other: True)\n"
         "    return Proxy(a - b)\n"), "comparison pkg.calc.Proxy.__eq__ is a _Lookup object"),
+    # the very descriptor object kept, its class's ``__get__`` rebound at run time
+    "descriptor_class_method_rebound": (PROXY, PROXY_WRONG.replace(
+        "    return Proxy(a - b)\n", "    _Lookup.__get__ = lambda self, instance, owner=None: lambda other: True\n"
+        "    return Proxy(a - b)\n"), "comparison pkg.calc.Proxy.__bool__ is a _Lookup object"),  # every dunder: the first
     # the factory's closure kept, its cell rebound at run time
     "factory_cell_rebound": (FACTORY + "\n\ndef add(a, b):\n    return a + b\n",
                              FACTORY + "\n\ndef add(a, b):\n    V.__eq__.__closure__[0].cell_contents = lambda a, b: True\n"
