@@ -201,7 +201,8 @@ def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, t
                              flags=task.tests.flags or ("-q",), timeout=settings.timeout_s,
                              sandbox=settings.sandbox, network=settings.network, limits=settings.limits,
                              report_dir=prepared.work / "reports" / f"attempt-{slot}", sources=(task.path,),
-                             before={task.path: (prepared.mutated_text, _pristine(prepared))})
+                             before={task.path: (prepared.mutated_text, _pristine(prepared))},
+                             pristine={task.path: _pristine(prepared)})
         except TamperedCheckoutError as exc:
             checks["integrity"] = {"ran": True, "before_run": _clean(str(exc), prepared)}
             return Outcome.UNAUTHORIZED_PATH, _clean(str(exc), prepared)

@@ -30,6 +30,7 @@ PLUGIN_MODULE = "beacon_canary_plugin"
 # test failed in the run): canary_plugin.LEDGER, the same string (the plugin imports nothing from Beacon).
 LEDGER = "beacon ledger:"
 _PLUGIN_SOURCE = Path(__file__).with_name("canary_plugin.py")
+_PIPE_BUDGET = 60_000  # bytes of secret: Linux's pipe buffer is 64 KiB (pristine_bindings keeps its part to 24,000)
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,9 @@ class CanarySecret:
     # ``((source, (line, ...)), ...)``: the lines of a declared source the edit changed (absolute path, 1-based);
     # a comparison dunder whose code spans one is probed at asserts (canary_plugin._Comparisons.probe).
     edited: tuple = ()
+    # The comparison bindings the declared files' pristine code already makes and the checkout keeps unchanged
+    # (beacon.repair.pristine_bindings.binding_sites, bounded there): the plugin lets exactly those values pass.
+    pristine: tuple[dict, ...] = ()
 
     @classmethod
     def new(cls) -> "CanarySecret":
@@ -56,7 +60,7 @@ class CanarySecret:
     def payload(self) -> bytes:
         return json.dumps({"token": self.token, "must_pass": self.must_pass, "must_fail": self.must_fail,
                            "left": self.left, "right": self.right, "box": self.box,
-                           "sources": list(self.sources),
+                           "sources": list(self.sources), "pristine": list(self.pristine),
                            "edited": [[path, list(lines)] for path, lines in self.edited]}).encode()
 
 
@@ -90,9 +94,12 @@ def install_plugin(folder: Path) -> Path:
 
 def secret_pipe(secret: CanarySecret) -> int:
     """A pipe holding the secret, write end closed: the child reads it to EOF; returns the read end."""
+    payload = secret.payload()
+    if len(payload) > _PIPE_BUDGET:  # a write beyond the pipe's buffer would block with no reader yet
+        raise ValueError(f"the canary secret is {len(payload)} bytes, over {_PIPE_BUDGET}")
     read_fd, write_fd = os.pipe()
     try:
-        os.write(write_fd, secret.payload())  # far below the pipe buffer: never blocks
+        os.write(write_fd, payload)  # far below the pipe buffer: never blocks
     finally:
         os.close(write_fd)
     return read_fd

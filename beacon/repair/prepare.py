@@ -62,6 +62,14 @@ class PreparedTask:
         return tree
 
 
+def _text(path: Path) -> str | None:
+    """A pristine declared file's text (for the canary plugin's pristine comparison bindings), or None."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def selected_files(tree: Path, selection: tuple[str, ...]) -> list[str]:
     """Test files named by a selection (paths or node ids) under ``tree``: pinned like control files."""
     files: set[str] = set()
@@ -109,7 +117,7 @@ def prepare_task(task: Task, source: GitSource, work: Path, settings: RunSetting
         return prepared
     run_kw = dict(protected=prepared.protected, flags=task.tests.flags or ("-q",), timeout=settings.timeout_s,
                   sandbox=settings.sandbox, network=settings.network, limits=settings.limits,
-                  sources=(task.path,))
+                  sources=(task.path,), pristine={task.path: _text(pristine / task.path)})
     original = run_pytest(materialize(source, task.commit, work / "original-run"), selection,
                           report_dir=work / "reports" / "original", **run_kw)
     prepared.sandboxed = original.sandboxed

@@ -87,6 +87,7 @@ from .edited_lines import edited_lines
 from .junit import JUnitError, JUnitReport, Verdict, check_report_bytes, parse_junit, verify_all_passed
 from .canary import CanaryCheck, CanarySecret, bootstrap_code, check_canaries, install_plugin, secret_pipe
 from .limits import Limits, RunCgroup
+from .pristine_bindings import binding_sites, bounded
 from .process import remove_tree, run_captured
 from .pytest_setup import (build_env, check_flags, check_pytest_versions, check_selection, pick_sandbox, save_report,
                            src_layout_path)
@@ -144,6 +145,7 @@ def run_pytest(
     limits: Limits = Limits(),
     sources: Iterable[str] = (),
     before: Mapping[str, Sequence[str]] | None = None,
+    pristine: Mapping[str, str] | None = None,
 ) -> PytestRun:
     """Run ``selection`` on ``checkout``; see the module docstring for the guarantees.
 
@@ -165,6 +167,10 @@ def run_pytest(
     pristine one); the lines of the checkout's file changed relative to all of them go to the plugin, which probes
     a comparison dunder whose code spans one of them at asserts (``_Comparisons.probe``). Without it nothing is
     probed (a task's untouched and mutant runs).
+    ``pristine``: a declared source's pristine text (checkout-relative path -> text; the task's commit before any
+    mutation or edit): the comparison bindings it already makes and the checkout keeps unchanged
+    (``__bool__ = __nonzero__``, werkzeug's ``__eq__ = _ProxyLookup(operator.eq)``) are handed to the plugin, which
+    lets exactly the values those statements make pass (:mod:`beacon.repair.pristine_bindings`).
     """
     checkout = Path(os.path.realpath(checkout))
     if not checkout.is_dir():
@@ -177,8 +183,10 @@ def run_pytest(
             raise ValueError(f"writable {w} must be an existing folder outside the checkout {checkout}")
     tests, flags = check_selection(selection), check_flags(flags)
     check_pytest_versions()
+    sources = tuple(sources)
     declared = tuple(_declared_source(checkout, rel) for rel in sources)
-    edited = _edited(checkout, tuple(sources), before or {})
+    edited = _edited(checkout, sources, before or {})
+    sites = _pristine_sites(checkout, sources, pristine or {})
     if network not in {"deny", "allow"}:
         raise ValueError(f"network must be 'deny' or 'allow', got {network!r}")
     bwrap, sandbox_note = pick_sandbox(sandbox)
@@ -196,7 +204,7 @@ def run_pytest(
     box.mkdir(mode=0o700)
     if bwrap is not None:
         _unlistable(box)
-    secret = replace(CanarySecret.new(), box=str(box), sources=declared, edited=edited)
+    secret = replace(CanarySecret.new(), box=str(box), sources=declared, pristine=sites, edited=edited)
     report_fifo = scratch / "junit.fifo"
     os.mkfifo(report_fifo, 0o600)
     read_fd = os.open(report_fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader first, so the writer's open returns
@@ -408,6 +416,23 @@ def _edited(checkout: Path, sources: tuple[str, ...], before: Mapping[str, Seque
         if lines:
             out.append((str(path), lines))
     return tuple(out)
+def _pristine_sites(checkout: Path, sources: tuple[str, ...], pristine: Mapping[str, str]) -> tuple[dict, ...]:
+    """The pristine comparison bindings of each declared source in ``pristine`` that the checkout's file (read here,
+    before any test runs) keeps unchanged, bounded (see :mod:`beacon.repair.pristine_bindings`)."""
+    sites: list[dict] = []
+    for rel in sources:
+        text = pristine.get(rel)
+        if type(text) is not str:
+            continue
+        path = Path(_declared_source(checkout, rel))
+        if not Path(os.path.realpath(path)).is_relative_to(checkout):
+            continue
+        try:
+            current = path.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        sites += binding_sites(text, current, str(path))
+    return tuple(bounded(sites))
 
 
 def _unlistable(folder: Path) -> None:
