@@ -60,16 +60,10 @@ T = "tests/test_calc.py"
 
 # The documented refusals (README, "Honest shapes still refused"): reported as ``known``, not as false positives.
 _WRAPT = "a wrapt-decorated test function (a FunctionWrapper, not a function)"
-_ALIAS = "the pristine declared file binds a comparison dunder to another function"
 _MODFUNC = "a test module's own function monkeypatched as __eq__ on a declared class"
 KNOWN = {
     "idiom-decorated_wrapt": _WRAPT,
     "repro-wrapt_test": _WRAPT,
-    "idiom-source_aliases_py2compat": _ALIAS,
-    "idiom-source_set_aliases": _ALIAS,
-    "idiom-source_ne_lambda": _ALIAS,
-    "repro-declared_alias_py2": _ALIAS,
-    "repro-declared_factory": _ALIAS,
     "idiom-monkeypatch_dunder_module_func": _MODFUNC,
     "repro-monkeypatch_module_function": _MODFUNC,
 }
@@ -1852,8 +1846,11 @@ def run_case(case: Case, work: Path, *, sandbox: str = "off", timeout: float = 1
     clock = time.perf_counter()
     # The whole declared file counts as the edit (its text "before" is empty): every comparison dunder it defines
     # is probed at asserts (canary_plugin._Comparisons.probe), the strictest an attempt can be.
+    # The declared file's text is also its pristine text: the comparison bindings it makes pass by identity
+    # (beacon/repair/pristine_bindings.py), as in a task's preparation and attempts.
     run = run_pytest(root, selection, protected=protected, sandbox=sandbox, report_dir=work / "report",
-                     sources=("pkg/calc.py",), before={"pkg/calc.py": ("",)}, timeout=timeout)
+                     sources=("pkg/calc.py",), before={"pkg/calc.py": ("",)},
+                     pristine={"pkg/calc.py": case.tree()["pkg/calc.py"]}, timeout=timeout)
     t_beacon = time.perf_counter() - clock
     result = Result(case.name, "pass", t_plain=t_plain, t_beacon=t_beacon, sandboxed=run.sandboxed)
     if status != 0 or not passed:
