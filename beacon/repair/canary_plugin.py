@@ -243,6 +243,8 @@ class _Watch:
         unittest = sys.modules.get("_pytest.unittest")  # a builtin plugin: imported by now, before any project file
         self.unittest_cls = getattr(unittest, "TestCaseFunction", None)
 
+    observers: "_IdentitySet" = ()  # (set by arm)
+
     def needs_pyfunc_call(self, item) -> bool:
         """A test whose call phase must go through ``pytest_pyfunc_call``: a ``Function`` (by its class at
         collection), but not unittest's (its ``runtest`` runs the TestCase) nor a never-run definition."""
@@ -264,6 +266,12 @@ class _Watch:
                 if os.path.basename(getattr(plugin, "__file__", "") or "") != "conftest.py":
                     changes.append(f"hook {name}: {plugin_name} registered during collection")
         self.hooks = hooks
+        # pytest's own log-capturing plugin, by identity: a suite may unregister it around its tests (flask's
+        # test_logging.py does, with an autouse fixture; the real-suites sweep of session 20). Without it no log is
+        # captured, and no outcome changes, so its hooks may be missing (never replaced or added to).
+        logging_cls = getattr(sys.modules.get("_pytest.logging"), "LoggingPlugin", None)
+        self.observers = _IdentitySet(plugin for impls in hooks.values() for _, _, plugin in impls
+                                      if logging_cls is not None and _type(plugin) is logging_cls)
         self.items = {id(item): self._item_state(item) for item in items}
         self.item_types = {cls: cls.__dict__.get("runtest") for cls in {type(i) for i in items}}
         return changes
@@ -325,7 +333,8 @@ class _Watch:
         out = [f"{name} was replaced" for name, value in self.internals.items() if now.get(name) is not value]
         if self.hooks is not None:
             out += [f"hook {name}: implementations changed" for name, impls in self._hooks().items()
-                    if [i[:2] for i in impls] != [i[:2] for i in self.hooks.get(name, ())]]
+                    if [i[:2] for i in impls] != [i[:2] for i in self.hooks.get(name, ())]
+                    and [i[:2] for i in impls] != [i[:2] for i in self.hooks.get(name, ()) if i[2] not in self.observers]]
         out += [f"{cls.__name__}.runtest was replaced" for cls, fn in self.item_types.items()
                 if cls.__dict__.get("runtest") is not fn]
         for item in items or ():
@@ -361,6 +370,16 @@ def _slot_getters(cls) -> tuple:
     ``__dict__``), read through the member descriptors themselves."""
     return tuple((name, value.__get__) for klass in _class_mro(cls) for name, value in _class_dict(klass).items()
                  if _type(value) is types.MemberDescriptorType)
+
+
+class _IdentitySet:
+    """Objects compared by identity (``in`` never calls their ``__eq__``)."""
+
+    def __init__(self, objects=()):
+        self._ids = {id(o): o for o in objects}
+
+    def __contains__(self, obj) -> bool:
+        return self._ids.get(id(obj)) is obj
 
 
 def _read(getter, obj):
@@ -1524,7 +1543,7 @@ class _Comparisons:
             return None
         descriptor = any("__get__" in _class_dict(cls) for cls in _class_mro(type(value)))
         if (callable(value) or descriptor) and not self._from_mock(value):
-            if self._library_descriptor(name, value, cls):
+            if self._library_descriptor(name, value, cls) or self._checkout_descriptor(name, value, cls):
                 return None
             return f"a {_class_name(type(value))} object"
         return None
@@ -1670,20 +1689,53 @@ class _Comparisons:
         if not (self._outside(code) and self._library_own(kind, code) and self._library_own(cls, code)):
             return False
         held = [_read(getter, value) for _, getter in _slot_getters(kind)]
-        own = _read(object.__dict__["__dict__"].__get__, value) if "__dict__" in _class_dict(kind) else _ABSENT
+        getter = _instance_dict_getter(kind)  # (``object`` has no ``__dict__`` descriptor to borrow)
+        own = _read(lambda v: getter(v, kind), value) if getter is not None else _ABSENT
         if type(own) is dict:
             held += list(own.values())
         stem = name.strip("_")
         return self._held_ok(held, os.path.dirname(os.path.realpath(code.co_filename)) + os.sep,
                              frozenset({stem, "is_" + stem}), 2)
 
-    def _held_ok(self, held, library: str, names: frozenset, depth: int) -> bool:
+    def _checkout_descriptor(self, name: str, value, cls) -> bool:
+        """The same shape in a checkout module that is not a declared source (its text is the task's own: only the
+        declared file may change), for a project whose own class it is (werkzeug's ``LocalProxy`` when werkzeug is
+        the project under test: the real-suites sweep of session 20): the descriptor's class and ``cls`` are found at
+        their qualnames in that module, whose file holds the descriptor's methods, and what the descriptor holds is
+        that file's functions and builtins or classes named after the dunder (:meth:`_held_ok`)."""
+        kind = type(value)
+        methods = [f for f in _class_dict(kind).values() if type(f) is types.FunctionType]
+        if cls is None or not methods:
+            return False
+        code = _func_code(methods[0])
+        path = _realpath(code.co_filename) if type(code.co_filename) is str else ""
+        if (not path or self._outside(code) or self._declared(code.co_filename) is not None or _test_file(path)):
+            return False
+        for klass in (kind, cls):
+            module_name = _class_module(klass)
+            space = _namespace(sys.modules.get(module_name) if type(module_name) is str else None)
+            where = dict.get(space, "__file__") if space is not None else None
+            if type(where) is not str or _realpath(where) != path or _found_at(space, _class_name(klass)) is not klass:
+                return False
+        held = [_read(getter, value) for _, getter in _slot_getters(kind)]
+        getter = _instance_dict_getter(kind)
+        own = _read(lambda v: getter(v, kind), value) if getter is not None else _ABSENT
+        if type(own) is dict:
+            held += list(own.values())
+        stem = name.strip("_")
+        return self._held_ok(held, path, frozenset({stem, "is_" + stem}), 2, outside=False)
+
+    def _held_ok(self, held, library: str, names: frozenset, depth: int, outside: bool = True) -> bool:
+        """Whether ``held`` (and the closures of its functions, ``depth`` deep) is only functions of the files under
+        ``library`` (outside the checkout, or with ``outside=False`` inside it but not declared) and builtins or
+        classes with one of ``names``."""
         for item in held:
             if item is None or item is _ABSENT or _type(item) in _PLAIN:
                 continue
             if _type(item) is types.FunctionType:
                 code = _func_code(item)
-                if not os.path.realpath(code.co_filename).startswith(library) or not self._outside(code):
+                if (not os.path.realpath(code.co_filename).startswith(library) or self._outside(code) is not outside
+                        or (not outside and self._declared(code.co_filename) is not None)):
                     return False
                 cells = []
                 for cell in item.__closure__ or ():
@@ -1691,7 +1743,7 @@ class _Comparisons:
                         cells.append(cell.cell_contents)
                     except ValueError:  # an empty cell
                         pass
-                if cells and (depth == 0 or not self._held_ok(cells, library, names, depth - 1)):
+                if cells and (depth == 0 or not self._held_ok(cells, library, names, depth - 1, outside)):
                     return False
                 continue
             if _type(item) in _BUILTINS or isinstance(item, type):

@@ -204,3 +204,39 @@ def test_an_honest_suite_using_pytests_legacy_paths_passes(tmp_path):
     verdict = verify_run(run, HONEST_IDS + [f"{TEST}::test_skipped"])
     assert run.canaries.ok and not verdict.tampered, (verdict.reasons, run.stdout[-3000:])
     assert [tc.outcome for tc in run.report.testcases if tc.name == "test_skipped"] == ["skipped"]
+
+
+# pytest's log-capturing plugin unregistered around each test by an autouse fixture (flask's tests/test_logging.py;
+# the real-suites sweep of session 20 found its suite `tampered`): its hooks may be missing, nothing else may change.
+NO_LOGGING = '''import pytest
+
+
+@pytest.fixture(autouse=True)
+def no_logging_plugin(pytestconfig):
+    plugin = pytestconfig.pluginmanager.unregister(name="logging-plugin")
+    yield
+    if plugin:
+        pytestconfig.pluginmanager.register(plugin, "logging-plugin")
+
+
+'''
+
+
+def test_a_suite_that_unregisters_the_logging_plugin_around_its_tests_passes(tmp_path):
+    files = {SOURCE: "def add(a, b):\n    return a + b\n",
+             TEST: NO_LOGGING + "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+                                "def test_again():\n    assert add(1, 1) == 2\n"}
+    run, verdict = score(tmp_path, files, ["tests/test_calc.py::test_add", "tests/test_calc.py::test_again"])
+    assert verdict.passed and run.canaries.ok, (verdict.reasons, findings(run))
+
+
+def test_a_plugin_put_in_the_logging_plugins_place_is_tampering(tmp_path):
+    """The allowance is for the missing LoggingPlugin only: a hook implementation that takes its place is not."""
+    forced = ("class _Quiet:\n    def pytest_runtest_logreport(self, report):\n"
+              "        report.outcome = 'passed'\n\n\n"
+              "def add(a, b):\n    import gc\n    for o in gc.get_objects():\n"
+              "        if type(o).__name__ == 'PytestPluginManager':\n"
+              "            o.unregister(name='logging-plugin')\n            o.register(_Quiet(), 'logging-plugin')\n"
+              "            break\n    return a - b\n")
+    run, verdict = score(tmp_path, {SOURCE: forced, TEST: ADD_TEST})
+    assert verdict.tampered and not verdict.passed, (verdict.reasons, findings(run))

@@ -349,3 +349,54 @@ def test_the_sites_sent_are_the_unchanged_pristine_statements_only():
     moved = "\n\n" + pristine  # the same statements two lines down: sent with their current positions
     assert binding_sites(pristine, moved, "f.py")[0]["lines"] == [7]
     assert binding_sites(pristine, "def (:\n", "f.py") == []
+
+
+# ---- The same descriptor shape in a checkout module that is not declared (the real-suites sweep of session 20:
+# werkzeug's own LocalProxy, when werkzeug is the project under test and local.py is not the declared file) --------
+LOOKUP = '''import operator
+
+
+class _Lookup:
+    def __init__(self, f):
+        self.f = f
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        f = self.f
+        target = instance._target
+
+        def bound(*args):
+            return f(target, *args)
+        return bound
+
+
+class Proxy:
+    def __init__(self, target):
+        self._target = target
+
+    __eq__ = _Lookup(operator.eq)
+    __bool__ = _Lookup(bool)
+'''
+LOOKUP_TEST = "from pkg.calc import add\nfrom pkg.proxy import Proxy\n\n\ndef test_add():\n    assert Proxy(5) == add(2, 3)\n" \
+              "    assert Proxy(1)\n"
+
+
+@pytest.mark.parametrize("calc, forged", [
+    ("def add(a, b):\n    return a + b\n", False),
+    # the declared file rebinds the checkout class's dunder at import: a builtin not named after it
+    ("import operator\nfrom pkg.proxy import Proxy, _Lookup\n\nProxy.__eq__ = _Lookup(operator.is_not)\n\n\n"
+     "def add(a, b):\n    return a - b\n", True),
+    # ... or the same descriptor class around a function of the declared file
+    ("from pkg.proxy import Proxy, _Lookup\n\nProxy.__eq__ = _Lookup(lambda a, b: True)\n\n\n"
+     "def add(a, b):\n    return a - b\n", True),
+])
+def test_a_descriptor_dunder_of_an_undeclared_checkout_module(tmp_path, calc, forged):
+    run, verdict = score(tmp_path, calc, LOOKUP_TEST, extra={"pkg/proxy.py": LOOKUP})
+    if forged:
+        assert verdict.tampered and "Proxy.__eq__" in findings(run), (verdict.reasons, findings(run))
+    else:
+        assert verdict.passed and run.canaries.ok, (verdict.reasons, findings(run))
