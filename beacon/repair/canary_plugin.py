@@ -1238,6 +1238,16 @@ def _unlike(other, name: str) -> list:
 _STDLIB = os.path.dirname(os.__file__) + os.sep
 
 
+def _in_mro(cls, name: str) -> tuple:
+    """``(value, owner)``: what ``name`` resolves to on ``cls`` through its MRO (the first class whose own ``__dict__``
+    holds it, read through ``type``'s descriptors: no metaclass code runs), or ``(_ABSENT, None)``."""
+    for base in _class_mro(cls):
+        own = _class_dict(base)
+        if name in own:
+            return own[name], base
+    return _ABSENT, None
+
+
 def _test_file(filename) -> bool:
     """A test module or conftest by pytest's default file names."""
     base = os.path.basename(filename) if type(filename) is str else ""
@@ -2171,12 +2181,7 @@ class _Comparisons:
         cls = _type(value)
         if not _class_flags(cls) & _HEAPTYPE:
             return
-        function = owner = None
-        for base in _class_mro(cls):
-            own = _class_dict(base)
-            if name in own:
-                function, owner = own[name], base
-                break
+        function, owner = _in_mro(cls, name)
         if type(function) is not types.FunctionType:
             return
         key = (id(function), id(_type(other)))
@@ -2212,12 +2217,7 @@ class _Comparisons:
         given before saying yes (``type(other.cents) is int``) is not caught; unedited code that reaches no edited
         function is never called."""
         for name in _PROBED:
-            function = owner = None
-            for base in _class_mro(cls):
-                own = _class_dict(base)
-                if name in own:
-                    function, owner = own[name], base
-                    break
+            function, owner = _in_mro(cls, name)
             if type(function) is not types.FunctionType:
                 continue
             code = function.__code__
@@ -2272,11 +2272,7 @@ class _Comparisons:
             if _type(held) is dict:
                 found = dict.get(held, name, _ABSENT)
             if found is _ABSENT:
-                for base in _class_mro(cls):
-                    own = _class_dict(base)
-                    if name in own:
-                        found = own[name]
-                        break
+                found = _in_mro(cls, name)[0]
             if found is _ABSENT and type(space) is dict:
                 found = dict.get(space, name, _ABSENT)
             if _type(found) in _STATIC or _type(found) is types.MethodType:
