@@ -938,14 +938,20 @@ def _nested(outer, code, depth: int) -> bool:
     return False
 
 
-def _captured(function) -> list:
-    """What a Python function holds besides its code: its closure's contents and its defaults."""
+def _cells(function) -> list:
+    """The contents of a Python function's closure cells (empty cells skipped)."""
     out = []
     for cell in function.__closure__ or ():
         try:
             out.append(cell.cell_contents)
         except ValueError:  # an empty cell
             pass
+    return out
+
+
+def _captured(function) -> list:
+    """What a Python function holds besides its code: its closure's contents and its defaults."""
+    out = _cells(function)
     out += list(function.__defaults__ or ())
     kwdefaults = function.__kwdefaults__
     if _type(kwdefaults) is dict:
@@ -1747,12 +1753,7 @@ class _Comparisons:
                 if (not os.path.realpath(code.co_filename).startswith(library) or self._outside(code) is not outside
                         or (not outside and self._declared(code.co_filename) is not None)):
                     return False
-                cells = []
-                for cell in item.__closure__ or ():
-                    try:
-                        cells.append(cell.cell_contents)
-                    except ValueError:  # an empty cell
-                        pass
+                cells = _cells(item)
                 if cells and (depth == 0 or not self._held_ok(cells, library, names, depth - 1, outside)):
                     return False
                 continue
