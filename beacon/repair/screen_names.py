@@ -173,6 +173,31 @@ def attribute_chain(node: ast.AST) -> str | None:
     return ".".join(reversed(parts))
 
 
+def mangled_class(name: str) -> str | None:
+    """The class part of a name-mangled private name written out by hand (``_UserList__cast`` -> ``UserList``), or
+    ``None``: a name CPython makes from ``__cast`` inside ``class UserList`` (leading underscores of the class name
+    dropped). A dunder (``__x__``) is never mangled, so a name ending in ``__`` is none."""
+    if len(name) < 5 or name[0] != "_" or name[1] == "_" or name.endswith("__"):
+        return None
+    cut = name.find("__", 2)
+    return name[1:cut] if cut > 1 and len(name) > cut + 2 else None
+
+
+def foreign_private(name: str, enclosing: str | None) -> bool:
+    """``name`` is another class's mangled private name: it has the mangled shape and is not the one the innermost
+    enclosing class ``enclosing`` itself makes (``_Foo__bar`` written inside ``class Foo`` or ``class _Foo`` is the
+    same name as ``__bar`` there)."""
+    if mangled_class(name) is None:
+        return False
+    own = (enclosing or "").lstrip("_")
+    return not (own and name.startswith(f"_{own}__"))
+
+
+def is_private(name: str) -> bool:
+    """A name CPython mangles inside a class body: ``__x`` that is no dunder."""
+    return name.startswith("__") and not name.endswith("__") and len(name) > 2
+
+
 def import_aliases(tree: ast.AST) -> dict[str, str]:
     """Local names bound by imports anywhere in the module -> their dotted origin."""
     out: dict[str, str] = {}
