@@ -307,6 +307,9 @@ class Collector(ast.NodeVisitor):
                     self.add("comparison_override", f"assign {name.value}", node)
                 if name.value in HOME_ATTRS:
                     self.add("introspection", f"assign {name.value}", node)
+        if called in _HOMED_FACTORIES and any(k.arg == "module" for k in node.keywords):
+            # `namedtuple("X", "a", module="textkit.strings")`: a class made in another module's name (R10-2)
+            self.add("introspection", f"{called}(module=)", node)
         if self._rehomes(node):
             # `update_wrapper(K, truncate)`, `wraps(truncate)(K)` for a class K of the file: copies `__module__`
             # and `__qualname__` onto the class (R10-2 without the word `__module__`)
@@ -461,7 +464,23 @@ class Collector(ast.NodeVisitor):
         self._folded(node)
         if _over_dir(node.value):
             self.add("dynamic_code", "names from dir()", node)  # `dir(0)[40]`
+        if isinstance(node.ctx, ast.Store) and isinstance(node.slice, ast.Constant):
+            self._namespace_key(node.slice.value, "key", node)  # `ns["__class__"] = int` for a namespace
         self.generic_visit(node)
+
+    def visit_Dict(self, node: ast.Dict) -> None:
+        for key in node.keys:
+            if isinstance(key, ast.Constant):
+                self._namespace_key(key.value, "key", key)  # `make_dataclass("B", [], namespace={"__class__": int})`
+        self.generic_visit(node)
+
+    def _namespace_key(self, name, how: str, node: ast.AST) -> None:
+        """A class-identity name as a namespace key or keyword: the class body's binding by another route
+        (``make_dataclass(…, namespace={"__class__": int})`` is R10-1's b5 with no ``__class__ =``)."""
+        if name in CLASS_IDENTITY:
+            self.add("comparison_override", f"{how} {name}", node)
+        if name in HOME_ATTRS:
+            self.add("introspection", f"{how} {name}", node)
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
         self._folded(node)
@@ -497,6 +516,7 @@ class Collector(ast.NodeVisitor):
             self.add("introspection", attr, node)
         if attr in COMPARISON_NAMES:
             self.add("comparison_override", f"keyword {attr}", node)
+        self._namespace_key(attr, "keyword", node)  # `dict(__module__="textkit.strings")`
 
     def visit_Constant(self, node: ast.Constant) -> None:
         if id(node) in self.pieces:
@@ -572,6 +592,8 @@ _DEFINABLE = frozenset({"__get__", "__set__", "__delete__", "__set_name__", "__i
 # included (red-team round 6 made one answer `__eq__` through functools.wraps).
 _TYPE_FACTORY = frozenset({"__call__", "__new__", "__init__", "__prepare__"})
 _ENUM_FACTORIES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"})
+# Class factories that take the new class's `__module__` as `module=` (R10-2's re-homing without the word).
+_HOMED_FACTORIES = _ENUM_FACTORIES | {"namedtuple", "make_dataclass", "NamedTuple", "TypedDict", "new_class"}
 
 
 # Reached modules also named like a method or class (`mapping.copy()`, `ast.operator`): a finding only with an

@@ -33,7 +33,7 @@ from repotools import load_tamper_cases
 
 BASE = (
     '"""Number helpers."""\nimport collections\nimport functools\nfrom collections import UserList as _UL\n'
-    "from dataclasses import dataclass\nfrom textkit.strings import truncate\n\n\n"
+    "import dataclasses\nfrom dataclasses import dataclass\nfrom textkit.strings import truncate\n\n\n"
     "class Meter:\n    def __init__(self):\n        self.__count = 0\n\n    def bump(self):\n"
     "        self.__count += 1\n        return self.__count\n\n\n"
     "def clamp(value, low, high):\n    if value < low:\n        return high\n    return value\n"
@@ -105,6 +105,15 @@ PAIRS = [
      "if __name__ == '__main__':\n    print(clamp(1, 2, 3))"),
     ("def _rename():\n    global __name__\n    __name__ = 'textkit.strings'", ("introspection", "assign __name__"),
      "def _label(f):\n    return f.__name__"),
+    # the same bindings by another route: a namespace key, a keyword, a factory's `module=`
+    ("_B = dataclasses.make_dataclass('_B', [], namespace={'__class__': int})", ("comparison_override", "key __class__"),
+     "_B = dataclasses.make_dataclass('_B', [], namespace={'kind': int})"),
+    ("_ns = {}\n_ns['__module__'] = 'textkit.strings'", ("introspection", "key __module__"),
+     "_ns = {}\n_ns['module'] = __name__"),
+    ("_B = dataclasses.make_dataclass('_B', [], namespace=dict(__qualname__='T'))", ("introspection", "keyword __qualname__"),
+     "_B = dataclasses.make_dataclass('_B', [], namespace=dict(qualname='T'))"),
+    ("_P = collections.namedtuple('_P', 'x', module='textkit.strings')", ("introspection", "namedtuple(module=)"),
+     "_P = collections.namedtuple('_P', 'x', defaults=(0,))"),
     ("@functools.wraps(truncate)\nclass _Exact(str):\n    pass", ("introspection", "wraps a class"),
      "def logged(f):\n    @functools.wraps(f)\n    def inner(*a):\n        return f(*a)\n    inner.__name__ = f.__name__\n"
      "    return inner"),
