@@ -88,7 +88,8 @@ def fold_constant(node: ast.AST, depth: int = 0, env=None):
                     value = {"chr": chr, "str": str, "bytes": bytes, "bytearray": bytes, "list": list,
                              "tuple": list, "reversed": lambda x: list(reversed(x)), "sorted": sorted}[name](*args)
                     return value if not isinstance(value, (str, bytes, list)) or len(value) <= FOLD_LIMIT else None
-    except (TypeError, ValueError, IndexError, OverflowError, MemoryError, UnicodeError, KeyError, AttributeError):
+    except (TypeError, ValueError, IndexError, OverflowError, MemoryError, UnicodeError, KeyError, AttributeError,
+            ZeroDivisionError):  # `n % 0` of two constants (found by the round-10 site-packages scan)
         return None  # AttributeError: `"text".decode()` (Python 2 code) names a method str does not have
     return None
 

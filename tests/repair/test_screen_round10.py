@@ -296,3 +296,10 @@ def test_round10_attack_files_are_suspicious_edits(variants, name):
         keys = {f["key"] for f in record["checks"]["screen"]["findings"]}
         assert key in keys, keys
 
+
+
+def test_a_constant_modulo_by_zero_does_not_crash_the_screen():
+    """Found by this round's whole-file scan of site-packages (6 files): the constant folder evaluated ``n % 0`` and
+    the ``ZeroDivisionError`` escaped ``screen_edit``."""
+    assert screened("_N = 10 % 0 if False else 1\n_S = '__e' + 'q__'") == [
+        ("comparison_override", "string:__eq__"), ("introspection", "dunder built by +")]
