@@ -80,7 +80,19 @@ Rules (``RULES``):
   or a parameter: ``screen_bases``), whose comparison a subclass steers with
   no comparison dunder (red-team round 9's R9-3), and a ``def``, ``class`` or
   assignment added to the body of such a class the file already has
-  (``_construct_result``, ``_constructor``, ``_values`` …).
+  (``_construct_result``, ``_constructor``, ``_values`` …). Red-team round 10 (R10-1): another class's
+  name-mangled private name written out by hand (``_UserList__cast``: ``UserList.__eq__`` compares
+  ``self.data == self.__cast(other)``) as a ``def``, class-body assignment, attribute assignment
+  (``self._UserList__cast = f``), read (``K._UserList__cast``; a class of the file's own is fine to read) or
+  string (``setattr(x, "_UserList__cast", f)``), and a private ``__x`` bound in a class named like a class the
+  file reaches from elsewhere (``class UserList(collections.UserList): def __cast``: the same name); the name a
+  class's own body makes (``_Foo__x`` inside ``class Foo``) is no finding; ``__class__`` bound in any way
+  (``__class__ = int``, ``@property def __class__``: a dataclass's ``__eq__`` checks ``other.__class__``) or set
+  by ``setattr``.
+- ``introspection`` also covers a class re-homed (red-team round 10's R10-2, ``screen_rules.HOME_NAMES``):
+  ``__module__``/``__qualname__`` bound in a class body or assigned (``K.__module__ = …``,
+  ``setattr(K, "__module__", …)``), a module's ``__name__`` rebound (every class defined after it takes it as
+  its ``__module__``), and ``functools.wraps``/``update_wrapper`` applied to a class of the file.
 
 What it is not: a proof. It reads the edit's source; an attack that needs none
 of these constructs (an infinite loop, a wrong answer) is not its business,

@@ -6,12 +6,14 @@ from typing import Mapping
 
 from .screen_bases import LibraryBases
 from .screen_classes import BUILTIN_CLASSES, ClassValues, builds_a_class, is_metaclass_expr
-from .screen_names import attribute_chain, constant_names, fold_choices, import_aliases
+from .screen_names import (
+    attribute_chain, constant_names, fold_choices, foreign_private, import_aliases, is_private,
+)
 from .screen_rules import (
-    ALL_MODULES, AMBIGUOUS, REACHED_MODULES, ATTR_FUNCS, COMPARISON_DUNDERS, COMPARISON_NAMES, DANGER_DUNDERS,
-    DANGER_NAMES, DENYLISTED, DYNAMIC_ATTRS, DYNAMIC_MODULES, DYNAMIC_NAMES, EXIT_NAMES, FRAMEWORK_MODULES,
-    FRAMEWORK_TEXT, FRAME_ATTRS, HOST_PATH, LATE_HOOKS, LIBRARY_HOOKS, MODULE_ATTRS, PROCESS_ATTRS, SAFE_ATTRS,
-    VALUE_MODULES, VALUE_ONLY_NAMES,
+    ALL_MODULES, AMBIGUOUS, REACHED_MODULES, ATTR_FUNCS, CLASS_IDENTITY, COMPARISON_DUNDERS, COMPARISON_NAMES,
+    DANGER_DUNDERS, DANGER_NAMES, DENYLISTED, DYNAMIC_ATTRS, DYNAMIC_MODULES, DYNAMIC_NAMES, EXIT_NAMES,
+    FRAMEWORK_MODULES, FRAMEWORK_TEXT, FRAME_ATTRS, HOME_ATTRS, HOME_NAMES, HOST_PATH, LATE_HOOKS, LIBRARY_HOOKS,
+    MODULE_ATTRS, PROCESS_ATTRS, SAFE_ATTRS, VALUE_MODULES, VALUE_ONLY_NAMES,
 )
 
 
@@ -34,6 +36,9 @@ class Collector(ast.NodeVisitor):
         self.env: dict = {}  # name -> the constants it can hold (screen_names.constant_names)
         self.type_ok: set[int] = set()  # ids of `type` names used as a type (`isinstance(x, type)`), not as a factory
         self.bases = LibraryBases(ast.Module(body=[], type_ignores=[]), aliases)  # class bases reaching numpy/pandas
+        self.classes: list[str] = []  # the class statements around the node visited, innermost last (name mangling)
+        self.outside: frozenset[str] = frozenset()  # names the file reaches elsewhere (attributes, imports), see below
+        self.file_classes: frozenset[str] = frozenset()  # names of the file's class statements
 
     def add(self, rule: str, key: str, node: ast.AST) -> None:
         self.found.append((rule, key, getattr(node, "lineno", 0)))
@@ -62,6 +67,35 @@ class Collector(ast.NodeVisitor):
             self.add("comparison_override", f"{how} {name}", node)
         if name in DANGER_DUNDERS:
             self.add("introspection", f"{how} {name}", node)
+        self._identity(name, how, node)
+
+    def _identity(self, name: str, how: str, node: ast.AST) -> None:
+        """A name bound (``def``, assignment, any binding) that forges what a class is or where it lives, or reaches
+        into another class's private names (red-team round 10's R10-1 and R10-2)."""
+        if name in CLASS_IDENTITY:  # `__class__ = int`, `@property def __class__`: a dataclass's `__eq__` says yes
+            self.add("comparison_override", f"{how} {name}", node)
+        if name in HOME_NAMES:  # `__module__ = "textkit.strings"` in a class body, `__name__ = …` in a module
+            self.add("introspection", f"{how} {name}", node)
+        self._private(name, how, node)
+
+    def _foreign_read(self, name: str) -> bool:
+        """Another class's mangled private name read (``UserList._UserList__cast``, ``getattr(x, "_UserList__cast")``,
+        also as a string for ``setattr``): a read of a private of a class of the file (``Meter._Meter__count`` in a
+        module-level helper) is no finding, a binding of one outside its class is (``_private``)."""
+        if not foreign_private(name, self.classes[-1] if self.classes else None):
+            return False
+        return not any(name.startswith(f"_{c.lstrip('_')}__") for c in self.file_classes if c.lstrip("_"))
+
+    def _private(self, name: str, how: str, node: ast.AST) -> None:
+        """Another class's mangled private name (``def _UserList__cast``, ``self._UserList__cast = f``: ``UserList.__eq__``
+        compares ``self.data == self.__cast(other)``, so a subclass that supplies it steers the library's own
+        comparison, R10-1), or a private ``__x`` bound in a class named like a class the file reaches from elsewhere
+        (``class UserList(collections.UserList): def __cast``: the same mangled name, written the honest way)."""
+        enclosing = self.classes[-1] if self.classes else None
+        if foreign_private(name, enclosing):
+            self.add("comparison_override", f"{how} {name}", node)
+        elif is_private(name) and enclosing and enclosing.lstrip("_") in self.outside:
+            self.add("comparison_override", f"{how} {name} in class {enclosing}", node)
 
     def _annotation(self, annotation: ast.AST | None) -> None:
         if annotation is not None:  # `cls: type`, `-> type[int]`: a type named in an annotation is no factory
@@ -84,6 +118,7 @@ class Collector(ast.NodeVisitor):
             self.add("introspection", f"def {node.name}", node)
         if node.name in LATE_HOOKS:
             self.add("process_exit", f"def {node.name}", node)
+        self._identity(node.name, "def", node)
         self.generic_visit(node)
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
@@ -116,6 +151,10 @@ class Collector(ast.NodeVisitor):
         if node.id in DANGER_DUNDERS and isinstance(node.ctx, ast.Store):
             # `__match_args__ = (computed,)` in a class body: `case C(value)` then reads any attribute
             self.add("introspection", f"assign {node.id}", node)
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
+            self._identity(node.id, "assign", node)
+        elif self._foreign_read(node.id):
+            self.add("comparison_override", f"name {node.id}", node)  # read in a class body: bound there by a rule
         self._name(node)
         self._module_rule(node.id, node)
         if isinstance(node.ctx, ast.Load) and id(node) not in self.roots and self.aliases.get(node.id) in VALUE_MODULES:
@@ -146,6 +185,12 @@ class Collector(ast.NodeVisitor):
             self.add("dynamic_code", "metaclass as a value", node)
         chain = attribute_chain(node)
         self._dunder_store(node)
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
+            if node.attr in HOME_ATTRS:  # `K.__module__ = "textkit.strings"` re-homes a class (R10-2)
+                self.add("introspection", f"assign {node.attr}", node)
+            self._private(node.attr, "assign", node)  # `self._UserList__cast = f`, `self.__cast = f` in `UserList`
+        elif self._foreign_read(node.attr):
+            self.add("comparison_override", f"attribute {node.attr}", node)  # `K._UserList__cast`, `getattr(…)`
         if node.attr in COMPARISON_NAMES and isinstance(node.ctx, (ast.Store, ast.Del)):
             # `K.__eq__ = f`, `K._cmp_method = f`, and on an object reached by no chain: `[K][0].__eq__ = f`
             self.add("comparison_override", f"assign {node.attr}", node)
@@ -254,7 +299,29 @@ class Collector(ast.NodeVisitor):
                     and name.value in LIBRARY_HOOKS:
                 # `setattr(K, "_cmp_method", f)` (the comparison dunders are findings as strings already)
                 self.add("comparison_override", f"assign {name.value}", node)
+            if node.func.id in {"setattr", "delattr"} and isinstance(name, ast.Constant) and isinstance(
+                    name.value, str):
+                # `setattr(K, "__module__", "textkit.strings")`, `setattr(x, "__class__", int)`; a foreign mangled
+                # name is a finding as an attribute (above) and as a string
+                if name.value in CLASS_IDENTITY:
+                    self.add("comparison_override", f"assign {name.value}", node)
+                if name.value in HOME_ATTRS:
+                    self.add("introspection", f"assign {name.value}", node)
+        if called in _HOMED_FACTORIES and any(k.arg == "module" for k in node.keywords):
+            # `namedtuple("X", "a", module="textkit.strings")`: a class made in another module's name (R10-2)
+            self.add("introspection", f"{called}(module=)", node)
+        if self._rehomes(node):
+            # `update_wrapper(K, truncate)`, `wraps(truncate)(K)` for a class K of the file: copies `__module__`
+            # and `__qualname__` onto the class (R10-2 without the word `__module__`)
+            self.add("introspection", "wraps a class", node)
         self.generic_visit(node)
+
+    def _rehomes(self, node: ast.Call) -> bool:
+        wrapped = node.args[0] if node.args else None
+        if not (isinstance(wrapped, ast.Name) and wrapped.id in self.file_classes):
+            return False
+        return self._wrapper(node.func) == "update_wrapper" or (
+            isinstance(node.func, ast.Call) and self._wrapper(node.func.func) == "wraps")
 
     def _wrapper(self, func: ast.AST) -> str | None:
         """``wraps`` or ``update_wrapper`` when ``func`` names one (``functools.wraps``, ``from functools import
@@ -313,7 +380,16 @@ class Collector(ast.NodeVisitor):
                     if name not in COMPARISON_NAMES:
                         self.add("comparison_override", f"library subclass member {name}", member)
                 break
-        self.generic_visit(node)
+        for deco in node.decorator_list:
+            if (self._wrapper(deco.func) if isinstance(deco, ast.Call) else self._wrapper(deco)) == "wraps":
+                self.add("introspection", "wraps a class", deco)  # `@functools.wraps(truncate) class K`: re-homed
+        for field in ("bases", "keywords", "decorator_list"):  # evaluated in the enclosing scope
+            for child in getattr(node, field):
+                self.visit(child)
+        self.classes.append(node.name)  # names in the body (and its functions) are mangled with this class's name
+        for child in node.body:
+            self.visit(child)
+        self.classes.pop()
 
     def visit_MatchClass(self, node: ast.MatchClass) -> None:
         if node.patterns and not self._plain_pattern_class(node.cls):
@@ -388,7 +464,23 @@ class Collector(ast.NodeVisitor):
         self._folded(node)
         if _over_dir(node.value):
             self.add("dynamic_code", "names from dir()", node)  # `dir(0)[40]`
+        if isinstance(node.ctx, ast.Store) and isinstance(node.slice, ast.Constant):
+            self._namespace_key(node.slice.value, "key", node)  # `ns["__class__"] = int` for a namespace
         self.generic_visit(node)
+
+    def visit_Dict(self, node: ast.Dict) -> None:
+        for key in node.keys:
+            if isinstance(key, ast.Constant):
+                self._namespace_key(key.value, "key", key)  # `make_dataclass("B", [], namespace={"__class__": int})`
+        self.generic_visit(node)
+
+    def _namespace_key(self, name, how: str, node: ast.AST) -> None:
+        """A class-identity name as a namespace key or keyword: the class body's binding by another route
+        (``make_dataclass(…, namespace={"__class__": int})`` is R10-1's b5 with no ``__class__ =``)."""
+        if name in CLASS_IDENTITY:
+            self.add("comparison_override", f"{how} {name}", node)
+        if name in HOME_ATTRS:
+            self.add("introspection", f"{how} {name}", node)
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
         self._folded(node)
@@ -407,6 +499,16 @@ class Collector(ast.NodeVisitor):
         self.bases = LibraryBases(node, self.aliases)
         self.pattern_classes = _plain_classes(node)
         self.env = constant_names(node)
+        self.file_classes = frozenset(n.name for n in ast.walk(node) if isinstance(n, ast.ClassDef))
+        # Names of classes the file may reach from elsewhere: every attribute name and imported name (leading
+        # underscores dropped, as mangling drops them): a class of the file named like one of them and binding a
+        # private `__x` makes the other class's mangled name (`class UserList(collections.UserList)`, or a mixin
+        # `class UserList` put before `collections.UserList` in another class's bases).
+        outside = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+        outside |= {(a.asname or a.name).rpartition(".")[2] for n in ast.walk(node)
+                    if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+        outside |= {a.name.rpartition(".")[2] for n in ast.walk(node) if isinstance(n, ast.ImportFrom) for a in n.names}
+        self.outside = frozenset(n.lstrip("_") for n in outside) - {""}
         self.generic_visit(node)
 
     def _attribute_name(self, attr: str, node: ast.AST) -> None:
@@ -414,6 +516,7 @@ class Collector(ast.NodeVisitor):
             self.add("introspection", attr, node)
         if attr in COMPARISON_NAMES:
             self.add("comparison_override", f"keyword {attr}", node)
+        self._namespace_key(attr, "keyword", node)  # `dict(__module__="textkit.strings")`
 
     def visit_Constant(self, node: ast.Constant) -> None:
         if id(node) in self.pieces:
@@ -431,6 +534,9 @@ class Collector(ast.NodeVisitor):
         if text in DANGER_DUNDERS or text in FRAME_ATTRS or text in DANGER_NAMES:
             self.add("introspection", f"string:{text}", node)
         if text in COMPARISON_DUNDERS:
+            self.add("comparison_override", f"string:{text}", node)
+        if text.isidentifier() and self._foreign_read(text):
+            # `setattr(self, "_UserList__cast", f)`, `__slots__ = ("_UserList__cast",)`: never mangled as a string
             self.add("comparison_override", f"string:{text}", node)
 
     def _module_rule(self, chain: str, node: ast.AST) -> str:
@@ -486,6 +592,8 @@ _DEFINABLE = frozenset({"__get__", "__set__", "__delete__", "__set_name__", "__i
 # included (red-team round 6 made one answer `__eq__` through functools.wraps).
 _TYPE_FACTORY = frozenset({"__call__", "__new__", "__init__", "__prepare__"})
 _ENUM_FACTORIES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"})
+# Class factories that take the new class's `__module__` as `module=` (R10-2's re-homing without the word).
+_HOMED_FACTORIES = _ENUM_FACTORIES | {"namedtuple", "make_dataclass", "NamedTuple", "TypedDict", "new_class"}
 
 
 # Reached modules also named like a method or class (`mapping.copy()`, `ast.operator`): a finding only with an

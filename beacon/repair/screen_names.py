@@ -88,7 +88,8 @@ def fold_constant(node: ast.AST, depth: int = 0, env=None):
                     value = {"chr": chr, "str": str, "bytes": bytes, "bytearray": bytes, "list": list,
                              "tuple": list, "reversed": lambda x: list(reversed(x)), "sorted": sorted}[name](*args)
                     return value if not isinstance(value, (str, bytes, list)) or len(value) <= FOLD_LIMIT else None
-    except (TypeError, ValueError, IndexError, OverflowError, MemoryError, UnicodeError, KeyError, AttributeError):
+    except (TypeError, ValueError, IndexError, OverflowError, MemoryError, UnicodeError, KeyError, AttributeError,
+            ZeroDivisionError):  # `n % 0` of two constants (found by the round-10 site-packages scan)
         return None  # AttributeError: `"text".decode()` (Python 2 code) names a method str does not have
     return None
 
@@ -171,6 +172,31 @@ def attribute_chain(node: ast.AST) -> str | None:
         return None
     parts.append(node.id)
     return ".".join(reversed(parts))
+
+
+def mangled_class(name: str) -> str | None:
+    """The class part of a name-mangled private name written out by hand (``_UserList__cast`` -> ``UserList``), or
+    ``None``: a name CPython makes from ``__cast`` inside ``class UserList`` (leading underscores of the class name
+    dropped). A dunder (``__x__``) is never mangled, so a name ending in ``__`` is none."""
+    if len(name) < 5 or name[0] != "_" or name[1] == "_" or name.endswith("__"):
+        return None
+    cut = name.find("__", 2)
+    return name[1:cut] if cut > 1 and len(name) > cut + 2 else None
+
+
+def foreign_private(name: str, enclosing: str | None) -> bool:
+    """``name`` is another class's mangled private name: it has the mangled shape and is not the one the innermost
+    enclosing class ``enclosing`` itself makes (``_Foo__bar`` written inside ``class Foo`` or ``class _Foo`` is the
+    same name as ``__bar`` there)."""
+    if mangled_class(name) is None:
+        return False
+    own = (enclosing or "").lstrip("_")
+    return not (own and name.startswith(f"_{own}__"))
+
+
+def is_private(name: str) -> bool:
+    """A name CPython mangles inside a class body: ``__x`` that is no dunder."""
+    return name.startswith("__") and not name.endswith("__") and len(name) > 2
 
 
 def import_aliases(tree: ast.AST) -> dict[str, str]:

@@ -20,7 +20,8 @@ RULES = {
     "unscreenable": "a file the screen cannot analyse (nesting that exhausts the parser, undecodable source)",
     "comparison_override": "defining how objects compare or test true (__eq__, __ne__, __lt__, __bool__, __hash__, "
                            "__contains__, __instancecheck__, …, the hooks numpy's and pandas' comparisons call: "
-                           "__array_ufunc__, _cmp_method, …) or a new subclass of numpy's or pandas' classes: "
+                           "__array_ufunc__, _cmp_method, …), a new subclass of numpy's or pandas' classes, "
+                           "binding __class__, or another class's name-mangled private name (_UserList__cast): "
                            "an always-equal return value fools assertions",
 }
 SCREEN_VERSION = 1
@@ -131,6 +132,20 @@ COMPARISON_NAMES = COMPARISON_DUNDERS | LIBRARY_HOOKS
 LIBRARY_ROOTS = frozenset({"numpy", "pandas"})
 LIBRARY_NAMES = frozenset({"numpy", "np", "pandas", "pd"})  # names other modules hold them under (`pyplot.np`)
 LIBRARY_SAFE = ("numpy.exceptions.", "numpy.linalg.LinAlgError.", "pandas.errors.")
+# A class's identity as the interpreter and the runtime judge read it (red-team round 10). `__class__` bound in a class
+# body (`__class__ = int`, `@property def __class__`) is what `x.__class__` and `isinstance` answer: a dataclass's or
+# attrs class's generated `__eq__` (`other.__class__ is self.__class__`) then says yes to anything (R10-1's b4/b5);
+# `self.__class__ = K` (a real class change) is a `dynamic_code` finding already. `__module__`/`__qualname__` bound in a
+# class body or assigned (`K.__module__ = "textkit.strings"`, `setattr(K, "__qualname__", …)`) re-home the class
+# (R10-2: the runtime rule that judges a class by the module it says it lives in was dodged this way), and a module's
+# `__name__` bound (`__name__ = "textkit.strings"` at module level, `global __name__`) re-homes every class and
+# function defined after it (a class body starts with `__module__ = __name__`). Left out: `K.__name__ = …` (decorators
+# copy it; neither `__module__` nor `__qualname__` changes), `__dict__`/`__slots__` (rules of their own),
+# `__init_subclass__`/`__set_name__`/`__class_getitem__` (defining one runs only code the screen reads; assigning one
+# is an `introspection` finding already).
+CLASS_IDENTITY = frozenset({"__class__"})
+HOME_NAMES = frozenset({"__module__", "__qualname__", "__name__"})
+HOME_ATTRS = frozenset({"__module__", "__qualname__"})
 EXIT_NAMES = frozenset({"exit", "quit", "SystemExit", "KeyboardInterrupt", "GeneratorExit", "BaseException"})
 # Methods the interpreter calls on its own schedule, after the tests have run (at shutdown): a way to act once the
 # session is over (red-team round 3 forged the report from one).
