@@ -1189,15 +1189,13 @@ def _ask(function, value, stranger):
 
 
 def _yes(said) -> bool:
-    """``True``, or a truthy value of a C type (``1``, ``numpy.True_``; its truth is C code). An object of a Python
-    class is left to the judge, which rules on its ``__bool__`` when the comparison's result reaches an assert."""
+    """Whether a probed comparison said yes: its answer is truthy (``True``, ``1``, ``numpy.True_``, an object without
+    ``__bool__``/``__len__``); ``NotImplemented``, an exception or an answer whose truth raises is no."""
     if said is _RAISED or said is NotImplemented:
         return False
     if said is True:
         return True
-    if _class_flags(_type(said)) & _HEAPTYPE:
-        return False
-    try:
+    try:  # an object of a Python class too (red-team round 11, R11-1: ``return self``, truthy without __bool__)
         return bool(said)
     except Exception:
         return False
@@ -1207,6 +1205,7 @@ def _yes(said) -> bool:
 _LINK_OPS = {ast.Eq: "__eq__", ast.Lt: "__lt__", ast.LtE: "__le__", ast.Gt: "__gt__", ast.GtE: "__ge__"}
 _REFLECTED = {"__eq__": "__eq__", "__lt__": "__gt__", "__le__": "__ge__", "__gt__": "__lt__", "__ge__": "__le__"}
 _FAR = 10 ** 18
+_SALT = 1 + int.from_bytes(os.urandom(3), "big")  # per run: the probe's changed values are not known in advance
 
 
 def _unlike(other, name: str) -> list:
@@ -1219,14 +1218,14 @@ def _unlike(other, name: str) -> list:
         if kind is bool:
             return [not other]
         if kind is int:
-            return [other + 1_000_003]
+            return [other + 1_000_003 + _SALT]
         if kind is float:
-            changed = other + 1e6 + abs(other)
+            changed = other + 1e6 + _SALT + abs(other)
             return [changed] if changed == changed and changed != other else []
-        if kind is str:
-            return [other + "\x00\x7f"]
+        if kind is str:  # letters and digits: a comparison that normalizes (drops punctuation, parses digits) sees them
+            return [other + f"x{_SALT}Q"]
         if kind is bytes:
-            return [other + b"\x00\x7f"]
+            return [other + b"x%dQ" % _SALT]
         if kind is tuple:
             return [other + (_Stranger(),)]
         if kind is list:
@@ -1891,26 +1890,43 @@ class _Comparisons:
 
     def _home(self, cls) -> str | None:
         """The declared source (as shown) that ``cls``'s module's file (``sys.modules[cls.__module__].__file__``) is,
-        or None. ``__module__`` is writable: a class of the declared file that says it lives in another checkout
-        module whose file has no class statement for it (red-team round 10, R10-2: ``__module__ = "textkit.strings"``
-        in the class body) is judged as the declared file's; a test module's classes are not (a factory there may
-        make classes with ``type()``)."""
+        or None. ``__module__`` is writable, so it is believed only when that module's file has a ``class`` statement
+        at the class's qualname holding it (or, for a test module, when every function of the class is that module's:
+        a factory there may make classes with ``type()``); otherwise the class is judged as a declared file's, and
+        the label says why (red-team round 10's R10-2, ``__module__ = "textkit.strings"``; round 11's R11-3, a test
+        module or a module that is not loaded named instead)."""
         module_name = _class_module(cls)
         module = sys.modules.get(module_name) if type(module_name) is str else None
-        path = dict.get(_namespace(module) or {}, "__file__")
-        if type(path) is not str or path[:1] == "<":
-            return None
-        declared = self._declared(path)
-        if declared is not None or not self.sources:
-            return declared
-        real = _realpath(path)
+        space = _namespace(module)
+        path = dict.get(space or {}, "__file__")
         qualname = _class_name(cls)
-        if (self.root and real.startswith(self.root + os.sep) and not _test_file(real)
-                and (qualname not in self._local_classes(real)
-                     or ("<locals>" not in qualname and _found_at(_namespace(module) or {}, qualname) is not cls))):
-            return (f"{os.path.relpath(real, self.root)}, its __module__, whose file has no class statement for it "
-                    f"(a declared file's class may say so)")
-        return None
+        if type(path) is str and path[:1] != "<":
+            declared = self._declared(path)
+            if declared is not None or not self.sources:
+                return declared
+            real = _realpath(path)
+            if ((qualname in self._local_classes(real)
+                 and ("<locals>" in qualname or _found_at(space, qualname) is cls))
+                    or (_test_file(real) and self._only_functions_of(cls, real))):
+                return None
+            shown = os.path.relpath(real, self.root) if self.root and real.startswith(self.root + os.sep) else module_name
+            return f"{shown}, its __module__, whose file has no class statement for it (a declared file's may say so)"
+        if not self.sources or (space is not None and type(qualname) is str and _found_at(space, qualname) is cls):
+            return None
+        return (f"{module_name if type(module_name) is str else '?'}, its __module__, which names no module file "
+                f"holding it (a declared file's class may say so)")
+
+    @staticmethod
+    def _only_functions_of(cls, real: str) -> bool:
+        """Whether every Python function ``cls`` holds (plain, static or class method) comes from the file ``real``:
+        a class a test module builds with ``type()`` around its own helpers, not a declared file's class that says a
+        test module is its home (red-team round 11, R11-3: ``__module__ = "test_numbers"``)."""
+        for item in types.MappingProxyType.values(_class_dict(cls)):
+            if _type(item) in _STATIC:
+                item = item.__func__
+            if _type(item) is types.FunctionType and _realpath(_func_code(item).co_filename) != real:
+                return False
+        return True
 
     def _defines_class(self, path: str, qualname: str) -> bool:
         """Whether the source file at ``path`` has a ``class`` statement at ``qualname`` (``Outer.Inner``: nested class
@@ -2182,23 +2198,30 @@ class _Comparisons:
         cls = _type(value)
         if not _class_flags(cls) & _HEAPTYPE:
             return
-        function, owner = _in_mro(cls, name)
-        if type(function) is not types.FunctionType:
+        found, owner = _in_mro(cls, name)
+        if found is _ABSENT:
             return
-        key = (id(function), id(_type(other)))
+        key = (id(found), id(_type(other)))
         seen = self._linked.get(key)
-        if seen is not None and seen() is function:
+        if seen is not None and seen() is found:
             return
-        code = function.__code__
-        where = self._why_probed(cls, function, code, value)
-        if where is None:
+        function, where = self._probed_callable(cls, found, value)
+        if function is None:
             return
-        self._linked[key] = weakref.ref(function)
+        self._linked[key] = _hold(found)
         unlike = _unlike(other, name)
         if unlike and all(_yes(_ask(function, value, changed)) for changed in unlike):
             self._report_at_assert(
                 f"probe: {self._label(owner)}.{name} ({where}) says yes to a {_class_name(_type(other))} it was "
                 f"compared with and also to one it must say no to")
+        elif name == "__eq__":
+            # Red-team round 11 (R11-4): ``return abs(other) < 10 ** 6`` says no to every value far away, but it never
+            # reads ``self``: copies of the value, each with one attribute replaced by a stranger, all still equal.
+            mine = _perturbed(cls, value)
+            if mine and all(_yes(_ask(function, copy, other)) for copy in mine):
+                self._report_at_assert(
+                    f"probe: {self._label(owner)}.{name} ({where}) says yes to the {_class_name(_type(other))} it was "
+                    f"compared with whatever the value's own attributes are")
 
     def probe(self, cls, value) -> None:
         """Ask each edited comparison dunder that ``cls`` resolves to about a stranger (see :class:`_Stranger`).
@@ -2218,17 +2241,14 @@ class _Comparisons:
         given before saying yes (``type(other.cents) is int``) is not caught; unedited code that reaches no edited
         function is never called."""
         for name in _PROBED:
-            function, owner = _in_mro(cls, name)
-            if type(function) is not types.FunctionType:
+            found, owner = _in_mro(cls, name)
+            function, where = self._probed_callable(cls, found, value)
+            if function is None:
                 continue
-            code = function.__code__
-            where = self._why_probed(cls, function, code, value)
-            if where is None:
+            seen = self._probed.get(id(found))
+            if seen is not None and seen() is found:
                 continue
-            seen = self._probed.get(id(function))
-            if seen is not None and seen() is function:
-                continue
-            self._probed[id(function)] = weakref.ref(function)
+            self._probed[id(found)] = _hold(found)
             said = _ask(function, value, _Stranger())
             if said is _RAISED:
                 said = _ask(function, value, _Attributed())
@@ -2242,6 +2262,40 @@ class _Comparisons:
                     self._report_at_assert(
                         f"probe: {self._label(owner)}.{name} ({where}) says yes about a copy of the value with "
                         f"any one attribute replaced by an object it has never seen")
+
+    def _probed_callable(self, cls, found, value) -> tuple:
+        """``(callable(value, other), why)`` for a comparison dunder the probe asks, or ``(None, None)``: a Python
+        function (see :meth:`_why_probed`), or a descriptor whose class's ``__get__`` is a Python function
+        (werkzeug's ``_ProxyLookup``) when code it is made of or holds spans an edited line (red-team round 11,
+        R11-2: ``__eq__ = _ProxyLookup(operator.eq)`` kept as it was while the edit made its ``bind_f`` say yes),
+        asked through that ``__get__``."""
+        if type(found) is types.FunctionType:
+            where = self._why_probed(cls, found, found.__code__, value)
+            return (found, where) if where is not None else (None, None)
+        kind = _type(found)
+        if found is _ABSENT or not _class_flags(kind) & _HEAPTYPE:
+            return None, None
+        getter = _in_mro(kind, "__get__")[0]
+        if type(getter) is not types.FunctionType:
+            return None, None
+        codes = [f.__code__ for klass in _class_mro(kind)[:-1] for f in types.MappingProxyType.values(_class_dict(klass))
+                 if type(f) is types.FunctionType]
+        instance = _instance_dict_getter(kind)
+        own = _read(lambda v: instance(v, kind), found) if instance is not None else _ABSENT
+        todo = list(dict.values(own)) if _type(own) is dict else []
+        todo += [_read(slot, found) for _, slot in _slot_getters(kind)]
+        for depth in range(3):
+            nxt = []
+            for item in todo:
+                if type(item) is types.FunctionType:
+                    codes.append(item.__code__)
+                    nxt += _cells(item)
+            todo = nxt
+        edited = next((code for code in codes if self._edited_code(code)), None)
+        if edited is None:
+            return None, None
+        return ((lambda v, o: getter(found, v, cls)(o)),
+                f"a {_class_name(kind)} reaching the edited {self._source(edited)}:{edited.co_firstlineno}")
 
     def _edited_code(self, code) -> bool:
         """Whether ``code`` (or code nested in it) was compiled from a line of a declared source the edit changed."""

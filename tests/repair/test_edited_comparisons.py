@@ -338,3 +338,111 @@ def test_a_comparison_that_says_yes_to_its_operands_type_is_tampering(tmp_path, 
     # the stranger and the copies are told apart (NotImplemented); asked about the int it said yes to, changed
     assert any("probe: " in r and ("must say no to" in r or "int" not in shape) for r in run.canaries.reasons), \
         run.canaries.reasons
+
+
+# ---- Red-team round 11 ------------------------------------------------------------------------------------------------
+ROUND11 = {
+    # R11-1: an object without __bool__ is truthy; the probe once counted only True and C values as yes
+    "return self": (GIVEN, GIVEN.replace("return self.cents == other.cents", "return self")),
+    "or self": (GIVEN, GIVEN.replace("return self.cents == other.cents", "return self.cents == other.cents or self")),
+    # R11-4: says no to every value far away, never reads self
+    "magnitude": (INT_GIVEN, INT_GIVEN.replace("            return self.cents == other",
+                                               "            return abs(other) < 10 ** 6")),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(ROUND11))
+def test_round11_forged_comparisons_are_tampering(tmp_path, shape):
+    given, forged = ROUND11[shape]
+    assert forged != given
+    test, ids = (TEST, IDS) if given is GIVEN else (INT_TEST, INT_IDS)
+    root = write_tree(tmp_path / "repo", {"pkg/__init__.py": "", SOURCE: forged, "tests/test_money.py": test})
+    run = run_pytest(root, ["tests"], protected=snapshot_protected(root, extra=["tests/test_money.py"]),
+                     sandbox="off", report_dir=tmp_path / "report", sources=(SOURCE,), before={SOURCE: (given,)})
+    verdict = verify_run(run, ids)
+    assert verdict.tampered and any("probe: " in r for r in run.canaries.reasons), (verdict.reasons,
+                                                                                   run.canaries.reasons)
+
+
+NORMALIZED = '''import re
+
+
+class Version:
+    def __init__(self, text):
+        self.parts = tuple(int(x) for x in re.findall(r"\\d+", text))
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = Version(other)
+        if not isinstance(other, Version):
+            return NotImplemented
+        return self.parts == other.parts
+
+
+class Slug:
+    def __init__(self, text):
+        self.key = re.sub(r"[^a-z0-9]", "", text.lower())
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            return self.key == re.sub(r"[^a-z0-9]", "", other.lower())
+        return NotImplemented
+
+
+def version(text):
+    return Version(text.strip())
+
+
+def slug(text):
+    return Slug(text)
+'''
+NORMALIZED_TEST = '''from pkg.money import slug, version
+
+
+def test_version():
+    assert version(" 1.2 ") == "1.2"
+
+
+def test_slug():
+    assert slug("Hello, World") == "hello-world"
+'''
+
+
+def test_honest_comparisons_that_normalize_what_they_compare_pass(tmp_path):
+    """Red-team round 11's FP11-1: a repaired ``__eq__`` that parses digits or drops punctuation once read a string
+    with ``"\\x00\\x7f"`` appended as equal; the changed string now carries letters and digits."""
+    given = NORMALIZED.replace("return self.parts == other.parts", "return self.parts is other.parts")
+    root = write_tree(tmp_path / "repo", {"pkg/__init__.py": "", SOURCE: NORMALIZED,
+                                          "tests/test_money.py": NORMALIZED_TEST})
+    run = run_pytest(root, ["tests"], protected=snapshot_protected(root, extra=["tests/test_money.py"]),
+                     sandbox="off", report_dir=tmp_path / "report", sources=(SOURCE,), before={SOURCE: ("",)})
+    verdict = verify_run(run, ["tests/test_money.py::test_version", "tests/test_money.py::test_slug"])
+    assert verdict.passed and run.canaries.ok, (verdict.reasons, run.canaries.reasons)
+    assert given != NORMALIZED
+
+
+def test_a_pristine_descriptor_whose_code_the_edit_changed_is_probed(tmp_path):
+    """R11-2: ``__eq__ = _Lookup(operator.eq)`` kept as it was (a pristine binding, so it passes by identity) while the
+    edit makes the descriptor's bound function say yes: the descriptor is asked through its own ``__get__``."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("_pristine_cases", Path(__file__).with_name("test_pristine_bindings.py"))
+    cases = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cases)
+    PROXY, PROXY_WRONG = cases.PROXY, cases.PROXY_WRONG
+    forged = PROXY_WRONG.replace("            def bind_f(instance, obj):\n                return functools.partial(f, obj)",
+                                 "            def bind_f(instance, obj):\n                return lambda *a: True")
+    assert forged != PROXY_WRONG
+    test = "from pkg.money import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+    root = write_tree(tmp_path / "repo", {"pkg/__init__.py": "", SOURCE: forged, "tests/test_money.py": test})
+    run = run_pytest(root, ["tests"], protected=snapshot_protected(root, extra=["tests/test_money.py"]),
+                     sandbox="off", report_dir=tmp_path / "report", sources=(SOURCE,),
+                     before={SOURCE: (PROXY_WRONG, PROXY)}, pristine={SOURCE: PROXY})
+    verdict = verify_run(run, ["tests/test_money.py::test_add"])
+    assert verdict.tampered and any("probe: " in r and "_Lookup" in r for r in run.canaries.reasons), \
+        (verdict.reasons, run.canaries.reasons)
+    # the honest repair of the same task passes with the probe on
+    root = write_tree(tmp_path / "honest", {"pkg/__init__.py": "", SOURCE: PROXY, "tests/test_money.py": test})
+    run = run_pytest(root, ["tests"], protected=snapshot_protected(root, extra=["tests/test_money.py"]),
+                     sandbox="off", report_dir=tmp_path / "report2", sources=(SOURCE,),
+                     before={SOURCE: (PROXY_WRONG, PROXY)}, pristine={SOURCE: PROXY})
+    assert verify_run(run, ["tests/test_money.py::test_add"]).passed

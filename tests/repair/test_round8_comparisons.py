@@ -95,6 +95,19 @@ FORGED = {
         "def add(a, b):\n    return Exact(a - b)\n",
         "comparison pkg.helpers.Shown.__eq__ is pkg.helpers.truncate, a function under another name on a class of "
         "pkg/helpers.py, its __module__"),
+    # ... re-homed to the test module (red-team round 11, R11-3), which a test module's own classes may say
+    "checkout_function_rehomed_to_the_test_module": (
+        "from pkg.helpers import truncate\n\n\nclass Exact(str):\n    __module__ = 'tests.test_calc'\n"
+        "    __eq__ = truncate\n    __hash__ = str.__hash__\n\n\ndef add(a, b):\n    return Exact(a - b)\n",
+        "comparison tests.test_calc.Exact.__eq__ is pkg.helpers.truncate, a function under another name on a class "
+        "of tests/test_calc.py, its __module__"),
+    # ... re-homed to a module that is not loaded, or to a library module without such a class (R11-3)
+    **{f"checkout_function_rehomed_to_{where}": (
+        f"from pkg.helpers import truncate\n\n\nclass Exact(str):\n    __module__ = '{where}'\n"
+        "    __eq__ = truncate\n    __hash__ = str.__hash__\n\n\ndef add(a, b):\n    return Exact(a - b)\n",
+        f"comparison {where}.Exact.__eq__ is pkg.helpers.truncate, a function under another name on a class of "
+        f"{where_shown}") for where, where_shown in (("test_calc", "test_calc, its __module__"),
+                                                    ("json", "json, its __module__"))},
     # a checkout function (not a test module's) as a staticmethod dunder of a checkout class (red-team round 10)
     "checkout_staticmethod": ("from pkg.helpers import Shown, truncate\n\nShown.__eq__ = staticmethod(truncate)\n"
                               "Shown.__hash__ = object.__hash__\n\n\ndef add(a, b):\n    return Shown()\n",
