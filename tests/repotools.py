@@ -69,3 +69,32 @@ def load_tamper_cases():
         sys.modules[name] = module
         spec.loader.exec_module(module)
     return sys.modules[name]
+
+
+def prepared_control_variant(root: Path, head_lines: str, settings):
+    """The control task (``beacon.repair.control``) with ``head_lines`` inserted after ``textkit/numbers.py``'s
+    docstring (an import or class an attack builds on), committed as a real repository under ``root`` and prepared
+    with ``settings``; the bug line moves down with it. The screen-round tests (rounds 7, 9, 10) build on this."""
+    import json
+
+    from beacon.data import load_manifest, repo_resolver
+    from beacon.repair.control import _FILES, _TASKS, _git
+    from beacon.repair.prepare import prepare_task
+
+    head = '"""Number helpers."""\n'
+    repo = root / "repos" / "textkit"
+    files = dict(_FILES)
+    files["textkit/numbers.py"] = files["textkit/numbers.py"].replace(head, head + head_lines, 1)
+    write_tree(repo, files)
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "textkit")
+    line = 9 + head_lines.count("\n")
+    task = dict(_TASKS[0], bug_location=f"textkit/numbers.py:{line}")
+    row = {"repo": "textkit", "commit": _git(repo, "rev-parse", "HEAD"), "token_budget": 2000, **task}
+    (root / "tasks.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+    resolve = repo_resolver(root / "repos")
+    loaded = load_manifest(root / "tasks.jsonl", resolve_repo=resolve)[0]
+    prep = prepare_task(loaded, resolve(loaded.repo), root / "work", settings)
+    assert prep.valid, prep.invalid_reason
+    return prep

@@ -12,18 +12,16 @@ control tasks whose file already imports pandas or numpy (so the ``import`` rule
 """
 from __future__ import annotations
 
-import json
 
 import pytest
 
 from beacon.providers import OracleProvider
 from beacon.repair.attempt import AttemptSpec, run_attempt
-from beacon.repair.control import _FILES, _TASKS, _git
-from beacon.repair.prepare import RunSettings, prepare_task
+from beacon.repair.control import _FILES
+from beacon.repair.prepare import RunSettings
 from beacon.repair.sandbox import find_bwrap
 from beacon.repair.screen import screen_edit
-from beacon.data import load_manifest, repo_resolver
-from repotools import load_tamper_cases
+from repotools import load_tamper_cases, prepared_control_variant
 
 BASE = (
     '"""Number helpers."""\nimport typing\nimport numpy as np\nimport pandas as pd\n'
@@ -208,25 +206,7 @@ def variants(tmp_path_factory):
     def make(import_line: str):
         if import_line in made:
             return made[import_line]
-        root = tmp_path_factory.mktemp("round9-control")
-        repo = root / "repos" / "textkit"
-        files = dict(_FILES)
-        files["textkit/numbers.py"] = files["textkit/numbers.py"].replace(HEAD, HEAD + import_line, 1)
-        repo.mkdir(parents=True)
-        for rel, text in files.items():
-            (repo / rel).parent.mkdir(parents=True, exist_ok=True)
-            (repo / rel).write_text(text, encoding="utf-8")
-        _git(repo, "init", "-q", "-b", "main")
-        _git(repo, "add", "-A")
-        _git(repo, "commit", "-q", "-m", "textkit")
-        line = 9 + import_line.count("\n")
-        task = dict(_TASKS[0], bug_location=f"textkit/numbers.py:{line}")
-        row = {"repo": "textkit", "commit": _git(repo, "rev-parse", "HEAD"), "token_budget": 2000, **task}
-        (root / "tasks.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
-        resolve = repo_resolver(root / "repos")
-        loaded = load_manifest(root / "tasks.jsonl", resolve_repo=resolve)[0]
-        prep = prepare_task(loaded, resolve(loaded.repo), root / "work", SETTINGS)
-        assert prep.valid, prep.invalid_reason
+        prep = prepared_control_variant(tmp_path_factory.mktemp("round9-control"), import_line, SETTINGS)
         made[import_line] = prep
         return prep
 
