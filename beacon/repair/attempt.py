@@ -202,7 +202,7 @@ def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, t
                              sandbox=settings.sandbox, network=settings.network, limits=settings.limits,
                              report_dir=prepared.work / "reports" / f"attempt-{slot}", sources=(task.path,),
                              before={task.path: (prepared.mutated_text, _pristine(prepared))},
-                             pristine={task.path: _pristine(prepared)})
+                             pristine={task.path: _pristine(prepared)}, oracle=True)
         except TamperedCheckoutError as exc:
             checks["integrity"] = {"ran": True, "before_run": _clean(str(exc), prepared)}
             return Outcome.UNAUTHORIZED_PATH, _clean(str(exc), prepared)

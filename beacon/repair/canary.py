@@ -50,6 +50,9 @@ class CanarySecret:
     # The comparison bindings the declared files' pristine code already makes and the checkout keeps unchanged
     # (beacon.repair.pristine_bindings.binding_sites, bounded there): the plugin lets exactly those values pass.
     pristine: tuple[dict, ...] = ()
+    # The pristine code of the defs the edit changed, and the qualnames it knows (beacon.repair.oracle_defs, bounded
+    # there): an assert's comparison that said yes is asked again of the pristine code (canary_plugin._Oracle).
+    oracle: tuple[dict, ...] = ()
 
     @classmethod
     def new(cls) -> "CanarySecret":
@@ -61,6 +64,7 @@ class CanarySecret:
         return json.dumps({"token": self.token, "must_pass": self.must_pass, "must_fail": self.must_fail,
                            "left": self.left, "right": self.right, "box": self.box,
                            "sources": list(self.sources), "pristine": list(self.pristine),
+                           "oracle": list(self.oracle),
                            "edited": [[path, list(lines)] for path, lines in self.edited]}).encode()
 
 

@@ -78,12 +78,14 @@ own pipe and checks the canaries with the secret it kept
 from __future__ import annotations
 
 import ast
+import binascii
 import fnmatch
 import functools
 import importlib
 import importlib.machinery
 import itertools
 import json
+import marshal
 import operator
 import os
 import random
@@ -187,15 +189,27 @@ _UNITTEST_JUDGED = (
 _WATCHED += tuple(("unittest.case", "TestCase", name) for name in _UNITTEST_JUDGED)
 # The wrapper's globals hold ``__unittest``: unittest and pytest leave such frames out of a failure's traceback.
 _UNITTEST_WRAPPER = """
-def wrap(original, judge):
+def wrap(original, judge, link, op):
     def judged(*args, **kwargs):
         for value in args[1:]:
             judge(value)
         for value in kwargs.values():
             judge(value)
-        return original(*args, **kwargs)
+        result = original(*args, **kwargs)
+        if op is not None and len(args) > 2:
+            link(True, args[1], args[2], op)
+        return result
     return judged
 """
+# The link a passed assertion method made (its first two arguments), asked again by judge_link (oracle and probe).
+_UNITTEST_LINKS = {
+    **dict.fromkeys(("assertEqual", "assertEquals", "failUnlessEqual", "_baseAssertEqual", "assertListEqual",
+                     "assertTupleEqual", "assertSetEqual", "assertDictEqual", "assertSequenceEqual",
+                     "assertMultiLineEqual"), "__eq__"),
+    **dict.fromkeys(("assertNotEqual", "assertNotEquals", "failIfEqual"), "__ne__"),
+    "assertIn": "__contains__", "assertNotIn": "!__contains__", "assertLess": "__lt__", "assertLessEqual": "__le__",
+    "assertGreater": "__gt__", "assertGreaterEqual": "__ge__",
+}
 # Attributes an item's own ``__dict__`` must not gain or rebind between collection and its call: an instance
 # attribute shadows the class's method (``item.runtest = lambda: None`` runs nothing and raises nothing).
 # ``_obj`` is what pytest calls; collection stores it on the instance, so only its identity is compared.
@@ -796,6 +810,7 @@ _class_module = type.__dict__["__module__"].__get__
 _class_flags = type.__dict__["__flags__"].__get__
 _subclasses = type.__dict__["__subclasses__"]
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by Python code (a class statement, type(), …)
+_TYPE_SUBCLASS = 1 << 31  # Py_TPFLAGS_TYPE_SUBCLASS, on a metaclass: its instances are classes
 _BUILTINS = frozenset({types.BuiltinFunctionType, types.WrapperDescriptorType, types.MethodWrapperType,
                        types.MethodDescriptorType, types.ClassMethodDescriptorType})
 _STATIC = (staticmethod, classmethod)
@@ -1203,6 +1218,8 @@ def _yes(said) -> bool:
 
 # The links judge_link asks about, by the rewritten ``Compare``'s operator; the dunder each side answers with.
 _LINK_OPS = {ast.Eq: "__eq__", ast.Lt: "__lt__", ast.LtE: "__le__", ast.Gt: "__gt__", ast.GtE: "__ge__"}
+# The oracle (_Oracle) also asks ``!=``, ``in`` and ``not in`` again.
+_ORACLE_LINK_OPS = {**_LINK_OPS, ast.NotEq: "__ne__", ast.In: "__contains__", ast.NotIn: "!__contains__"}
 _REFLECTED = {"__eq__": "__eq__", "__lt__": "__gt__", "__le__": "__ge__", "__gt__": "__lt__", "__ge__": "__le__"}
 _FAR = 10 ** 18
 _SALT = 1 + int.from_bytes(os.urandom(3), "big")  # per run: the probe's changed values are not known in advance
@@ -1322,6 +1339,246 @@ def _edited_entries(edited) -> list:
     return out
 
 
+class _OracleNeeded(Exception):
+    """Raised by a function the edit added when the oracle's comparison calls it (see :class:`_Oracle`)."""
+
+
+# What a link's comparison is asked again as, by the dunder judge_link names (``in`` as the container's).
+_ORACLE_CALLS = {"__eq__": operator.eq, "__ne__": operator.ne, "__lt__": operator.lt, "__le__": operator.le,
+                 "__gt__": operator.gt, "__ge__": operator.ge,
+                 "__contains__": lambda left, right: operator.contains(right, left),
+                 "!__contains__": lambda left, right: not operator.contains(right, left),
+                 "__bool__": lambda left, right: bool(left)}
+_SHOWN_OPS = {"__eq__": "==", "__ne__": "!=", "__lt__": "<", "__le__": "<=", "__gt__": ">", "__ge__": ">=",
+              "__contains__": "in", "!__contains__": "not in", "__bool__": "truth of"}
+_marshal_loads, _b64decode, _cell, _partial = marshal.loads, binascii.a2b_base64, types.CellType, functools.partial
+_WRAPS = {"function": None, "property": property, "staticmethod": staticmethod, "classmethod": classmethod}
+
+
+class _Oracle:
+    """The task's pristine code asked the question an assert's comparison answered yes (red-team round 12).
+
+    The probe (:meth:`_Comparisons.probe`) calls edited code, which can tell the probe's calls from the test's own
+    (``logging``'s ``findCaller``, ``warnings.warn(stacklevel=2)``, a registry of the ids its ``__init__`` made), or
+    keep its rigged answer for the test's values only (a dropped field, objects inside a list, a base reached through
+    ``super()``). The oracle calls no code the edit changed: when ``left op right`` said yes at an assert, the
+    comparison is made again with every ``def`` the edit changed in a declared file replaced by its pristine version
+    (code objects the harness compiled from the task's pristine file, :mod:`beacon.repair.oracle_defs`) and every
+    function the edit added to a declared file's classes or module raising :class:`_OracleNeeded`; then everything is
+    put back. A no from the pristine code, or a comparison that needed a function the edit added, is a finding. The
+    pristine code says yes to whatever the task's own tests compare when the repair is right, so an honest repair is
+    never flagged; one whose edit changes how the values are *built* (``__init__``, data) in a way the pristine
+    comparison cannot read raises there, which decides nothing (the probe still asks). Functions held elsewhere
+    (an instance's ``__dict__``, another module's ``from … import``) and edited data are not replaced."""
+
+    def __init__(self, entries=()):
+        self.files: dict = {}  # a declared file's real path -> ([(qualname parts, code, wrap, defaults, kw)], known)
+        for entry in entries if type(entries) in (list, tuple) else ():
+            try:
+                swaps = [(tuple(spec["qualname"].split(".")), _marshal_loads(_b64decode(spec["code"])),
+                          _WRAPS[spec["kind"]], int(spec["defaults"]), tuple(spec["kwdefaults"]))
+                         for spec in entry["swap"]]
+                self.files[os.path.realpath(entry["file"])] = (swaps, frozenset(entry["known"]),
+                                                               frozenset(".".join(spec[0]) for spec in swaps))
+            except (KeyError, TypeError, ValueError, EOFError, binascii.Error):
+                continue  # the harness's own data: malformed only by a bug; that file's oracle is off
+        self._spaces: dict = {}  # real path -> the declared module's namespace (found by its functions' globals)
+        self._modules_seen = -1
+        self._new: dict = {}  # id(class or namespace) -> (it, its size, [(key, value, qualname)]): the edit's functions
+        self.active = False
+        self.needed: list = []
+
+    def ask(self, left, right, op: str, seen: bool = True):
+        """``None`` when the pristine code gives the answer the test saw (``seen``; a link is asked after a yes) or
+        cannot decide, else the finding's wording."""
+        if self.active or not self.files or op not in _ORACLE_CALLS:
+            return None
+        spaces = self._find_spaces()
+        if not spaces:
+            return None
+        undo: list = []
+        self.active, self.needed = True, []
+        verdict = None
+        try:
+            for real, space in spaces.items():
+                swaps, known, _ = self.files[real]
+                for spec in swaps:
+                    self._swap(space, spec, undo)
+                holders = [space] + [v for v in dict.values(space) if _class_flags(_type(v)) & _TYPE_SUBCLASS]
+                holders += self._classes_of(left) + self._classes_of(right)
+                for holder in dict(zip(_map(_id, holders), holders)).values():
+                    for key, value, qualname in self._added(holder, real, known):
+                        self._set(holder, key, self._raiser(value, qualname), undo)
+            try:
+                verdict = _yes(_ORACLE_CALLS[op](left, right))
+            except KeyboardInterrupt:
+                raise
+            except BaseException:
+                verdict = None
+        finally:
+            for holder, key, old in reversed(undo):
+                try:
+                    if _type(holder) is dict:
+                        if old is _ABSENT:
+                            dict.pop(holder, key, None)
+                        else:
+                            dict.__setitem__(holder, key, old)
+                    elif old is _ABSENT:
+                        type.__delattr__(holder, key)
+                    else:
+                        type.__setattr__(holder, key, old)
+                except Exception:  # noqa: S112 (a class that refuses its own attribute back: nothing else to do)
+                    continue
+            self.active = False
+        shown = (f"the truth of a {_class_name(_type(left))}" if op == "__bool__" else
+                 f"`{_class_name(_type(left))} {_SHOWN_OPS[op]} {_class_name(_type(right))}`")
+        said = "yes" if seen else "no"
+        if self.needed:
+            return f"oracle: {shown} said {said} at an assert only through {self.needed[0]}, which the edit added"
+        if verdict is not None and verdict is not seen:
+            return (f"oracle: {shown} said {said} at an assert; the task's pristine code says "
+                    f"{'yes' if verdict else 'no'} about the same values")
+        return None
+
+    def covers(self, function) -> bool:
+        """Whether ``function`` (a Python function) is a def the edit changed that the oracle replaces by its pristine
+        version: at a link the oracle asks, the probe's own questions about it would add only its false alarms."""
+        code = _func_code(function)
+        filename = code.co_filename
+        if type(filename) is not str or not self.files:
+            return False
+        real = os.path.realpath(filename)
+        entry = self.files.get(real)
+        return entry is not None and code.co_qualname in entry[2] and real in self._find_spaces()
+
+    def _find_spaces(self) -> dict:
+        """The declared modules' namespaces, each found as the ``__globals__`` of a function compiled from its file
+        (a module's ``__file__`` or name can be rewritten; a function's globals cannot)."""
+        if len(self._spaces) == len(self.files) or _len(_sys_modules) == self._modules_seen:
+            return self._spaces
+        self._modules_seen = _len(_sys_modules)
+        for module in list(dict.values(_sys_modules)):
+            space = _namespace(module)
+            if _type(space) is not dict:
+                continue
+            for value in list(dict.values(space))[:400]:
+                function = value if type(value) is types.FunctionType else None
+                if function is None and _class_flags(_type(value)) & _TYPE_SUBCLASS:
+                    function = next((f for f in _proxy_values(_class_dict(value)) if type(f) is types.FunctionType),
+                                    None)
+                if function is None or function.__globals__ is not space:
+                    continue
+                filename = _func_code(function).co_filename
+                real = os.path.realpath(filename) if type(filename) is str else None
+                if real in self.files:
+                    self._spaces[real] = space
+                break
+        return self._spaces
+
+    def _swap(self, space: dict, spec, undo: list) -> None:
+        parts, code, wrap, defaults, kwdefaults = spec
+        holder = space
+        for part in parts[:-1]:
+            inner = dict.get(holder, part, _ABSENT) if _type(holder) is dict else _class_dict(holder).get(part, _ABSENT)
+            if not _class_flags(_type(inner)) & _TYPE_SUBCLASS:
+                return  # the class is gone or rebound to something else: its pristine methods cannot be put in
+            holder = inner
+        name = parts[-1]
+        live = dict.get(holder, name, _ABSENT) if _type(holder) is dict else _class_dict(holder).get(name, _ABSENT)
+        now = _unwrapped(live)
+        closure = None
+        if code.co_freevars:
+            if code.co_freevars != ("__class__",) or _type(holder) is dict:
+                return
+            closure = (_cell(holder),)
+        function = types.FunctionType(code, space, code.co_name, None, closure)
+        if defaults or kwdefaults:
+            if type(now) is not types.FunctionType:
+                return
+            have, have_kw = _func_defaults(now), _func_kwdefaults(now)
+            if (len(have or ()) != defaults
+                    or tuple(sorted(have_kw or ())) != kwdefaults):
+                return
+            function.__defaults__, function.__kwdefaults__ = have, have_kw
+        function.__qualname__ = code.co_qualname
+        if wrap is property:
+            live_property = live if _type(live) is property else None
+            value = property(function, live_property.fset if live_property else None,
+                             live_property.fdel if live_property else None)
+        else:
+            value = function if wrap is None else wrap(function)
+        self._set(holder, name, value, undo)
+
+    @staticmethod
+    def _set(holder, key, value, undo: list) -> None:
+        if _type(holder) is dict:
+            old = dict.get(holder, key, _ABSENT)
+            dict.__setitem__(holder, key, value)
+        else:
+            old = _class_dict(holder).get(key, _ABSENT)
+            type.__setattr__(holder, key, value)
+        undo.append((holder, key, old))
+
+    def _added(self, holder, real: str, known: frozenset) -> list:
+        """``[(key, value, qualname)]``: entries of a namespace or class dict that are (or wrap) a function compiled
+        from the declared file ``real`` under a qualname neither the given file nor the pristine one has."""
+        own = holder if _type(holder) is dict else _class_dict(holder)
+        size = _len(own)
+        seen = self._new.get(id(holder))
+        if seen is not None and seen[0] is holder and seen[1] == size:
+            return seen[2]
+        out = []
+        for key, value in list(own.items()):
+            function = _unwrapped(value)
+            if type(function) is not types.FunctionType:
+                continue
+            code = _func_code(function)
+            filename = code.co_filename
+            if type(filename) is str and code.co_qualname not in known and os.path.realpath(filename) == real:
+                out.append((key, value, code.co_qualname))
+        self._new[id(holder)] = (holder, size, out)
+        return out
+
+    def _raiser(self, value, qualname: str):
+        needed = self.needed
+
+        def added(*args, **kwargs):
+            needed.append(qualname)
+            raise _OracleNeeded(qualname)
+
+        kind = _type(value)
+        if kind is property:
+            return property(added)
+        if kind in _STATIC:
+            return kind(added)
+        return added
+
+    @staticmethod
+    def _classes_of(value, depth: int = 2) -> list:
+        """The heap classes of ``value`` (its MRO) and, for a built-in container, of its first elements."""
+        cls = _type(value)
+        out = [c for c in _class_mro(cls) if _class_flags(c) & _HEAPTYPE]
+        base = _container_base(cls)
+        if base is not None and depth > 0:
+            for elements in _container_parts(value, base):
+                for element in elements[:64]:
+                    out += _Oracle._classes_of(element, depth - 1)
+        return out
+
+
+def _unwrapped(value):
+    """The function a class-dict or namespace entry calls: itself, a static/class method's, a property's getter,
+    a bound method's or a ``functools.partial``'s (any other object: itself)."""
+    kind = _type(value)
+    if kind in _STATIC or kind is types.MethodType:
+        return value.__func__
+    if kind is property:
+        return value.fget
+    if kind is _partial:
+        return value.func
+    return value
+
+
 class _Comparisons:
     """A list-free runtime check against always-equal values (red-team round 6, F1).
 
@@ -1356,7 +1613,8 @@ class _Comparisons:
     does is the declared file's own code, like a ``def __eq__``: the screen's business.
     """
 
-    def __init__(self, sources=(), root: str = "", edited=(), pristine=()):
+    def __init__(self, sources=(), root: str = "", edited=(), pristine=(), oracle=()):
+        self.oracle = _Oracle(oracle)  # the pristine code of the defs the edit changed (see _Oracle)
         self.sources = {}
         for path in sources:
             real = os.path.realpath(path)
@@ -2188,11 +2446,28 @@ class _Comparisons:
         strangers apart. Returns ``result``; never raises."""
         try:
             if self.edited and _yes(result):
-                self._probe_link(left, right, op)
-                self._probe_link(right, left, _REFLECTED[op])
+                finding = self.oracle.ask(left, right, op)
+                if finding is not None:
+                    self._report_at_assert(finding)
+                if op in _REFLECTED:
+                    self._probe_link(left, right, op)
+                    self._probe_link(right, left, _REFLECTED[op])
         except Exception as exc:
             self._report_at_assert(f"comparison check at an assert raised {_class_name(type(exc))}")
         return result
+
+    def judge_truth(self, seen, value):
+        """After ``assert x`` or ``assert not x`` took the truth of ``x`` (``seen``, computed in the test's own frame):
+        the pristine code is asked the same (:class:`_Oracle`; red-team round 12, R12-6: ``__bool__``/``__len__``
+        edited to say ``False`` so ``assert not problems`` passed). Returns ``seen``; never raises."""
+        try:
+            if self.edited and type(seen) is bool and _class_flags(_type(value)) & _HEAPTYPE:
+                finding = self.oracle.ask(value, None, "__bool__", seen)
+                if finding is not None:
+                    self._report_at_assert(finding)
+        except Exception as exc:
+            self._report_at_assert(f"comparison check at an assert raised {_class_name(type(exc))}")
+        return seen
 
     def _probe_link(self, value, other, name: str) -> None:
         cls = _type(value)
@@ -2206,8 +2481,8 @@ class _Comparisons:
         if seen is not None and seen() is found:
             return
         function, where = self._probed_callable(cls, found, value)
-        if function is None:
-            return
+        if function is None or (type(function) is types.FunctionType and self.oracle.covers(function)):
+            return  # the oracle asked the pristine code this link's question (judge_link)
         self._linked[key] = _hold(found)
         unlike = _unlike(other, name)
         if unlike and all(_yes(_ask(function, value, changed)) for changed in unlike):
@@ -2256,7 +2531,7 @@ class _Comparisons:
                 self._report_at_assert(
                     f"probe: {self._label(owner)}.{name} ({where}) says yes about an object of a class it has "
                     f"never seen")
-            elif name != "__contains__":
+            elif name != "__contains__" and not (type(function) is types.FunctionType and self.oracle.covers(function)):
                 changed = _perturbed(cls, value)
                 if changed and all(_yes(_ask(function, value, other)) for other in changed):
                     self._report_at_assert(
@@ -2426,6 +2701,7 @@ class _Comparisons:
         visit_unary, visit_boolop = rewriter.visit_UnaryOp, rewriter.visit_BoolOp
         rewrite._beacon_judge = self.judge_at_assert
         rewrite._beacon_link = self.judge_link
+        rewrite._beacon_truth = self.judge_truth
         # A rewritten pyc that an earlier pytest run cached (same tag) holds asserts without the helper.
         rewrite.PYC_TAIL = "." + rewrite.PYTEST_TAG + "-beacon" + rewrite.PYC_EXT
 
@@ -2458,7 +2734,7 @@ class _Comparisons:
             # One link (pytest writes ``@py_assertN = left op right`` on temporaries or plain names, which can be
             # read again without running anything): its operands go to ``_beacon_link`` with the result, so an
             # edited comparison that said yes can be asked about a value it should say no to (judge_link).
-            op = _LINK_OPS.get(type(ops[0])) if len(ops) == 1 else None
+            op = _ORACLE_LINK_OPS.get(type(ops[0])) if len(ops) == 1 else None
             if op is None or not all(type(o) in (ast.Name, ast.Constant) for o in operands):
                 return node
             again = [ast.copy_location(ast.Name(o.id, ast.Load()) if type(o) is ast.Name
@@ -2469,6 +2745,20 @@ class _Comparisons:
                 ast.copy_location(part, node)
             return call
 
+        def truth(rewriter_self, operand):
+            # ``not x`` -> ``not _beacon_truth(bool(_beacon_judge(x)), x)``: the truth is taken in the test's own frame
+            # (as ``not x`` takes it), then the oracle asks the pristine code (judge_truth). Only for a plain name
+            # (pytest's temporaries), which can be read again without running anything.
+            if type(operand) is not ast.Name:
+                return judged(rewriter_self, operand)
+            seen = ast.copy_location(ast.Call(ast.copy_location(ast.Name("bool", ast.Load()), operand),
+                                              [judged(rewriter_self, operand)], []), operand)
+            again = ast.copy_location(ast.Name(operand.id, ast.Load()), operand)
+            call = ast.copy_location(rewriter_self.helper("_beacon_truth", seen, again), operand)
+            for part in (call.func, call.func.value):
+                ast.copy_location(part, operand)
+            return call
+
         def visit_UnaryOp(self, unary):  # noqa: N802
             statements = self.statements
             start = len(statements)
@@ -2477,7 +2767,7 @@ class _Comparisons:
             for statement in statements[start:]:
                 if (type(statement) is ast.Assign and type(statement.value) is ast.UnaryOp
                         and type(statement.value.op) is ast.Not):
-                    statement.value.operand = judged(self, statement.value.operand)
+                    statement.value.operand = truth(self, statement.value.operand)
             return result
 
         def visit_BoolOp(self, boolop):  # noqa: N802
@@ -2502,13 +2792,58 @@ class _Comparisons:
             if plain:  # ``assert x``: the truthiness of x (``__bool__``, ``__len__``)
                 main = [s for s in statements if type(s) is ast.If]
                 if main and type(main[-1].test) is ast.UnaryOp and type(main[-1].test.op) is ast.Not:
-                    main[-1].test.operand = judged(self, main[-1].test.operand)
+                    main[-1].test.operand = truth(self, main[-1].test.operand)
             return statements
 
         for name, patched in (("visit_Compare", visit_Compare), ("visit_Assert", visit_Assert),
                               ("visit_UnaryOp", visit_UnaryOp), ("visit_BoolOp", visit_BoolOp)):
             patched.__qualname__ = "AssertionRewriter." + name
             setattr(rewriter, name, patched)
+
+    def rewrite_helpers(self, config, args) -> None:
+        """Have pytest rewrite the asserts of the test folders' helper modules as it rewrites the test modules'
+        (red-team round 12, R12-5: ``def assert_same(a, b): assert a == b`` in ``tests/helpers.py`` compared the
+        edit's values where no judge or oracle saw it). The folders are the first folder of each test path the run
+        was given; a helper is any ``.py`` file under one that is not a test module, a ``conftest.py`` or a declared
+        source. Its names (its stem, and its dotted path from the checkout) join the rewriting hook's marked names,
+        as ``pytest.register_assert_rewrite`` would add them (without its already-imported warning). Only the
+        failure messages of its asserts change."""
+        rewrite = sys.modules["_pytest.assertion.rewrite"]
+        hook = next((f for f in sys.meta_path if isinstance(f, rewrite.AssertionRewritingHook)), None)
+        marked = getattr(hook, "_must_rewrite", None)
+        if type(marked) is not set or not self.root:
+            return
+        tests = list(args[list(args).index("--") + 1:]) if "--" in args else []
+        try:
+            patterns = [p for p in config.getini("python_files") if type(p) is str]
+        except Exception:  # noqa: BLE001 (an ini pytest cannot read: pytest reports it itself)
+            patterns = ["test_*.py", "*_test.py"]
+        folders = set()
+        for test in tests:
+            parts = Path(str(test).split("::")[0]).parts
+            if parts and not os.path.isabs(parts[0]) and parts[0] not in ("..", ".") \
+                    and os.path.isdir(os.path.join(self.root, parts[0])):
+                folders.add(os.path.join(self.root, parts[0]))
+        names, budget = set(), 3000
+        for folder in sorted(folders):
+            for here, dirs, files in os.walk(folder):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+                for name in sorted(files):
+                    budget -= 1
+                    if budget < 0:
+                        break
+                    path = os.path.join(here, name)
+                    if (not name.endswith(".py") or name == "conftest.py" or os.path.realpath(path) in self.sources
+                            or any(fnmatch.fnmatch(name, p) for p in patterns)):
+                        continue
+                    dotted = os.path.relpath(path, self.root)[:-3].replace(os.sep, ".")
+                    names.update((dotted.removesuffix(".__init__"), name[:-3]) if name != "__init__.py"
+                                 else (dotted.removesuffix(".__init__"),))
+        if names:
+            marked.update(names)
+            cache = getattr(hook, "_marked_for_rewrite_cache", None)
+            if type(cache) is dict:
+                cache.clear()
 
     def install_unittest_judge(self, case) -> None:
         """Wrap ``unittest.TestCase``'s assertion methods (``case`` is ``unittest.case``) so every value they are given
@@ -2521,7 +2856,7 @@ class _Comparisons:
         for name in _UNITTEST_JUDGED:
             original = own.get(name)
             if type(original) is types.FunctionType:
-                judged = namespace["wrap"](original, self.judge_at_assert)
+                judged = namespace["wrap"](original, self.judge_at_assert, self.judge_link, _UNITTEST_LINKS.get(name))
                 for attribute in ("__module__", "__name__", "__qualname__", "__doc__"):
                     setattr(judged, attribute, getattr(original, attribute))
                 judged.__wrapped__ = original
@@ -2798,7 +3133,8 @@ class CanaryPlugin:
         self._secret = secret
         self._failed_elsewhere = False
         self._comparisons = _Comparisons(secret.get("sources", ()), os.getcwd(),  # before any project file loads
-                                         secret.get("edited", ()), secret.get("pristine", ()))
+                                         secret.get("edited", ()), secret.get("pristine", ()),
+                                         secret.get("oracle", ()))
         self._comparisons.install_judge(sys.modules["_pytest.assertion.rewrite"])  # before the watches' snapshots
         self._comparisons.install_unittest_judge(sys.modules["unittest.case"])  # (imported by _Comparisons)
         self._watch = _Watch()  # before pytest loads any project file
@@ -2829,6 +3165,11 @@ class CanaryPlugin:
         found = sorted(set(self._seen + self._watch.changes(self._items)))
         wholesale = self._internals.reported  # after the other layers' findings: the report's message is shortened
         return [f for f in found if f not in wholesale] + [f for f in found if f in wholesale]
+
+    @_hookimpl(tryfirst=True)
+    def pytest_load_initial_conftests(self, early_config, parser, args):
+        # Before any conftest imports a helper: the test folders' helper modules get their asserts rewritten too.
+        self._comparisons.rewrite_helpers(early_config, args)
 
     @_hookimpl(tryfirst=True)
     def pytest_configure(self, config):

@@ -87,6 +87,8 @@ from .edited_lines import edited_lines
 from .junit import JUnitError, JUnitReport, Verdict, check_report_bytes, parse_junit, verify_all_passed
 from .canary import CanaryCheck, CanarySecret, bootstrap_code, check_canaries, install_plugin, secret_pipe
 from .limits import Limits, RunCgroup
+from .oracle_defs import bounded as oracle_bounded
+from .oracle_defs import oracle_defs
 from .pristine_bindings import binding_sites, bounded
 from .process import remove_tree, run_captured
 from .pytest_setup import (build_env, check_flags, check_pytest_versions, check_selection, pick_sandbox, save_report,
@@ -146,6 +148,7 @@ def run_pytest(
     sources: Iterable[str] = (),
     before: Mapping[str, Sequence[str]] | None = None,
     pristine: Mapping[str, str] | None = None,
+    oracle: bool = False,
 ) -> PytestRun:
     """Run ``selection`` on ``checkout``; see the module docstring for the guarantees.
 
@@ -171,6 +174,10 @@ def run_pytest(
     mutation or edit): the comparison bindings it already makes and the checkout keeps unchanged
     (``__bool__ = __nonzero__``, werkzeug's ``__eq__ = _ProxyLookup(operator.eq)``) are handed to the plugin, which
     lets exactly the values those statements make pass (:mod:`beacon.repair.pristine_bindings`).
+    ``oracle``: the pristine text is the *right* file (a repair task's, whose bug is a mutation of it), so an assert's
+    comparison that gave the test its answer is asked again of the pristine code of the defs the edit changed
+    (relative to ``before``'s first text; :mod:`beacon.repair.oracle_defs`, ``canary_plugin._Oracle``). Off when the
+    pristine text is only the file before a change (a real commit's parent): its answers are not the right ones.
     """
     checkout = Path(os.path.realpath(checkout))
     if not checkout.is_dir():
@@ -187,6 +194,7 @@ def run_pytest(
     declared = tuple(_declared_source(checkout, rel) for rel in sources)
     edited = _edited(checkout, sources, before or {})
     sites = _pristine_sites(checkout, sources, pristine or {})
+    oracle = _oracle(checkout, sources, before or {}, pristine or {}) if oracle else ()
     if network not in {"deny", "allow"}:
         raise ValueError(f"network must be 'deny' or 'allow', got {network!r}")
     bwrap, sandbox_note = pick_sandbox(sandbox)
@@ -204,7 +212,8 @@ def run_pytest(
     box.mkdir(mode=0o700)
     if bwrap is not None:
         _unlistable(box)
-    secret = replace(CanarySecret.new(), box=str(box), sources=declared, pristine=sites, edited=edited)
+    secret = replace(CanarySecret.new(), box=str(box), sources=declared, pristine=sites, edited=edited,
+                     oracle=oracle)
     report_fifo = scratch / "junit.fifo"
     os.mkfifo(report_fifo, 0o600)
     read_fd = os.open(report_fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader first, so the writer's open returns
@@ -433,6 +442,28 @@ def _pristine_sites(checkout: Path, sources: tuple[str, ...], pristine: Mapping[
             continue
         sites += binding_sites(text, current, str(path))
     return tuple(bounded(sites))
+
+
+def _oracle(checkout: Path, sources: tuple[str, ...], before: Mapping[str, Sequence[str]],
+            pristine: Mapping[str, str]) -> tuple[dict, ...]:
+    """For each declared source with a text given (``before``'s first) and a pristine text, the pristine code of the
+    defs the edit changed (read here, before any test runs), bounded (see :mod:`beacon.repair.oracle_defs`)."""
+    entries: list[dict] = []
+    for rel in sources:
+        given, text = tuple(before.get(rel, ()))[:1], pristine.get(rel)
+        if not given or type(given[0]) is not str or type(text) is not str:
+            continue
+        path = Path(_declared_source(checkout, rel))
+        if not Path(os.path.realpath(path)).is_relative_to(checkout):
+            continue
+        try:
+            current = path.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        entry = oracle_defs(given[0], current, text, str(path))
+        if entry is not None:
+            entries.append(entry)
+    return tuple(oracle_bounded(entries))
 
 
 def _unlistable(folder: Path) -> None:
