@@ -36,7 +36,7 @@ class ProjectConfigError(ValueError):
 
 
 # Options kept, by name: "flag" takes no value, "value" exactly one (``--name=v``, ``--name v``, ``-Xv``, ``-X v``).
-# The reason each is safe is in the README ("What the project's addopts keep").
+# Why each is safe: the README's "The project's addopts" and the module docstring.
 _FLAGS = frozenset({
     "-q", "--quiet", "-v", "--verbose", "-l", "--showlocals", "--no-showlocals", "--full-trace",
     "--no-header", "--no-summary", "--disable-warnings", "--disable-pytest-warnings",

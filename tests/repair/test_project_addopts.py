@@ -237,3 +237,35 @@ def test_the_reader_gives_options_or_a_project_config_error(text):
         kept, _ = filter_addopts(options)
         assert _is_allowed(kept)
         assert source in (None, "pytest.ini [pytest]")
+
+
+def _control_task_with(root: Path, extra: dict[str, str]):
+    """The control task (``beacon.repair.control``) with ``extra`` files committed beside it."""
+    import json
+
+    from beacon.data import load_manifest, repo_resolver
+    from beacon.repair.control import _FILES, _TASKS, _git
+
+    repo = write_tree(root / "repos" / "textkit", {**_FILES, **extra})
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "textkit")
+    row = {"repo": "textkit", "commit": _git(repo, "rev-parse", "HEAD"), "token_budget": 2000, **_TASKS[0]}
+    (root / "tasks.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+    resolve = repo_resolver(root / "repos")
+    task = load_manifest(root / "tasks.jsonl", resolve_repo=resolve)[0]
+    return task, resolve(task.repo)
+
+
+def test_a_task_whose_addopts_pytest_cannot_split_is_invalid_with_the_file_and_key(tmp_path):
+    from beacon.repair.limits import NO_LIMITS
+    from beacon.repair.prepare import RunSettings, prepare_task
+
+    task, source = _control_task_with(tmp_path, {"pytest.ini": "[pytest]\naddopts = -m 'not slow\n"})
+    settings = RunSettings(allow_local_execution=True, sandbox="off", limits=NO_LIMITS)
+    prepared = prepare_task(task, source, tmp_path / "work", settings)
+    assert not prepared.valid
+    assert prepared.invalid_reason.startswith("project config: pytest.ini: [pytest] addopts (line 2): No closing "
+                                              "quotation"), prepared.invalid_reason
+    settings.project_addopts = "drop"
+    assert prepare_task(task, source, tmp_path / "work-drop", settings).valid
