@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 MODES = ("keep_safe", "drop")
@@ -107,7 +107,6 @@ class Addopts:
     kept: tuple[str, ...] = ()  # passed to pytest, first (where pytest puts addopts)
     dropped: tuple[tuple[str, str], ...] = ()  # (option as configured, why)
     note: str = ""  # e.g. why nothing was read
-    extra: dict = field(default_factory=dict, compare=False)
 
     def evidence(self) -> dict:
         return {"mode": self.mode, "source": self.source, "configured": list(self.configured),
