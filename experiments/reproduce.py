@@ -39,12 +39,14 @@ UNSCORED_NESTED = {("tests", "sandboxed"), ("checks", "sandbox"), ("checks", "li
 # Row fields added by later records schemas (checks: 2, structured_output: 3). An archived
 # row without one predates it: the reproduction's new field has nothing to be compared with.
 LATER_FIELDS = ("checks", "structured_output")
+# Nested fields added later (checks.addopts: 5): compared only when the archived row has them.
+LATER_NESTED = (("checks", "addopts"),)
 
 
-def _scored(record: dict, *, absent: frozenset[str] = frozenset()) -> dict:
+def _scored(record: dict, *, absent: frozenset = frozenset()) -> dict:
     """The fields a reproduction must match; ``absent``: later fields the archived row predates."""
     out = {k: v for k, v in record.items() if k not in UNSCORED and k not in absent}
-    for outer, inner in UNSCORED_NESTED:
+    for outer, inner in (*UNSCORED_NESTED, *(n for n in LATER_NESTED if n in absent)):
         if isinstance(out.get(outer), dict):
             out[outer] = {k: v for k, v in out[outer].items() if k != inner}
     return out
@@ -64,7 +66,9 @@ def diff_records(expected: dict[str, dict], actual: dict[str, dict]) -> list[str
         if key not in expected:
             lines.append(f"+ {key}: not in the archive")
             continue
-        absent = frozenset(f for f in LATER_FIELDS if f not in expected[key])
+        absent = frozenset([*(f for f in LATER_FIELDS if f not in expected[key]),
+                            *((o, i) for o, i in LATER_NESTED
+                              if isinstance(expected[key].get(o), dict) and i not in expected[key][o])])
         a, b = _scored(expected[key], absent=absent), _scored(actual[key], absent=absent)
         for field in sorted(set(a) | set(b)):
             if a.get(field) != b.get(field):

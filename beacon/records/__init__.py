@@ -26,7 +26,8 @@ from .repair import OUTCOMES, Outcome, RepairOutcome
 # ``structured_output`` (whether and how the model's output was constrained). Readers accept all three:
 # a field added later is absent (``ABSENT``) from the older rows. 4: adds ``checks.limits`` (the run's resource
 # limits, what enforced them, which were reached) and ``checks.sandbox.observed`` (what a probe sandbox saw).
-RECORD_SCHEMA = 4
+# 5: adds ``checks.addopts`` (the checkout's configured addopts: which were passed on to pytest, which dropped, why).
+RECORD_SCHEMA = 5
 
 AnyRow = Union[RepairOutcome, LocalizationRecord, TrajectoryRecord]
 

@@ -189,7 +189,7 @@ def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, t
                         for path, text in sorted(new_files.items())}
     screen = screen_edit(current, new_files, task.screen_allow, reference={task.path: _pristine(prepared)})
     checks = row.checks = {"screen": screen.evidence(), "canaries": {"ran": False}, "integrity": {"ran": False},
-                                 "sandbox": {"ran": False}, "limits": {"ran": False}}
+                                 "sandbox": {"ran": False}, "limits": {"ran": False}, "addopts": {"ran": False}}
     if screen.suspicious:
         return Outcome.SUSPICIOUS_EDIT, "; ".join(f.describe() for f in screen.findings[:5])
     checkout = prepared.fresh_mutant(f"attempt-{slot}")
@@ -202,7 +202,8 @@ def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, t
                              sandbox=settings.sandbox, network=settings.network, limits=settings.limits,
                              report_dir=prepared.work / "reports" / f"attempt-{slot}", sources=(task.path,),
                              before={task.path: (prepared.mutated_text, _pristine(prepared))},
-                             pristine={task.path: _pristine(prepared)}, oracle=True)
+                             pristine={task.path: _pristine(prepared)}, oracle=True,
+                             project_addopts=settings.project_addopts)
         except TamperedCheckoutError as exc:
             checks["integrity"] = {"ran": True, "before_run": _clean(str(exc), prepared)}
             return Outcome.UNAUTHORIZED_PATH, _clean(str(exc), prepared)
@@ -234,6 +235,7 @@ def _run_evidence(run: PytestRun, protected: int) -> dict:
                     "network_isolated": run.network_isolated,
                     "note": run.sandbox_note, "mounts": list(run.mounts), "observed": run.observed},
         "limits": {"ran": True, **run.limits},
+        "addopts": {"ran": True, **run.addopts},  # the checkout's addopts: what was kept and dropped, and why
     }
 
 

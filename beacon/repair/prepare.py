@@ -20,6 +20,7 @@ from ..repo.git import GitSource
 from ..repo.history import NO_INPUTS, RepoInputs, read_inputs
 from ..repo.snapshot import materialize, replace_line
 from ..data.manifest import Task
+from .addopts import ProjectConfigError
 from .controls import snapshot_protected
 from .limits import Limits
 from .pytest_runner import PytestRun, run_pytest, sandbox_hint, verify_run
@@ -35,6 +36,8 @@ class RunSettings:
     sandbox: str = "auto"  # auto | required | off
     network: str = "deny"
     limits: Limits = field(default_factory=Limits)  # processes, memory, /tmp size per test run
+    # the checkout's addopts: "keep_safe" passes on the allowlisted ones (beacon.repair.addopts), "drop" none
+    project_addopts: str = "keep_safe"
 
 
 @dataclass
@@ -117,9 +120,14 @@ def prepare_task(task: Task, source: GitSource, work: Path, settings: RunSetting
         return prepared
     run_kw = dict(protected=prepared.protected, flags=task.tests.flags or ("-q",), timeout=settings.timeout_s,
                   sandbox=settings.sandbox, network=settings.network, limits=settings.limits,
-                  sources=(task.path,), pristine={task.path: _text(pristine / task.path)})
-    original = run_pytest(materialize(source, task.commit, work / "original-run"), selection,
-                          report_dir=work / "reports" / "original", **run_kw)
+                  sources=(task.path,), pristine={task.path: _text(pristine / task.path)},
+                  project_addopts=settings.project_addopts)
+    try:
+        original = run_pytest(materialize(source, task.commit, work / "original-run"), selection,
+                              report_dir=work / "reports" / "original", **run_kw)
+    except ProjectConfigError as exc:  # the project's own pytest cannot start with this config either
+        prepared.invalid_reason = f"project config: {exc}"
+        return prepared
     prepared.sandboxed = original.sandboxed
     prepared.baseline = summarize_run(original)
     cases = original.report.testcases if original.report else ()

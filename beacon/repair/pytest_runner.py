@@ -4,7 +4,8 @@ A run is pytest (``python -c`` canary bootstrap, then ``pytest.main``) with the 
 group (killed as a whole on timeout and again once pytest exits), with a
 credential-free environment (an allowlist: PATH, LANG, LC_ALL, TZ, plus a
 temporary HOME/TMPDIR and the PYTHON*/PYTEST* variables set below), plugin
-autoloading off, the checkout's ``addopts`` cleared, the cache provider off,
+autoloading off, the checkout's ``addopts`` cleared and only its allowlisted options passed on
+(:mod:`beacon.repair.addopts`; ``project_addopts="drop"`` passes none), the cache provider off,
 ``--import-mode=importlib``, no bytecode written, xfail made strict (a
 non-strict XPASS is written to JUnit as a plain pass), and only the checkout's
 own root config file (see :mod:`beacon.repair.controls`). A src-layout
@@ -82,6 +83,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+from .addopts import project_addopts as _project_addopts
 from .controls import protected_changes, root_config_file
 from .edited_lines import edited_lines
 from .junit import JUnitError, JUnitReport, Verdict, check_report_bytes, parse_junit, verify_all_passed
@@ -129,6 +131,7 @@ class PytestRun:
     limits: dict = field(default_factory=dict)  # the configured limits, what enforced them, and which were reached
     limits_hit: tuple[str, ...] = ()  # "processes" (a fork refused), "memory" (an out-of-memory kill)
     peaks: dict = field(default_factory=dict)  # peak memory (MiB) and tasks in the run's cgroup: a measurement, not in rows
+    addopts: dict = field(default_factory=dict)  # the checkout's addopts: kept, dropped and why (Addopts.evidence)
 
 
 def run_pytest(
@@ -149,6 +152,7 @@ def run_pytest(
     before: Mapping[str, Sequence[str]] | None = None,
     pristine: Mapping[str, str] | None = None,
     oracle: bool = False,
+    project_addopts: str = "keep_safe",
 ) -> PytestRun:
     """Run ``selection`` on ``checkout``; see the module docstring for the guarantees.
 
@@ -178,6 +182,10 @@ def run_pytest(
     comparison that gave the test its answer is asked again of the pristine code of the defs the edit changed
     (relative to ``before``'s first text; :mod:`beacon.repair.oracle_defs`, ``canary_plugin._Oracle``). Off when the
     pristine text is only the file before a change (a real commit's parent): its answers are not the right ones.
+    ``project_addopts``: ``"keep_safe"`` passes on the allowlisted options of the root config's ``addopts``
+    (first, where pytest puts them: the task's ``flags`` come later and win) and records every dropped one with
+    the reason in :attr:`PytestRun.addopts`; ``"drop"`` passes none (the runner's behaviour before). An
+    ``addopts`` pytest itself cannot use raises :class:`~beacon.repair.addopts.ProjectConfigError` (``"keep_safe"``).
     """
     checkout = Path(os.path.realpath(checkout))
     if not checkout.is_dir():
@@ -205,7 +213,9 @@ def run_pytest(
             f"refusing to run tests on {checkout}: pytest control files differ from the pristine task: "
             + "; ".join(tampered)
         )
-    src = src_layout_path(checkout, root_config_file(checkout))
+    own_config = root_config_file(checkout)
+    src = src_layout_path(checkout, own_config)
+    addopts = _project_addopts(project_addopts, own_config, checkout)
     _remove_stale_scratch()
     scratch = Path(tempfile.mkdtemp(prefix=f"{_SCRATCH_PREFIX}{os.getpid()}-"))
     box = scratch / "box"
@@ -228,22 +238,24 @@ def run_pytest(
     hits: tuple[str, ...] = ()
     peaks: dict = {}
     try:
-        config = root_config_file(checkout)
+        config = own_config
         if config is None:
             # An explicit empty config stops pytest adopting one from an ancestor directory.
             config = scratch / "pytest.ini"
             config.write_text("[pytest]\n", encoding="utf-8")
         plugin = install_plugin(scratch / "plugin")
         secret_fd = secret_pipe(secret)
+        # The project's kept addopts first, where pytest itself puts addopts: the harness's own settings after them.
         pytest_args = [
-            "-c", str(config), "--rootdir", str(checkout), "--confcutdir", str(checkout),
+            *addopts.kept, "-c", str(config), "--rootdir", str(checkout), "--confcutdir", str(checkout),
             "-o", "addopts=", "-p", "no:cacheprovider", "--import-mode=importlib",
             "-o", "junit_family=xunit1", "-o", "junit_logging=no",
             "-o", "junit_suite_name=pytest", "-o", "xfail_strict=true",
             f"--junitxml={report_fifo}", *flags, "--", *tests,
         ]
         if src is not None:
-            pytest_args[2:2] = ["-o", f"pythonpath={shlex.quote(src)}"]  # pytest shlex-splits the value
+            at = len(addopts.kept) + 2
+            pytest_args[at:at] = ["-o", f"pythonpath={shlex.quote(src)}"]  # pytest shlex-splits the value
         pytest_argv = [sys.executable, "-P", "-c", bootstrap_code(str(plugin.parent)), str(secret_fd), *pytest_args]
         if bwrap is not None:
             # The runner folder itself, read-only: inside the sandbox its files alone would sit in a folder the tests
@@ -304,7 +316,7 @@ def run_pytest(
         sandbox_note=sandbox_note, integrity_violations=violations, canaries=canaries,
         mounts=describe_mounts(mounts, {str(checkout): "<checkout>", str(scratch): "<runner>"}),
         observed=observed, limits=_limits_evidence(limits, cgroup, no_cgroup, bwrap is not None, hits),
-        limits_hit=hits, peaks=peaks,
+        limits_hit=hits, peaks=peaks, addopts=addopts.evidence(),
     )
 
 

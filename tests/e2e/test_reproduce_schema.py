@@ -23,3 +23,14 @@ def test_schema2_rows_compare_checks_except_machine_facts():
     forced = {**CHECKS, "canaries": {"ran": True, "ok": False}}
     lines = diff_records({"k": row(checks=CHECKS)}, {"k": row(checks=forced)})
     assert lines and "checks" in lines[0]
+
+
+def test_schema4_rows_ignore_checks_addopts_schema5_rows_compare_it():
+    addopts = {"ran": True, "mode": "keep_safe", "kept": ["-m", "not stress"], "dropped": []}
+    assert diff_records({"k": row(checks=CHECKS)}, {"k": row(checks={**CHECKS, "addopts": addopts})}) == []
+    changed = {**addopts, "kept": []}
+    lines = diff_records({"k": row(checks={**CHECKS, "addopts": addopts})}, {"k": row(checks={**CHECKS, "addopts": changed})})
+    assert lines and "checks" in lines[0]
+    # other checks are still compared in a schema-4 row
+    assert diff_records({"k": row(checks=CHECKS)},
+                        {"k": row(checks={**CHECKS, "addopts": addopts, "canaries": {"ran": True, "ok": False}})})

@@ -219,14 +219,16 @@ def test_only_the_checkouts_own_root_config_is_used(tmp_path):
     bare = write_tree(tmp_path / "bare", {"tests/test_a.py": "def test_a():\n    pass\n\ndef check_b():\n    assert 0\n"})
     verdict = verify_run(run(bare, sandbox="off"), ["tests/test_a.py::test_a"])
     assert verdict.passed, verdict.reasons
-    # The checkout's own config is honoured, except addopts.
+    # The checkout's own config is honoured; of its addopts only the allowlisted ones (test_project_addopts.py),
+    # none with project_addopts="drop".
     own = write_tree(tmp_path / "own", {
         "pyproject.toml": '[tool.pytest.ini_options]\npython_functions = ["check_*"]\naddopts = "-k nothing"\n',
         "tests/test_a.py": "def check_a():\n    pass\n\ndef test_b():\n    assert 0\n",
     })
-    result = run(own, sandbox="off")
+    result = run(own, sandbox="off", project_addopts="drop")
     assert verify_run(result, ["tests/test_a.py::check_a"]).passed, result.stdout
     assert [tc.name for tc in result.report.testcases] == ["check_a"]
+    assert [tc.name for tc in run(own, sandbox="off").report.testcases] == []  # -k nothing kept: all deselected
 
 
 def test_tampered_control_files_refuse_to_run(tmp_path):
