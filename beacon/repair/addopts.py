@@ -244,6 +244,8 @@ def _value_problem(name: str, value: str | None) -> str:
     """Why ``name value`` is not kept ("" when it is)."""
     if value is None or value == "":
         return f"{name} needs a value"
+    if "\x00" in value:  # a separate value token is not checked with its option's token
+        return f"{name}: its value contains a NUL byte"
     if value.startswith("-"):
         return f"{name} {value}: a value starting with '-' reads as an option"
     if name == "-p":
