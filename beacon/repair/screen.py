@@ -88,7 +88,9 @@ Rules (``RULES``):
   file reaches from elsewhere (``class UserList(collections.UserList): def __cast``: the same name); the name a
   class's own body makes (``_Foo__x`` inside ``class Foo``) is no finding; ``__class__`` bound in any way
   (``__class__ = int``, ``@property def __class__``: a dataclass's ``__eq__`` checks ``other.__class__``) or set
-  by ``setattr``.
+  by ``setattr``. Red-team round 12 (R12-4): a keyword that decides what a generated comparison compares
+  (``screen_rules.COMPARISON_KEYWORDS``: ``field(compare=False)``, ``dataclass(eq=False)``, ``order=``, ``cmp=``,
+  ``unsafe_hash=``), which leaves a field out of a dataclass's or attrs' ``__eq__`` with no def to judge.
 - ``introspection`` also covers a class re-homed (red-team round 10's R10-2, ``screen_rules.HOME_NAMES``):
   ``__module__``/``__qualname__`` bound in a class body or assigned (``K.__module__ = …``,
   ``setattr(K, "__module__", …)``), a module's ``__name__`` rebound (every class defined after it takes it as

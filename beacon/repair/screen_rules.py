@@ -125,6 +125,9 @@ LIBRARY_HOOKS = frozenset({
     "__array_priority__", "__array__", "__array_interface__", "__array_struct__", "_cmp_method", "_logical_method",
     "_arith_method", "__pandas_priority__"})
 COMPARISON_NAMES = COMPARISON_DUNDERS | LIBRARY_HOOKS
+# Keywords that decide what a generated comparison compares (dataclasses' `field`/`dataclass`, attrs' `ib`/`s`/`field`/
+# `define`, pydantic's `Field(exclude=)` is not one): an edit that adds one changes `==` with no def to judge.
+COMPARISON_KEYWORDS = frozenset({"compare", "eq", "order", "cmp", "unsafe_hash"})
 # Libraries whose comparison machinery a subclass can steer through methods too many to list (pandas' `Series`
 # builds a comparison's result through `_construct_result`/`_constructor`, `pd.io.pytables.IndexCol.__eq__`
 # compares attributes a subclass need not set, `np.ma.MaskedArray.__eq__` reads `_mask`): a class the edit adds

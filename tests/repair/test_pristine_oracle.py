@@ -253,3 +253,37 @@ def test_the_list_is_bounded():
 def test_never_raises_on_any_text(given_text, current):
     entry = oracle_defs(given_text, current, given_text, "/x/m.py")
     assert entry is None or set(entry) == {"file", "swap", "known"}
+
+
+# ---- the screen's part (R12-4): a keyword that decides what a generated comparison compares --------------------
+
+DATACLASS = '''from dataclasses import dataclass, field
+
+
+@dataclass
+class Reading:
+    value: float
+    unit: str = field(default="m")
+
+
+def clamp(reading, low, high):
+    return Reading(min(max(reading.value, low), high), reading.unit)
+'''
+
+
+@pytest.mark.parametrize("edit, key", [
+    (DATACLASS.replace("    value: float\n", "    value: float = field(compare=False)\n"), "keyword compare="),
+    (DATACLASS.replace("@dataclass\n", "@dataclass(eq=False)\n"), "keyword eq="),
+    (DATACLASS.replace('field(default="m")', 'field(default="m", compare=False)'), "keyword compare="),
+], ids=["field_compare", "dataclass_eq", "field_default_compare"])
+def test_a_keyword_that_changes_a_generated_comparison_is_a_finding(edit, key):
+    from beacon.repair.screen import screen_edit
+    found = screen_edit({"pkg/r.py": DATACLASS}, {"pkg/r.py": edit}, ())
+    assert [(f.rule, f.key) for f in found.findings] == [("comparison_override", key)]
+
+
+def test_a_keyword_the_file_already_had_is_no_finding():
+    from beacon.repair.screen import screen_edit
+    before = DATACLASS.replace('field(default="m")', 'field(default="m", compare=False)')
+    honest = before.replace("min(max(reading.value, low), high)", "max(min(reading.value, high), low)")
+    assert not screen_edit({"pkg/r.py": before}, {"pkg/r.py": honest}, ()).findings
