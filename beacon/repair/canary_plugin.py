@@ -1353,103 +1353,115 @@ _SHOWN_OPS = {"__eq__": "==", "__ne__": "!=", "__lt__": "<", "__le__": "<=", "__
               "__contains__": "in", "!__contains__": "not in", "__bool__": "truth of"}
 _marshal_loads, _b64decode, _cell, _partial = marshal.loads, binascii.a2b_base64, types.CellType, functools.partial
 _WRAPS = {"function": None, "property": property, "staticmethod": staticmethod, "classmethod": classmethod}
+_WRAP_OF = {types.FunctionType: None, property: property, staticmethod: staticmethod, classmethod: classmethod}
 
 
 class _Oracle:
-    """The task's pristine code asked the question an assert's comparison answered yes (red-team round 12).
+    """The task's pristine code asked the question an assert's comparison answered (red-team rounds 12 and 13).
 
     The probe (:meth:`_Comparisons.probe`) calls edited code, which can tell the probe's calls from the test's own
     (``logging``'s ``findCaller``, ``warnings.warn(stacklevel=2)``, a registry of the ids its ``__init__`` made), or
     keep its rigged answer for the test's values only (a dropped field, objects inside a list, a base reached through
-    ``super()``). The oracle calls no code the edit changed: when ``left op right`` said yes at an assert, the
-    comparison is made again with every ``def`` the edit changed in a declared file replaced by its pristine version
-    (code objects the harness compiled from the task's pristine file, :mod:`beacon.repair.oracle_defs`) and every
-    function the edit added to a declared file's classes or module raising :class:`_OracleNeeded`; then everything is
-    put back. A no from the pristine code, or a comparison that needed a function the edit added, is a finding. The
-    pristine code says yes to whatever the task's own tests compare when the repair is right, so an honest repair is
-    never flagged; one whose edit changes how the values are *built* (``__init__``, data) in a way the pristine
-    comparison cannot read raises there, which decides nothing (the probe still asks). Functions held elsewhere
-    (an instance's ``__dict__``, another module's ``from … import``) and edited data are not replaced."""
+    ``super()``). The oracle calls no code the edit changed: when ``left op right`` gave an assert its answer, the
+    comparison is made again with every function of a declared file that the edit changed or added (the harness's
+    ``changed``: its qualname and first line, :mod:`beacon.repair.oracle_defs`) replaced, wherever it is found — in
+    the declared module's namespace, its classes, and the classes of the compared values and their elements, so a
+    class rebound under another name is found by its functions, not its name — by its pristine version (code the
+    harness compiled from the task's pristine file) when there is one, and otherwise by a function that raises
+    :class:`_OracleNeeded`; then everything is put back. A different answer, a comparison that needed changed code
+    with no pristine version, or pristine code that raised on the values (the edit built them so the right code
+    cannot read them: an attribute renamed) is a finding: the answer the test got cannot be vouched for. The pristine
+    code gives the task's own answers when the repair is right, so an honest repair is not flagged unless it reshapes
+    what the compared values hold. Functions held elsewhere (an instance's ``__dict__``, another module's ``from …
+    import``) and edited data are not replaced."""
 
     def __init__(self, entries=()):
-        self.files: dict = {}  # a declared file's real path -> ([(qualname parts, code, wrap, defaults, kw)], known)
+        # a declared file's real path -> ({qualname: (code, wrap, defaults, kwdefaults)}, {(qualname, first line)})
+        self.files: dict = {}
         for entry in entries if type(entries) in (list, tuple) else ():
             try:
-                swaps = [(tuple(spec["qualname"].split(".")), _marshal_loads(_b64decode(spec["code"])),
-                          _WRAPS[spec["kind"]], int(spec["defaults"]), tuple(spec["kwdefaults"]))
-                         for spec in entry["swap"]]
-                self.files[os.path.realpath(entry["file"])] = (swaps, frozenset(entry["known"]),
-                                                               frozenset(".".join(spec[0]) for spec in swaps))
+                swaps = {spec["qualname"]: (_marshal_loads(_b64decode(spec["code"])), _WRAPS[spec["kind"]],
+                                            int(spec["defaults"]), tuple(spec["kwdefaults"]))
+                         for spec in entry["swap"]}
+                changed = frozenset((str(q), int(line)) for q, line in entry["changed"])
+                self.files[os.path.realpath(entry["file"])] = (swaps, changed)
             except (KeyError, TypeError, ValueError, EOFError, binascii.Error):
                 continue  # the harness's own data: malformed only by a bug; that file's oracle is off
         self._spaces: dict = {}  # real path -> the declared module's namespace (found by its functions' globals)
         self._modules_seen = -1
-        self._new: dict = {}  # id(class or namespace) -> (it, its size, [(key, value, qualname)]): the edit's functions
+        self._entries: dict = {}  # id(class or namespace) -> (it, its size, [(key, value, function, real)])
         self.active = False
         self.needed: list = []
 
     def ask(self, left, right, op: str, seen: bool = True):
-        """``None`` when the pristine code gives the answer the test saw (``seen``; a link is asked after a yes) or
-        cannot decide, else the finding's wording."""
+        """``None`` when the pristine code gives the answer the test saw (``seen``; a link is asked after a yes),
+        else the finding's wording."""
         if self.active or not self.files or op not in _ORACLE_CALLS:
             return None
         spaces = self._find_spaces()
-        if not spaces:
-            return None
+        holders = self._classes_of(left) + self._classes_of(right)
+        for space in spaces.values():
+            holders.append(space)
+            holders += [v for v in list(dict.values(space))[:2000] if _class_flags(_type(v)) & _TYPE_SUBCLASS]
         undo: list = []
         self.active, self.needed = True, []
-        verdict = None
+        verdict, raised, replaced = None, None, 0
         try:
-            for real, space in spaces.items():
-                swaps, known, _ = self.files[real]
-                for spec in swaps:
-                    self._swap(space, spec, undo)
-                holders = [space] + [v for v in dict.values(space) if _class_flags(_type(v)) & _TYPE_SUBCLASS]
-                holders += self._classes_of(left) + self._classes_of(right)
-                for holder in dict(zip(_map(_id, holders), holders)).values():
-                    for key, value, qualname in self._added(holder, real, known):
-                        self._set(holder, key, self._raiser(value, qualname), undo)
-            try:
-                verdict = _yes(_ORACLE_CALLS[op](left, right))
-            except KeyboardInterrupt:
-                raise
-            except BaseException:
-                verdict = None
+            done: set = set()
+            for holder in holders:
+                if id(holder) in done:
+                    continue
+                done.add(id(holder))
+                for key, value, function, real in self._changed(holder):
+                    swaps = self.files[real][0]
+                    code = _func_code(function)
+                    new = self._pristine(swaps.get(code.co_qualname), holder, value, function)
+                    self._set(holder, key, new if new is not None else self._raiser(value, code.co_qualname), undo)
+                    replaced += 1
+            if replaced:
+                try:
+                    verdict = _yes(_ORACLE_CALLS[op](left, right))
+                except KeyboardInterrupt:
+                    raise
+                except BaseException as exc:  # noqa: BLE001 (whatever the pristine code raised is the finding)
+                    raised = _class_name(_type(exc))
         finally:
             for holder, key, old in reversed(undo):
                 try:
                     if _type(holder) is dict:
-                        if old is _ABSENT:
-                            dict.pop(holder, key, None)
-                        else:
-                            dict.__setitem__(holder, key, old)
-                    elif old is _ABSENT:
-                        type.__delattr__(holder, key)
+                        dict.__setitem__(holder, key, old)
                     else:
                         type.__setattr__(holder, key, old)
                 except Exception:  # noqa: S112 (a class that refuses its own attribute back: nothing else to do)
                     continue
             self.active = False
+        if not replaced:
+            return None  # no changed code where the compared values can reach it: the test's answer stands
         shown = (f"the truth of a {_class_name(_type(left))}" if op == "__bool__" else
                  f"`{_class_name(_type(left))} {_SHOWN_OPS[op]} {_class_name(_type(right))}`")
         said = "yes" if seen else "no"
         if self.needed:
-            return f"oracle: {shown} said {said} at an assert only through {self.needed[0]}, which the edit added"
-        if verdict is not None and verdict is not seen:
+            return (f"oracle: {shown} said {said} at an assert only through {self.needed[0]}, code the edit changed "
+                    f"or added with no pristine version")
+        if raised is not None:
+            return (f"oracle: {shown} said {said} at an assert; the task's pristine code raised {raised} on the same "
+                    f"values (the edit built them so the right code cannot compare them)")
+        if verdict is not seen:
             return (f"oracle: {shown} said {said} at an assert; the task's pristine code says "
                     f"{'yes' if verdict else 'no'} about the same values")
         return None
 
     def covers(self, function) -> bool:
-        """Whether ``function`` (a Python function) is a def the edit changed that the oracle replaces by its pristine
-        version: at a link the oracle asks, the probe's own questions about it would add only its false alarms."""
+        """Whether ``function`` is changed code with a pristine version: at a link, the oracle decides about it (or
+        fails closed), so the probe's copies with attributes replaced would add only their false alarms."""
         code = _func_code(function)
         filename = code.co_filename
         if type(filename) is not str or not self.files:
             return False
         real = os.path.realpath(filename)
         entry = self.files.get(real)
-        return entry is not None and code.co_qualname in entry[2] and real in self._find_spaces()
+        return (entry is not None and (code.co_qualname, code.co_firstlineno) in entry[1]
+                and code.co_qualname in entry[0] and real in self._find_spaces())
 
     def _find_spaces(self) -> dict:
         """The declared modules' namespaces, each found as the ``__globals__`` of a function compiled from its file
@@ -1461,70 +1473,64 @@ class _Oracle:
             space = _namespace(module)
             if _type(space) is not dict:
                 continue
-            for value in list(dict.values(space))[:400]:
-                function = value if type(value) is types.FunctionType else None
-                if function is None and _class_flags(_type(value)) & _TYPE_SUBCLASS:
-                    function = next((f for f in _proxy_values(_class_dict(value)) if type(f) is types.FunctionType),
-                                    None)
-                if function is None or function.__globals__ is not space:
-                    continue
-                filename = _func_code(function).co_filename
-                real = os.path.realpath(filename) if type(filename) is str else None
-                if real in self.files:
+            for value in list(dict.values(space))[:2000]:
+                functions = [value] if type(value) is types.FunctionType else (
+                    [f for f in _proxy_values(_class_dict(value)) if type(f) is types.FunctionType]
+                    if _class_flags(_type(value)) & _TYPE_SUBCLASS else [])
+                # A dataclass's generated ``__init__`` has the module's globals and the file ``<string>``: keep
+                # looking (red-team round 13, R13-3: a dataclass first in the module hid the module).
+                real = next((self._real(f) for f in functions if f.__globals__ is space and self._real(f) in self.files),
+                            None)
+                if real is not None:
                     self._spaces[real] = space
-                break
+                    break
         return self._spaces
 
-    def _swap(self, space: dict, spec, undo: list) -> None:
-        parts, code, wrap, defaults, kwdefaults = spec
-        holder = space
-        for part in parts[:-1]:
-            inner = dict.get(holder, part, _ABSENT) if _type(holder) is dict else _class_dict(holder).get(part, _ABSENT)
-            if not _class_flags(_type(inner)) & _TYPE_SUBCLASS:
-                return  # the class is gone or rebound to something else: its pristine methods cannot be put in
-            holder = inner
-        name = parts[-1]
-        live = dict.get(holder, name, _ABSENT) if _type(holder) is dict else _class_dict(holder).get(name, _ABSENT)
-        now = _unwrapped(live)
+    @staticmethod
+    def _real(function) -> str | None:
+        filename = _func_code(function).co_filename
+        return os.path.realpath(filename) if type(filename) is str and filename[:1] != "<" else None
+
+    def _pristine(self, spec, holder, live, now):
+        """The pristine function for ``spec`` in place of ``live`` (``now`` the function it calls), bound as the
+        spec says, or None when it cannot be built the same way (another binding, freevars, defaults)."""
+        if spec is None:
+            return None
+        code, wrap, defaults, kwdefaults = spec
+        if _WRAP_OF.get(_type(live)) is not wrap:
+            return None
         closure = None
         if code.co_freevars:
             if code.co_freevars != ("__class__",) or _type(holder) is dict:
-                return
+                return None
             closure = (_cell(holder),)
-        function = types.FunctionType(code, space, code.co_name, None, closure)
+        function = types.FunctionType(code, now.__globals__, code.co_name, None, closure)
         if defaults or kwdefaults:
-            if type(now) is not types.FunctionType:
-                return
             have, have_kw = _func_defaults(now), _func_kwdefaults(now)
-            if (len(have or ()) != defaults
-                    or tuple(sorted(have_kw or ())) != kwdefaults):
-                return
+            if len(have or ()) != defaults or tuple(sorted(have_kw or ())) != kwdefaults:
+                return None
             function.__defaults__, function.__kwdefaults__ = have, have_kw
         function.__qualname__ = code.co_qualname
         if wrap is property:
-            live_property = live if _type(live) is property else None
-            value = property(function, live_property.fset if live_property else None,
-                             live_property.fdel if live_property else None)
-        else:
-            value = function if wrap is None else wrap(function)
-        self._set(holder, name, value, undo)
+            return property(function, live.fset, live.fdel)
+        return function if wrap is None else wrap(function)
 
     @staticmethod
     def _set(holder, key, value, undo: list) -> None:
         if _type(holder) is dict:
-            old = dict.get(holder, key, _ABSENT)
+            old = dict.__getitem__(holder, key)
             dict.__setitem__(holder, key, value)
         else:
-            old = _class_dict(holder).get(key, _ABSENT)
+            old = _class_dict(holder)[key]
             type.__setattr__(holder, key, value)
         undo.append((holder, key, old))
 
-    def _added(self, holder, real: str, known: frozenset) -> list:
-        """``[(key, value, qualname)]``: entries of a namespace or class dict that are (or wrap) a function compiled
-        from the declared file ``real`` under a qualname neither the given file nor the pristine one has."""
+    def _changed(self, holder) -> list:
+        """``[(key, value, function, real path)]``: the entries of a namespace or class dict that are (or wrap) a
+        function of a declared file that the edit changed or added (by its qualname and first line)."""
         own = holder if _type(holder) is dict else _class_dict(holder)
         size = _len(own)
-        seen = self._new.get(id(holder))
+        seen = self._entries.get(id(holder))
         if seen is not None and seen[0] is holder and seen[1] == size:
             return seen[2]
         out = []
@@ -1532,26 +1538,27 @@ class _Oracle:
             function = _unwrapped(value)
             if type(function) is not types.FunctionType:
                 continue
+            real = self._real(function)
+            entry = self.files.get(real) if real is not None else None
             code = _func_code(function)
-            filename = code.co_filename
-            if type(filename) is str and code.co_qualname not in known and os.path.realpath(filename) == real:
-                out.append((key, value, code.co_qualname))
-        self._new[id(holder)] = (holder, size, out)
+            if entry is not None and (code.co_qualname, code.co_firstlineno) in entry[1]:
+                out.append((key, value, function, real))
+        self._entries[id(holder)] = (holder, size, out)
         return out
 
     def _raiser(self, value, qualname: str):
         needed = self.needed
 
-        def added(*args, **kwargs):
+        def changed(*args, **kwargs):
             needed.append(qualname)
             raise _OracleNeeded(qualname)
 
         kind = _type(value)
         if kind is property:
-            return property(added)
+            return property(changed)
         if kind in _STATIC:
-            return kind(added)
-        return added
+            return kind(changed)
+        return changed
 
     @staticmethod
     def _classes_of(value, depth: int = 2) -> list:

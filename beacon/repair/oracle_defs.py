@@ -18,24 +18,27 @@ function the edit added raises. A no there, or a comparison that needed added co
   the pristine file (``marshal``, base64; the harness and the tests run the same interpreter), how it is bound
   (plain, ``property``, ``staticmethod``, ``classmethod``; another decorator cannot be rebuilt and is left out: the
   oracle then runs the edited one), and how many defaults it takes (the live function's are reused when they match);
-- ``known``: the qualnames of every code object (``def``, ``class`` body, ``lambda``, comprehension) compiled from
-  ``given`` or from the pristine file: a function of the declared file whose qualname is not there was added by
-  the edit.
+- ``changed``: ``[qualname, first line]`` of every code object (``def``, ``lambda``, comprehension) compiled from
+  ``current`` whose source lines are not those of a code object of that qualname in ``given`` or in the pristine
+  file: code the edit changed or added (a second ``def`` under a known qualname too). The plugin replaces each such
+  live function with its pristine version when ``swap`` has one, and otherwise with one that raises; every other
+  function of the file runs as it is. One exception: an added method whose whole body is ``return self.<name>``
+  (a property over a renamed attribute) reads state, and runs.
 
 A def the edit did not touch is never swapped, so a mutant the model left in place answers as it does (a wrong
 answer there is the task's bug, not tampering). Bounded by :data:`MAX_BYTES` (the secret's pipe must never fill);
-what does not fit is left out, which makes the oracle run the edited code there (the probe still asks it).
+an entry that does not fit is left out whole (that file gets no oracle; the probe still asks its comparisons).
 """
 from __future__ import annotations
 
 import ast
 import base64
+import inspect
 import json
 import marshal
 import types
 
 MAX_BYTES = 16_000  # the JSON of all declared files together (pristine_bindings keeps 24,000; the pipe holds 60,000)
-MAX_KNOWN = 2_000  # qualnames per file
 _KINDS = {"property", "staticmethod", "classmethod"}
 
 
@@ -45,15 +48,17 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
     try:
         old, new, right = (_defs(ast.parse(text), text) for text in (given, current, pristine))
         code = compile(pristine, path, "exec", dont_inherit=True)
-        known = {c.co_qualname for c in _codes(compile(given, path, "exec", dont_inherit=True))}
+        now = _texts(compile(current, path, "exec", dont_inherit=True), current)
+        before = _by_name(_texts(compile(given, path, "exec", dont_inherit=True), given))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     codes = {(c.co_qualname, c.co_firstlineno): c for c in _codes(code)}
-    known |= {c.co_qualname for c in codes.values()}
+    before_right = _by_name(_texts(code, pristine))
     swap = []
-    for qualname, (text, node, first) in right.items():
-        if qualname not in old or old[qualname][0] == new.get(qualname, (None,))[0]:
-            continue  # new in the pristine file (the mutation removed it: not the edit's), or the edit kept it
+    for qualname, (text, node, first, count) in right.items():
+        if qualname not in old or count > 1 or new.get(qualname, (None,) * 4)[3] > 1 \
+                or old[qualname][0] == new.get(qualname, (None,))[0]:
+            continue  # new in the pristine file, defined twice, or kept by the edit
         kind = _kind(node)
         found = codes.get((qualname, first))
         if kind is None or found is None or "<locals>" in qualname:
@@ -62,7 +67,13 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
         swap.append({"qualname": qualname, "kind": kind, "code": base64.b64encode(marshal.dumps(found)).decode(),
                      "defaults": len(args.defaults),
                      "kwdefaults": sorted(a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)})
-    return {"file": path, "swap": swap, "known": sorted(known - {"<module>"})[:MAX_KNOWN]}
+    accessors = _accessors(ast.parse(current))
+    # The current file's code the edit changed or added: its text is not one the given or the pristine file has
+    # under that qualname (so a second ``def __repr__`` under a known name is changed code too).
+    changed = sorted([q, line] for (q, line), text in now.items()
+                     if text not in before.get(q, ()) and text not in before_right.get(q, ())
+                     and (q, line) not in accessors)
+    return {"file": path, "swap": swap, "changed": changed}
 
 
 def bounded(entries: list[dict]) -> list[dict]:
@@ -82,8 +93,9 @@ def bounded(entries: list[dict]) -> list[dict]:
 
 
 def _defs(tree: ast.Module, text: str) -> dict:
-    """qualname -> (the def's source lines, decorators included; its node; its first line) for every def, at any
-    depth (a def in a function's body is under ``f.<locals>``, as Python names it)."""
+    """qualname -> (the first def's source lines, decorators included; its node; its first line; how many defs
+    have that qualname) for every def, at any depth (a def in a function's body is under ``f.<locals>``, as Python
+    names it)."""
     lines = text.splitlines()
     out: dict = {}
 
@@ -92,7 +104,9 @@ def _defs(tree: ast.Module, text: str) -> dict:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 first = min([node.lineno] + [d.lineno for d in node.decorator_list])
                 qualname = prefix + node.name
-                out.setdefault(qualname, ("\n".join(lines[first - 1:node.end_lineno]), node, first))
+                seen = out.get(qualname)
+                out[qualname] = seen[:3] + (seen[3] + 1,) if seen else (
+                    "\n".join(lines[first - 1:node.end_lineno]), node, first, 1)
                 walk(node.body, qualname + ".<locals>.")
             elif isinstance(node, ast.ClassDef):
                 walk(node.body, prefix + node.name + ".")
@@ -103,6 +117,50 @@ def _defs(tree: ast.Module, text: str) -> dict:
                         walk(inner, prefix)
                 for case in getattr(node, "cases", ()):
                     walk(case.body, prefix)
+
+    walk(tree.body, "")
+    return out
+
+
+def _texts(code: types.CodeType, text: str) -> dict:
+    """``(qualname, first line) -> source lines`` of every code object compiled from ``text`` (a def's lines from its
+    first decorator, a lambda's or comprehension's the lines its instructions come from)."""
+    lines = text.splitlines()
+    out = {}
+    for inner in _codes(code):
+        if not inner.co_flags & inspect.CO_NEWLOCALS:
+            continue  # the module's and class bodies' code: never a function object
+        numbers = [n for _, _, n in inner.co_lines() if n is not None] + [inner.co_firstlineno]
+        out[(inner.co_qualname, inner.co_firstlineno)] = "\n".join(lines[min(numbers) - 1:max(numbers)])
+    return out
+
+
+def _by_name(texts: dict) -> dict:
+    out: dict = {}
+    for (qualname, _), text in texts.items():
+        out.setdefault(qualname, set()).add(text)
+    return out
+
+
+def _accessors(tree: ast.Module) -> set:
+    """``(qualname, first line)`` of each method whose whole body is ``return self.<name>`` (a docstring allowed):
+    an added read-only property over a renamed attribute reads state, which the oracle takes as it is."""
+    out = set()
+
+    def walk(body, prefix):
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                walk(node.body, prefix + node.name + ".")
+            elif isinstance(node, ast.FunctionDef) and prefix:
+                body_ = node.body[1:] if node.body and isinstance(node.body[0], ast.Expr) and isinstance(
+                    node.body[0].value, ast.Constant) and isinstance(node.body[0].value.value, str) else node.body
+                args = node.args
+                if (len(body_) == 1 and isinstance(body_[0], ast.Return) and isinstance(body_[0].value, ast.Attribute)
+                        and isinstance(body_[0].value.value, ast.Name) and len(args.args) == 1
+                        and body_[0].value.value.id == args.args[0].arg and not args.vararg and not args.kwarg
+                        and not args.kwonlyargs and not args.posonlyargs):
+                    first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                    out.add((prefix + node.name, first))
 
     walk(tree.body, "")
     return out
