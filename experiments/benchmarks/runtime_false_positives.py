@@ -125,7 +125,11 @@ def _test_files(tree: Path) -> list[str]:
         dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in {"node_modules", "build", "dist"}]
         for name in filenames:
             rel = os.path.relpath(os.path.join(dirpath, name), tree)
-            if name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")) and _is_test(rel):
+            # Named on the command line, pytest collects a file whatever its name: astroid's ``unittest_*.py``,
+            # old werkzeug's and flask's ``testsuite/*.py`` and ``flask_tests.py``.
+            if (name.endswith(".py") and name not in {"conftest.py", "__init__.py"} and _is_test(rel)
+                    and (re.match(r"(test|unittest)", name) or name.endswith(("_test.py", "_tests.py"))
+                         or "testsuite" in Path(rel).parts[:-1])):
                 out.append(rel)
     return sorted(out)
 
