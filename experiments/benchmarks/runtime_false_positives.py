@@ -25,7 +25,8 @@ Every commit is a maintainer's honest edit, so a Beacon verdict other than pass 
 repair. Each is classified: ``canary`` (a canary finding or ``tampered``: the kind this benchmark is for; the
 plugin's finding text is printed), ``integrity`` (a protected file changed during the run), ``sandbox`` (an id
 failed with one of the sandbox's documented restrictions, :func:`beacon.repair.pytest_runner.sandbox_hint`),
-``timeout``, or ``other``. Per repository it prints the commits run, ids run, findings, and the wall time of the
+``timeout``, ``no report`` (pytest wrote none: under the sandbox, typically an interpreter whose packages
+live outside it), or ``other``. Per repository it prints the commits run, ids run, findings, and the wall time of the
 plain runs against the ``run_pytest`` calls.
 
 ``run_pytest`` runs pytest with the interpreter it runs under, so each commit is measured by a worker process
@@ -320,8 +321,11 @@ def run_commit(spec: dict) -> dict:
                findings=_junit_findings(run.report_path)[:20], timed_out=run.timed_out)
     if verdict.passed:
         rec["status"] = "ok"
-    elif verdict.tampered or not run.canaries.ok:
+    elif verdict.tampered or (run.report is not None and not run.canaries.ok):
         rec["status"] = "canary"
+    elif run.report is None:
+        rec["status"] = "no report"  # pytest died before its report (in the sandbox: an interpreter it cannot see)
+        rec["stderr_tail"] = run.stderr[-2000:]
     elif run.integrity_violations:
         rec["status"] = "integrity"
     elif run.timed_out:
