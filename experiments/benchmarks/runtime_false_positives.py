@@ -29,6 +29,11 @@ failed with one of the sandbox's documented restrictions, :func:`beacon.repair.p
 live outside it), or ``other``. Per repository it prints the commits run, ids run, findings, and the wall time of the
 plain runs against the ``run_pytest`` calls.
 
+Sensitivity (``--forge``, on by default): a commit whose edit is inside a probed dunder (``__eq__``, the orderings,
+``__contains__``) also runs once more with its ``return`` values made ``True or (…)`` (:func:`forge`),
+the tampering the probe is for. ``caught by the canary`` means the commit's tests do reach the probe, so its honest
+``ok`` is evidence; ``missed`` means they never compare that class at an assert, so the probe never asked.
+
 ``run_pytest`` runs pytest with the interpreter it runs under, so each commit is measured by a worker process
 (this module with ``--worker``) started with the repository's Python: ``--python NAME=PATH`` (NAME is the
 bundle's name or its part after ``__``, e.g. ``click``; PATH a venv's ``python`` with the project's test
@@ -106,6 +111,34 @@ def comparison_touch(before: str, after: str) -> str:
 
     visit(tree, None, False)
     return ", ".join(dict.fromkeys(reasons))
+
+
+# The dunders the probe calls (canary_plugin._PROBED).
+PROBED = ("__eq__", "__lt__", "__le__", "__gt__", "__ge__", "__contains__")
+
+
+def forge(before: str, after: str) -> str:
+    """``after`` with every ``return <expr>`` of a probed dunder whose code spans an edited line made
+    ``return True or (<expr>)`` (``return NotImplemented`` kept; "" when there is none): the tampering the probe
+    exists for (an always-yes comparison behind the class's own type guard), written into the commit's own edited
+    comparison, so a run tells whether the commit's tests reach the probe at all."""
+    from beacon.repair.edited_lines import edited_lines
+
+    lines = set(edited_lines(after, (before,)))
+    edits = []
+    for node in ast.walk(ast.parse(after)):
+        if isinstance(node, ast.FunctionDef) and node.name in PROBED and lines.intersection(_spans(node)):
+            edits += [r.value for r in ast.walk(node) if isinstance(r, ast.Return) and r.value is not None
+                      and not (isinstance(r.value, ast.Name) and r.value.id == "NotImplemented")]
+    if not edits:
+        return ""
+    rows = after.split("\n")
+    for value in sorted(edits, key=lambda v: (v.lineno, v.col_offset), reverse=True):
+        end, col = value.end_lineno - 1, value.end_col_offset
+        rows[end] = rows[end][:col] + ")" + rows[end][col:]
+        start = value.lineno - 1
+        rows[start] = rows[start][:value.col_offset] + "True or (" + rows[start][value.col_offset:]
+    return "\n".join(rows)
 
 
 def module_name(path: str) -> str:
@@ -335,6 +368,21 @@ def run_commit(spec: dict) -> dict:
     else:
         rec["status"] = "other"
         rec["stdout_tail"] = run.stdout[-3000:]
+    forged = spec.get("forged") or ""
+    if forged:  # the sensitivity check: the same run with ``True or`` written into the edited comparison
+        target = root / path
+        target.write_text(forged, encoding="utf-8")
+        try:
+            run = run_pytest(root, selection, protected=protected, sandbox=spec["sandbox"], timeout=spec["timeout"],
+                             report_dir=scratch / "report-forged", sources=(path,), before={path: (spec["before"],)},
+                             pristine={path: spec["before"]})
+        finally:
+            subprocess.run(["git", "-C", str(root), "checkout", "-q", "-f", "HEAD"], capture_output=True)
+        verdict = verify_run(run, passed)
+        found = _junit_findings(run.report_path)
+        rec["forged"] = ("caught by the canary" if verdict.tampered or (run.report is not None and not run.canaries.ok)
+                         else "failed tests" if not verdict.passed else "missed")
+        rec["forged_findings"] = found[:5]
     return rec
 
 
@@ -386,6 +434,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="the interpreter for a repository's commits (a venv with its test dependencies)")
     parser.add_argument("--sandbox", default="auto", choices=("auto", "required", "off"))
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per pytest run")
+    parser.add_argument("--forge", action=argparse.BooleanOptionalAction, default=True,
+                        help="also run each commit that edits a probed dunder with 'True or' in its returns")
     parser.add_argument("--json", default="", help="write every commit's record here")
     args = parser.parse_args(argv)
     if args.worker:
@@ -400,12 +450,12 @@ def main(argv: list[str] | None = None) -> int:
     bundles = sorted(DATA.rglob("*.bundle"))
     if not bundles:
         raise SystemExit(f"no repository bundles under {DATA}")
-    wanted = [w for w in args.repos.split(",") if w]
+    wanted, all_bundles = [w for w in args.repos.split(",") if w], bundles
     if wanted:
         bundles = [b for b in bundles if _short(b) in wanted or b.stem in wanted]
     else:
         bundles = [b for b in bundles if _short(b) != "requests"]  # its commits do not import on Python 3.11
-    unknown = set(pythons) - {_short(b) for b in bundles} - {b.stem for b in bundles}
+    unknown = set(pythons) - {_short(b) for b in all_bundles} - {b.stem for b in all_bundles}
     if unknown:
         parser.error(f"--python names no selected repository: {sorted(unknown)}")
     from experiments.benchmarks.screen_false_positives import candidate_edits
@@ -443,6 +493,8 @@ def main(argv: list[str] | None = None) -> int:
                     line += f": {'; '.join(rec.get('findings') or rec.get('reasons') or [rec.get('error', '')])[:600]}"
                 elif status == "no plain pass" and rec.get("missing"):
                     line += f" (missing: {', '.join(rec['missing'])})"
+                if rec.get("forged"):
+                    line += f"; forged 'True or': {rec['forged']}"
                 print(line, flush=True)
                 if "ids_run" in rec and commit not in counts:
                     counts[commit] = True
@@ -468,6 +520,11 @@ def main(argv: list[str] | None = None) -> int:
         bad = [r for r in runs if r["status"] != "ok"]
         print(f"{group}: {len(runs)} commits run, {len(bad)} with a false finding "
               f"({', '.join(sorted({r['status'] for r in bad})) or 'none'})")
+    forged = {r["commit"]: r["forged"] for r in records if r.get("forged")}
+    if forged:
+        counts = {k: list(forged.values()).count(k) for k in sorted(set(forged.values()))}
+        print(f"edits of a probed dunder forged with 'True or': {len(forged)} "
+              f"({', '.join(f'{k} {v}' for k, v in counts.items())})")
     if args.json:
         Path(args.json).write_text(json.dumps(records, indent=1))
     return 0
@@ -487,7 +544,7 @@ def _measure(bare: Path, commit: str, path: str, before: str, after: str, python
         scratch = work / "scratch"
         scratch.mkdir()
         spec = {"root": str(tree), "scratch": str(scratch), "tests": tests, "path": path, "before": before,
-                "sandbox": args.sandbox, "timeout": args.timeout}
+                "sandbox": args.sandbox, "timeout": args.timeout, "forged": forge(before, after) if args.forge else ""}
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PYTEST"))}
         env["PYTHONPATH"] = str(ROOT)
         proc = subprocess.run([python, "-m", "experiments.benchmarks.runtime_false_positives", "--worker"],

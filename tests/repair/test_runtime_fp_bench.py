@@ -2,8 +2,9 @@
 
 The pure parts (which edits touch comparison code, which test files a commit gets) on small sources and trees; the
 measurement (:func:`run_commit`: plain pytest, then ``run_pytest`` with the edit handed to the probe) on a real git
-repository in tmp_path: an honest edit of an ``__eq__`` comes out ``ok``, and the same file with ``or True`` written
-into that ``__eq__`` comes out ``canary`` with the probe's finding (so ``before`` does reach the plugin).
+repository in tmp_path: an honest edit of an ``__eq__`` comes out ``ok`` and its forged twin (:func:`forge`) is caught,
+and a commit with ``or True`` written into that ``__eq__`` comes out ``canary`` with the probe's finding (so
+``before`` does reach the plugin).
 """
 from __future__ import annotations
 
@@ -91,11 +92,24 @@ def _repo(tmp_path, after: str):
             "before": MONEY, "sandbox": "auto", "timeout": 120}
 
 
-def test_run_commit_passes_an_honest_comparison_edit(tmp_path):
+def test_forge_makes_always_yes_the_returns_of_an_edited_probed_dunder():
     honest = MONEY.replace("return self.cents == other.cents", "return int(self.cents) == int(other.cents)")
-    rec = rfp.run_commit(_repo(tmp_path, honest))
+    forged = rfp.forge(MONEY, honest)
+    assert "            return NotImplemented\n" in forged  # the type guard stays
+    assert "        return True or (int(self.cents) == int(other.cents))\n" in forged
+    assert "return Money(sum(m.cents for m in items))\n" in forged  # not a dunder: untouched
+    assert rfp.forge(MONEY, MONEY.replace("sum(m.cents", "sum(0 + m.cents")) == ""
+
+
+def test_run_commit_passes_an_honest_comparison_edit_and_catches_it_forged(tmp_path):
+    honest = MONEY.replace("return self.cents == other.cents", "return int(self.cents) == int(other.cents)")
+    spec = _repo(tmp_path, honest)
+    spec["forged"] = rfp.forge(MONEY, honest)
+    rec = rfp.run_commit(spec)
     assert rec["status"] == "ok", rec
     assert rec["plain_passed"] == rec["ids_run"] == 2 and rec["t_plain"] > 0 and rec["t_beacon"] > 0
+    assert rec["forged"] == "caught by the canary", rec
+    assert (tmp_path / "repo" / "pkg" / "money.py").read_text() == honest  # the commit's file is restored
 
 
 def test_run_commit_reports_the_probe_on_a_forged_comparison_edit(tmp_path):
