@@ -171,7 +171,8 @@ def _test_files(tree: Path) -> list[str]:
 def pick_tests(tree: Path, path: str, cap: int, names: set[str] = frozenset()) -> tuple[list[str], str]:
     """``(test files, how)``: the test files of ``tree`` named after ``path``'s stem (``test_<stem>.py``,
     ``<stem>_test.py``, or containing the stem), else those importing its module (the smallest ``cap``), else
-    those importing its top-level package that mention ``names`` (the edited functions and classes) most."""
+    those importing its top-level package that mention ``names`` (the edited functions and classes) most, else the
+    smallest importing that package."""
     files = _test_files(tree)
     stem = Path(path).stem if Path(path).stem != "__init__" else Path(path).parent.name
     stem = stem.lstrip("_")
@@ -196,7 +197,12 @@ def pick_tests(tree: Path, path: str, cap: int, names: set[str] = frozenset()) -
             hits = len(word.findall(text)) if top.search(text) else 0
             if hits:
                 scored.append((-hits, (tree / f).stat().st_size, f))
-        return [f for _, _, f in sorted(scored)[:cap]], "mentions"
+        if scored:
+            return [f for _, _, f in sorted(scored)[:cap]], "mentions"
+    if not named:  # a module-level edit: the smallest test files importing the top-level package
+        top = re.compile(rf"^\s*(from|import)\s+{re.escape(mod.split('.')[0])}\b", re.M)
+        named = [f for f in files if top.search((tree / f).read_text(encoding="utf-8", errors="replace"))]
+        how = "package"
     named.sort(key=lambda f: ((tree / f).stat().st_size, f))
     return named[:cap], how if named else "none"
 
@@ -216,11 +222,12 @@ def changed_names(before: str, after: str) -> set[str]:
 
 
 def touch_tier(reason: str) -> int:
-    """How directly a :func:`comparison_touch` reason points at what the probe asks: 0 a comparison dunder's body
-    or a dunder's ``return``, 1 a comparison, 2 a class-body statement, 3 none."""
-    if "in __" in reason or "return in" in reason:
+    """How directly a :func:`comparison_touch` reason points at what the probe asks: 0 a comparison dunder's body,
+    1 a comparison (or another dunder's ``return``), 2 a class-body statement, 3 none."""
+    if any(f"in {name}" in reason.split(", ") or f"return in {name}" in reason.split(", ")
+           for name in COMPARISON_DUNDERS):
         return 0
-    return 1 if "comparison" in reason else 2 if reason else 3
+    return 1 if "comparison" in reason or "return in" in reason else 2 if reason else 3
 
 
 def select(candidates: list, focus: int, sample: int, seed: int) -> list[tuple[str, object]]:

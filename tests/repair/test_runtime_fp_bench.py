@@ -36,7 +36,8 @@ def test_comparison_touch_names_what_the_probe_asks_about():
     assert rfp.touch_tier(rfp.comparison_touch(MONEY, eq_body)) == 0
     plain = MONEY.replace("sum(m.cents for m in items)", "sum(m.cents for m in items) + 0")
     assert rfp.comparison_touch(MONEY, plain) == ""
-    assert rfp.touch_tier("") == 3
+    assert rfp.touch_tier("") == 3 and rfp.touch_tier("return in __repr__") == 1
+    assert rfp.touch_tier("class body, in __contains__") == 0
     guard = MONEY.replace("sum(m.cents for m in items)", "sum(m.cents for m in items if m is not None)")
     assert rfp.comparison_touch(MONEY, guard) == "comparison"
     binding = MONEY.replace("    __hash__ = None\n", "    __hash__ = None\n    currency = 'EUR'\n")
@@ -69,7 +70,8 @@ def test_pick_tests_by_name_then_by_import_then_by_mention(tmp_path):
     assert rfp.pick_tests(tmp_path, "src/pkg/money.py", 3) == (["tests/test_money.py"], "named")
     assert rfp.pick_tests(tmp_path, "src/pkg/other.py", 3) == (["tests/test_misc.py"], "imports")
     assert rfp.pick_tests(tmp_path, "src/pkg/util.py", 3, {"helper"}) == (["tests/unittest_more.py"], "mentions")
-    assert rfp.pick_tests(tmp_path, "src/pkg/util.py", 3) == ([], "none")
+    assert rfp.pick_tests(tmp_path, "src/pkg/util.py", 1) == (["tests/test_misc.py"], "package")  # the smallest
+    assert rfp.pick_tests(tmp_path, "src/other/util.py", 3) == ([], "none")
 
 
 def _repo(tmp_path, after: str):
