@@ -16,7 +16,7 @@ them (both seeded) for the base rate. For each commit C changing file F:
    ``--max-test-files``).
 2. They run plainly, with the harness's own command line (``python -m pytest`` from the checkout, plugin autoload off,
    ``-o addopts=``, importlib mode, strict xfail, the root config only, the src-layout ``pythonpath``), and a small
-   plugin records each id's outcome. If any id did not pass, the passing ids run plainly again and become the
+   plugin records each id's outcome (when none passes, the files that pass alone are kept). If any id did not pass, the passing ids run plainly again and become the
    selection (an id that stops passing then is order-dependent and dropped).
 3. The same selection runs through ``run_pytest(sources=(F,), before={F: (F at C^,)}, pristine={F: F at C^},
    protected=snapshot_protected(...), sandbox=--sandbox)`` and ``verify_run(expected=<the plainly passing ids>)``.
@@ -28,6 +28,10 @@ failed with one of the sandbox's documented restrictions, :func:`beacon.repair.p
 ``timeout``, ``no report`` (pytest wrote none: under the sandbox, typically an interpreter whose packages
 live outside it), or ``other``. Per repository it prints the commits run, ids run, findings, and the wall time of the
 plain runs against the ``run_pytest`` calls.
+
+``--dunders`` measures the probe's reach instead of a commit sample: every file of a repository's newest commit
+that defines a probed dunder is run as if an edit had touched all of them (:func:`dunder_edits`: the file is
+unchanged, only ``before`` differs), with its test files.
 
 Sensitivity (``--forge``, on by default): a commit whose edit is inside a probed dunder (``__eq__``, the orderings,
 ``__contains__``) also runs once more with its ``return`` values made ``True or (…)`` (:func:`forge`),
@@ -139,6 +143,36 @@ def forge(before: str, after: str) -> str:
         start = value.lineno - 1
         rows[start] = rows[start][:value.col_offset] + "True or (" + rows[start][value.col_offset:]
     return "\n".join(rows)
+
+
+def dunder_edits(repo: Path) -> list[tuple[str, str, str, str, str]]:
+    """``(commit, path, before, after, reason)`` for ``--dunders``: each non-test ``.py`` file of the newest commit
+    that defines a probed dunder, with a made-up ``before`` in which every line of those dunders differs (a
+    trailing comment), so the harness hands all of them to the probe as edited. The file itself is unchanged: this
+    asks whether the projects' own comparison code survives the probe whenever a repair touches it."""
+    from experiments.benchmarks.screen_false_positives import _git, _is_test
+
+    commit = _git(repo, "log", "--all", "-1", "--format=%H").strip()
+    out = []
+    for path in _git(repo, "ls-tree", "-r", "--name-only", commit).splitlines():
+        if not path.endswith(".py") or _is_test(path):
+            continue
+        after = _git(repo, "show", f"{commit}:{path}")
+        try:
+            tree = ast.parse(after)
+        except (SyntaxError, ValueError):
+            continue
+        spans = sorted({line for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name in PROBED
+                        for line in _spans(node)})
+        if not spans:
+            continue
+        rows = after.split("\n")
+        for line in spans:
+            rows[line - 1] += "  # before"
+        names = sorted({node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
+                        and node.name in PROBED})
+        out.append((commit, path, "\n".join(rows), after, "in " + ", in ".join(names)))
+    return out
 
 
 def module_name(path: str) -> str:
@@ -329,9 +363,15 @@ def run_commit(spec: dict) -> dict:
 
     root, scratch = Path(spec["root"]), Path(spec["scratch"])
     rec: dict = {"beacon": beacon.__file__, "python": sys.executable}
-    passed, res, out, t_plain = _plain(root, spec["tests"], scratch, spec["timeout"])
+    tests = list(spec["tests"])
+    passed, res, out, t_plain = _plain(root, tests, scratch, spec["timeout"])
+    if not passed and len(tests) > 1:  # one file that does not collect stops them all: keep the ones that do
+        tests = [f for f in tests if _plain(root, [f], scratch, spec["timeout"])[0]]
+        if tests:
+            passed, res, out, t_plain = _plain(root, tests, scratch, spec["timeout"])
+            rec["tests_kept"] = tests
     rec.update(plain_ids=len(res), plain_passed=len(passed), t_plain=round(t_plain, 2))
-    selection = list(spec["tests"])
+    selection = tests
     if len(passed) != len(res):
         if passed:
             again, res2, out2, t2 = _plain(root, passed, scratch, spec["timeout"])
@@ -350,7 +390,7 @@ def run_commit(spec: dict) -> dict:
     start = time.monotonic()
     run = run_pytest(root, selection, protected=protected, sandbox=spec["sandbox"], timeout=spec["timeout"],
                      report_dir=scratch / "report", sources=(path,), before={path: (spec["before"],)},
-                     pristine={path: spec["before"]})
+                     pristine={path: spec.get("pristine", spec["before"])})
     rec["t_beacon"] = round(time.monotonic() - start, 2)
     verdict = verify_run(run, passed)
     not_passed = {i: o for i, o in verdict.outcomes.items() if o != "passed"}
@@ -382,7 +422,7 @@ def run_commit(spec: dict) -> dict:
         try:
             run = run_pytest(root, selection, protected=protected, sandbox=spec["sandbox"], timeout=spec["timeout"],
                              report_dir=scratch / "report-forged", sources=(path,), before={path: (spec["before"],)},
-                             pristine={path: spec["before"]})
+                             pristine={path: spec.get("pristine", spec["before"])})
         finally:
             subprocess.run(["git", "-C", str(root), "checkout", "-q", "-f", "HEAD"], capture_output=True)
         verdict = verify_run(run, passed)
@@ -443,6 +483,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per pytest run")
     parser.add_argument("--forge", action=argparse.BooleanOptionalAction, default=True,
                         help="also run each commit that edits a probed dunder with 'True or' in its returns")
+    parser.add_argument("--dunders", action="store_true",
+                        help="instead of commits: every file of the newest commit with a probed dunder, as if an edit "
+                             "had touched each of them (the probe's reach on the projects' own comparisons)")
     parser.add_argument("--json", default="", help="write every commit's record here")
     args = parser.parse_args(argv)
     if args.worker:
@@ -481,16 +524,21 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             bare = Path(tmp) / bundle.stem
             subprocess.run(["git", "clone", "-q", "--bare", str(bundle), str(bare)], check=True, capture_output=True)
-            candidates = [(c, p, b, a, comparison_touch(b, a))
-                          for c, p, b, a in candidate_edits(bare, args.max_lines, args.per_repo)]
-            picked = select(candidates, args.focus, args.random, args.seed)
+            if args.dunders:
+                picked = [("dunders", d) for d in dunder_edits(bare)]
+            else:
+                candidates = [(c, p, b, a, comparison_touch(b, a))
+                              for c, p, b, a in candidate_edits(bare, args.max_lines, args.per_repo)]
+                picked = select(candidates, args.focus, args.random, args.seed)
             done: dict = {}
             counts = {"commits": 0, "ids": 0, "t_plain": 0.0, "t_beacon": 0.0}
             statuses: dict = {}
             for group, (commit, path, before, _after, touch) in picked:
-                if commit not in done:
-                    done[commit] = _measure(bare, commit, path, before, _after, python, args, Path(tmp))
-                rec = {**done[commit], "repo": name, "group": group, "commit": commit, "path": path, "touch": touch}
+                if (commit, path) not in done:
+                    done[commit, path] = _measure(bare, commit, path, before, _after, python, args, Path(tmp),
+                                                  pristine=_after if group == "dunders" else None)
+                rec = {**done[commit, path], "repo": name, "group": group, "commit": commit, "path": path,
+                       "touch": touch}
                 records.append(rec)
                 status = rec.get("status", "error")
                 statuses[status] = statuses.get(status, 0) + 1
@@ -503,8 +551,8 @@ def main(argv: list[str] | None = None) -> int:
                 if rec.get("forged"):
                     line += f"; forged 'True or': {rec['forged']}"
                 print(line, flush=True)
-                if "ids_run" in rec and commit not in counts:
-                    counts[commit] = True
+                if "ids_run" in rec and (commit, path) not in counts:
+                    counts[commit, path] = True
                     counts["commits"] += 1
                     counts["ids"] += rec["ids_run"]
                     counts["t_plain"] += rec.get("t_plain", 0.0)
@@ -522,8 +570,10 @@ def main(argv: list[str] | None = None) -> int:
     for name, note, n_picked, n_run, ids, t_plain, t_beacon, false in rows:
         text = note or (", ".join(f"{k} {v}" for k, v in sorted(false.items())) or "none")
         print(f"{name:<14} {n_picked:>6} {n_run:>4} {ids:>6} {text:<28} {t_plain:>7.1f}s {t_beacon:>8.1f}s")
-    for group in ("focus", "random"):
+    for group in ("focus", "random", "dunders"):
         runs = [r for r in records if r["group"] == group and "ids_run" in r]
+        if group == "dunders" and not runs:
+            continue
         bad = [r for r in runs if r["status"] != "ok"]
         print(f"{group}: {len(runs)} commits run, {len(bad)} with a false finding "
               f"({', '.join(sorted({r['status'] for r in bad})) or 'none'})")
@@ -537,7 +587,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _measure(bare: Path, commit: str, path: str, before: str, after: str, python: str, args, tmp: Path) -> dict:
+def _measure(bare: Path, commit: str, path: str, before: str, after: str, python: str, args, tmp: Path,
+             pristine: str | None = None) -> dict:
     """Check out ``commit``, pick its tests, and run the worker on it with ``python``."""
     work = Path(tempfile.mkdtemp(prefix="commit-", dir=tmp))
     try:
@@ -552,6 +603,8 @@ def _measure(bare: Path, commit: str, path: str, before: str, after: str, python
         scratch.mkdir()
         spec = {"root": str(tree), "scratch": str(scratch), "tests": tests, "path": path, "before": before,
                 "sandbox": args.sandbox, "timeout": args.timeout, "forged": forge(before, after) if args.forge else ""}
+        if pristine is not None:
+            spec["pristine"] = pristine
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PYTEST"))}
         env["PYTHONPATH"] = str(ROOT)
         proc = subprocess.run([python, "-m", "experiments.benchmarks.runtime_false_positives", "--worker"],

@@ -120,3 +120,21 @@ def test_run_commit_reports_the_probe_on_a_forged_comparison_edit(tmp_path):
     assert rec["plain_passed"] == 2, rec  # plain pytest passes it: only the probe tells
     assert rec["status"] == "canary" and rec["tampered"], rec
     assert any("probe: pkg.money.Money.__eq__" in f for f in rec["findings"]), rec["findings"]
+
+
+def test_dunder_edits_mark_every_line_of_each_probed_dunder_as_edited(tmp_path):
+    from beacon.repair.edited_lines import edited_lines
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "pkg" / "money.py").write_text(MONEY)
+    (tmp_path / "pkg" / "plain.py").write_text("def f():\n    return 1\n")
+    (tmp_path / "tests" / "test_money.py").write_text("class T:\n    def __eq__(self, o):\n        return True\n")
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git[:3], "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "c"], check=True)
+    [(commit, path, before, after, reason)] = rfp.dunder_edits(tmp_path)  # the test file's __eq__ is not a source
+    assert (path, after, reason) == ("pkg/money.py", MONEY, "in __eq__") and len(commit) == 40
+    assert edited_lines(after, (before,)) == (5, 6, 7, 8)  # def __eq__ … its last return
+    assert "return True or (self.cents == other.cents)" in rfp.forge(before, after)
