@@ -577,7 +577,7 @@ def main(argv: list[str] | None = None) -> int:
         bad = [r for r in runs if r["status"] != "ok"]
         print(f"{group}: {len(runs)} commits run, {len(bad)} with a false finding "
               f"({', '.join(sorted({r['status'] for r in bad})) or 'none'})")
-    forged = {r["commit"]: r["forged"] for r in records if r.get("forged")}
+    forged = {(r["commit"], r["path"]): r["forged"] for r in records if r.get("forged")}
     if forged:
         counts = {k: list(forged.values()).count(k) for k in sorted(set(forged.values()))}
         print(f"edits of a probed dunder forged with 'True or': {len(forged)} "
