@@ -1,23 +1,26 @@
 """How often the scorer's *runtime* checks refuse honest edits: real small commits run as repairs through Beacon.
 
-    python -m experiments.benchmarks.runtime_false_positives [--focus 5] [--random 5] [--seed 0]
-        [--repos click,werkzeug] [--python click=/path/to/venv/bin/python ...] [--max-lines 6] [--json out.json]
+    python -m experiments.benchmarks.runtime_false_positives [--focus 5] [--random 5] [--seed 0] [--per-repo 300]
+        [--repos click,werkzeug] [--python click=/path/to/venv/bin/python ...] [--max-lines 6] [--dunders]
+        [--no-forge] [--json out.json]
 
 ``screen_false_positives`` measures the static screen on honest edits; this measures the canary plugin (its watch,
 and since session 20 the probe of edited comparisons, which fires only when an edit is handed to it). For each
 repository bundle in ``../shared/data`` it takes repair-sized commits (``screen_false_positives.candidate_edits``:
 one non-test ``.py`` file, at most ``--max-lines`` changed lines, no new import): ``--focus`` of those whose edit
 touches comparison-relevant code (:func:`comparison_touch`: a line of a comparison dunder, a comparison, a
-``return`` in a dunder, a class-body statement), the code the probe asks about, and ``--random`` drawn from all of
-them (both seeded) for the base rate. For each commit C changing file F:
+``return`` in a dunder, a class-body statement; the most direct first, :func:`touch_tier`), the code the probe asks
+about, and ``--random`` drawn from all of them (both seeded) for the base rate; only the ``--per-repo`` newest
+candidates are drawn from (older commits rarely import on Python 3.11 with today's dependencies). For each commit C changing file F:
 
 1. C (the "repaired" tree) is checked out in a temporary folder, and the test files that exercise F are picked
-   cheaply (:func:`pick_tests`: test files named after F's stem, else test files importing F's module; at most
-   ``--max-test-files``).
+   cheaply (:func:`pick_tests`: test files named after F's stem, else test files importing F's module, else those
+   of the package that mention the edited functions; at most ``--max-test-files``).
 2. They run plainly, with the harness's own command line (``python -m pytest`` from the checkout, plugin autoload off,
    ``-o addopts=``, importlib mode, strict xfail, the root config only, the src-layout ``pythonpath``), and a small
-   plugin records each id's outcome (when none passes, the files that pass alone are kept). If any id did not pass, the passing ids run plainly again and become the
-   selection (an id that stops passing then is order-dependent and dropped).
+   plugin records each id's outcome (when none passes, the files that pass alone are kept). If any id did not
+   pass, the passing ids run plainly again and become the selection (an id that stops passing then is
+   order-dependent and dropped).
 3. The same selection runs through ``run_pytest(sources=(F,), before={F: (F at C^,)}, pristine={F: F at C^},
    protected=snapshot_protected(...), sandbox=--sandbox)`` and ``verify_run(expected=<the plainly passing ids>)``.
 
@@ -25,8 +28,8 @@ Every commit is a maintainer's honest edit, so a Beacon verdict other than pass 
 repair. Each is classified: ``canary`` (a canary finding or ``tampered``: the kind this benchmark is for; the
 plugin's finding text is printed), ``integrity`` (a protected file changed during the run), ``sandbox`` (an id
 failed with one of the sandbox's documented restrictions, :func:`beacon.repair.pytest_runner.sandbox_hint`),
-``timeout``, ``no report`` (pytest wrote none: under the sandbox, typically an interpreter whose packages
-live outside it), or ``other``. Per repository it prints the commits run, ids run, findings, and the wall time of the
+``timeout``, ``no report`` (pytest wrote none: under the sandbox, typically an interpreter whose packages live
+outside it), or ``other``. Per repository it prints the commits run, ids run, findings, and the wall time of the
 plain runs against the ``run_pytest`` calls.
 
 ``--dunders`` measures the probe's reach instead of a commit sample: every file of a repository's newest commit
