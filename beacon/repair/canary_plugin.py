@@ -1296,22 +1296,25 @@ def _instance_dict_getter(cls):
 
 
 def _perturbed(cls, value, most: int = 8) -> list:
-    """Copies of ``value`` (made by ``object.__new__``, no project code runs), each with one instance attribute
-    replaced by a stranger: an honest ``==`` that compares an attribute says no to at least one. Empty when the
-    instances have no ``__dict__`` attributes, or when a copy could misbehave (a class with ``__del__`` would
-    clean up state the copy shares, such as a file the value holds)."""
+    """At most ``most`` copies of ``value`` (made by ``object.__new__``, no project code runs) that together replace
+    every instance attribute by a stranger, each attribute in one copy (attribute ``i`` in copy ``i % most``): an
+    honest ``==`` that compares an attribute says no to at least one. (Only the first ``most`` attributes, one per
+    copy, left an ``==`` of a later one saying yes to all: werkzeug's ``Rule.__eq__`` reads its 19th, ``_trace``.)
+    Empty when the instances have no ``__dict__`` attributes, or when a copy could misbehave (a class with
+    ``__del__`` would clean up state the copy shares, such as a file the value holds)."""
     getter = _instance_dict_getter(cls)
     if getter is None or _any("__del__" in _class_dict(base) for base in _class_mro(cls)[:-1]):
         return []
     try:
         own = getter(value, cls)
-        keys = [key for key in dict.keys(own) if _type(key) is str][:most] if _type(own) is dict else []
+        keys = [key for key in dict.keys(own) if _type(key) is str] if _type(own) is dict else []
         copies = []
-        for key in keys:
+        for first in range(min(most, len(keys))):
             copy = object.__new__(cls)
             space = getter(copy, cls)
             dict.update(space, own)
-            dict.__setitem__(space, key, _Stranger())
+            for key in keys[first::most]:
+                dict.__setitem__(space, key, _Stranger())
             copies.append(copy)
         return copies
     except Exception:  # a class object.__new__ cannot make (a builtin base)
