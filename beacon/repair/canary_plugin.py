@@ -1228,7 +1228,7 @@ _SALT = 1 + int.from_bytes(os.urandom(3), "big")  # per run: the probe's changed
 def _unlike(other, name: str) -> list:
     """Values an honest comparison ``name`` of something with ``other`` says no to, when it said yes to ``other``
     (all must be said yes to for a finding): for ``==``, ``other`` changed (an exact int, float, str, bytes, tuple
-    or list, or a copy of an object with one attribute replaced, see :func:`_perturbed`); for an ordering, a number
+    or list, or copies of an object with its attributes replaced in turn, see :func:`_perturbed`); for an ordering, a number
     or string far on the wrong side. Empty when nothing is known to be unlike it (the check then asks nothing)."""
     kind = _type(other)
     if name == "__eq__":
@@ -2451,7 +2451,7 @@ class _Comparisons:
         """After ``left op right`` in an assert said yes: each side whose comparison would be probed (an edited
         function, or one reaching an edited method; :meth:`probe`) is asked again with the *other* operand changed
         to a value it must say no to (:func:`_unlike`: an int a million larger, a string with more characters, a
-        copy of an object with one attribute replaced, a number far below for ``<``). Yes again is a finding: an
+        copies of an object with its attributes replaced in turn, a number far below for ``<``). Yes again is a finding: an
         edited ``__eq__`` that says yes to any ``int`` (``isinstance(other, int) and True``), which tells the probe's
         strangers apart. Returns ``result``; never raises."""
         try:
@@ -2501,7 +2501,7 @@ class _Comparisons:
                 f"compared with and also to one it must say no to")
         elif name == "__eq__":
             # Red-team round 11 (R11-4): ``return abs(other) < 10 ** 6`` says no to every value far away, but it never
-            # reads ``self``: copies of the value, each with one attribute replaced by a stranger, all still equal.
+            # reads ``self``: copies of the value, its attributes replaced by strangers in turn, all still equal.
             mine = _perturbed(cls, value)
             if mine and all(_yes(_ask(function, copy, other)) for copy in mine):
                 self._report_at_assert(
@@ -2521,7 +2521,7 @@ class _Comparisons:
         finding: ``return True`` or ``… or True`` written into an existing ``__eq__``. A function that raised on a
         bare stranger is asked again with one whose every attribute and call result is a falsy stranger
         (``self.x == other.x or True``). One that said no (an ``isinstance`` guard) is asked, except ``in``, about
-        copies of ``value`` each with one instance attribute replaced by a stranger (:func:`_perturbed`): an honest
+        copies of ``value`` that together replace each instance attribute by a stranger (:func:`_perturbed`): an honest
         comparison of any attribute says no to one of them; yes to all is a finding. Code that inspects what it is
         given before saying yes (``type(other.cents) is int``) is not caught; unedited code that reaches no edited
         function is never called."""
@@ -2546,7 +2546,7 @@ class _Comparisons:
                 if changed and all(_yes(_ask(function, value, other)) for other in changed):
                     self._report_at_assert(
                         f"probe: {self._label(owner)}.{name} ({where}) says yes about a copy of the value with "
-                        f"any one attribute replaced by an object it has never seen")
+                        f"its attributes replaced, in turn, by objects it has never seen")
 
     def _probed_callable(self, cls, found, value) -> tuple:
         """``(callable(value, other), why)`` for a comparison dunder the probe asks, or ``(None, None)``: a Python
