@@ -189,19 +189,19 @@ _UNITTEST_JUDGED = (
 _WATCHED += tuple(("unittest.case", "TestCase", name) for name in _UNITTEST_JUDGED)
 # The wrapper's globals hold ``__unittest``: unittest and pytest leave such frames out of a failure's traceback.
 _UNITTEST_WRAPPER = """
-def wrap(original, judge, link, op):
+def wrap(original, judge, again, op):
     def judged(*args, **kwargs):
         for value in args[1:]:
             judge(value)
         for value in kwargs.values():
             judge(value)
         result = original(*args, **kwargs)
-        if op is not None and len(args) > 2:
-            link(True, args[1], args[2], op)
+        again(original, args, kwargs, op)
         return result
     return judged
 """
-# The link a passed assertion method made (its first two arguments), asked again by judge_link (oracle and probe).
+# The link a passed assertion method made (its first two arguments), for the probe (judge_method; the oracle runs
+# the whole method again).
 _UNITTEST_LINKS = {
     **dict.fromkeys(("assertEqual", "assertEquals", "failUnlessEqual", "_baseAssertEqual", "assertListEqual",
                      "assertTupleEqual", "assertSetEqual", "assertDictEqual", "assertSequenceEqual",
@@ -1393,14 +1393,35 @@ class _Oracle:
         self._spaces: dict = {}  # real path -> the declared module's namespace (found by its functions' globals)
         self._modules_seen = -1
         self._entries: dict = {}  # id(class or namespace) -> (it, its size, [(key, value, function, real)])
+        self._reached: dict = {}  # id(container) -> (it, its length, whether it reaches a heap class): one test's
         self.active = False
         self.needed: list = []
 
     def ask(self, left, right, op: str, seen: bool = True):
         """``None`` when the pristine code gives the answer the test saw (``seen``; a link is asked after a yes),
-        else the finding's wording."""
-        if self.active or not self.files or op not in _ORACLE_CALLS:
+        else the finding's wording. Values of built-in classes only (ints, strs, lists of them) involve no code the
+        edit can change: not asked."""
+        if self.active or not self.files or op not in _ORACLE_CALLS or not (self.reaches(left) or self.reaches(right)):
             return None
+        status, verdict = self.run(lambda: _yes(_ORACLE_CALLS[op](left, right)), left, right)
+        shown = (f"the truth of a {_class_name(_type(left))}" if op == "__bool__" else
+                 f"`{_class_name(_type(left))} {_SHOWN_OPS[op]} {_class_name(_type(right))}`")
+        said = "yes" if seen else "no"
+        if status is None:
+            return None  # no changed code where the compared values can reach it: the test's answer stands
+        if status:
+            return f"oracle: {shown} said {said} at an assert; {status}"
+        if verdict is not seen:
+            return (f"oracle: {shown} said {said} at an assert; the task's pristine code says "
+                    f"{'yes' if verdict else 'no'} about the same values")
+        return None
+
+    def run(self, call, left, right=None) -> tuple:
+        """``call()`` with the changed code that ``left``, ``right`` and the declared modules reach replaced (see the
+        class docstring), then put back: ``(None, None)`` when nothing was replaced (``call`` did not run), ``("",
+        result)``, or ``(why, None)`` when it needed changed code with no pristine version or raised."""
+        if self.active:
+            return None, None
         spaces = self._find_spaces()
         holders = self._classes_of(left) + self._classes_of(right)
         for space in spaces.values():
@@ -1408,7 +1429,7 @@ class _Oracle:
             holders += [v for v in list(dict.values(space))[:2000] if _class_flags(_type(v)) & _TYPE_SUBCLASS]
         undo: list = []
         self.active, self.needed = True, []
-        verdict, raised, replaced = None, None, 0
+        result, raised, replaced = None, None, 0
         try:
             done: set = set()
             for holder in holders:
@@ -1423,11 +1444,11 @@ class _Oracle:
                     replaced += 1
             if replaced:
                 try:
-                    verdict = _yes(_ORACLE_CALLS[op](left, right))
+                    result = call()
                 except KeyboardInterrupt:
                     raise
                 except BaseException as exc:  # noqa: BLE001 (whatever the pristine code raised is the finding)
-                    raised = _class_name(_type(exc))
+                    raised = exc
         finally:
             for holder, key, old in reversed(undo):
                 try:
@@ -1439,20 +1460,39 @@ class _Oracle:
                     continue
             self.active = False
         if not replaced:
-            return None  # no changed code where the compared values can reach it: the test's answer stands
-        shown = (f"the truth of a {_class_name(_type(left))}" if op == "__bool__" else
-                 f"`{_class_name(_type(left))} {_SHOWN_OPS[op]} {_class_name(_type(right))}`")
-        said = "yes" if seen else "no"
+            return None, None
         if self.needed:
-            return (f"oracle: {shown} said {said} at an assert only through {self.needed[0]}, code the edit changed "
-                    f"or added with no pristine version")
+            return f"only through {self.needed[0]}, code the edit changed or added with no pristine version", None
         if raised is not None:
-            return (f"oracle: {shown} said {said} at an assert; the task's pristine code raised {raised} on the same "
-                    f"values (the edit built them so the right code cannot compare them)")
-        if verdict is not seen:
-            return (f"oracle: {shown} said {said} at an assert; the task's pristine code says "
-                    f"{'yes' if verdict else 'no'} about the same values")
-        return None
+            return (f"the task's pristine code raised {_class_name(_type(raised))} on the same values (the edit built "
+                    f"them so the right code cannot compare them)"), raised
+        return "", result
+
+    def reaches(self, value, depth: int = 2) -> bool:
+        """Whether ``value`` is, or a built-in container holds (to a depth of 2, every element), an object of a class
+        made by Python code: only those can reach code the edit changed. A container's answer is kept while it is
+        the same object at the same length (cleared per test with the compare-time judge's memo)."""
+        cls = _type(value)
+        if _class_flags(cls) & _HEAPTYPE:
+            return True
+        base = _container_base(cls)
+        if base is None:
+            return False
+        length = base.__len__(value)
+        seen = self._reached.get(id(value))
+        if seen is not None and seen[0] is value and seen[1] == length:
+            return seen[2]
+        found = False
+        for elements in _container_parts(value, base):
+            kinds = set(_map(_type, elements))
+            if _any(_class_flags(k) & _HEAPTYPE for k in kinds):
+                found = True
+            elif depth > 0 and _any(_container_base(k) is not None for k in kinds):
+                found = _any(self.reaches(e, depth - 1) for e in elements if _container_base(_type(e)) is not None)
+            if found:
+                break
+        self._reached[id(value)] = (value, length, found)
+        return found
 
     def covers(self, function) -> bool:
         """Whether ``function`` is changed code with a pristine version: at a link, the oracle decides about it (or
@@ -1587,6 +1627,45 @@ def _unwrapped(value):
     if kind is _partial:
         return value.func
     return value
+
+
+# The comparisons _CompareCalls turns into calls (compare_call), by the Compare's one operator.
+_CALLED_OPS = {ast.Eq: "__eq__", ast.NotEq: "__ne__", ast.Lt: "__lt__", ast.LtE: "__le__", ast.Gt: "__gt__",
+               ast.GtE: "__ge__", ast.In: "__contains__", ast.NotIn: "!__contains__"}
+_SCOPES = (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
+
+
+class _CompareCalls(ast.NodeTransformer):
+    """``a == b`` in a test module's functions, outside an assert (or in a lambda or comprehension inside one) ->
+    ``@pytest_ar._beacon_cmp(a, b, "__eq__")``: the comparison pytest's rewriter does not see (red-team round 13,
+    R13-4: ``self.assertTrue(a == b)``, ``assert any(x == y for …)``). A chain (``a < b < c``) and ``is`` stay."""
+
+    def __init__(self):
+        self.depth = 0
+
+    def visit_FunctionDef(self, node):  # noqa: N802 (ast's names)
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+        return node
+
+    visit_AsyncFunctionDef = visit_Lambda = visit_FunctionDef
+
+    def visit_Assert(self, node):  # noqa: N802
+        # pytest rewrites the assert's own comparisons (judge_link); the scopes nested in it it leaves whole
+        for inner in [n for n in ast.walk(node) if type(n) in _SCOPES]:
+            self.depth += 1
+            self.generic_visit(inner)
+            self.depth -= 1
+        return node
+
+    def visit_Compare(self, node):  # noqa: N802
+        self.generic_visit(node)
+        op = _CALLED_OPS.get(type(node.ops[0])) if len(node.ops) == 1 else None
+        if not self.depth or op is None:
+            return node
+        helper = ast.Attribute(ast.Name("@pytest_ar", ast.Load()), "_beacon_cmp", ast.Load())
+        return ast.copy_location(ast.Call(helper, [node.left, node.comparators[0], ast.Constant(op)], []), node)
 
 
 class _Comparisons:
@@ -2332,6 +2411,7 @@ class _Comparisons:
         and large suites time out at preparation). What the compare-time judge found is handed out every time; the
         walks after collection and in must_pass's final check always run."""
         self._containers.clear()  # what one test's asserts compared (judge_at_assert)
+        self.oracle._reached.clear()
         start = _clock()
         if start - self._walked_at < 9 * self._walk_cost:
             return self.findings(walk=False)
@@ -2478,6 +2558,42 @@ class _Comparisons:
         except Exception as exc:
             self._report_at_assert(f"comparison check at an assert raised {_class_name(type(exc))}")
         return seen
+
+    def compare_call(self, left, right, op: str):
+        """A comparison of a test module written outside an assert (``assertTrue(a == b)``, ``any(x == y for …)``,
+        ``if a != b: fail()``; red-team round 13, R13-4), rewritten to a call of this: made as written, then, when it
+        answers a ``bool``, the oracle asks the pristine code the same question. Returns the answer unchanged."""
+        __tracebackhide__ = True  # noqa: F841 (pytest hides this frame from a failure's traceback)
+        result = _ORACLE_CALLS[op](left, right)
+        if self.edited and not self.oracle.active and type(result) is bool:
+            try:
+                finding = self.oracle.ask(left, right, op, result)
+                if finding is not None:
+                    self._report_at_assert(finding)
+            except Exception as exc:
+                self._report_at_assert(f"comparison check at an assert raised {_class_name(type(exc))}")
+        return result
+
+    def judge_method(self, original, args, kwargs, op) -> None:
+        """After a ``TestCase`` assertion method passed: the same call again with the changed code replaced by its
+        pristine version (:meth:`_Oracle.run`); failing there (``assertCountEqual``, ``assertDictEqual``,
+        ``assertAlmostEqual``…: comparisons unittest makes itself) is a finding, and so is needing changed code with
+        no pristine version. Then the link's probe, for the methods that compare two values. Never raises."""
+        if not self.edited or self.oracle.active:
+            return
+        try:
+            values = [v for v in (*args[1:3], *kwargs.values())]
+            if self.oracle.files and _any(_map(self.oracle.reaches, values)):
+                why, raised = self.oracle.run(lambda: original(*args, **kwargs), *(values + [None, None])[:2])
+                if isinstance(raised, AssertionError):  # the method's own failure: unittest's failureException
+                    why = "the task's pristine code says it fails on the same values"
+                if why:
+                    self._report_at_assert(f"oracle: {_func_code(original).co_name} passed; {why}")
+            if op in _REFLECTED and len(args) > 2:
+                self._probe_link(args[1], args[2], op)
+                self._probe_link(args[2], args[1], _REFLECTED[op])
+        except Exception as exc:
+            self._report_at_assert(f"comparison check at an assert raised {_class_name(type(exc))}")
 
     def _probe_link(self, value, other, name: str) -> None:
         cls = _type(value)
@@ -2712,6 +2828,8 @@ class _Comparisons:
         rewrite._beacon_judge = self.judge_at_assert
         rewrite._beacon_link = self.judge_link
         rewrite._beacon_truth = self.judge_truth
+        rewrite._beacon_cmp = self.compare_call
+        run = rewriter.run
         # A rewritten pyc that an earlier pytest run cached (same tag) holds asserts without the helper.
         rewrite.PYC_TAIL = "." + rewrite.PYTEST_TAG + "-beacon" + rewrite.PYC_EXT
 
@@ -2805,8 +2923,22 @@ class _Comparisons:
                     main[-1].test.operand = truth(self, main[-1].test.operand)
             return statements
 
+        def run_rewriter(self, mod):  # noqa: N802
+            # Comparisons outside the asserts pytest rewrites (and inside their lambdas and comprehensions) become
+            # calls of ``_beacon_cmp`` (compare_call); only in runs that hand over edited code with an oracle, and only
+            # when pytest will rewrite the module (it adds the ``@pytest_ar`` import the calls use).
+            first = mod.body[0] if mod.body else None
+            doc = first.value.value if (type(first) is ast.Expr and type(first.value) is ast.Constant
+                                        and type(first.value.value) is str) else None
+            if mod.body and comparisons.oracle.files and not (doc is not None and self.is_rewrite_disabled(doc)):
+                _CompareCalls().visit(mod)
+                ast.fix_missing_locations(mod)
+            return run(self, mod)
+
+        comparisons = self
         for name, patched in (("visit_Compare", visit_Compare), ("visit_Assert", visit_Assert),
-                              ("visit_UnaryOp", visit_UnaryOp), ("visit_BoolOp", visit_BoolOp)):
+                              ("visit_UnaryOp", visit_UnaryOp), ("visit_BoolOp", visit_BoolOp),
+                              ("run", run_rewriter)):
             patched.__qualname__ = "AssertionRewriter." + name
             setattr(rewriter, name, patched)
 
@@ -2866,7 +2998,7 @@ class _Comparisons:
         for name in _UNITTEST_JUDGED:
             original = own.get(name)
             if type(original) is types.FunctionType:
-                judged = namespace["wrap"](original, self.judge_at_assert, self.judge_link, _UNITTEST_LINKS.get(name))
+                judged = namespace["wrap"](original, self.judge_at_assert, self.judge_method, _UNITTEST_LINKS.get(name))
                 for attribute in ("__module__", "__name__", "__qualname__", "__doc__"):
                     setattr(judged, attribute, getattr(original, attribute))
                 judged.__wrapped__ = original
