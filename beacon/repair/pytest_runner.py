@@ -437,22 +437,28 @@ def _edited(checkout: Path, sources: tuple[str, ...], before: Mapping[str, Seque
         if lines:
             out.append((str(path), lines))
     return tuple(out)
+
+
+def _current(checkout: Path, rel: str) -> tuple[Path, str] | None:
+    """A declared source's path and text as the checkout holds it before any test runs, or None when it lies outside
+    the checkout (a symlink) or is not UTF-8 (then the plugin gets nothing about it, and judges it as before)."""
+    path = Path(_declared_source(checkout, rel))
+    if not Path(os.path.realpath(path)).is_relative_to(checkout):
+        return None
+    try:
+        return path, path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def _pristine_sites(checkout: Path, sources: tuple[str, ...], pristine: Mapping[str, str]) -> tuple[dict, ...]:
     """The pristine comparison bindings of each declared source in ``pristine`` that the checkout's file (read here,
     before any test runs) keeps unchanged, bounded (see :mod:`beacon.repair.pristine_bindings`)."""
     sites: list[dict] = []
     for rel in sources:
-        text = pristine.get(rel)
-        if type(text) is not str:
-            continue
-        path = Path(_declared_source(checkout, rel))
-        if not Path(os.path.realpath(path)).is_relative_to(checkout):
-            continue
-        try:
-            current = path.read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        sites += binding_sites(text, current, str(path))
+        text, found = pristine.get(rel), _current(checkout, rel)
+        if type(text) is str and found is not None:
+            sites += binding_sites(text, found[1], str(found[0]))
     return tuple(bounded(sites))
 
 
@@ -465,14 +471,8 @@ def _oracle(checkout: Path, sources: tuple[str, ...], before: Mapping[str, Seque
         given, text = tuple(before.get(rel, ()))[:1], pristine.get(rel)
         if not given or type(given[0]) is not str or type(text) is not str:
             continue
-        path = Path(_declared_source(checkout, rel))
-        if not Path(os.path.realpath(path)).is_relative_to(checkout):
-            continue
-        try:
-            current = path.read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        entry = oracle_defs(given[0], current, text, str(path))
+        found = _current(checkout, rel)
+        entry = oracle_defs(given[0], found[1], text, str(found[0])) if found is not None else None
         if entry is not None:
             entries.append(entry)
     return tuple(oracle_bounded(entries))
