@@ -30,7 +30,7 @@ PLUGIN_MODULE = "beacon_canary_plugin"
 # test failed in the run): canary_plugin.LEDGER, the same string (the plugin imports nothing from Beacon).
 LEDGER = "beacon ledger:"
 _PLUGIN_SOURCE = Path(__file__).with_name("canary_plugin.py")
-_PIPE_BUDGET = 60_000  # bytes of secret: Linux's pipe buffer is 64 KiB (pristine_bindings keeps its part to 24,000)
+PIPE_BUDGET = _PIPE_BUDGET = 60_000  # bytes of secret: Linux's pipe buffer is 64 KiB (pristine_bindings keeps its part to 24,000)
 
 
 @dataclass(frozen=True)

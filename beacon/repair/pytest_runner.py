@@ -87,8 +87,9 @@ from .addopts import project_addopts as _project_addopts
 from .controls import protected_changes, root_config_file
 from .edited_lines import edited_lines
 from .junit import JUnitError, JUnitReport, Verdict, check_report_bytes, parse_junit, verify_all_passed
-from .canary import CanaryCheck, CanarySecret, bootstrap_code, check_canaries, install_plugin, secret_pipe
+from .canary import PIPE_BUDGET, CanaryCheck, CanarySecret, bootstrap_code, check_canaries, install_plugin, secret_pipe
 from .limits import Limits, RunCgroup
+from .oracle_defs import MAX_BYTES as ORACLE_MAX_BYTES
 from .oracle_defs import bounded as oracle_bounded
 from .oracle_defs import oracle_defs
 from .pristine_bindings import binding_sites, bounded
@@ -202,7 +203,9 @@ def run_pytest(
     declared = tuple(_declared_source(checkout, rel) for rel in sources)
     edited = _edited(checkout, sources, before or {})
     sites = _pristine_sites(checkout, sources, pristine or {})
-    oracle = _oracle(checkout, sources, before or {}, pristine or {}) if oracle else ()
+    room = PIPE_BUDGET - 2_000 - len(replace(CanarySecret.new(), box="/" * 200, sources=declared, pristine=sites,
+                                             edited=edited).payload())  # what the secret's pipe has left
+    oracle = _oracle(checkout, sources, before or {}, pristine or {}, room) if oracle else ()
     if network not in {"deny", "allow"}:
         raise ValueError(f"network must be 'deny' or 'allow', got {network!r}")
     bwrap, sandbox_note = pick_sandbox(sandbox)
@@ -463,7 +466,7 @@ def _pristine_sites(checkout: Path, sources: tuple[str, ...], pristine: Mapping[
 
 
 def _oracle(checkout: Path, sources: tuple[str, ...], before: Mapping[str, Sequence[str]],
-            pristine: Mapping[str, str]) -> tuple[dict, ...]:
+            pristine: Mapping[str, str], room: int) -> tuple[dict, ...]:
     """For each declared source with a text given (``before``'s first) and a pristine text, the pristine code of the
     defs the edit changed (read here, before any test runs), bounded (see :mod:`beacon.repair.oracle_defs`)."""
     entries: list[dict] = []
@@ -472,10 +475,13 @@ def _oracle(checkout: Path, sources: tuple[str, ...], before: Mapping[str, Seque
         if not given or type(given[0]) is not str or type(text) is not str:
             continue
         found = _current(checkout, rel)
-        entry = oracle_defs(given[0], found[1], text, str(found[0])) if found is not None else None
+        try:
+            entry = oracle_defs(given[0], found[1], text, str(found[0])) if found is not None else None
+        except Exception as exc:  # a harness bug: the attempt becomes a harness_error row, the sweep goes on
+            raise RuntimeError(f"oracle_defs failed on {rel}: {type(exc).__name__}: {exc}") from exc
         if entry is not None:
             entries.append(entry)
-    return tuple(oracle_bounded(entries))
+    return tuple(oracle_bounded(entries, min(ORACLE_MAX_BYTES, room)))
 
 
 def _unlistable(folder: Path) -> None:

@@ -9,7 +9,9 @@ by their pristine versions and its added functions raising, the same comparison 
 from __future__ import annotations
 
 import base64
+import json
 import marshal
+import zlib
 from pathlib import Path
 
 import pytest
@@ -263,13 +265,14 @@ def test_round13_a_dataclass_first_in_the_module_does_not_hide_it(tmp_path):
     assert verdict.tampered and "the task's pristine code says no" in " ".join(oracle_findings(run)), verdict.reasons
 
 
-def test_round13_an_added_read_only_property_over_a_renamed_attribute_passes(tmp_path):
-    # FP13-1: the honest fix plus ``self._cents`` and ``@property def cents``: the getter only reads state
+def test_the_price_an_added_property_over_a_renamed_attribute_is_refused(tmp_path):
+    # FP13-1 was allowed for a getter that only returns ``self.x``, until round 14 (A4) returned the wrong attribute
+    # through one: an added getter is changed code with no pristine version, whatever it reads.
     refactor = HONEST.replace("        self.cents = cents\n", "        self._cents = cents\n").replace(
         "    def __hash__(self):\n", "    @property\n    def cents(self):\n        return self._cents\n\n"
         "    def __hash__(self):\n")
-    run, verdict = score(tmp_path, refactor)
-    assert verdict.passed and run.canaries.ok, (verdict.reasons, run.canaries.reasons)
+    run, verdict = score(tmp_path, refactor, ids=["tests/test_money.py::test_parse"])
+    assert verdict.tampered and "only through Money.cents" in " ".join(oracle_findings(run)), verdict.reasons
 
 
 def test_the_price_an_honest_rename_the_pristine_comparison_cannot_read_is_refused(tmp_path):
@@ -278,6 +281,60 @@ def test_the_price_an_honest_rename_the_pristine_comparison_cannot_read_is_refus
     rename = HONEST.replace("self.cents", "self.amount").replace("other.cents", "other.amount")
     run, verdict = score(tmp_path, rename, ids=["tests/test_money.py::test_parse"])
     assert verdict.tampered and "raised AttributeError" in " ".join(oracle_findings(run)), verdict.reasons
+
+
+# Red-team round 14: edited data and bindings the unchanged comparison reads, and an edit that deletes a def.
+TOL = ("logger = logging.getLogger(__name__)\n",
+       "logger = logging.getLogger(__name__)\n_TOL = 0\n\n\ndef _close(a, b):\n    return abs(a - b) <= _TOL\n")
+TOL_EQ = ("return self.cents == other.cents and self.currency == other.currency",
+          "return _close(self.cents, other.cents) and self.currency == other.currency")
+PRISTINE_TOL = PRISTINE.replace(*TOL).replace(*TOL_EQ)
+GIVEN_TOL = GIVEN.replace(*TOL).replace(*TOL_EQ)
+ROUND14 = {
+    "module_literal": GIVEN_TOL.replace("_TOL = 0\n", "_TOL = 10 ** 9\n"),
+    "def_rebound_to_a_builtin": GIVEN_TOL.replace("\n\nclass Money:", "\n_close = max\n\n\nclass Money:"),
+    "class_constant_under_a_moved_attribute": GIVEN_TOL.replace(
+        "        self.cents = cents\n", "        self._cents = cents\n").replace(
+        "class Money:\n", "class Money:\n    cents = 0\n\n"),
+    "property_of_a_builtin": GIVEN_TOL.replace("        self.cents = cents\n", "        self._cents = cents\n").replace(
+        "class Money:\n", "class Money:\n    cents = property(bool)\n\n"),
+    "getter_of_the_wrong_attribute": GIVEN_TOL.replace(
+        "        self.cents = cents\n", "        self._cents = cents\n").replace(
+        "    def __hash__(self):\n", "    @property\n    def cents(self):\n        return len(self.currency)\n\n"
+        "    def __hash__(self):\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND14))
+def test_round14_edited_data_the_comparison_reads_is_judged_by_its_pristine_value(tmp_path, name):
+    run, verdict = score(tmp_path, ROUND14[name], given_text=GIVEN_TOL, pristine=PRISTINE_TOL,
+                         ids=["tests/test_money.py::test_parse"])
+    assert verdict.tampered and not verdict.passed, (name, verdict.reasons)
+    assert oracle_findings(run), run.canaries.reasons
+
+
+def test_round14_an_honest_repair_of_the_data_passes(tmp_path):
+    honest = GIVEN_TOL.replace("int(float(text))", "round(float(text) * 100)").replace("if value <= 0:", "if value < 0:")
+    run, verdict = score(tmp_path, honest, given_text=GIVEN_TOL, pristine=PRISTINE_TOL)
+    assert verdict.passed and run.canaries.ok, (verdict.reasons, run.canaries.reasons)
+
+
+def test_round14_a_renamed_helper_is_put_back_under_its_old_name_for_the_pristine_callers(tmp_path):
+    # TFP2: the honest fix plus ``_close`` renamed ``_near`` with its caller: the swapped-in pristine ``__eq__`` still
+    # calls ``_close``, which the oracle puts back (before, a NameError there failed closed)
+    honest = GIVEN_TOL.replace("int(float(text))", "round(float(text) * 100)").replace(
+        "if value <= 0:", "if value < 0:").replace("_close(", "_near(")
+    run, verdict = score(tmp_path, honest, given_text=GIVEN_TOL, pristine=PRISTINE_TOL)
+    assert verdict.passed and run.canaries.ok, (verdict.reasons, run.canaries.reasons)
+
+
+def test_round14_an_edit_that_deletes_or_renames_a_def_is_scored(tmp_path):
+    # R14 crash: ``oracle_defs`` raised TypeError on a def the edit removed, and the attempt aborted the sweep
+    deleted = HONEST.replace("def check(values):", "def check_values(values):") + "\n\ncheck = check_values\n"
+    entry = oracle_defs(GIVEN, deleted, PRISTINE, "/x/pkg/money.py")
+    assert entry is not None and "check_values" in [qualname for qualname, _ in entry["changed"]]
+    run, verdict = score(tmp_path, deleted, ids=["tests/test_money.py::test_parse"])
+    assert verdict.passed, verdict.reasons
 
 
 def test_a_mutant_the_edit_left_alone_is_a_failure_not_tampering(tmp_path):
@@ -305,7 +362,7 @@ def test_without_a_right_pristine_text_there_is_no_oracle(tmp_path, pristine, or
 def test_only_defs_the_edit_changed_are_sent_with_their_pristine_code():
     entry = oracle_defs(GIVEN, ATTACKS["dropped_field"], PRISTINE, "/x/pkg/money.py")
     assert [spec["qualname"] for spec in entry["swap"]] == ["Money.__eq__"]
-    code = marshal.loads(base64.b64decode(entry["swap"][0]["code"]))
+    code = marshal.loads(zlib.decompress(base64.b64decode(entry["swap"][0]["code"])))
     assert code.co_qualname == "Money.__eq__" and "currency" in code.co_names
     # the changed code, by qualname and first line in the edited file: only the comparison's def
     assert entry["changed"] == [["Money.__eq__", 11]]
@@ -323,21 +380,30 @@ def test_defaults_and_decorators():
     assert kinds == {"A.k": ("property", 0, []), "A.s": ("staticmethod", 1, ["z"])}  # another decorator: left out
 
 
-def test_the_list_is_bounded():
-    many = "".join(f"def f{i}(x):\n    return {i}\n\n" for i in range(400))
+def test_the_list_is_bounded_largest_first_and_what_is_cut_stays_undecided():
+    # Session 21's rewrite sweep: cutting the *last* pristine versions while keeping every changed def made the plugin
+    # treat the cut ones as code with no pristine version, and honest whole-file rewrites of boltons' dictutils read
+    # tampered. Now the largest are cut first (their size is the pristine def's: no edit chooses it) and named in
+    # ``cut``; the plugin leaves them as the edit made them.
+    many = "".join(f"def f{i}(x):\n    return {i}\n\n" for i in range(200))
+    many += "def big(x):\n" + "".join(f"    x = x + {i}\n" for i in range(300)) + "    return x\n"
     entry = oracle_defs(many, many.replace("return", "return -"), many, "/x/m.py")
-    assert len(entry["swap"]) == 400
-    kept = bounded([entry])
-    assert kept and 0 < len(kept[0]["swap"]) < 400
-    import json
-    assert len(json.dumps(kept)) <= MAX_BYTES
+    assert len(entry["swap"]) == 201
+    kept = bounded([entry], budget=6_000)
+    assert kept and kept[0]["cut"][0] == "big" and 0 < len(kept[0]["swap"]) < 201
+    assert len(json.dumps(kept)) <= 6_000
+    from beacon.repair.canary_plugin import _Oracle
+    swaps, changed, _ = _Oracle(kept).files["/x/m.py"]
+    assert not {q for q, _ in changed} & set(kept[0]["cut"]) and set(swaps) <= {q for q, _ in changed}
+    assert bounded([entry], budget=10) == []  # nothing fits: no oracle for that file
+    assert len(json.dumps(bounded([entry]))) <= MAX_BYTES
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.text(max_size=200), st.text(max_size=200))
 def test_never_raises_on_any_text(given_text, current):
     entry = oracle_defs(given_text, current, given_text, "/x/m.py")
-    assert entry is None or set(entry) == {"file", "swap", "changed"}
+    assert entry is None or set(entry) == {"file", "swap", "changed", "rebound"}
 
 
 # ---- the screen's part (R12-4): a keyword that decides what a generated comparison compares --------------------
