@@ -1381,18 +1381,25 @@ class _Oracle:
     import``) and edited data are not replaced."""
 
     def __init__(self, entries=()):
-        # a declared file's real path -> ({qualname: (code, wrap, defaults, kwdefaults)}, {(qualname, first line)})
+        # a declared file's real path -> ({qualname: pristine version}, (changed first lines, cut qualnames),
+        # rebound names, the pristine defs' names)
         self.files: dict = {}
+        self.overflow: list = []  # declared files whose changed code did not fit the secret: every ask fails closed
         for entry in entries if type(entries) in (list, tuple) else ():
             try:
+                if entry.get("overflow"):  # more changed code than the harness could describe: fail closed
+                    self.overflow.append(os.path.realpath(entry["file"]))
+                    continue
                 swaps = {spec["qualname"]: (_marshal_loads(_decompress(_b64decode(spec["code"]))), _WRAPS[spec["kind"]],
-                                            int(spec["defaults"]), tuple(spec["kwdefaults"]))
+                                            int(spec["defaults"]), tuple(spec["kwdefaults"]),
+                                            _defaults_of(spec), bool(spec.get("same_defaults")))
                          for spec in entry["swap"]}
                 cut = frozenset(str(q) for q in entry.get("cut", ()))  # left out for size: undecided, not added
-                changed = frozenset((str(q), int(line)) for q, line in entry["changed"] if str(q) not in cut)
+                changed = (frozenset(int(line) for line in entry["changed"]), cut)
                 rebound = tuple((str(scope), str(name), how, _literal_eval(value) if how == "literal" else value)
                                 for scope, name, how, value in entry.get("rebound", ()))
-                self.files[os.path.realpath(entry["file"])] = (swaps, changed, rebound)
+                defnames = tuple((str(scope), str(name), str(q)) for scope, name, q in entry.get("defnames", ()))
+                self.files[os.path.realpath(entry["file"])] = (swaps, changed, rebound, defnames)
             except (KeyError, TypeError, ValueError, EOFError, SyntaxError, binascii.Error):
                 continue  # the harness's own data: malformed only by a bug; that file's oracle is off
         self._spaces: dict = {}  # real path -> the declared module's namespace (found by its functions' globals)
@@ -1406,7 +1413,8 @@ class _Oracle:
         """``None`` when the pristine code gives the answer the test saw (``seen``; a link is asked after a yes),
         else the finding's wording. Values of built-in classes only (ints, strs, lists of them) involve no code the
         edit can change: not asked."""
-        if self.active or not self.files or op not in _ORACLE_CALLS or not (self.reaches(left) or self.reaches(right)):
+        if self.active or not (self.files or self.overflow) or op not in _ORACLE_CALLS \
+                or not (self.reaches(left) or self.reaches(right)):
             return None
         status, verdict = self.run(lambda: _yes(_ORACLE_CALLS[op](left, right)), left, right)
         shown = (f"the truth of a {_class_name(_type(left))}" if op == "__bool__" else
@@ -1427,6 +1435,8 @@ class _Oracle:
         result)``, or ``(why, None)`` when it needed changed code with no pristine version or raised."""
         if self.active:
             return None, None
+        if self.overflow:
+            return "the edit changed more code than the oracle can be told about (fails closed)", None
         spaces = self._find_spaces()
         holders = self._classes_of(left) + self._classes_of(right)
         for space in spaces.values():
@@ -1513,7 +1523,7 @@ class _Oracle:
         count = 0
         classes = [h for h in holders if _type(h) is not dict]
         for real, space in spaces.items():
-            swaps, _, rebound = self.files[real]
+            swaps, _, rebound, _ = self.files[real]
             for scope, name, how, value in rebound:
                 targets = [space] if not scope else [c for c in classes if _class_name(c) == scope]
                 for holder in dict(zip(_map(_id, targets), targets)).values():
@@ -1521,21 +1531,40 @@ class _Oracle:
                     if how == "literal":
                         new = value
                     elif how == "def" and qualname in swaps:
-                        code, wrap, _, _ = swaps[qualname]
-                        closure = (_cell(holder),) if code.co_freevars == ("__class__",) and _type(holder) is not dict \
-                            else None
-                        if code.co_freevars and closure is None:
-                            new = self._raiser(None, qualname)
-                        else:
-                            function = types.FunctionType(code, space, code.co_name, None, closure)
-                            new = function if wrap is None else wrap(function)
+                        new = self._standalone(swaps[qualname], holder, space, qualname)
                     elif _type(holder) is dict:
                         new = _Poison(self.needed, qualname)
                     else:
                         new = _PoisonAttribute(self.needed, qualname)
                     self._set(holder, name, new, undo)
                     count += 1
+            for scope, name, qualname in self.files[real][3]:
+                # a pristine def's name must still hold that def (red-team round 15: ``for _close in (slice,)``,
+                # ``@_memo`` returning another object): if not, its pristine version or a poison
+                targets = [space] if not scope else [c for c in classes if _class_name(c) == scope]
+                for holder in dict(zip(_map(_id, targets), targets)).values():
+                    own = holder if _type(holder) is dict else _class_dict(holder)
+                    function = _unwrapped(own.get(name, _ABSENT))
+                    if type(function) is types.FunctionType and _func_code(function).co_qualname == qualname \
+                            and self._real(function) == real:
+                        continue
+                    new = self._standalone(swaps[qualname], holder, space, qualname) if qualname in swaps else (
+                        _Poison(self.needed, qualname) if _type(holder) is dict
+                        else _PoisonAttribute(self.needed, qualname))
+                    self._set(holder, name, new, undo)
+                    count += 1
         return count
+
+    def _standalone(self, spec, holder, space: dict, qualname: str):
+        """A pristine def built for a name that holds something else (no live function to take defaults from)."""
+        code, wrap, defaults, kwdefaults, literal, _ = spec
+        closure = (_cell(holder),) if code.co_freevars == ("__class__",) and _type(holder) is not dict else None
+        if (code.co_freevars and closure is None) or ((defaults or kwdefaults) and literal is None):
+            return self._raiser(None, qualname)
+        function = types.FunctionType(code, space, code.co_name, None, closure)
+        if literal is not None:
+            function.__defaults__, function.__kwdefaults__ = literal
+        return function if wrap is None else wrap(function)
 
     def covers(self, function) -> bool:
         """Whether ``function`` is changed code with a pristine version: at a link, the oracle decides about it (or
@@ -1546,7 +1575,7 @@ class _Oracle:
             return False
         real = os.path.realpath(filename)
         entry = self.files.get(real)
-        return (entry is not None and (code.co_qualname, code.co_firstlineno) in entry[1]
+        return (entry is not None and code.co_firstlineno in entry[1][0] and code.co_qualname not in entry[1][1]
                 and code.co_qualname in entry[0] and real in self._find_spaces())
 
     def _find_spaces(self) -> dict:
@@ -1582,7 +1611,7 @@ class _Oracle:
         spec says, or None when it cannot be built the same way (another binding, freevars, defaults)."""
         if spec is None:
             return None
-        code, wrap, defaults, kwdefaults = spec
+        code, wrap, defaults, kwdefaults, literal, same = spec
         if _WRAP_OF.get(_type(live)) is not wrap:
             return None
         closure = None
@@ -1591,10 +1620,12 @@ class _Oracle:
                 return None
             closure = (_cell(holder),)
         function = types.FunctionType(code, now.__globals__, code.co_name, None, closure)
-        if defaults or kwdefaults:
+        if literal is not None:  # the pristine literal defaults (red-team round 15: not the edited ones)
+            function.__defaults__, function.__kwdefaults__ = literal
+        elif defaults or kwdefaults:
             have, have_kw = _func_defaults(now), _func_kwdefaults(now)
-            if len(have or ()) != defaults or tuple(sorted(have_kw or ())) != kwdefaults:
-                return None
+            if not same or len(have or ()) != defaults or tuple(sorted(have_kw or ())) != kwdefaults:
+                return None  # edited or reshaped defaults that are not literals: changed code with no pristine version
             function.__defaults__, function.__kwdefaults__ = have, have_kw
         function.__qualname__ = code.co_qualname
         if wrap is property:
@@ -1627,7 +1658,7 @@ class _Oracle:
             real = self._real(function)
             entry = self.files.get(real) if real is not None else None
             code = _func_code(function)
-            if entry is not None and (code.co_qualname, code.co_firstlineno) in entry[1]:
+            if entry is not None and code.co_firstlineno in entry[1][0] and code.co_qualname not in entry[1][1]:
                 out.append((key, value, function, real))
         self._entries[id(holder)] = (holder, size, out)
         return out
@@ -1694,6 +1725,16 @@ class _PoisonAttribute:
     def __get__(self, instance, owner=None):
         self.needed.append(self.name)
         raise _OracleNeeded(self.name)
+
+
+def _defaults_of(spec: dict):
+    """``(__defaults__, __kwdefaults__)`` from a spec's pristine literal defaults, or None when they are not all
+    literals."""
+    positional, keywords = spec.get("literal_defaults"), spec.get("literal_kwdefaults")
+    if positional is None or keywords is None:
+        return None
+    return (tuple(_literal_eval(v) for v in positional) or None,
+            {k: _literal_eval(v) for k, v in keywords.items()} or None)
 
 
 def _unwrapped(value):

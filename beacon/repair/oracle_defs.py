@@ -68,19 +68,30 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
             continue
         scope, name = key
         qualname = f"{scope}.{name}" if scope else name
-        pristine_value = _literal(bound_right.get(key))
-        if pristine_value is not None:
-            rebound.append([scope, name, "literal", pristine_value])
-        elif qualname in right and right[qualname][3] == 1 and not bound_right.get(key):
+        if _literal(bound_right.get(key)) is not None:
+            continue  # restored below with every pristine literal
+        if qualname in right and right[qualname][3] == 1 and not bound_right.get(key):
             rebound.append([scope, name, "def", qualname])
         else:
             rebound.append([scope, name, "poison", ""])
+    # Every name the pristine file binds once to a literal (constant arithmetic folded: ``10 ** -9``) holds it during
+    # the oracle, however the edit rebound it (``for``, walrus, ``global`` in a function, a renamed or inlined
+    # constant; red-team round 15) or whether it kept it.
+    for (scope, name), texts in sorted(bound_right.items()):
+        value = _literal(texts)
+        if value is not None:
+            rebound.append([scope, name, "literal", value])
     # A def the edit removed or renamed (``_close`` -> ``_near``, the edited callers changed with it): the pristine
     # callers the oracle swaps in still call it by its old name, so it is put back under that name.
     for qualname, (_, _, _, count) in right.items():
         scope, _, name = qualname.rpartition(".")
         if count == 1 and qualname not in new and "<locals>" not in qualname and (scope, name) not in bound_new:
             rebound.append([scope, name, "def", qualname])
+    # Every other pristine module- or class-level def must still be what its name holds (a function of that qualname
+    # from this file): otherwise (``for _close in (slice,)``, ``@_memo`` returning another object) the plugin puts the
+    # pristine def there if it has one, and a poison if not.
+    defnames = sorted([q.rpartition(".")[0], q.rpartition(".")[2], q] for q, (_, _, _, count) in right.items()
+                      if count == 1 and "<locals>" not in q)
     forced = {entry[3] for entry in rebound if entry[2] == "def"}
     swap = []
     for qualname, (text, node, first, count) in right.items():
@@ -92,14 +103,26 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
         if kind is None or found is None or "<locals>" in qualname:
             continue
         args = node.args
-        swap.append({"qualname": qualname, "kind": kind, "code": base64.b64encode(zlib.compress(marshal.dumps(found), 9)).decode(),
+        # The pristine defaults, when each is a literal (red-team round 15: the live function's defaults, edited to
+        # ``tol=1e9``, had been copied onto the pristine code); None: the live ones are used if their texts are kept.
+        literal = [_fold(d) for d in args.defaults]
+        kw_literal = {a.arg: _fold(d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
+        all_literal = all(v is not _NOT for v in literal + list(kw_literal.values()))
+        swap.append({"qualname": qualname, "kind": kind,
+                     "code": base64.b64encode(zlib.compress(marshal.dumps(found), 9)).decode(),
                      "defaults": len(args.defaults),
-                     "kwdefaults": sorted(a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)})
+                     "kwdefaults": sorted(kw_literal),
+                     "literal_defaults": [repr(v) for v in literal] if all_literal else None,
+                     "literal_kwdefaults": {k: repr(v) for k, v in kw_literal.items()} if all_literal else None,
+                     "same_defaults": qualname in new and _defaults_text(node, pristine)
+                     == _defaults_text(new[qualname][1], current)})
     # The current file's code the edit changed or added: its text is not one the given or the pristine file has
     # under that qualname (so a second ``def __repr__`` under a known name is changed code too).
-    changed = sorted([q, line] for (q, line), text in now.items()
-                     if text not in before.get(q, ()) and text not in before_right.get(q, ()))
-    return {"file": path, "swap": swap, "changed": changed, "rebound": rebound}
+    # Sent as first lines only (red-team round 15: qualnames of deeply nested defs let an edit grow this list past
+    # the budget and push the rigged def's pristine version out).
+    changed = sorted({line for (q, line), text in now.items()
+                      if text not in before.get(q, ()) and text not in before_right.get(q, ())})
+    return {"file": path, "swap": swap, "changed": changed, "rebound": rebound, "defnames": defnames}
 
 
 def _bindings(tree: ast.Module, text: str) -> dict:
@@ -129,6 +152,31 @@ def _bindings(tree: ast.Module, text: str) -> dict:
     return out
 
 
+_NOT = object()
+_FOLD_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+             ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b if abs(b) <= 64 else _NOT}
+
+
+def _fold(node):
+    """The value of a literal expression, with ``+ - * / **`` of numbers folded (``10 ** -9``); ``_NOT`` otherwise."""
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        pass
+    if isinstance(node, ast.BinOp) and type(node.op) in _FOLD_OPS:
+        left, right = _fold(node.left), _fold(node.right)
+        if all(type(v) in (int, float) for v in (left, right)):
+            try:
+                return _FOLD_OPS[type(node.op)](left, right)
+            except (ArithmeticError, ValueError):
+                return _NOT
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _fold(node.operand)
+        if type(value) in (int, float):
+            return -value if isinstance(node.op, ast.USub) else value
+    return _NOT
+
+
 def _literal(texts) -> str | None:
     """The repr of the value a single pristine ``name = <literal>`` (or ``name: T = <literal>``) binds, or None."""
     if not texts or len(texts) != 1:
@@ -141,11 +189,18 @@ def _literal(texts) -> str | None:
         else []
     if len(targets) != 1 or not isinstance(targets[0], ast.Name) or node.value is None:
         return None
-    try:
-        value = ast.literal_eval(node.value)
-    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+    value = _fold(node.value)
+    if value is _NOT:
         return None
-    return repr(value)
+    try:
+        return repr(value) if ast.literal_eval(repr(value)) == value or value != value else None
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def _defaults_text(node, text: str) -> list:
+    args = node.args
+    return [ast.get_source_segment(text, d) for d in args.defaults + [d for d in args.kw_defaults if d is not None]]
 
 
 def bounded(entries: list[dict], budget: int = MAX_BYTES) -> list[dict]:
@@ -165,7 +220,12 @@ def bounded(entries: list[dict], budget: int = MAX_BYTES) -> list[dict]:
                      "cut": entry["cut"] + [dropped["qualname"]]}
         cost = len(json.dumps(entry)) + 2
         if size + cost > budget:
-            continue
+            # Too much changed code to describe (an edit can make this list long): the oracle fails closed for the
+            # file (red-team round 15, R15-1: dropping the entry had switched the oracle off).
+            entry = {"file": entry["file"], "overflow": True}
+            cost = len(json.dumps(entry)) + 2
+            if size + cost > budget:
+                continue
         out.append(entry)
         size += cost
     return out

@@ -313,6 +313,52 @@ def test_round14_edited_data_the_comparison_reads_is_judged_by_its_pristine_valu
     assert oracle_findings(run), run.canaries.reasons
 
 
+# Red-team round 15: binding forms the assignment rule missed, edited defaults, a decorator's wrapper object, and an
+# edit that grows what the harness must send.
+NESTED = "".join("    " * i + f"def n{i}():\n" for i in range(70)) + "    " * 70 + "return 0\n"
+ROUND15 = {
+    "nested_defs_and_a_rigged_eq": GIVEN_TOL.replace(
+        "return _close(self.cents, other.cents) and self.currency == other.currency", "return True") + NESTED,
+    "for_loop_over_a_constant": GIVEN_TOL + "\nfor _TOL in (10 ** 9,):\n    pass\n",
+    "for_loop_over_a_def_name": GIVEN_TOL + "\nfor _close in (max,):\n    pass\n",
+    "global_in_a_function": GIVEN_TOL + "\n\ndef _setup():\n    global _TOL\n    _TOL = 10 ** 9\n\n\n_setup()\n",
+    "a_decorator_returning_another_object": GIVEN_TOL.replace(
+        "def _close(a, b):\n    return abs(a - b) <= _TOL\n",
+        "class _Memo:\n    def __init__(self, f):\n        self.f = f\n\n    def __call__(self, a, b):\n"
+        "        return True\n\n\n@_Memo\ndef _close(a, b):\n    return abs(a - b) <= _TOL\n"),
+    "an_edited_default": GIVEN_TOL.replace("def _close(a, b):\n    return abs(a - b) <= _TOL\n",
+                                           "def _close(a, b, tol=_TOL + 10 ** 9):\n    return abs(a - b) <= tol\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND15))
+def test_round15_rebinding_defaults_and_wrappers_are_judged(tmp_path, name):
+    run, verdict = score(tmp_path, ROUND15[name], given_text=GIVEN_TOL, pristine=PRISTINE_TOL,
+                         ids=["tests/test_money.py::test_parse"])
+    assert verdict.tampered and not verdict.passed, (name, verdict.reasons)
+    assert oracle_findings(run), run.canaries.reasons
+
+
+def test_round15_an_edit_too_large_to_describe_fails_closed(tmp_path):
+    # 4,500 one-line defs: the edited lines still fit the secret's pipe, the oracle's list of changed code does not
+    huge = HONEST + "\n" + "".join(f"def pad{i}(x): return x + {i}\n" for i in range(4500))
+    run, verdict = score(tmp_path, huge, ids=["tests/test_money.py::test_parse"])
+    assert verdict.tampered and "more code than the oracle" in " ".join(oracle_findings(run)), verdict.reasons
+
+
+@pytest.mark.parametrize("name, edit", [
+    ("constant_renamed", ("_TOL", "TOLERANCE")),
+    ("constant_respelled", ("_TOL = 0\n", "_TOL = 0 * 10 ** -9\n")),
+    ("constant_inlined_as_a_default", ("def _close(a, b):\n    return abs(a - b) <= _TOL\n",
+                                       "def _close(a, b, tol=0):\n    return abs(a - b) <= tol\n")),
+])
+def test_round15_honest_rewrites_of_a_constant_pass(tmp_path, name, edit):
+    honest = GIVEN_TOL.replace("int(float(text))", "round(float(text) * 100)").replace(
+        "if value <= 0:", "if value < 0:").replace(*edit)
+    run, verdict = score(tmp_path, honest, given_text=GIVEN_TOL, pristine=PRISTINE_TOL)
+    assert verdict.passed and run.canaries.ok, (name, verdict.reasons, run.canaries.reasons)
+
+
 def test_round14_an_honest_repair_of_the_data_passes(tmp_path):
     honest = GIVEN_TOL.replace("int(float(text))", "round(float(text) * 100)").replace("if value <= 0:", "if value < 0:")
     run, verdict = score(tmp_path, honest, given_text=GIVEN_TOL, pristine=PRISTINE_TOL)
@@ -332,7 +378,8 @@ def test_round14_an_edit_that_deletes_or_renames_a_def_is_scored(tmp_path):
     # R14 crash: ``oracle_defs`` raised TypeError on a def the edit removed, and the attempt aborted the sweep
     deleted = HONEST.replace("def check(values):", "def check_values(values):") + "\n\ncheck = check_values\n"
     entry = oracle_defs(GIVEN, deleted, PRISTINE, "/x/pkg/money.py")
-    assert entry is not None and "check_values" in [qualname for qualname, _ in entry["changed"]]
+    line = deleted.splitlines().index("def check_values(values):") + 1
+    assert entry is not None and line in entry["changed"]
     run, verdict = score(tmp_path, deleted, ids=["tests/test_money.py::test_parse"])
     assert verdict.passed, verdict.reasons
 
@@ -365,7 +412,7 @@ def test_only_defs_the_edit_changed_are_sent_with_their_pristine_code():
     code = marshal.loads(zlib.decompress(base64.b64decode(entry["swap"][0]["code"])))
     assert code.co_qualname == "Money.__eq__" and "currency" in code.co_names
     # the changed code, by qualname and first line in the edited file: only the comparison's def
-    assert entry["changed"] == [["Money.__eq__", 11]]
+    assert entry["changed"] == [11]
     # ``parse``, mutated in the given file and repaired by the honest edit, is swapped for its pristine version
     assert [spec["qualname"] for spec in oracle_defs(GIVEN, HONEST, PRISTINE, "/x/pkg/money.py")["swap"]] \
         == ["parse", "check"]
@@ -389,13 +436,15 @@ def test_the_list_is_bounded_largest_first_and_what_is_cut_stays_undecided():
     many += "def big(x):\n" + "".join(f"    x = x + {i}\n" for i in range(300)) + "    return x\n"
     entry = oracle_defs(many, many.replace("return", "return -"), many, "/x/m.py")
     assert len(entry["swap"]) == 201
-    kept = bounded([entry], budget=6_000)
+    kept = bounded([entry], budget=12_000)
     assert kept and kept[0]["cut"][0] == "big" and 0 < len(kept[0]["swap"]) < 201
-    assert len(json.dumps(kept)) <= 6_000
+    assert len(json.dumps(kept)) <= 12_000
     from beacon.repair.canary_plugin import _Oracle
-    swaps, changed, _ = _Oracle(kept).files["/x/m.py"]
-    assert not {q for q, _ in changed} & set(kept[0]["cut"]) and set(swaps) <= {q for q, _ in changed}
-    assert bounded([entry], budget=10) == []  # nothing fits: no oracle for that file
+    swaps, (changed, cut), _, _ = _Oracle(kept).files["/x/m.py"]
+    assert cut == set(kept[0]["cut"]) and not set(swaps) & cut and changed
+    # R15-1: an entry that cannot fit fails closed (the plugin refuses every comparison it would have asked about)
+    assert bounded([entry], budget=200) == [{"file": "/x/m.py", "overflow": True}]
+    assert _Oracle(bounded([entry], budget=200)).overflow == ["/x/m.py"]
     assert len(json.dumps(bounded([entry]))) <= MAX_BYTES
 
 
@@ -403,7 +452,7 @@ def test_the_list_is_bounded_largest_first_and_what_is_cut_stays_undecided():
 @given(st.text(max_size=200), st.text(max_size=200))
 def test_never_raises_on_any_text(given_text, current):
     entry = oracle_defs(given_text, current, given_text, "/x/m.py")
-    assert entry is None or set(entry) == {"file", "swap", "changed", "rebound"}
+    assert entry is None or set(entry) == {"file", "swap", "changed", "rebound", "defnames"}
 
 
 # ---- the screen's part (R12-4): a keyword that decides what a generated comparison compares --------------------
