@@ -305,14 +305,6 @@ ROUND14 = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(ROUND14))
-def test_round14_edited_data_the_comparison_reads_is_judged_by_its_pristine_value(tmp_path, name):
-    run, verdict = score(tmp_path, ROUND14[name], given_text=GIVEN_TOL, pristine=PRISTINE_TOL,
-                         ids=["tests/test_money.py::test_parse"])
-    assert verdict.tampered and not verdict.passed, (name, verdict.reasons)
-    assert oracle_findings(run), run.canaries.reasons
-
-
 # Red-team round 15: binding forms the assignment rule missed, edited defaults, a decorator's wrapper object, and an
 # edit that grows what the harness must send.
 NESTED = "".join("    " * i + f"def n{i}():\n" for i in range(70)) + "    " * 70 + "return 0\n"
@@ -331,9 +323,9 @@ ROUND15 = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(ROUND15))
-def test_round15_rebinding_defaults_and_wrappers_are_judged(tmp_path, name):
-    run, verdict = score(tmp_path, ROUND15[name], given_text=GIVEN_TOL, pristine=PRISTINE_TOL,
+@pytest.mark.parametrize("name", sorted(ROUND14) + sorted(ROUND15))
+def test_rounds14_15_edited_data_bindings_defaults_and_wrappers_are_judged(tmp_path, name):
+    run, verdict = score(tmp_path, {**ROUND14, **ROUND15}[name], given_text=GIVEN_TOL, pristine=PRISTINE_TOL,
                          ids=["tests/test_money.py::test_parse"])
     assert verdict.tampered and not verdict.passed, (name, verdict.reasons)
     assert oracle_findings(run), run.canaries.reasons
