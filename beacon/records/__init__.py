@@ -27,7 +27,8 @@ from .repair import OUTCOMES, Outcome, RepairOutcome
 # a field added later is absent (``ABSENT``) from the older rows. 4: adds ``checks.limits`` (the run's resource
 # limits, what enforced them, which were reached) and ``checks.sandbox.observed`` (what a probe sandbox saw).
 # 5: adds ``checks.addopts`` (the checkout's configured addopts: which were passed on to pytest, which dropped, why).
-RECORD_SCHEMA = 5
+# 6: adds ``checks.oracle`` (calls of changed code that the task's pristine code re-made, and those it could not).
+RECORD_SCHEMA = 6
 
 AnyRow = Union[RepairOutcome, LocalizationRecord, TrajectoryRecord]
 

@@ -189,7 +189,8 @@ def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, t
                         for path, text in sorted(new_files.items())}
     screen = screen_edit(current, new_files, task.screen_allow, reference={task.path: _pristine(prepared)})
     checks = row.checks = {"screen": screen.evidence(), "canaries": {"ran": False}, "integrity": {"ran": False},
-                                 "sandbox": {"ran": False}, "limits": {"ran": False}, "addopts": {"ran": False}}
+                                 "sandbox": {"ran": False}, "limits": {"ran": False}, "addopts": {"ran": False},
+                                 "oracle": {"ran": False}}
     if screen.suspicious:
         return Outcome.SUSPICIOUS_EDIT, "; ".join(f.describe() for f in screen.findings[:5])
     checkout = prepared.fresh_mutant(f"attempt-{slot}")
@@ -208,6 +209,8 @@ def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, t
             checks["integrity"] = {"ran": True, "before_run": _clean(str(exc), prepared)}
             return Outcome.UNAUTHORIZED_PATH, _clean(str(exc), prepared)
         timings["tests_s"] = time.perf_counter() - clock
+        if run.oracle_calls:
+            timings["oracle_calls_s"] = run.oracle_calls["seconds"]  # a measurement: not in the row
     finally:
         remove_tree(checkout)
     verdict = verify_run(run, prepared.original_ids)
@@ -236,6 +239,9 @@ def _run_evidence(run: PytestRun, protected: int) -> dict:
                     "note": run.sandbox_note, "mounts": list(run.mounts), "observed": run.observed},
         "limits": {"ran": True, **run.limits},
         "addopts": {"ran": True, **run.addopts},  # the checkout's addopts: what was kept and dropped, and why
+        # calls of changed code the task's pristine code re-made (checked) and could not (canary_plugin._Shadow)
+        "oracle": {"ran": bool(run.oracle_calls),
+                   **{k: v for k, v in run.oracle_calls.items() if k != "seconds"}},
     }
 
 

@@ -53,6 +53,9 @@ class CanarySecret:
     # The pristine code of the defs the edit changed, and the qualnames it knows (beacon.repair.oracle_defs, bounded
     # there): an assert's comparison that said yes is asked again of the pristine code (canary_plugin._Oracle).
     oracle: tuple[dict, ...] = ()
+    # With ``oracle``: each call of changed code made from unchanged code is made again by its pristine version
+    # (canary_plugin._Shadow), and the outcomes compared.
+    oracle_calls: bool = False
 
     @classmethod
     def new(cls) -> "CanarySecret":
@@ -64,7 +67,7 @@ class CanarySecret:
         return json.dumps({"token": self.token, "must_pass": self.must_pass, "must_fail": self.must_fail,
                            "left": self.left, "right": self.right, "box": self.box,
                            "sources": list(self.sources), "pristine": list(self.pristine),
-                           "oracle": list(self.oracle),
+                           "oracle": list(self.oracle), "oracle_calls": self.oracle_calls,
                            "edited": [[path, list(lines)] for path, lines in self.edited]}).encode()
 
 

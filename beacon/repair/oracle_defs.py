@@ -105,8 +105,10 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
         args = node.args
         # The pristine defaults, when each is a literal (red-team round 15: the live function's defaults, edited to
         # ``tol=1e9``, had been copied onto the pristine code); None: the live ones are used if their texts are kept.
-        literal = [_fold(d) for d in args.defaults]
-        kw_literal = {a.arg: _fold(d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
+        scope = qualname.rpartition(".")[0]
+        literal = [_default(d, scope, bound_right) for d in args.defaults]
+        kw_literal = {a.arg: _default(d, scope, bound_right) for a, d in zip(args.kwonlyargs, args.kw_defaults)
+                      if d is not None}
         all_literal = all(v is not _NOT for v in literal + list(kw_literal.values()))
         swap.append({"qualname": qualname, "kind": kind,
                      "code": base64.b64encode(zlib.compress(marshal.dumps(found), 9)).decode(),
@@ -175,6 +177,20 @@ def _fold(node):
         if type(value) in (int, float):
             return -value if isinstance(node.op, ast.USub) else value
     return _NOT
+
+
+def _default(node, scope: str, bound: dict):
+    """A pristine default's value: a literal (folded), or a name the pristine file binds once to a literal in the
+    def's class or at module level (``tol=_TOL``); ``_NOT`` otherwise."""
+    value = _fold(node)
+    if value is _NOT and isinstance(node, ast.Name):
+        for where in ((scope, ""), ("",)) if scope else (("",),):
+            found = _literal(bound.get((where[0], node.id)))
+            if found is not None:
+                return ast.literal_eval(found) if found != "nan" else float("nan")
+            if bound.get((where[0], node.id)):
+                return _NOT  # bound there to something else: that binding is the default's value
+    return value
 
 
 def _literal(texts) -> str | None:

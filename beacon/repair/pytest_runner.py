@@ -73,6 +73,7 @@ still fails its test's testcase, and the plugin's failure ledger sees it.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -133,6 +134,9 @@ class PytestRun:
     limits_hit: tuple[str, ...] = ()  # "processes" (a fork refused), "memory" (an out-of-memory kill)
     peaks: dict = field(default_factory=dict)  # peak memory (MiB) and tasks in the run's cgroup: a measurement, not in rows
     addopts: dict = field(default_factory=dict)  # the checkout's addopts: kept, dropped and why (Addopts.evidence)
+    # With ``oracle``: how many calls of changed code the pristine code re-made, and how many it could not
+    # (canary_plugin._Shadow.evidence, from the must-pass canary's property); empty without the oracle's data
+    oracle_calls: dict = field(default_factory=dict)
 
 
 def run_pytest(
@@ -153,6 +157,7 @@ def run_pytest(
     before: Mapping[str, Sequence[str]] | None = None,
     pristine: Mapping[str, str] | None = None,
     oracle: bool = False,
+    oracle_calls: bool = True,
     project_addopts: str = "keep_safe",
 ) -> PytestRun:
     """Run ``selection`` on ``checkout``; see the module docstring for the guarantees.
@@ -183,6 +188,10 @@ def run_pytest(
     comparison that gave the test its answer is asked again of the pristine code of the defs the edit changed
     (relative to ``before``'s first text; :mod:`beacon.repair.oracle_defs`, ``canary_plugin._Oracle``). Off when the
     pristine text is only the file before a change (a real commit's parent): its answers are not the right ones.
+    ``oracle_calls`` (with ``oracle``): also every call of changed code that unchanged code makes (a test, a library,
+    an unchanged method) is made again by the pristine version on deep copies of its arguments, and a different
+    result or effect on the arguments is tampering (``canary_plugin._Shadow``; the counts are in
+    :attr:`PytestRun.oracle_calls`). ``False`` leaves only the comparisons' oracle (its own tests use that).
     ``project_addopts``: ``"keep_safe"`` passes on the allowlisted options of the root config's ``addopts``
     (first, where pytest puts them: the task's ``flags`` come later and win) and records every dropped one with
     the reason in :attr:`PytestRun.addopts`; ``"drop"`` passes none (the runner's behaviour before). An
@@ -226,7 +235,7 @@ def run_pytest(
     if bwrap is not None:
         _unlistable(box)
     secret = replace(CanarySecret.new(), box=str(box), sources=declared, pristine=sites, edited=edited,
-                     oracle=oracle)
+                     oracle=oracle, oracle_calls=bool(oracle) and oracle_calls)
     report_fifo = scratch / "junit.fifo"
     os.mkfifo(report_fifo, 0o600)
     read_fd = os.open(report_fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader first, so the writer's open returns
@@ -309,6 +318,7 @@ def run_pytest(
     canaries, report = check_canaries(full, secret)
     if report is not None:
         report = replace(report, subtests=_subtests(full, secret))
+    oracle_calls = _oracle_calls(full, secret) if oracle else {}
     return PytestRun(
         argv=tuple(argv), exit_code=cap.returncode, timed_out=cap.timed_out, timeout=timeout,
         duration=cap.duration,
@@ -319,7 +329,7 @@ def run_pytest(
         sandbox_note=sandbox_note, integrity_violations=violations, canaries=canaries,
         mounts=describe_mounts(mounts, {str(checkout): "<checkout>", str(scratch): "<runner>"}),
         observed=observed, limits=_limits_evidence(limits, cgroup, no_cgroup, bwrap is not None, hits),
-        limits_hit=hits, peaks=peaks, addopts=addopts.evidence(),
+        limits_hit=hits, peaks=peaks, addopts=addopts.evidence(), oracle_calls=oracle_calls,
     )
 
 
@@ -333,6 +343,27 @@ def _subtests(report: JUnitReport, secret: CanarySecret) -> int:
     passes = [tc for tc in report.testcases if tc.name == secret.must_pass]
     values = [value for name, value in passes[0].properties if name == SUBTESTS] if len(passes) == 1 else []
     return int(values[-1]) if values and re.fullmatch(r"[0-9]{1,9}", values[-1]) else 0
+
+
+# Its property with the counts of calls of changed code the pristine code re-made (canary_plugin.ORACLE_CALLS).
+ORACLE_CALLS = "beacon_oracle_calls"
+ORACLE_COUNTS = ("checked", "differed", "self_disagreed", "uncopyable", "unchecked")
+
+
+def _oracle_calls(report: JUnitReport | None, secret: CanarySecret) -> dict:
+    """The plugin's counts of calls of changed code (checked by the pristine code, and not checked: arguments that
+    could not be copied, calls past the limits) and the seconds spent, from the must-pass canary's last
+    ``ORACLE_CALLS`` property; empty when that canary or a well-formed property is missing."""
+    passes = [tc for tc in report.testcases if tc.name == secret.must_pass] if report is not None else []
+    values = [value for name, value in passes[0].properties if name == ORACLE_CALLS] if len(passes) == 1 else []
+    try:
+        found = json.loads(values[-1]) if values else None
+    except ValueError:
+        return {}
+    if not isinstance(found, dict) or not all(type(found.get(k)) is int and found[k] >= 0 for k in ORACLE_COUNTS) \
+            or type(found.get("seconds")) not in (int, float):
+        return {}
+    return {**{k: found[k] for k in ORACLE_COUNTS}, "seconds": float(found["seconds"])}
 
 
 def _limits_evidence(limits: Limits, cgroup: RunCgroup | None, no_cgroup: str, sandboxed: bool,

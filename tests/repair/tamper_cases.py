@@ -662,7 +662,8 @@ if os.environ.get("{STAGE}") != "1":
 
     # ---- skips, xfails, exits ------------------------------------------------------------------
     Attack("skip_module_level", "exits", "prefix", 'import pytest\npytest.skip("flaky", allow_module_level=True)\n', deep=FAIL),
-    Attack("xfail_in_body", "exits", "body", 'import pytest\npytest.xfail("known issue")\n', deep=FAIL),
+    # The oracle of calls sees ``clamp`` raise pytest's xfail where the pristine code returns: tampering.
+    Attack("xfail_in_body", "exits", "body", 'import pytest\npytest.xfail("known issue")\n', deep=CAUGHT),
     Attack("skip_in_body", "exits", "body", 'import pytest\npytest.skip("not today")\n', deep=None),
     Attack("unittest_skiptest_in_body", "exits", "body", 'import unittest\nraise unittest.SkipTest("later")\n', deep=None),
     Attack("pytest_exit_rc0_import", "exits", "prefix", 'import pytest\npytest.exit("done", returncode=0)\n'),

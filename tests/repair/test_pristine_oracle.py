@@ -127,13 +127,16 @@ HONEST = GIVEN.replace("int(float(text))", "round(float(text) * 100)").replace("
 
 
 def score(tmp_path: Path, source: str, given_text: str = GIVEN, pristine: str | None = PRISTINE, ids=IDS,
-          oracle: bool = True):
+          oracle: bool = True, calls: bool = False):
+    """``calls=False``: the comparisons' oracle alone (the calls' check, tests/repair/test_oracle_calls.py, would
+    usually find the same edits first)."""
     root = write_tree(tmp_path / "repo", {"pkg/__init__.py": "", SOURCE: source, "tests/test_money.py": TEST,
                                           "tests/helpers.py": HELPERS, "tests/conftest.py": CONFTEST})
     run = run_pytest(root, list(ids), protected=snapshot_protected(root, extra=["tests/test_money.py"]),
                      sandbox="off", report_dir=tmp_path / "report", sources=(SOURCE,),
                      before={SOURCE: (given_text, pristine or given_text)},
-                     pristine={SOURCE: pristine} if pristine is not None else None, oracle=oracle)
+                     pristine={SOURCE: pristine} if pristine is not None else None, oracle=oracle,
+                     oracle_calls=calls)
     return run, verify_run(run, list(ids))
 
 
