@@ -1364,7 +1364,9 @@ _SHOWN_OPS = {"__eq__": "==", "__ne__": "!=", "__lt__": "<", "__le__": "<=", "__
               "__contains__": "in", "!__contains__": "not in", "__bool__": "truth of"}
 _marshal_loads, _b64decode, _cell, _partial = marshal.loads, binascii.a2b_base64, types.CellType, functools.partial
 _literal_eval, _decompress = ast.literal_eval, zlib.decompress
-_WRAPS = {"function": None, "property": property, "staticmethod": staticmethod, "classmethod": classmethod}
+_DECORATED = object()  # a def under another decorator: its pristine code is for the oracle of calls only
+_WRAPS = {"function": None, "property": property, "staticmethod": staticmethod, "classmethod": classmethod,
+          "decorated": _DECORATED}
 _WRAP_OF = {types.FunctionType: None, property: property, staticmethod: staticmethod, classmethod: classmethod}
 
 
@@ -1565,6 +1567,8 @@ class _Oracle:
     def _standalone(self, spec, holder, space: dict, qualname: str):
         """A pristine def built for a name that holds something else (no live function to take defaults from)."""
         code, wrap, defaults, kwdefaults, literal, _ = spec
+        if wrap is _DECORATED:
+            return self._raiser(None, qualname)
         closure = (_cell(holder),) if code.co_freevars == ("__class__",) and _type(holder) is not dict else None
         if (code.co_freevars and closure is None) or ((defaults or kwdefaults) and literal is None):
             return self._raiser(None, qualname)
@@ -1583,7 +1587,8 @@ class _Oracle:
         real = os.path.realpath(filename)
         entry = self.files.get(real)
         return (entry is not None and code.co_firstlineno in entry[1][0] and code.co_qualname not in entry[1][1]
-                and code.co_qualname in entry[0] and real in self._find_spaces())
+                and code.co_qualname in entry[0] and entry[0][code.co_qualname][1] is not _DECORATED
+                and real in self._find_spaces())
 
     def _find_spaces(self) -> dict:
         """The declared modules' namespaces, each found as the ``__globals__`` of a function compiled from its file

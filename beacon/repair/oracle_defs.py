@@ -298,13 +298,15 @@ def _by_name(texts: dict) -> dict:
 
 
 def _kind(node) -> str | None:
-    """How the def is bound: ``function`` (no decorator), one of :data:`_KINDS`, or None (another decorator)."""
+    """How the def is bound: ``function`` (no decorator), one of :data:`_KINDS`, or ``decorated`` (another decorator:
+    the comparisons' oracle cannot rebuild it, but the oracle of calls runs the pristine code of the function
+    inside it)."""
     if not node.decorator_list:
         return "function"
     if len(node.decorator_list) == 1 and isinstance(node.decorator_list[0], ast.Name) \
             and node.decorator_list[0].id in _KINDS:
         return node.decorator_list[0].id
-    return None
+    return "decorated"
 
 
 def _codes(code: types.CodeType):

@@ -201,6 +201,35 @@ def test_a_renamed_helper_kept_under_its_old_name_is_asked_by_that_name(tmp_path
     assert verdict.passed and not verdict.tampered, (verdict.reasons, run.canaries.reasons)
 
 
+DECORATOR = ('''def _counted(function):
+    @functools.wraps(function)
+    def inner(*args, **kwargs):
+        return function(*args, **kwargs)
+    return inner
+
+
+class Ledger:''')
+
+
+def test_a_method_under_another_decorator_is_asked_of_its_pristine_code(tmp_path):
+    # The traced frame is the function inside the decorator's wrapper; its pristine code is sent as "decorated".
+    # A reworded ``add`` passes; one that drops its effect is found.
+    decorated = [t.replace("import itertools\n", "import functools\nimport itertools\n").replace(
+        "class Ledger:", DECORATOR).replace("    def add(self, amount):", "    @_counted\n    def add(self, amount):")
+        for t in (PRISTINE, GIVEN)]
+    test = TEST.replace("    assert ledger.items == [Amount(2)]\n", "")
+    reworded = decorated[1].replace("Amount(grams / 100)", "Amount(grams / 1000)").replace(
+        "        self.items.append(amount)\n", "        self.items += [amount]\n")
+    run, verdict = score(tmp_path / "honest", reworded, pristine=decorated[0], given_text=decorated[1], test=test,
+                         ids=IDS[:2])
+    assert verdict.passed and run.oracle_calls["checked"] == 1, (verdict.reasons, run.oracle_calls)  # book's add
+    given_text = decorated[0].replace("self.items.append(amount)", "self.items.append(amount) if False else None")
+    noop = given_text.replace("        return len(self.items)\n", "        return len(self.items) + 1\n")
+    run, verdict = score(tmp_path / "rigged", noop, pristine=decorated[0], given_text=given_text, test=test,
+                         ids=IDS[1:2])
+    assert verdict.tampered and "Ledger.add was called" in findings(run), run.canaries.reasons
+
+
 def test_a_removed_trace_function_is_a_finding(tmp_path):
     # The screen refuses ``sys.settrace`` in an edit; the plugin also notices the check was switched off.
     off = HONEST.replace("import time\n", "import sys\nimport time\n").replace(
