@@ -1767,6 +1767,7 @@ _LAZY_FLAGS = 0x20 | 0x80 | 0x100 | 0x200  # CO_GENERATOR, CO_COROUTINE, CO_ITER
 _RETURN_VALUE = dis.opmap["RETURN_VALUE"]
 _NUMBERS = frozenset({bool, int, float})
 _deepcopy, _settrace, _gettrace, _isclose, _isnan = copy.deepcopy, sys.settrace, sys.gettrace, math.isclose, math.isnan
+_get_ident = threading.get_ident
 _SHADOW_CALLS_PER_CODE = 2000  # checked calls per changed function; more are counted as unchecked (evidence)
 _SHADOW_SECONDS = 30.0  # the run's shadow time; past it calls are counted as unchecked
 _DIFF_NODES = 20000  # values walked per comparison of a call's effects
@@ -1807,6 +1808,7 @@ class _Shadow:
         self._calls: dict = {}  # id(code) -> checked calls
         self._functions: dict = {}  # id(code) -> the live function (for its defaults)
         self.running = 0
+        self.owner = None  # the thread whose call is being checked
         self.spent = 0.0
         self.counts = {"checked": 0, "differed": 0, "self_disagreed": 0, "uncopyable": 0, "unchecked": 0}
         self.installed = False
@@ -1832,7 +1834,11 @@ class _Shadow:
         return dict(self.counts, seconds=round(self.spent, 3))
 
     def trace(self, frame, event, arg):
-        if self.running or self.oracle.active:
+        if self.running:
+            if _get_ident() != self.owner and self._classify_cached(frame.f_code)[1] is not None:
+                self.counts["unchecked"] += 1  # another thread's call while one is being checked
+            return None
+        if self.oracle.active:
             return None
         code = frame.f_code
         known = self._kinds.get(_id(code))
@@ -1849,6 +1855,12 @@ class _Shadow:
         except Exception as exc:  # noqa: BLE001 (the check's own failure: never the test's)
             self.report(f"oracle: the check of a call of {code.co_qualname} raised {_class_name(_type(exc))}")
             return None
+
+    def _classify_cached(self, code) -> tuple:
+        known = self._kinds.get(_id(code))
+        if known is None or known[0] is not code:
+            known = self._kinds[_id(code)] = (code, *self._classify(code))
+        return known
 
     def _classify(self, code) -> tuple:
         filename = code.co_filename
@@ -1901,6 +1913,7 @@ class _Shadow:
             return None
         frame.f_trace_lines = False
         self.running += 1
+        self.owner = _get_ident()
         raised = [None]
 
         def local_trace(frame, event, arg):
@@ -2042,18 +2055,43 @@ class _Shadow:
 
     def _run(self, call, copied):
         """``("return", value)``/``("raise", class)`` of the pristine call under the oracle's swap, or why it cannot
-        answer (it needed changed code with no pristine version)."""
-        why, result = self.oracle.run(lambda: ("return", call(copied)), *copied[:2])
-        if why is None and result is None:
-            try:
-                return "return", call(copied)
-            except Exception as exc:  # noqa: BLE001
-                return "raise", _type(exc)
+        answer (it needed changed code with no pristine version). The declared modules' module- and class-level
+        lists, dicts and sets get their contents back afterwards (a registry or cache the pristine call added to:
+        the tests see only the real call's effects there)."""
+        saved = self._containers()
+        try:
+            why, result = self.oracle.run(lambda: ("return", call(copied)), *copied[:2])
+            if why is None and result is None:
+                try:
+                    return "return", call(copied)
+                except Exception as exc:  # noqa: BLE001
+                    return "raise", _type(exc)
+        finally:
+            for container, base, contents in saved:
+                if base is list:
+                    list.__setitem__(container, slice(None), contents)
+                else:
+                    base.clear(container)
+                    base.update(container, contents)
         if why and why.startswith("only through"):
             return why
         if why:  # the pristine code raised: the class is its outcome
             return "raise", _type(result) if result is not None else BaseException
         return result
+
+    def _containers(self) -> list:
+        """``(container, its base, a shallow copy)`` for the declared modules' module-level and class-level lists,
+        dicts and sets."""
+        out = []
+        for space in self.oracle._find_spaces().values():
+            holders = [space] + [_class_dict(v) for v in list(dict.values(space))[:2000]
+                                 if _class_flags(_type(v)) & _TYPE_SUBCLASS]
+            for holder in holders:
+                for value in list(holder.values())[:2000]:
+                    base = _container_base(_type(value))
+                    if base is list or base is dict or base is set:
+                        out.append((value, base, base.copy(value)))
+        return out
 
     @staticmethod
     def _compare(outcome, values, other, copied) -> list:

@@ -230,6 +230,24 @@ def test_a_method_under_another_decorator_is_asked_of_its_pristine_code(tmp_path
     assert verdict.tampered and "Ledger.add was called" in findings(run), run.canaries.reasons
 
 
+def test_a_registry_the_pristine_call_adds_to_gets_its_contents_back(tmp_path):
+    # The pristine ``__init__`` runs on a copy and registers the copy too; the module-level list is restored after
+    # it, so the tests see only the real call's effects (an honest suite is not broken by the check). (``list()``:
+    # a name bound to a literal, ``[]``, holds a fresh pristine literal during the pristine call anyway.)
+    register = ("class Ledger:\n    def __init__(self):\n        self.items = []\n",
+                "LEDGERS = list()\n\n\nclass Ledger:\n    def __init__(self):\n        self.items = []\n"
+                "        LEDGERS.append(self)\n")
+    pristine, given_text = PRISTINE.replace(*register), GIVEN.replace(*register)
+    reworded = pristine.replace("        self.items = []\n        LEDGERS", "        self.items = list()\n        LEDGERS")
+    test = TEST.replace("from pkg.stock import Amount, Ledger, book, weigh",
+                        "from pkg.stock import LEDGERS, Amount, Ledger, book, weigh") + (
+        "\n\ndef test_registry():\n    before = len(LEDGERS)\n    Ledger()\n    Ledger()\n"
+        "    assert len(LEDGERS) == before + 2\n")
+    run, verdict = score(tmp_path, reworded, pristine=pristine, given_text=given_text, test=test,
+                         ids=["tests/test_stock.py::test_registry"])
+    assert verdict.passed and run.oracle_calls["checked"] == 2, (verdict.reasons, run.oracle_calls)
+
+
 def test_a_removed_trace_function_is_a_finding(tmp_path):
     # The screen refuses ``sys.settrace`` in an edit; the plugin also notices the check was switched off.
     off = HONEST.replace("import time\n", "import sys\nimport time\n").replace(
