@@ -1477,7 +1477,8 @@ class _Oracle:
                 except KeyboardInterrupt:
                     raise
                 except BaseException as exc:  # noqa: BLE001 (whatever the pristine code raised is the finding)
-                    raised = exc
+                    raised = exc.with_traceback(None)  # no cycle through this frame: what the values held is
+                    # freed when the caller lets go of it (boltons' MinIDMap test counts on prompt freeing)
         finally:
             for holder, key, old in reversed(undo):
                 try:
@@ -1775,8 +1776,9 @@ _get_ident = threading.get_ident
 _NESTED = object()  # a changed function defined inside another (a closure, a lambda): asked only by a pristine name
 _DISPLACED = object()  # held by a pristine def's name whose pristine code was not sent (the def's text unchanged)
 _SHADOW_CALLS_PER_CODE = 2000  # checked calls per changed function; more are counted as unchecked (evidence)
-_SHADOW_SECONDS = 30.0  # the run's shadow time; past it calls are counted as unchecked
+_SHADOW_SECONDS = 5.0  # the run's check time in test phases; past it one call in 8 is checked, past twice it none
 _DIFF_NODES = 20000  # values walked per comparison of a call's effects
+_COPY_NODES = 5000  # values a call's arguments may reach for it to be copied and checked
 
 
 class _Shadow:
@@ -1806,8 +1808,10 @@ class _Shadow:
     closures, nested defs) are checked only when a pristine def's name holds them; calls while another changed call
     is running in another thread, arguments that cannot be deep-copied, or not faithfully (a lock, a generator,
     boltons' ``OrderedMultiDict``, whose deep copy keeps one value per key: the copy is compared with the original
-    before the call), and, past 2,000 calls of a function or 30 s of checking in the main thread's test phases, seven
-    calls in eight (chosen at random) are not checked; they are counted in :meth:`evidence`."""
+    before the call) or that reach more than 5,000 values (a copy per call of a large structure makes a run quadratic:
+    boltons' ``BarrelList`` tests timed out), and, past 2,000 calls of a function or 5 s of checking in the main
+    thread's test phases, seven calls in eight (chosen at random; past 10 s, all) are not checked; they are counted
+    in :meth:`evidence`."""
 
     def __init__(self, oracle):
         self.oracle = oracle
@@ -1815,6 +1819,7 @@ class _Shadow:
         self._kinds: dict = {}  # id(code) -> (code, its spec, the set of its RETURN_VALUE offsets) or (code, None)
         self._calls: dict = {}  # id(code) -> checked calls
         self._functions: dict = {}  # id(code) -> the live function (for its defaults)
+        self._large: dict = {}  # id(code) -> its calls in a row whose arguments were too large to copy
         self.running = 0
         self.owner = None  # the thread whose call is being checked
         self.main = _get_ident()
@@ -1910,16 +1915,31 @@ class _Shadow:
         counted = self.in_test and _get_ident() == self.main
         if counted:
             count = self._calls.get(_id(code), 0)
-            if (count >= _SHADOW_CALLS_PER_CODE or self.spent >= _SHADOW_SECONDS) and self._rng.random() >= 0.125:
+            if self.spent >= 2 * _SHADOW_SECONDS or ((count >= _SHADOW_CALLS_PER_CODE or self.spent >= _SHADOW_SECONDS)
+                                                      and self._rng.random() >= 0.125):
                 self.counts["unchecked"] += 1
                 return None
             self._calls[_id(code)] = count + 1
+        large = self._large.get(_id(code), 0)
+        if large >= 16 and self._rng.random() >= 1 / 16:
+            self.counts["uncopyable"] += 1
+            return None
         start = _clock()
         names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 0x04)
                                  + bool(code.co_flags & 0x08)]
         local = frame.f_locals
         values = tuple(local[name] for name in names)
         cls = local.get("__class__", _ABSENT) if "__class__" in code.co_freevars else None
+        # A copy per call of a large structure would make the run quadratic (boltons' BarrelList tests timed out):
+        # not checked, counted. After 16 large calls in a row of one function, one call in 16 is weighed.
+        if not _small(values, _COPY_NODES):
+            self._large[_id(code)] = large + 1
+            self.counts["uncopyable"] += 1
+            if counted:
+                self.spent += _clock() - start  # the walk that found it large counts against the time limit
+            return None
+        self._large[_id(code)] = 0
+
         def copied():
             first = _deepcopy(values)
             if _differences(values, first, ("arguments",), 1):  # a lossy copy (boltons' OrderedMultiDict): no
@@ -1946,24 +1966,29 @@ class _Shadow:
         self.owner = _get_ident()
         raised = [None]
 
+        held = [values, copies, cls]  # emptied at the return: the check keeps nothing of the call alive
+
         def local_trace(frame, event, arg):
             if event == "exception":
                 raised[0] = arg[0]
-            elif event == "return":
+            elif event == "return" and held:
                 self.running -= 1
                 outcome = ("return", arg) if frame.f_lasti in returns else ("raise", raised[0] or BaseException)
                 begun = _clock()
                 try:
-                    self._judge(code, spec, names, values, copies, cls, outcome)
+                    self._judge(code, spec, names, *held, outcome)
                 except Exception as exc:  # noqa: BLE001
                     self.report(f"oracle: the check of a call of {qualname} raised {_class_name(_type(exc))}")
+                held.clear()
                 if counted:
                     self.spent += _clock() - begun
             return local_trace
 
+        del values, copies, cls
+
         return local_trace
 
-    def _judge(self, code, spec, names, values, copies, cls, outcome) -> None:
+    def _judge(self, code, spec, names, values, copies, cls, outcome) -> None:  # noqa: PLR0913
         qualname = code.co_qualname
         call = self._pristine_call(code, spec, names, values, cls)
         if type(call) is str:
@@ -2134,6 +2159,36 @@ class _Shadow:
             return [] if outcome[1] is other[1] else [("result",)]
         return _differences(outcome[1], other[1], ("result",)) + [
             p for i in range(len(values)) for p in _differences(values[i], copied[i], (f"argument {i}",))]
+
+
+def _small(value, limit: int) -> bool:
+    """Whether ``value`` reaches at most ``limit`` values through built-in containers, instance ``__dict__``s and
+    slots (read as :func:`_differences` reads them; no code of the values runs)."""
+    stack, seen = [value], set()
+    while stack:
+        item = stack.pop()
+        if _id(item) in seen:
+            continue
+        seen.add(_id(item))
+        if len(seen) > limit:
+            return False
+        kind = _type(item)
+        if kind in _SCALARS:
+            continue
+        base = _container_base(kind)
+        try:
+            if base is not None:
+                for part in _container_parts(item, base):
+                    stack += part
+            if _class_flags(kind) & _HEAPTYPE:
+                getter = _instance_dict_getter(kind)
+                own = getter(item, kind) if getter is not None else None
+                if _type(own) is dict:
+                    stack += list(dict.values(own))
+                stack += [got for _, get in _slot_getters(kind) for got in (_read(get, item),) if got is not _ABSENT]
+        except Exception:  # noqa: BLE001,S112 (unreadable this way: counted as one value)
+            continue
+    return True
 
 
 def _differences(left, right, path: tuple, most: int = 4) -> list:
@@ -3889,10 +3944,10 @@ class CanaryPlugin:
                                          secret.get("oracle", ()))
         self._comparisons.install_judge(sys.modules["_pytest.assertion.rewrite"])  # before the watches' snapshots
         self._comparisons.install_unittest_judge(sys.modules["unittest.case"])  # (imported by _Comparisons)
-        # The pristine code re-makes each call of changed code (before any project file loads; see _Shadow).
+        # The pristine code re-makes each call of changed code (installed when the conftests load, before any
+        # project file does; see _Shadow).
         self._shadow = _Shadow(self._comparisons.oracle)
-        if secret.get("oracle_calls") is True:
-            self._shadow.install()
+        self._oracle_calls = secret.get("oracle_calls") is True
         self._watch = _Watch()  # before pytest loads any project file
         self._provenance = _Provenance(os.getcwd(), self._comparisons.sources)
         if not _REPORT_DICT:
@@ -3929,6 +3984,8 @@ class CanaryPlugin:
     def pytest_load_initial_conftests(self, early_config, parser, args):
         # Before any conftest imports a helper: the test folders' helper modules get their asserts rewritten too.
         self._comparisons.rewrite_helpers(early_config, args)
+        if self._oracle_calls:  # not earlier: pytest's own start-up would pay the trace function's cost for nothing
+            self._shadow.install()
 
     @_hookimpl(tryfirst=True)
     def pytest_configure(self, config):

@@ -64,7 +64,9 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
     # pristine value (a literal, or its pristine def) or a value that raises when used.
     rebound = []
     for key, texts in sorted(bound_new.items()):
-        if texts == bound_old.get(key) or texts == bound_right.get(key):
+        # compared as syntax trees: a reformatted binding (``ast.unparse``'s quotes, spacing) is the same binding
+        # (session 22: boltons strutils' ``_line_ending_re`` was poisoned for a rewrite's quotes)
+        if _trees(texts) in (_trees(bound_old.get(key)), _trees(bound_right.get(key))):
             continue
         scope, name = key
         qualname = f"{scope}.{name}" if scope else name
@@ -191,6 +193,19 @@ def _default(node, scope: str, bound: dict):
             if bound.get((where[0], node.id)):
                 return _NOT  # bound there to something else: that binding is the default's value
     return value
+
+
+def _trees(texts) -> list | None:
+    """The statements' syntax trees (dumped, without positions); a text that does not parse alone stays text."""
+    if texts is None:
+        return None
+    out = []
+    for text in texts:
+        try:
+            out.append(ast.dump(ast.parse(text), include_attributes=False))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            out.append(text)
+    return out
 
 
 def _literal(texts) -> str | None:

@@ -17,6 +17,7 @@ from hypothesis import given, settings, strategies as st
 
 from beacon.repair.canary_plugin import _differences
 from beacon.repair.controls import snapshot_protected
+from beacon.repair.oracle_defs import oracle_defs
 from beacon.repair.pytest_runner import run_pytest, verify_run
 from repotools import write_tree
 
@@ -280,6 +281,16 @@ def test_a_removed_trace_function_is_a_finding(tmp_path):
         "def weigh(grams):\n", "def weigh(grams):\n    sys.settrace(None)\n")
     run, verdict = score(tmp_path, off, ids=IDS[:1])
     assert verdict.tampered and "trace function" in findings(run), run.canaries.reasons
+
+
+def test_a_reformatted_module_binding_is_not_a_rebinding():
+    # session 22's benchmark: ``ast.unparse`` re-quoted boltons strutils' ``_line_ending_re = re.compile(...)``, the
+    # binding read as changed, and every pristine call reading it met a poison. Bindings compare as syntax trees.
+    pristine = "import re\n_line_ending_re = re.compile('(\\r\\n|\\n)')\n\n\ndef lines(t):\n    return _line_ending_re.split(t)\n"
+    rebound = lambda text: [r for r in oracle_defs(pristine, text, pristine, "/x/s.py")["rebound"] if r[2] != "literal"]
+    assert rebound(ast.unparse(ast.parse(pristine))) == []
+    assert rebound(pristine.replace("re.compile(", "re.compile('x') or re.compile(")) == [
+        ["", "_line_ending_re", "poison", ""]]
 
 
 # _differences: values alike by value, whatever their identity.
