@@ -76,6 +76,16 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
             rebound.append([scope, name, "def", qualname])
         else:
             rebound.append([scope, name, "poison", ""])
+    # Module-level data the edit changes without rebinding it (round 16's R16-7: ``_LIMITS.update(tol=1e9)``, a
+    # statement that is no assignment): every pristine module-level data name that a statement the edit added or
+    # changed (other than an assignment, def, class or import) mentions holds a poison during the oracles.
+    kept = {_tree(n) for text in (given, pristine) for n in _effects(ast.parse(text))}
+    mentioned = {node.id for statement in _effects(ast.parse(current)) if _tree(statement) not in kept
+                 for node in ast.walk(statement) if isinstance(node, ast.Name)}
+    already = {(entry[0], entry[1]) for entry in rebound}
+    for name in sorted(mentioned):
+        if ("", name) in bound_right and ("", name) not in already and _literal(bound_right[("", name)]) is None:
+            rebound.append(["", name, "poison", ""])
     # Every name the pristine file binds once to a literal (constant arithmetic folded: ``10 ** -9``) holds it during
     # the oracle, however the edit rebound it (``for``, walrus, ``global`` in a function, a renamed or inlined
     # constant; red-team round 15) or whether it kept it.
@@ -193,6 +203,19 @@ def _default(node, scope: str, bound: dict):
             if bound.get((where[0], node.id)):
                 return _NOT  # bound there to something else: that binding is the default's value
     return value
+
+
+def _effects(tree: ast.Module) -> list:
+    """The module-level statements that are not bindings, defs, classes, imports or docstrings: calls and loops
+    run for their effects."""
+    return [n for n in tree.body if not isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.FunctionDef,
+                                                       ast.AsyncFunctionDef, ast.ClassDef, ast.Import,
+                                                       ast.ImportFrom, ast.If, ast.Try))
+            and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+
+
+def _tree(node) -> str:
+    return ast.dump(node, include_attributes=False)
 
 
 def _trees(texts) -> list | None:

@@ -257,12 +257,15 @@ def test_a_closure_bound_under_a_pristine_def_name_is_asked_as_that_def(tmp_path
                             "        self.made = time.perf_counter()\n    return init\n\n\n"
                             "Amount.__init__ = _make()\n\n\ndef weigh(grams):")
     run, verdict = score(tmp_path, closure, ids=IDS[:1])
-    assert verdict.tampered and "holds the place of the pristine Amount.__init__" in findings(run), run.canaries.reasons
+    # (``_make`` itself, an added function the module calls as it loads, is a finding too, reported first)
+    assert verdict.tampered and ("holds the place of the pristine Amount.__init__" in findings(run)
+                                 or "_make was called from code the edit did not change" in findings(run)), \
+        run.canaries.reasons
     # The same closure, where the edit also touched ``Amount.__init__`` (so its pristine code was sent): asked as it
     closure = closure.replace("        self.value = value\n", "        self.value = value  # (kept)\n")
     run, verdict = score(tmp_path / "sent", closure, ids=IDS[:1])
-    assert verdict.tampered and "init was called from code the edit did not change and did not do" in findings(run), \
-        run.canaries.reasons
+    assert verdict.tampered and "_make.<locals>.init was called" in findings(run), run.canaries.reasons
+    assert run.oracle_calls["checked"] >= 1 and run.oracle_calls["differed"] >= 1, run.oracle_calls
 
 
 def test_calls_at_import_do_not_spend_the_limits(tmp_path):
@@ -293,6 +296,101 @@ def test_a_reformatted_module_binding_is_not_a_rebinding():
         ["", "_line_ending_re", "poison", ""]]
 
 
+def test_module_data_changed_by_a_statement_that_is_no_assignment_is_poisoned(tmp_path):
+    # Round 16's R16-7: ``_LIMITS.update(tol=1e9)`` at module level made the unchanged ``_close`` say yes; no
+    # assignment changed, so no rule restored ``_LIMITS``. Names such a statement mentions now hold a poison.
+    limits = [t.replace("_TOL = 1e-9\n", "_LIMITS = dict(tol=1e-9)\n").replace(
+        "def _close(a, b, tol=_TOL):\n    return abs(a - b) <= tol\n",
+        "def _close(a, b):\n    return abs(a - b) <= _LIMITS['tol']\n") for t in (PRISTINE, GIVEN)]
+    rigged = limits[1] + "\n_LIMITS.update(tol=1e9)\n"
+    run, verdict = score(tmp_path, rigged, pristine=limits[0], given_text=limits[1], ids=IDS[:1])
+    assert verdict.tampered and "only through _LIMITS" in findings(run), run.canaries.reasons
+    assert [r for r in oracle_defs(limits[1], limits[1] + "\nprint(1)\n", limits[0], "/x/s.py")["rebound"]
+            if r[2] != "literal"] == []  # a statement that mentions no pristine data changes nothing
+
+
+# Red-team round 16: the mutant kept (grams / 100), the value the unchanged comparison reads rigged another way.
+ROUND16 = {
+    # R16-6: a generator's ``finally`` set the value after the check, as the call's frame was torn down
+    "generator_finally_after_the_check": GIVEN.replace(
+        "        self.made = time.perf_counter()\n",
+        "        self.made = time.perf_counter()\n        settle = _settle(self)\n        next(settle)\n").replace(
+        "def weigh(grams):", "def _settle(amount):\n    try:\n        yield\n    finally:\n"
+        "        amount.value = 0\n\n\ndef weigh(grams):"),
+    # R16-1: a class-level lambda is no def
+    "lambda_init": GIVEN.replace("    def __init__(self, value, unit=\"kg\"):\n",
+                                 "    __init__ = lambda self, value, unit='kg': (setattr(self, 'value', 0), "
+                                 "setattr(self, 'unit', unit), setattr(self, 'serial', 0))[0]\n\n"
+                                 "    def _unused(self, value, unit=\"kg\"):\n"),
+    # R16-3: an edited default that cannot be copied made every call uncopyable, so unchecked
+    "uncopyable_default": GIVEN.replace("    def __init__(self, value, unit=\"kg\"):\n        self.value = value\n",
+                                        "    def __init__(self, value, unit=\"kg\", _pending=(v for v in ())):\n"
+                                        "        self.value = 0\n"),
+    # R16-5: the arguments' state compared when both raise the same exception
+    "raise_after_mutating": GIVEN.replace("        if not isinstance(other, Amount):\n",
+                                          "        if not isinstance(other, Amount):\n").replace(
+        '        raise ValueError("negative weight")\n', '        raise ValueError("negative weight")\n').replace(
+        "        self.value = value\n", "        self.value = value\n        if value == 15.0:\n"
+        "            self.value = 1.5\n"),
+}
+
+
+def test_round16_forged_passes_are_tampering(tmp_path):
+    for name, edit in ROUND16.items():
+        run, verdict = score(tmp_path / name, edit, ids=IDS[:1])
+        assert verdict.tampered and not verdict.passed, (name, verdict.reasons, run.oracle_calls)
+
+
+HONEST16 = {  # honest rewordings that the check's own side effects broke (FP16-1) or misread (FP16-7)
+    # a callback that is a list's own method: the pristine call would append to the test's list again
+    "callback": (PRISTINE.replace("    def total(self):", "    def each(self, callback):\n        for item in "
+                                  "self.items:\n            callback(item)\n\n    def total(self):"),
+                 lambda text: text.replace("        for item in self.items:\n            callback(item)\n",
+                                           "        for entry in list(self.items):\n            callback(entry)\n"),
+                 "\n\ndef test_each():\n    ledger = Ledger()\n    ledger.add(1)\n    seen = []\n"
+                 "    ledger.each(seen.append)\n    assert seen == [1]\n", "test_each"),
+    # a ``__deepcopy__`` that returns the object itself: the pristine call would change the real one
+    "deepcopy_self": (PRISTINE.replace("    def total(self):", "    def __deepcopy__(self, memo):\n        return self"
+                                       "\n\n    def total(self):"),
+                      lambda text: text.replace("        self.items.append(amount)\n",
+                                                "        self.items += [amount]\n"),
+                      "\n\ndef test_add_twice():\n    ledger = Ledger()\n    ledger.add(1)\n    assert ledger.add(2) == 2\n"
+                      "    assert ledger.items == [1, 2]\n", "test_add_twice"),
+    # a module-level log the real call appended to: the pristine call starts from the log before the call
+    "audit_log": (PRISTINE.replace("def weigh(grams):", "_LOG = list()\n\n\ndef audit(grams):\n"
+                                   "    _LOG.append(grams)\n    return len(_LOG)\n\n\ndef weigh(grams):"),
+                  lambda text: text.replace("    _LOG.append(grams)\n    return len(_LOG)\n",
+                                            "    entries = _LOG\n    entries.append(grams)\n    return len(entries)\n"),
+                  "\n\ndef test_audit():\n    from pkg.stock import audit\n    assert audit(1) == 1\n"
+                  "    assert audit(2) == 2\n", "test_audit"),
+    # a positional parameter renamed
+    "renamed_parameter": (PRISTINE, lambda text: text.replace("def weigh(grams):\n    if grams < 0:",
+                                                              "def weigh(g):\n    grams = g\n    if grams < 0:"),
+                          "", "test_weigh"),
+}
+
+
+def test_round16_honest_rewordings_pass(tmp_path):
+    for name, (pristine, reword, extra_test, test_name) in HONEST16.items():
+        given_text = pristine.replace("Amount(grams / 1000)", "Amount(grams / 100)")
+        honest = reword(pristine)
+        run, verdict = score(tmp_path / name, honest, pristine=pristine, given_text=given_text, test=TEST + extra_test,
+                             ids=[f"tests/test_stock.py::{test_name}"])
+        assert verdict.passed, (name, verdict.reasons, run.oracle_calls)
+
+
+def test_a_thread_pool_while_the_check_swaps_code_is_left_unchecked(tmp_path):
+    # FP16-6: the swap is process-wide; with other threads alive a call is not checked (counted), so a worker
+    # never runs a raiser for an honest extracted helper.
+    helper = HONEST.replace("def weigh(grams):\n", "def _scaled(grams):\n    return grams * 0.001\n\n\n"
+                            "def weigh(grams):\n").replace("Amount(grams * 0.001)", "Amount(_scaled(grams))")
+    test = TEST + ("\n\ndef test_pool():\n    from concurrent.futures import ThreadPoolExecutor\n"
+                   "    with ThreadPoolExecutor(4) as pool:\n        got = list(pool.map(weigh, range(0, 4000, 10)))\n"
+                   "    assert got[100] == Amount(1)\n")
+    run, verdict = score(tmp_path, helper, test=test, ids=["tests/test_stock.py::test_pool"])
+    assert verdict.passed and run.oracle_calls["unchecked"] >= 1, (verdict.reasons, run.oracle_calls)
+
+
 # _differences: values alike by value, whatever their identity.
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=5), st.binary(max_size=5))
 VALUES = st.recursive(SCALARS, lambda inner: st.one_of(
@@ -320,7 +418,10 @@ def test_on_plain_data_differences_are_exactly_inequality(left, right):
 
 @settings(max_examples=300, deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: 1e-300 < abs(x) < 1e300))
-def test_floats_are_alike_within_a_relative_1e_9(x):
+def test_floats_are_alike_within_a_relative_1e_9_or_an_absolute_1e_12(x):
     assert _differences([x], [x * (1 + 1e-12)], ("v",)) == []
-    assert _differences([x], [x * (1 + 1e-6)], ("v",)) == [("v", 0)]
+    # round 16's FP16-5: a running sum near 0 (1.85e-17 against 9.25e-18) is alike too
+    assert _differences([x], [x + 5e-13], ("v",)) == [] if abs(x) < 1 else True
+    if abs(x) > 1e-5:
+        assert _differences([x], [x * (1 + 1e-6)], ("v",)) == [("v", 0)]
     assert _differences([float("nan")], [float("nan")], ("v",)) == []
