@@ -1399,6 +1399,7 @@ class _Oracle:
         # a declared file's real path -> ({qualname: pristine version}, (changed first lines, cut qualnames),
         # rebound names, the pristine defs' names)
         self.files: dict = {}
+        self.data: dict = {}  # a declared file's real path -> the pristine file's (scope, name) data bindings
         self.overflow: list = []  # declared files whose changed code did not fit the secret: every ask fails closed
         for entry in entries if type(entries) in (list, tuple) else ():
             try:
@@ -1415,6 +1416,8 @@ class _Oracle:
                                 for scope, name, how, value in entry.get("rebound", ()))
                 defnames = tuple((str(scope), str(name), str(q)) for scope, name, q in entry.get("defnames", ()))
                 self.files[os.path.realpath(entry["file"])] = (swaps, changed, rebound, defnames)
+                self.data[os.path.realpath(entry["file"])] = tuple((str(scope), str(name))
+                                                                   for scope, name in entry.get("data", ()))
             except (KeyError, TypeError, ValueError, EOFError, SyntaxError, binascii.Error):
                 continue  # the harness's own data: malformed only by a bug; that file's oracle is off
         self._spaces: dict = {}  # real path -> the declared module's namespace (found by its functions' globals)
@@ -2053,13 +2056,15 @@ class _Shadow:
         if type(first) is str:
             self.report(f"oracle: {qualname} was called from code the edit did not change; {first}")
             return
-        found = self._compare(outcome, values, first, copies[0], mask) + _data_differences(after, first[2])
+        mine = self._pristine_data()
+        found = self._compare(outcome, values, first, copies[0], mask) + _data_differences(after, first[2], mine)
         if not found:
             return
         self.counts["differed"] += 1
         second = self._run(call, copies[1], before, after)
         if type(second) is not str:
-            steady = self._compare(first, copies[0], second, copies[1], mask) + _data_differences(first[2], second[2])
+            steady = self._compare(first, copies[0], second, copies[1], mask) + _data_differences(first[2], second[2],
+                                                                                                   mine)
             found = [path for path in found if not _any(path[:len(p)] == p for p in steady)]
             if not found:
                 self.counts["self_disagreed"] += 1
@@ -2193,6 +2198,18 @@ class _Shadow:
         finally:
             _restore(after)
 
+    def _pristine_data(self) -> set:
+        """The ids of the containers the declared modules hold under the pristine file's data names."""
+        out = set()
+        for real, space in self.oracle._find_spaces().items():
+            for scope, name in self.oracle.data.get(real, ()):
+                holder = space if not scope else _found_at(space, scope)
+                if holder is not None:
+                    value = (dict.get(holder, name) if _type(holder) is dict else _class_dict(holder).get(name))
+                    if _container_base(_type(value)) in (list, dict, set):
+                        out.add(_id(value))
+        return out
+
     def _containers(self) -> list:
         """``(container, its base, a shallow copy)`` for the declared modules' module-level and class-level lists,
         dicts and sets."""
@@ -2219,9 +2236,10 @@ class _Shadow:
                         for p in _differences(values[i], copied[i], (f"argument {i}",))]
 
 
-def _data_differences(one, other) -> list:
-    """Where the declared modules' containers differ between two saved states (their shallow contents)."""
-    return [p for (container, _, a), (_, _, b) in zip(one, other)
+def _data_differences(one, other, mine: set) -> list:
+    """Where the declared modules' containers the pristine file binds (ids in ``mine``) differ between two saved
+    states (their shallow contents)."""
+    return [p for (container, _, a), (_, _, b) in zip(one, other) if _id(container) in mine
             for p in _differences(a, b, (f"module data ({_class_name(_type(container))} of {len(a)})",), 1)]
 
 

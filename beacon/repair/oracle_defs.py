@@ -136,7 +136,10 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
     # the budget and push the rigged def's pristine version out).
     changed = sorted({line for (q, line), text in now.items()
                       if text not in before.get(q, ()) and text not in before_right.get(q, ())})
-    return {"file": path, "swap": swap, "changed": changed, "rebound": rebound, "defnames": defnames}
+    # The pristine file's module- and class-level data names: a checked call's effect on what they hold is compared
+    # with the pristine call's (data only the edit added, a counter of its own, is no evidence)
+    data = sorted([scope, name] for scope, name in bound_right)
+    return {"file": path, "swap": swap, "changed": changed, "rebound": rebound, "defnames": defnames, "data": data}
 
 
 def _bindings(tree: ast.Module, text: str) -> dict:

@@ -363,6 +363,11 @@ HONEST16 = {  # honest rewordings that the check's own side effects broke (FP16-
                                             "    entries = _LOG\n    entries.append(grams)\n    return len(entries)\n"),
                   "\n\ndef test_audit():\n    from pkg.stock import audit\n    assert audit(1) == 1\n"
                   "    assert audit(2) == 2\n", "test_audit"),
+    # data only the edit added (a counter of its own): the pristine code never reads it, so its changes are no
+    # evidence (only the pristine file's data names are compared)
+    "own_counter": (PRISTINE, lambda text: text.replace("class Ledger:", "_made = [0]\n\n\nclass Ledger:").replace(
+        "        self.items.append(amount)\n", "        self.items.append(amount)\n        _made[0] += 1\n"),
+        "", "test_book"),
     # a positional parameter renamed
     "renamed_parameter": (PRISTINE, lambda text: text.replace("def weigh(grams):\n    if grams < 0:",
                                                               "def weigh(g):\n    grams = g\n    if grams < 0:"),
