@@ -368,6 +368,15 @@ HONEST16 = {  # honest rewordings that the check's own side effects broke (FP16-
     "own_counter": (PRISTINE, lambda text: text.replace("class Ledger:", "_made = [0]\n\n\nclass Ledger:").replace(
         "        self.items.append(amount)\n", "        self.items.append(amount)\n        _made[0] += 1\n"),
         "", "test_book"),
+    # a module-level dict subclass that caches in its own ``__missing__`` (boltons strutils' DEACCENT_MAP): the
+    # module's container is the call's ``self``, compared through its copy, not as module data
+    "module_cache_as_self": (PRISTINE.replace("def weigh(grams):", "class Cache(dict):\n    def __missing__(self, key):"
+                                              "\n        self[key] = key * 2\n        return key * 2\n\n\n"
+                                              "CACHE = Cache()\n\n\ndef weigh(grams):"),
+                             lambda text: text.replace("        self[key] = key * 2\n        return key * 2\n",
+                                                       "        value = self[key] = key * 2\n        return value\n"),
+                             "\n\ndef test_cache():\n    from pkg.stock import CACHE\n    assert CACHE[2] == 4\n"
+                             "    assert CACHE[2] == 4\n", "test_cache"),
     # a positional parameter renamed
     "renamed_parameter": (PRISTINE, lambda text: text.replace("def weigh(grams):\n    if grams < 0:",
                                                               "def weigh(g):\n    grams = g\n    if grams < 0:"),
