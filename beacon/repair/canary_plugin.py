@@ -1779,9 +1779,13 @@ def _unwrapped(value):
     return value
 
 
-# Code flags of a call that returns an iterator or awaitable (its body runs later, at each resume): not shadowed.
-_LAZY_FLAGS = 0x20 | 0x80 | 0x100 | 0x200  # CO_GENERATOR, CO_COROUTINE, CO_ITERABLE_COROUTINE, CO_ASYNC_GENERATOR
+# Code flags of a call that returns an awaitable (its body runs later, at each resume): not shadowed. A generator's
+# resumes are checked one by one, in step with a pristine generator (``_Shadow._resume``).
+_LAZY_FLAGS = 0x80 | 0x100 | 0x200  # CO_COROUTINE, CO_ITERABLE_COROUTINE, CO_ASYNC_GENERATOR
+_CO_GENERATOR = 0x20
 _RETURN_VALUE = dis.opmap["RETURN_VALUE"]
+_YIELD_VALUE, _RESUME = dis.opmap["YIELD_VALUE"], dis.opmap["RESUME"]
+_get_instructions = dis.get_instructions  # bound before any project file loads
 _NUMBERS = frozenset({bool, int, float})
 _deepcopy, _settrace, _gettrace, _isclose, _isnan = copy.deepcopy, sys.settrace, sys.gettrace, math.isclose, math.isnan
 _get_ident, _active_count = threading.get_ident, threading.active_count
@@ -1806,7 +1810,8 @@ class _Shadow:
     versions do on whatever the tests give them. A trace function (``sys.settrace``, installed before any project
     file loads, only when the harness sent the oracle's data) sees each call of a function of a declared file that
     the edit changed (:class:`_Oracle`'s ``changed``: qualname and first line; module- and class-level defs, not
-    generators or coroutines) made from outside changed code (calls between changed functions are inside the outer
+    coroutines; a generator's resumes are checked in step with the pristine generator, :meth:`_resume`) made from
+    outside changed code (calls between changed functions are inside the outer
     call, which is checked as a whole). Before the call runs, its arguments are deep-copied twice with the changed
     code swapped for pristine (an edited ``__deepcopy__`` does not make the copies); when it returns, the pristine
     function is called on the first copy with every changed function swapped too (:meth:`_Oracle.run`), and the
@@ -1844,6 +1849,7 @@ class _Shadow:
         self.spent = 0.0
         self.counts = {"checked": 0, "differed": 0, "self_disagreed": 0, "uncopyable": 0, "unchecked": 0}
         self.installed = False
+        self._steps: dict = {}  # id(frame) -> _Steps of a changed generator checked in step with a pristine one
 
     def report(self, finding: str) -> None:
         if finding not in self.found:
@@ -1866,6 +1872,9 @@ class _Shadow:
         return dict(self.counts, seconds=round(self.spent, 3))
 
     def trace(self, frame, event, arg):
+        if self._steps and _id(frame) in self._steps and (self.running or self.oracle.active or (
+                self.inside and self.inside.get(_get_ident()))):
+            self._lose(frame)  # a checked generator resumed by changed code: the pristine one would fall out of step
         if self.inside and self.inside.get(_get_ident()):
             return None  # inside a call of changed code that was not checked: its calls are part of it
         if self.running:
@@ -1880,6 +1889,13 @@ class _Shadow:
             known = self._kinds[_id(code)] = (code, *self._classify(code))
         if known[1] is None:
             return None
+        if code.co_flags & _CO_GENERATOR:
+            try:
+                return self._resume(frame, code, known[1], known[2])
+            except Exception as exc:  # noqa: BLE001 (the check's own failure: never the test's)
+                self._lose(frame)
+                self.report(f"oracle: the check of a resume of {code.co_qualname} raised {_class_name(_type(exc))}")
+                return self._unchecked(frame)
         if known[1] is _ABSENT or known[1] is _NESTED:
             # no pristine version of its own: one by a pristine def's name that holds it now (``_close = _near``;
             # ``Reading.__init__ = _make()``, a closure or lambda, round 16), else a finding (a nested function
@@ -2077,6 +2093,194 @@ class _Shadow:
         self.report(f"oracle: {qualname} was called from code the edit did not change and did not do what the task's "
                     f"pristine code does with the same arguments (first difference: {shown})")
 
+    def _resume(self, frame, code, spec, returns):
+        """A changed generator resumed by unchanged code, checked in step with its pristine version (red-team round
+        17: a generator's body runs at its resumes, not at the call that made it, so the calls' check never saw it).
+
+        At its first resume (the call only made the generator) the arguments are copied as for a call, and the
+        pristine generator is made on the first copy. Each resume is then checked as a call is: the pristine one
+        is advanced the same way (``next``; ``throw``/``close`` with the exception thrown in), and what the two
+        yield, return or raise, the arguments and the pristine file's module data afterwards must be alike. Checked
+        only while the pristine generator ignores what ``send`` gives it (``yield`` statements, ``yield from``):
+        the values sent are not known here. A resume by changed code, a difference, another thread or the time
+        limit ends the check of that generator (counted)."""
+        key = _id(frame)
+        steps = self._steps.get(key)
+        if steps is not None and steps.frame is not frame:
+            del self._steps[key]
+            steps = None
+        first = frame.f_lasti == _first_resume(code)
+        if steps is None:
+            steps = self._start_steps(frame, code, spec) if first else None
+            if steps is None:
+                return self._unchecked(frame)
+            self._steps[key] = steps
+        elif _active_count() > 1 or (steps.counted and self.spent >= 2 * _SHADOW_SECONDS) or _differences(
+                steps.values, steps.copies[0], ("arguments",), 1):
+            # (arguments no longer alike their pristine copies: the consumer changed them between resumes, as a
+            # test appending to the list being walked; the generator's own changes were compared at its last resume)
+            self._lose(frame)
+            self.counts["unchecked"] += 1
+            return self._unchecked(frame)
+        # resumed by ``throw()``/``close()``: the frame is not at a ``RESUME`` (it is at its ``yield``, or in a
+        # ``yield from``'s loop)
+        throw = code.co_code[frame.f_lasti] != _RESUME
+        before = self._containers()
+        # A thrown exception that is not caught leaves the frame at its ``yield`` too: the lines run after it tell
+        # a caught one from it (only for a resume by ``throw()``; elsewhere only a ``yield`` returns from there).
+        frame.f_trace_lines = throw
+        self.running += 1
+        self.owner = _get_ident()
+        raised, thrown, open_, pending = [None], [None], [True], [False]
+
+        def local_trace(frame, event, arg):
+            if event == "line":
+                pending[0] = False
+            elif event == "exception":
+                if throw and thrown[0] is None:
+                    thrown[0] = arg[1]  # the first exception of a resume by ``throw()`` is the one thrown in
+                raised[0] = arg[0]
+                pending[0] = True
+            elif event == "return" and open_:
+                open_.clear()
+                self.running -= 1
+                frame.f_trace_lines = False
+                op = code.co_code[frame.f_lasti]
+                outcome = ("yield", arg) if op == _YIELD_VALUE and not (throw and pending[0]) else (
+                    ("return", arg) if frame.f_lasti in returns else ("raise", raised[0] or BaseException))
+                begun = _clock()
+                try:
+                    if outcome[0] != "yield":
+                        _release_locals(frame)  # its ``finally`` blocks have run; let go of its locals (round 16)
+                    if throw and thrown[0] is None:
+                        self._lose(frame)
+                        self.counts["unchecked"] += 1
+                    else:
+                        self._step(frame, steps, ("throw", thrown[0]) if throw else ("next", None), before, outcome)
+                    if outcome[0] != "yield":
+                        self._lose(frame)
+                except Exception as exc:  # noqa: BLE001
+                    self._lose(frame)
+                    self.report(f"oracle: the check of a resume of {code.co_qualname} raised "
+                                f"{_class_name(_type(exc))}")
+                if steps.counted:
+                    self.spent += _clock() - begun
+            return local_trace
+
+        return local_trace
+
+    def _start_steps(self, frame, code, spec):
+        """The check of a changed generator at its first resume (see :meth:`_resume`), or None (counted)."""
+        pristine = spec[0] if type(spec) is tuple else None
+        if pristine is None or not pristine.co_flags & _CO_GENERATOR or not _ignores_sends(pristine):
+            self.counts["unchecked"] += 1  # no pristine generator to step with (an added or a new generator), or
+            return None  # one that reads what ``send`` gives it
+        counted = self.in_test and _get_ident() == self.main
+        if counted:
+            count = self._calls.get(_id(code), 0)
+            if self.spent >= 2 * _SHADOW_SECONDS or ((count >= _SHADOW_CALLS_PER_CODE or self.spent >= _SHADOW_SECONDS)
+                                                      and self._rng.random() >= 0.125):
+                self.counts["unchecked"] += 1
+                return None
+            self._calls[_id(code)] = count + 1
+        if _active_count() > 1:
+            self.counts["unchecked"] += 1
+            return None
+        start = _clock()
+        names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 0x04)
+                                 + bool(code.co_flags & 0x08)]
+        local = frame.f_locals
+        values = tuple(local[name] for name in names)
+        cls = local.get("__class__", _ABSENT) if "__class__" in code.co_freevars else None
+        call = self._pristine_call(code, spec, names, values, cls)
+        if type(call) is str:
+            self.report(f"oracle: {code.co_qualname} was resumed by code the edit did not change; {call}")
+            return None
+        call, used = call
+        mask = tuple(name in used for name in names)
+        values = tuple(v if keep else None for v, keep in zip(values, mask))
+        try:
+            if not _small(values, _COPY_NODES):
+                self.counts["uncopyable"] += 1
+                return None
+
+            def copied():
+                first = _deepcopy(values)
+                if _differences(values, first, ("arguments",), 1) or not _apart(values, first, self.oracle.files):
+                    raise TypeError("not copied faithfully")
+                return first, _deepcopy(values)
+
+            saved = self._containers()
+            try:
+                why, copies = self.oracle.run(copied, *values[:2])
+                if why is None and copies is None:
+                    try:
+                        copies = copied()
+                    except Exception:  # noqa: BLE001
+                        why = "uncopyable"
+            finally:
+                _restore(saved)
+            if why:
+                if why.startswith("only through"):
+                    self.report(f"oracle: copying the arguments of a resume of {code.co_qualname} needed code the "
+                                f"edit changed or added with no pristine version ({why})")
+                else:
+                    self.counts["uncopyable"] += 1
+                return None
+            return _Steps(frame, values, copies, call, mask, counted)
+        finally:
+            if counted:
+                self.spent += _clock() - start
+
+    def _step(self, frame, steps, action, before, outcome) -> None:
+        """One resume of a checked generator judged against the pristine generator advanced the same way."""
+        qualname = frame.f_code.co_qualname
+        self.counts["checked"] += 1
+        steps.actions.append(action)
+        after = [(c, base, base.copy(c)) for c, base, _ in before]
+        first = _stepped(self._run(lambda copied: steps.advance(copied, action), steps.copies[0], before, after))
+        if type(first) is str:
+            self._lose(frame)
+            self.report(f"oracle: {qualname} was resumed by code the edit did not change; {first}")
+            return
+        mine = self._pristine_data() - {_id(v) for v in steps.values}
+        found = self._compare(outcome, steps.values, first, steps.copies[0], steps.mask) + _data_differences(
+            after, first[2], mine)
+        if not found:
+            return
+        self.counts["differed"] += 1
+        self._lose(frame)  # out of step from here on: a second difference could not be weighed
+        second = _stepped(self._run(steps.replay, steps.copies[1], before, after))
+        if type(second) is not str:
+            steady = self._compare(first, steps.copies[0], second, steps.copies[1], steps.mask) + _data_differences(
+                first[2], second[2], mine)
+            found = [path for path in found if not _any(path[:len(p)] == p for p in steady)]
+            if not found:
+                self.counts["self_disagreed"] += 1
+                return
+        place = found[0]
+        shown = place[0] + "".join(f".{p}" if _type(p) is str and p.isidentifier() else
+                                   (f" {p}" if _type(p) is str else f"[{p!r}]") for p in place[1:])
+        self.report(f"oracle: {qualname} was resumed by code the edit did not change and did not do what the task's "
+                    f"pristine generator does at resume {len(steps.actions)} with the same arguments (first "
+                    f"difference: {shown})")
+
+    def _lose(self, frame) -> None:
+        """Stop checking a generator; its pristine generator is closed under the swap (its ``finally`` blocks are
+        pristine code: they must not run later with the changed code in place)."""
+        steps = self._steps.pop(_id(frame), None)
+        generator = steps.generator if steps is not None else None
+        if generator is None or self.oracle.active:
+            return
+        steps.generator = None
+        saved = self._containers()
+        try:
+            self.oracle.run(generator.close, steps.copies[0])
+        except Exception:  # noqa: BLE001,S110 (a pristine generator that will not close: nothing else to do)
+            pass
+        finally:
+            _restore(saved)
+
     def _pristine_call(self, code, spec, names, values, cls):
         """A function of the copied arguments that calls the pristine version, or why it cannot be called. A value
         the call left to its default (the live function's default object itself) is given the pristine default."""
@@ -2253,6 +2457,76 @@ def _restore(saved) -> None:
         else:
             base.clear(container)
             base.update(container, contents)
+
+
+class _Steps:
+    """A changed generator being checked in step with its pristine version (``_Shadow._resume``)."""
+
+    __slots__ = ("frame", "values", "copies", "call", "mask", "counted", "actions", "generator")
+
+    def __init__(self, frame, values, copies, call, mask, counted):
+        self.frame, self.values, self.copies, self.call, self.mask = frame, values, copies, call, mask
+        self.counted, self.actions, self.generator = counted, [], None
+
+    def advance(self, copied, action):
+        """The pristine generator advanced as the changed one was: ``("yield", value)`` or ``("return", value)``."""
+        if self.generator is None:
+            self.generator = self.call(copied)
+        return _advance(self.generator, action)
+
+    def replay(self, copied):
+        """A second pristine generator, on ``copied``, taken through every resume so far: the last one's outcome."""
+        generator = self.call(copied)
+        try:
+            for action in self.actions:
+                outcome = _advance(generator, action)
+            return outcome
+        finally:
+            generator.close()
+
+
+def _advance(generator, action):
+    try:
+        value = generator.throw(action[1]) if action[0] == "throw" else next(generator)
+    except StopIteration as stop:
+        return "return", stop.value
+    return "yield", value
+
+
+def _stepped(result):
+    """``_Shadow._run``'s answer for a generator's resume: ``(kind, value, data)`` with the kind the resume's."""
+    if type(result) is str or result[0] != "return":
+        return result
+    return (*result[1], result[2])
+
+
+_FIRST_RESUMES: dict = {}
+_SENDS_IGNORED: dict = {}
+
+
+def _first_resume(code) -> int:
+    """The offset of a code's first instruction (``RESUME 0``): a generator's frame is there at its first resume."""
+    known = _FIRST_RESUMES.get(code)
+    if known is None:
+        known = -1
+        for op in _get_instructions(code):
+            if op.opname == "RESUME" and op.arg == 0:
+                known = op.offset
+                break
+        _FIRST_RESUMES[code] = known
+    return known
+
+
+def _ignores_sends(code) -> bool:
+    """Whether every ``yield`` of a generator's code drops the value ``send`` gives it (a ``yield`` statement:
+    ``RESUME`` then ``POP_TOP``) or passes it on (``yield from``'s loop)."""
+    known = _SENDS_IGNORED.get(code)
+    if known is None:
+        ops = list(_get_instructions(code))
+        known = _SENDS_IGNORED[code] = _all(
+            i + 2 < len(ops) and ops[i + 2].opname in ("POP_TOP", "JUMP_BACKWARD_NO_INTERRUPT")
+            for i, op in enumerate(ops) if op.opcode == _YIELD_VALUE)
+    return known
 
 
 def _release_locals(frame) -> None:
