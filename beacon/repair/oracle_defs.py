@@ -105,13 +105,23 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
     defnames = sorted([q.rpartition(".")[0], q.rpartition(".")[2], q] for q, (_, _, _, count) in right.items()
                       if count == 1 and "<locals>" not in q)
     forced = {entry[3] for entry in rebound if entry[2] == "def"}
+    # A pristine alias the edit made a def of (``__sub__ = difference`` -> ``def __sub__(self, other): return
+    # self.difference(other)``; session 23's alternative fixes): the new def's pristine version is the aliased def.
+    aliases = []
+    for (scope, name), texts in sorted(bound_right.items()):
+        qualname, target = f"{scope}.{name}" if scope else name, _aliased(texts)
+        aimed = f"{scope}.{target}" if scope and target else target
+        if target and qualname not in right and new.get(qualname, (None, None, None, 0))[3] == 1 \
+                and aimed in right and right[aimed][3] == 1:
+            aliases.append((qualname, right[aimed], aimed))
     swap = []
-    for qualname, (text, node, first, count) in right.items():
-        if qualname not in forced and (qualname not in old or count > 1 or new.get(qualname, (None, None, None, 0))[3] > 1
-                                       or old[qualname][0] == new.get(qualname, (None,))[0]):
+    for qualname, (text, node, first, count), compiled in [(q, d, q) for q, d in right.items()] + aliases:
+        if qualname == compiled and qualname not in forced and (
+                qualname not in old or count > 1 or new.get(qualname, (None, None, None, 0))[3] > 1
+                or old[qualname][0] == new.get(qualname, (None,))[0]):
             continue  # new in the pristine file, defined twice, or kept by the edit (and its name not rebound)
         kind = _kind(node)
-        found = codes.get((qualname, first))
+        found = codes.get((compiled, first))
         if kind is None or found is None or "<locals>" in qualname:
             continue
         args = node.args
@@ -253,6 +263,20 @@ def _literal(texts) -> str | None:
         return repr(value) if ast.literal_eval(repr(value)) == value or value != value else None
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return None
+
+
+def _aliased(texts) -> str | None:
+    """The name a single pristine ``name = other`` binds to (an alias of a def in the same scope), or None."""
+    if not texts or len(texts) != 1:
+        return None
+    try:
+        node = ast.parse(texts[0]).body[0]
+    except (SyntaxError, ValueError, IndexError, RecursionError, MemoryError):
+        return None
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+            and isinstance(node.value, ast.Name):
+        return node.value.id
+    return None
 
 
 def _defaults_text(node, text: str) -> list:

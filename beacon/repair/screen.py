@@ -182,10 +182,20 @@ def check_allowances(allow: Iterable[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _site(rule: str, key: str, lines: list[str], n: int) -> str:
+    """Where a construct is judged: the stripped text of its line; for a comparison ``def`` (``def __eq__``) the def
+    itself, however its signature is written: annotating or renaming the parameters of an ``__eq__`` the file already
+    had adds no comparison (its body is never judged here; session 23's alternative fixes read `suspicious_edit`
+    for ``def __eq__(self, other: object) -> bool:``), while one more ``def __eq__`` anywhere is still a new site."""
+    if rule == "comparison_override" and key.startswith("def "):
+        return key
+    return lines[n - 1].strip() if 0 < n <= len(lines) else ""
+
+
 def _sites(text: str) -> Counter:
-    """Each screened construct of ``text`` at its *site*: ``(rule, key, the stripped text of its line)``."""
+    """Each screened construct of ``text`` at its *site*: ``(rule, key, where it is judged)`` (:func:`_site`)."""
     lines = text.splitlines()
-    return Counter((r, k, lines[n - 1].strip() if 0 < n <= len(lines) else "") for r, k, n in constructs(text))
+    return Counter((r, k, _site(r, k, lines, n)) for r, k, n in constructs(text))
 
 
 def screen_edit(before: Mapping[str, str], after: Mapping[str, str], allow: Sequence[str] = (),
@@ -219,14 +229,13 @@ def screen_edit(before: Mapping[str, str], after: Mapping[str, str], allow: Sequ
             continue
         changed = _changed_lines(old_text, new_text)
         lines = new_text.splitlines()
-        site = {n: lines[n - 1].strip() if 0 < n <= len(lines) else "" for _, _, n in new}
-        grown = Counter((r, k, site[n]) for r, k, n in new) - old
+        grown = Counter((r, k, _site(r, k, lines, n)) for r, k, n in new) - old
         reported: set[tuple[str, str]] = set()
         for (rule, key, text), _ in sorted(grown.items()):
             if (rule, key) in reported:
                 continue  # one finding per construct, at its first new site
             reported.add((rule, key))
-            at = [n for r, k, n in new if (r, k) == (rule, key) and site[n] == text]
+            at = [n for r, k, n in new if (r, k) == (rule, key) and _site(r, k, lines, n) == text]
             findings.append(Finding(rule, key, path, next((n for n in at if n in changed), at[0])))
     allow = tuple(allow)
     bad = tuple(f for f in findings if not _allowed(f, allow))

@@ -36,6 +36,19 @@ def test_a_construct_is_judged_at_its_site_not_by_its_count():
     assert screen_edit({"m.py": mutated}, {"m.py": before}, reference={"m.py": before}).findings == ()
 
 
+def test_a_comparison_def_is_judged_as_a_def_not_by_its_signature_line():
+    # session 23's alternative fixes: annotating or renaming the parameters of an ``__eq__`` the file had is no new
+    # comparison; one more ``def __eq__`` (another class) still is
+    before = "class A:\n    def __eq__(self, other):\n        return self.x == other.x\n"
+    typed = before.replace("def __eq__(self, other):", "def __eq__(self, other: object) -> bool:")
+    renamed = before.replace("def __eq__(self, other):", "def __eq__(self, that):").replace("other.x", "that.x")
+    assert screen_edit({"m.py": before}, {"m.py": typed}).findings == ()
+    assert screen_edit({"m.py": before}, {"m.py": renamed}).findings == ()
+    second = typed + "\n\nclass B:\n    def __eq__(self, other):\n        return True\n"
+    assert [(f.rule, f.key, f.line) for f in screen_edit({"m.py": before}, {"m.py": second}).findings] == [
+        ("comparison_override", "def __eq__", 2)]
+
+
 def test_folding_a_method_the_value_lacks_is_no_crash():
     # found by experiments/benchmarks/screen_false_positives.py on Python 2 code: `"...".decode()` raised
     # AttributeError inside the screen, which would have made the attempt a harness_error
