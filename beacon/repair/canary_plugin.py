@@ -1806,6 +1806,8 @@ _SHADOW_CALLS_PER_CODE = 2000  # checked calls per changed function; more are co
 _SHADOW_SECONDS = 5.0  # the run's check time in test phases; past it one call in 8 is checked, past twice it none
 _DIFF_NODES = 20000  # values walked per comparison of a call's effects
 _COPY_NODES = 5000  # values a call's arguments may reach for it to be copied and checked
+_HELD = 256  # objects from checked calls whose later changes are compared (the most recent)
+_weakref = weakref.ref
 _PLACES = 256  # differences listed per comparison of a call's effects; a full list is never excused as self-disagreed
 
 
@@ -1859,6 +1861,9 @@ class _Shadow:
         self.counts = {"checked": 0, "differed": 0, "self_disagreed": 0, "uncopyable": 0, "unchecked": 0}
         self.installed = False
         self._steps: dict = {}  # id(frame) -> _Steps of a changed generator checked in step with a pristine one
+        # weak references to the project objects that checked calls were given or returned (what the tests hold):
+        # a later call may change them only as the pristine code would (round 17's R17-1, R17-8)
+        self._held: list = []
 
     def report(self, finding: str) -> None:
         if finding not in self.found:
@@ -2039,7 +2044,8 @@ class _Shadow:
                 raise TypeError("not copied faithfully")
             return first, _deepcopy(values), shared
 
-        saved = self._containers()  # copying may run constructors that register the copies (round 16)
+        tracked = self._tracked(values)  # held objects outside the arguments, as they are before the call
+        saved = self._containers() + tracked  # copying may run constructors that register the copies (round 16)
         try:
             why, copies = self.oracle.run(copied, *values[:2])
             if why is None and copies is None:  # no changed code reachable from the arguments or declared modules
@@ -2066,7 +2072,7 @@ class _Shadow:
         self.owner = _get_ident()
         raised = [None]
 
-        held = [values, copies, call, mask, before]  # emptied at the return: the check keeps nothing of the call alive
+        held = [values, copies, call, mask, before, tracked]  # emptied at the return: nothing of the call kept alive
 
         def local_trace(frame, event, arg):
             if event == "exception":
@@ -2087,11 +2093,54 @@ class _Shadow:
                     self.spent += _clock() - begun
             return local_trace
 
-        del values, copies, call, cls, before, saved
+        del values, copies, call, cls, before, saved, tracked
 
         return local_trace
 
-    def _judge(self, code, values, copies, call, mask, before, outcome) -> None:
+    def _tracked(self, values) -> list:
+        """``(__dict__, dict, its contents)`` of each object held from earlier checked calls (:meth:`_hold`) that
+        ``values`` (a call's arguments) do not reach: the call's effect on them is compared with the pristine call's,
+        as the declared modules' data are."""
+        if not self._held:
+            return []
+        reached = _mutables(values, self.oracle.files)
+        if reached is None:
+            return []  # (such arguments are not copied: no check)
+        out, alive = [], []
+        for ref in self._held:
+            item = ref()
+            if item is None:
+                continue
+            alive.append(ref)
+            if _id(item) in reached:
+                continue
+            kind = _type(item)
+            getter = _instance_dict_getter(kind)
+            own = getter(item, kind) if getter is not None else None
+            if _type(own) is dict:
+                out.append((own, _Held, dict.copy(own)))
+        self._held = alive
+        return out
+
+    def _hold(self, items) -> None:
+        """Keep weak references to the instances of the declared modules' classes among ``items`` (a call's
+        arguments and result, and the elements of a list or tuple among them): what the tests hold."""
+        spaces = [_id(space) for space in self.oracle._find_spaces().values()]
+        for value in items:
+            for item in [value] + (list(value)[:64] if _type(value) in (list, tuple) else []):
+                kind = _type(item)
+                if not _class_flags(kind) & _HEAPTYPE or isinstance(item, _Enum) \
+                        or _id(_namespace(_sys_modules.get(_class_module(kind)))) not in spaces \
+                        or _any(ref() is item for ref in self._held):
+                    continue
+                try:
+                    self._held.append(_weakref(item))
+                except TypeError:  # (no weak reference to it: not held)
+                    continue
+                if len(self._held) > _HELD:
+                    del self._held[0]
+
+    def _judge(self, code, values, copies, call, mask, before, tracked, outcome) -> None:
         qualname = code.co_qualname
         self.counts["checked"] += 1
         after = [(c, base, base.copy(c)) for c, base, _ in before]  # the real call's effect on the modules' data
@@ -2101,8 +2150,10 @@ class _Shadow:
             return
         # (a container that is itself an argument, boltons' module-level ``DEACCENT_MAP`` as the ``self`` of its
         # ``__missing__``, is compared through its copy: the pristine call changed the copy, not the module's)
-        mine = (self._pristine_data() - {_id(v) for v in values}) | {_id(c) for c, _, _ in copies[2]}
+        mine = (self._pristine_data(before) - {_id(v) for v in values}) | {_id(c) for c, _, _ in copies[2]} | {
+            _id(c) for c, _, _ in tracked}
         found = self._compare(outcome, values, first, copies[0], mask) + _data_differences(after, first[2], mine)
+        self._hold([v for v, keep in zip(values, mask) if keep] + ([outcome[1]] if outcome[0] == "return" else []))
         if not found:
             return
         self.counts["differed"] += 1
@@ -2153,7 +2204,8 @@ class _Shadow:
         # resumed by ``throw()``/``close()``: the frame is not at a ``RESUME`` (it is at its ``yield``, or in a
         # ``yield from``'s loop)
         throw = code.co_code[frame.f_lasti] != _RESUME
-        before = self._containers() + [(c, dict, dict.copy(c)) for c, _, _ in steps.copies[2]]
+        tracked = self._tracked(steps.values)
+        before = self._containers() + [(c, dict, dict.copy(c)) for c, _, _ in steps.copies[2]] + tracked
         # A thrown exception that is not caught leaves the frame at its ``yield`` too: the lines run after it tell
         # a caught one from it (only for a resume by ``throw()``; elsewhere only a ``yield`` returns from there).
         frame.f_trace_lines = throw
@@ -2184,7 +2236,8 @@ class _Shadow:
                         self._lose(frame)
                         self.counts["unchecked"] += 1
                     else:
-                        self._step(frame, steps, ("throw", thrown[0]) if throw else ("next", None), before, outcome)
+                        self._step(frame, steps, ("throw", thrown[0]) if throw else ("next", None), before, tracked,
+                                   outcome)
                     if outcome[0] != "yield":
                         self._lose(frame)
                 except Exception as exc:  # noqa: BLE001
@@ -2261,7 +2314,7 @@ class _Shadow:
             if counted:
                 self.spent += _clock() - start
 
-    def _step(self, frame, steps, action, before, outcome) -> None:
+    def _step(self, frame, steps, action, before, tracked, outcome) -> None:
         """One resume of a checked generator judged against the pristine generator advanced the same way."""
         qualname = frame.f_code.co_qualname
         self.counts["checked"] += 1
@@ -2272,9 +2325,12 @@ class _Shadow:
             self._lose(frame)
             self.report(f"oracle: {qualname} was resumed by code the edit did not change; {first}")
             return
-        mine = (self._pristine_data() - {_id(v) for v in steps.values}) | {_id(c) for c, _, _ in steps.copies[2]}
+        mine = (self._pristine_data(before) - {_id(v) for v in steps.values}) | {
+            _id(c) for c, _, _ in steps.copies[2]} | {_id(c) for c, _, _ in tracked}
         found = self._compare(outcome, steps.values, first, steps.copies[0], steps.mask) + _data_differences(
             after, first[2], mine)
+        self._hold([v for v, keep in zip(steps.values, steps.mask) if keep] + ([outcome[1]] if outcome[0] != "raise"
+                                                                              else []))
         if not found:
             return
         self.counts["differed"] += 1
@@ -2441,9 +2497,10 @@ class _Shadow:
         finally:
             _restore(after)
 
-    def _pristine_data(self) -> set:
-        """The ids of the containers the declared modules hold under the pristine file's data names."""
-        out = set()
+    def _pristine_data(self, state=()) -> set:
+        """The ids of the containers the declared modules hold under the pristine file's data names, and of the
+        bindings in ``state``."""
+        out = {_id(c) for c, base, _ in state if base is _Names}
         for real, space in self.oracle._find_spaces().items():
             for scope, name in self.oracle.data.get(real, ()):
                 holder = space if not scope else _found_at(space, scope)
@@ -2454,14 +2511,25 @@ class _Shadow:
         return out
 
     def _containers(self) -> list:
-        """``(container, its base, a shallow copy)`` for the declared modules' module-level and class-level lists,
-        dicts and sets."""
+        """``(container, its base, a shallow copy)`` for the lists, dicts and sets the declared modules hold under
+        the names the pristine file binds at module and class level, and ``(bindings, _Names, what they hold)`` for
+        those names (round 17's R17-4: ``global _TOL; _TOL = 1e9`` in a checked ``__init__``). Containers only the
+        edit binds are left out: the pristine code does not read them, and a copy of one would keep what it held
+        alive through the check (round 17's R17-8: a generator parked in an added list, whose ``finally`` rigs an
+        earlier value when the next call replaces it, ran only after the check let go of the copy)."""
         out = []
-        for space in self.oracle._find_spaces().values():
-            holders = [space] + [_class_dict(v) for v in list(dict.values(space))[:2000]
-                                 if _class_flags(_type(v)) & _TYPE_SUBCLASS]
-            for holder in holders:
-                for value in list(holder.values())[:2000]:
+        for real, space in self.oracle._find_spaces().items():
+            by_scope: dict = {}
+            for scope, name in self.oracle.data.get(real, ()):
+                by_scope.setdefault(scope, []).append(name)
+            for scope, names in by_scope.items():
+                holder = space if not scope else _found_at(space, scope)
+                if holder is None:
+                    continue
+                bindings = _Names(holder, tuple(names))
+                held = bindings.take()
+                out.append((bindings, _Names, held))
+                for value in held.values():
                     base = _container_base(_type(value))
                     if base is list or base is dict or base is set:
                         out.append((value, base, base.copy(value)))
@@ -2482,16 +2550,68 @@ class _Shadow:
 
 
 def _data_differences(one, other, mine: set) -> list:
-    """Where the declared modules' containers the pristine file binds (ids in ``mine``) differ between two saved
-    states (their shallow contents)."""
-    return [p for (container, _, a), (_, _, b) in zip(one, other) if _id(container) in mine
-            for p in _differences(a, b, (f"module data ({_class_name(_type(container))} of {len(a)})",), _PLACES)]
+    """Where the declared modules' containers the pristine file binds, the names it binds, and the objects held from
+    earlier calls (ids in ``mine``) differ between two saved states (their shallow contents)."""
+    return [p for (container, base, a), (_, _, b) in zip(one, other) if _id(container) in mine
+            for p in _differences(a, b, (_data_label(container, base, a),), _PLACES)]
+
+
+def _data_label(container, base, contents) -> str:
+    if base is _Names:
+        return "module data (names)"
+    if base is _Held:
+        return "an object an earlier checked call was given or returned"
+    return f"module data ({_class_name(_type(container))} of {len(contents)})"
+
+
+class _Held:
+    """The base of a held object's ``__dict__`` in a saved state (a dict, labelled apart in findings)."""
+
+    @staticmethod
+    def copy(own) -> dict:
+        return dict.copy(own)
+
+
+class _Names:
+    """Names a module namespace or a class binds (the pristine file's data names): what they hold is taken and put
+    back as a container's contents are."""
+
+    __slots__ = ("holder", "names")
+
+    def __init__(self, holder, names):
+        self.holder, self.names = holder, names
+
+    def take(self) -> dict:
+        own = self.holder if _type(self.holder) is dict else _class_dict(self.holder)
+        return {name: own.get(name, _ABSENT) for name in self.names}
+
+    def put(self, held: dict) -> None:
+        for name, value in held.items():
+            if _type(self.holder) is dict:
+                if value is _ABSENT:
+                    dict.pop(self.holder, name, None)
+                elif dict.get(self.holder, name, _ABSENT) is not value:
+                    dict.__setitem__(self.holder, name, value)
+            elif _class_dict(self.holder).get(name, _ABSENT) is not value:
+                if value is _ABSENT:
+                    type.__delattr__(self.holder, name)
+                else:
+                    type.__setattr__(self.holder, name, value)
+
+    @staticmethod
+    def copy(bindings) -> dict:
+        return bindings.take()
 
 
 def _restore(saved) -> None:
     """Give containers saved by ``_Shadow._containers`` their contents back."""
     for container, base, contents in saved:
-        if base is list:
+        if base is _Names:
+            container.put(contents)
+        elif base is _Held:
+            dict.clear(container)
+            dict.update(container, contents)
+        elif base is list:
             list.__setitem__(container, slice(None), contents)
         else:
             base.clear(container)
