@@ -76,12 +76,26 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
             rebound.append([scope, name, "def", qualname])
         else:
             rebound.append([scope, name, "poison", ""])
-    # Module-level data the edit changes without rebinding it (round 16's R16-7: ``_LIMITS.update(tol=1e9)``, a
-    # statement that is no assignment): every pristine module-level data name that a statement the edit added or
-    # changed (other than an assignment, def, class or import) mentions holds a poison during the oracles.
-    kept = {_tree(n) for text in (given, pristine) for n in _effects(ast.parse(text))}
-    mentioned = {node.id for statement in _effects(ast.parse(current)) if _tree(statement) not in kept
-                 for node in ast.walk(statement) if isinstance(node, ast.Name)}
+    # Module-level data the edit changes without rebinding it (round 16's R16-7: ``_LIMITS.update(tol=1e9)``; round
+    # 17's R17-2: the same call as an assignment's value, under an ``if``, through an alias, in a class body, a
+    # default or a lambda decorator): every pristine module-level data name that code run at import which the edit
+    # added or changed mentions, other than to read an item or compare, holds a poison during the oracles; so does
+    # one the defs that code calls mention that way (``_tune()``, whose body updates it).
+    kept = {_tree(n) for text in (given, pristine) for n in _import_units(ast.parse(text))}
+    current_tree = ast.parse(current)
+    bodies = _def_bodies(current_tree)
+    mentioned: set = set()
+    todo = [unit for unit in _import_units(current_tree) if _tree(unit) not in kept]
+    seen_defs: set = set()
+    while todo:
+        unit = todo.pop()
+        names = _used(unit)
+        mentioned |= names
+        for name in {n.id for n in ast.walk(unit) if isinstance(n, ast.Name)} | {
+                n.attr for n in ast.walk(unit) if isinstance(n, ast.Attribute)}:
+            if name in bodies and name not in seen_defs:
+                seen_defs.add(name)
+                todo.extend(bodies[name])
     already = {(entry[0], entry[1]) for entry in rebound}
     for name in sorted(mentioned):
         if ("", name) in bound_right and ("", name) not in already and _literal(bound_right[("", name)]) is None:
@@ -105,6 +119,15 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
     defnames = sorted([q.rpartition(".")[0], q.rpartition(".")[2], q] for q, (_, _, _, count) in right.items()
                       if count == 1 and "<locals>" not in q)
     forced = {entry[3] for entry in rebound if entry[2] == "def"}
+    # Defs the edit left as they were that read a name whose module- or class-level binding it changed (``_TOL =
+    # 1e9`` alone, asserted through an unchanged predicate; red-team round 17's R17-0): asked of their pristine
+    # versions, which read the pristine value, as if the edit had changed them.
+    moved = {key[1] for key in bound_right if _trees(bound_new.get(key))
+             not in (_trees(bound_old.get(key)), _trees(bound_right.get(key)))} | {
+        name for name in mentioned if ("", name) in bound_right}
+    readers = {q for q, (_, node, _, count) in new.items() if moved and count == 1 and "<locals>" not in q
+               and q in right and right[q][3] == 1 and _names_read(node) & moved}
+    forced |= readers
     # A pristine alias the edit made a def of (``__sub__ = difference`` -> ``def __sub__(self, other): return
     # self.difference(other)``; session 23's alternative fixes): the new def's pristine version is the aliased def.
     aliases = []
@@ -145,7 +168,8 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
     # Sent as first lines only (red-team round 15: qualnames of deeply nested defs let an edit grow this list past
     # the budget and push the rigged def's pristine version out).
     changed = sorted({line for (q, line), text in now.items()
-                      if text not in before.get(q, ()) and text not in before_right.get(q, ())})
+                      if text not in before.get(q, ()) and text not in before_right.get(q, ())}
+                     | {new[q][2] for q in readers})
     # The pristine file's module- and class-level data names: a checked call's effect on what they hold is compared
     # with the pristine call's (data only the edit added, a counter of its own, is no evidence)
     data = sorted([scope, name] for scope, name in bound_right)
@@ -218,15 +242,6 @@ def _default(node, scope: str, bound: dict):
     return value
 
 
-def _effects(tree: ast.Module) -> list:
-    """The module-level statements that are not bindings, defs, classes, imports or docstrings: calls and loops
-    run for their effects."""
-    return [n for n in tree.body if not isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.FunctionDef,
-                                                       ast.AsyncFunctionDef, ast.ClassDef, ast.Import,
-                                                       ast.ImportFrom, ast.If, ast.Try))
-            and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
-
-
 def _tree(node) -> str:
     return ast.dump(node, include_attributes=False)
 
@@ -263,6 +278,85 @@ def _literal(texts) -> str | None:
         return repr(value) if ast.literal_eval(repr(value)) == value or value != value else None
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return None
+
+
+def _import_units(tree: ast.Module) -> list:
+    """The parts of a module that run as it loads: statements at module and class level (also under ``if``, ``for``,
+    ``while``, ``with``, ``try``, ``match``), and the decorators, defaults, bases and keywords of its defs and classes
+    (imports and docstrings left out)."""
+    units: list = []
+
+    def walk(body):
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                units.extend(node.decorator_list + node.args.defaults + [d for d in node.args.kw_defaults if d])
+            elif isinstance(node, ast.ClassDef):
+                units.extend(node.decorator_list + node.bases + [k.value for k in node.keywords])
+                walk(node.body)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)) or (
+                    isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
+                continue
+            elif isinstance(node, (ast.If, ast.While)):
+                units.append(node.test)
+                walk(node.body)
+                walk(node.orelse)
+            elif isinstance(node, (ast.For, ast.AsyncFor)):
+                units.extend([node.target, node.iter])
+                walk(node.body)
+                walk(node.orelse)
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                units.extend(item.context_expr for item in node.items)
+                walk(node.body)
+            elif isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+                walk(node.body)
+                for handler in node.handlers:
+                    walk(handler.body)
+                walk(node.orelse)
+                walk(node.finalbody)
+            elif isinstance(node, ast.Match):
+                units.append(node.subject)
+                for case in node.cases:
+                    walk(case.body)
+            else:
+                units.append(node)
+
+    walk(tree.body)
+    return units
+
+
+def _def_bodies(tree: ast.Module) -> dict:
+    """name -> the body statements of the module- and class-level defs of that name."""
+    out: dict = {}
+
+    def walk(body):
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.setdefault(node.name, []).extend(node.body)
+            elif isinstance(node, ast.ClassDef):
+                walk(node.body)
+
+    walk(tree.body)
+    return out
+
+
+def _used(node) -> set:
+    """The names ``node`` loads other than to read an item (``_LIMITS["tol"]``) or in a comparison: a call on it, an
+    argument, an alias, a store into it."""
+    out: set = set()
+    stack = [(node, None)]
+    while stack:
+        item, parent = stack.pop()
+        if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load) and not (
+                isinstance(parent, ast.Subscript) and parent.value is item and isinstance(parent.ctx, ast.Load)) \
+                and not isinstance(parent, ast.Compare):
+            out.add(item.id)
+        stack.extend((child, item) for child in ast.iter_child_nodes(item))
+    return out
+
+
+def _names_read(node) -> set:
+    """The names and attribute names a def's code mentions (its defaults and decorators too)."""
+    return {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))}
 
 
 def _aliased(texts) -> str | None:
