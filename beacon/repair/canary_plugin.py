@@ -1434,6 +1434,27 @@ class _Oracle:
         self._reached: dict = {}  # id(container) -> (it, its length, whether it reaches a heap class): one test's
         self.active = False
         self.needed: list = []
+        self.imported: dict = {}  # (id(holder), name) -> (holder, what the name held once the tests were collected)
+
+    def settle(self) -> None:
+        """Note what each rebound name and each pristine def's name holds once the tests are collected (the declared
+        modules imported): a name that holds something else when the oracle asks was set at run time (a test's
+        ``monkeypatch.setattr(numbers, "_TOL", 0.5)`` or a stub for ``_close``; red-team round 17's FP17-1), and the
+        oracle leaves it as the test set it. A checked call's own rebinding is compared by the oracle of calls."""
+        for real, space in self._find_spaces().items():
+            _, _, rebound, defnames = self.files[real]
+            for scope, name in [(r[0], r[1]) for r in rebound] + [(d[0], d[1]) for d in defnames]:
+                holder = space if not scope else _found_at(space, scope)
+                if holder is not None:
+                    own = holder if _type(holder) is dict else _class_dict(holder)
+                    self.imported[(_id(holder), name)] = (holder, own.get(name, _ABSENT))
+
+    def _set_at_run_time(self, holder, name: str) -> bool:
+        known = self.imported.get((_id(holder), name))
+        if known is None or known[0] is not holder:
+            return False
+        own = holder if _type(holder) is dict else _class_dict(holder)
+        return own.get(name, _ABSENT) is not known[1]
 
     def ask(self, left, right, op: str, seen: bool = True):
         """``None`` when the pristine code gives the answer the test saw (``seen``; a link is asked after a yes),
@@ -1555,6 +1576,8 @@ class _Oracle:
                 targets = [space] if not scope else [c for c in classes if _class_name(c) == scope]
                 for holder in dict(zip(_map(_id, targets), targets)).values():
                     qualname = f"{scope}.{name}" if scope else name
+                    if self._set_at_run_time(holder, name):
+                        continue
                     if how == "literal":
                         # (the oracle of calls keeps a pristine ``{}``/``[]``/``set()`` name's live container of that
                         # kind: a cache or registry the real calls filled, which the pristine code reads too; round
@@ -1578,6 +1601,8 @@ class _Oracle:
                 targets = [space] if not scope else [c for c in classes if _class_name(c) == scope]
                 for holder in dict(zip(_map(_id, targets), targets)).values():
                     own = holder if _type(holder) is dict else _class_dict(holder)
+                    if self._set_at_run_time(holder, name):
+                        continue
                     function = _unwrapped(own.get(name, _ABSENT))
                     if type(function) is types.FunctionType and _func_code(function).co_qualname == qualname \
                             and self._real(function) == real:
@@ -4694,6 +4719,7 @@ class CanaryPlugin:
         self._seen += self._watch.arm(self._items + [must_pass, must_fail]) + self._comparisons.findings()
         self._seen += self._provenance.findings(self._items + [must_pass, must_fail], self._watch)
         self._seen += self._internals.findings()
+        self._comparisons.oracle.settle()
         self._armed = True
 
     @staticmethod
