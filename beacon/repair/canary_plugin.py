@@ -101,6 +101,7 @@ import random
 import shutil
 import stat
 import sys
+import sysconfig
 import tempfile
 import threading
 import time
@@ -1821,7 +1822,11 @@ _YIELD_VALUE, _RESUME = dis.opmap["YIELD_VALUE"], dis.opmap["RESUME"]
 _get_instructions = dis.get_instructions  # bound before any project file loads
 _NUMBERS = frozenset({bool, int, float})
 _deepcopy, _settrace, _gettrace, _isclose, _isnan = copy.deepcopy, sys.settrace, sys.gettrace, math.isclose, math.isnan
-_get_ident, _active_count = threading.get_ident, threading.active_count
+_get_ident, _active_count, _current_frames = threading.get_ident, threading.active_count, sys._current_frames
+# Where the interpreter's own code lives (the standard library, installed packages): a thread whose every frame is
+# there is parked (an idle pool worker), not running the project's or a test's code.
+_INSTALLED = tuple({os.path.realpath(p) + os.sep for key, p in sysconfig.get_paths().items()
+                    if key in ("stdlib", "platstdlib", "purelib", "platlib")})
 _locals_to_fast = ctypes.pythonapi.PyFrame_LocalsToFast  # (a frame's locals dict written back, missing ones dropped)
 _locals_to_fast.argtypes, _locals_to_fast.restype = (ctypes.py_object, ctypes.c_int), None
 _Enum = enum.Enum  # members are shared by their deep copies by design
@@ -1974,6 +1979,25 @@ class _Shadow:
 
         return local_trace
 
+    def _others_busy(self) -> bool:
+        """Whether another thread is running code outside the interpreter's installation, or a declared file's: the
+        swap is process-wide, so it could run pristine code or a raiser (round 16's thread pool). A thread parked
+        in the standard library or an installed package (an idle pool worker the edit started at import, so that
+        no call would be checked: red-team round 17's R17-6) is not."""
+        if _active_count() <= 1:
+            return False
+        me = _get_ident()
+        for ident, frame in _current_frames().items():
+            if ident == me:
+                continue
+            while frame is not None:
+                name = frame.f_code.co_filename
+                if type(name) is not str or (name[:1] != "<" and (not os.path.realpath(name).startswith(_INSTALLED)
+                                                                  or os.path.realpath(name) in self.oracle.files)):
+                    return True
+                frame = frame.f_back
+        return False
+
     def _from_module_body(self, frame) -> bool:
         """Whether a declared file's module or class body made the call (no ``CO_OPTIMIZED``: not a function)."""
         caller = frame.f_back
@@ -2027,7 +2051,7 @@ class _Shadow:
         if large >= 16 and self._rng.random() >= 1 / 16:
             self.counts["uncopyable"] += 1
             return None
-        if _active_count() > 1:  # the swap is process-wide: another thread would run pristine code or a raiser
+        if self._others_busy():  # the swap is process-wide: another thread would run pristine code or a raiser
             self.counts["unchecked"] += 1  # (round 16's FP16-6, a ThreadPoolExecutor test)
             return None
         start = _clock()
@@ -2219,7 +2243,7 @@ class _Shadow:
             if steps is None:
                 return self._unchecked(frame)
             self._steps[key] = steps
-        elif _active_count() > 1 or (steps.counted and self.spent >= 2 * _SHADOW_SECONDS) or _differences(
+        elif self._others_busy() or (steps.counted and self.spent >= 2 * _SHADOW_SECONDS) or _differences(
                 steps.values, steps.copies[0], ("arguments",), 1):
             # (arguments no longer alike their pristine copies: the consumer changed them between resumes, as a
             # test appending to the list being walked; the generator's own changes were compared at its last resume)
@@ -2289,7 +2313,7 @@ class _Shadow:
                 self.counts["unchecked"] += 1
                 return None
             self._calls[_id(code)] = count + 1
-        if _active_count() > 1:
+        if self._others_busy():
             self.counts["unchecked"] += 1
             return None
         start = _clock()

@@ -738,3 +738,12 @@ def test_a_name_a_test_patches_is_left_as_the_test_set_it(tmp_path):
     run, verdict = score(tmp_path, honest, pristine=pristine, given_text=given_text, test=test,
                          ids=["tests/test_stock.py::test_loose", "tests/test_stock.py::test_weigh"])
     assert verdict.passed, (verdict.reasons, run.canaries.reasons)
+
+
+def test_an_idle_worker_thread_does_not_turn_the_check_off(tmp_path):
+    # R17-6: one pool worker started at import, parked in the standard library, had made every call unchecked
+    rigged = STATE["init_constant"].replace("import time\n", "import time\nfrom concurrent.futures import "
+                                            "ThreadPoolExecutor\n\n_WORKERS = ThreadPoolExecutor(1)\n"
+                                            "_WARMED = _WORKERS.submit(int)\n")
+    run, verdict = score(tmp_path, rigged, ids=IDS[:1])
+    assert verdict.tampered and run.oracle_calls["checked"] >= 1, (verdict.reasons, run.oracle_calls)
