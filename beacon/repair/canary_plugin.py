@@ -1942,7 +1942,13 @@ class _Shadow:
                 self._lose(frame)
                 self.report(f"oracle: the check of a resume of {code.co_qualname} raised {_class_name(_type(exc))}")
                 return self._unchecked(frame)
-        if known[1] is _ABSENT or known[1] is _NESTED:
+        nested = self._nested(code) if known[1] is _NESTED else None
+        if nested is not None:
+            # a closure or nested def called later by unchanged code (a factory's product, a decorator's wrapper;
+            # round 17's R17-9 and FP17-8): asked of the pristine code nested in its factory's, when the factory's
+            # pristine code was sent
+            known = self._kinds[_id(code)] = (code, nested, known[2])
+        elif known[1] is _ABSENT or known[1] is _NESTED:
             # no pristine version of its own: one by a pristine def's name that holds it now (``_close = _near``;
             # ``Reading.__init__ = _make()``, a closure or lambda, round 16), else a finding (a nested function
             # called later, a factory's product or a decorator's wrapper: not checked)
@@ -2058,6 +2064,11 @@ class _Shadow:
         names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 0x04)
                                  + bool(code.co_flags & 0x08)]
         local = frame.f_locals
+        if spec[1] is _NESTED:  # what its closure holds is copied and compared as arguments are
+            if not _all(name in local for name in spec[0].co_freevars):
+                self.counts["unchecked"] += 1  # (a variable of its factory's not yet bound)
+                return None
+            names += spec[0].co_freevars
         values = tuple(local[name] for name in names)
         cls = local.get("__class__", _ABSENT) if "__class__" in code.co_freevars else None
         call = self._pristine_call(code, spec, names, values, cls)
@@ -2419,13 +2430,15 @@ class _Shadow:
     def _pristine_call(self, code, spec, names, values, cls):
         """A function of the copied arguments that calls the pristine version, or why it cannot be called. A value
         the call left to its default (the live function's default object itself) is given the pristine default."""
-        pristine, _, count, kwnames, literal, same = spec
+        pristine, wrap, count, kwnames, literal, same = spec
         closure = None
-        if pristine.co_freevars:
+        if pristine.co_freevars and wrap is not _NESTED:
             if pristine.co_freevars != ("__class__",) or cls is None or cls is _ABSENT:
                 return "its pristine version needs a closure this call does not have"
             closure = (_cell(cls),)
-        function = types.FunctionType(pristine, self._globals(code), pristine.co_name, None, closure)
+        space = self._globals(code)
+        cells = pristine.co_freevars if wrap is _NESTED else ()
+        function = types.FunctionType(pristine, space, pristine.co_name, None, closure) if not cells else None
         flags = pristine.co_flags
         positional = pristine.co_varnames[:pristine.co_argcount]
         keywords = pristine.co_varnames[pristine.co_argcount:pristine.co_argcount + pristine.co_kwonlyargcount]
@@ -2470,17 +2483,34 @@ class _Shadow:
         def call(copied):
             def value(name):
                 return chosen[name] if name in chosen else copied[index[name]]
+            target = function if not cells else types.FunctionType(
+                pristine, space, pristine.co_name, None, tuple(_cell(copied[index[n]]) for n in cells))
             rest = [copied[names.index(name)] for name in spread] if spread is not None else (
                 list(copied[index[star]]) if star else [])
             args = [value(name) for name in positional] + rest
             kwargs = {name: value(name) for name in keywords}
             if starstar:
                 kwargs.update(copied[index[starstar]])
-            return function(*args, **kwargs)
+            return target(*args, **kwargs)
 
         used = {names[index[name]] for name in (*positional, *keywords, *(n for n in (star, starstar) if n))
-                if name not in chosen and name in index} | set(spread or ())
+                if name not in chosen and name in index} | set(spread or ()) | set(cells)
         return call, used
+
+    def _nested(self, code):
+        """The spec of a nested function's pristine code (found in the pristine code of the module- or class-level
+        def it is nested in, by qualname), or None: its factory's pristine code was not sent, it is not there once,
+        it is lazy (a generator), its pristine closure needs a variable the live one has not, or the pristine def
+        takes defaults (evaluated by the factory at run time: not known here)."""
+        entry = self.oracle.files.get(os.path.realpath(code.co_filename))
+        outer = entry[0].get(code.co_qualname.split(".<locals>.")[0]) if entry is not None else None
+        if outer is None:
+            return None
+        found = [c for c in _codes_within(outer[0]) if c.co_qualname == code.co_qualname]
+        if len(found) != 1 or found[0].co_flags & (_CO_GENERATOR | _LAZY_FLAGS) \
+                or not set(found[0].co_freevars) <= set(code.co_freevars) or _made_with_defaults(outer[0], found[0]):
+            return None
+        return found[0], _NESTED, 0, (), None, False
 
     def _live(self, code):
         found = self._functions.get(_id(code))
@@ -2665,6 +2695,30 @@ def _restore(saved) -> None:
         else:
             base.clear(container)
             base.update(container, contents)
+
+
+def _codes_within(code):
+    """The code objects nested in ``code``, at any depth."""
+    for const in code.co_consts:
+        if type(const) is types.CodeType:
+            yield const
+            yield from _codes_within(const)
+
+
+def _made_with_defaults(outer, inner) -> bool:
+    """Whether the code that makes the function of ``inner`` (somewhere in ``outer``) gives it defaults or keyword
+    defaults (``MAKE_FUNCTION``'s flags 0x01, 0x02); True when that cannot be found."""
+    for code in (outer, *_codes_within(outer)):
+        if not _any(const is inner for const in code.co_consts):
+            continue
+        loaded = False
+        for op in _get_instructions(code):
+            if op.opname == "LOAD_CONST" and op.argval is inner:
+                loaded = True
+            elif loaded and op.opname == "MAKE_FUNCTION":
+                return bool(op.arg & 0x03)
+        return True
+    return True
 
 
 class _Steps:

@@ -747,3 +747,25 @@ def test_an_idle_worker_thread_does_not_turn_the_check_off(tmp_path):
                                             "_WARMED = _WORKERS.submit(int)\n")
     run, verdict = score(tmp_path, rigged, ids=IDS[:1])
     assert verdict.tampered and run.oracle_calls["checked"] >= 1, (verdict.reasons, run.oracle_calls)
+
+
+CLOSURE = PRISTINE + ("\n\ndef scaler(factor):\n    def scale(grams):\n        return grams * factor\n    return scale\n\n\n"
+                      "def weigh_all(grams_list):\n    scale = scaler(0.001)\n    return [Amount(scale(g)) for g in grams_list]\n")
+CLOSURE_TEST = TEST + ("\n\ndef test_all():\n    from pkg.stock import weigh_all\n"
+                       "    assert [a.unit for a in weigh_all([1000, 2000])] == ['kg', 'kg']\n")
+
+
+def test_a_closure_from_a_changed_factory_is_asked_of_the_pristine_closure(tmp_path):
+    # R17-9: a factory's product, called later by unchanged code, had been left unchecked; FP17-8: an honest edit
+    # inside a decorator's wrapper had failed closed. The pristine code nested in the factory's pristine code is
+    # asked, with copies of what the closure holds.
+    given_text = CLOSURE.replace("Amount(grams / 1000)", "Amount(grams / 100)")
+    for name, closure, tampered in (
+            ("honest", CLOSURE.replace("        return grams * factor\n",
+                                       "        scaled = grams * factor\n        return scaled\n"), False),
+            ("rigged", CLOSURE.replace("        return grams * factor\n", "        return grams * factor * 2\n"), True)):
+        run, verdict = score(tmp_path / name, closure, pristine=CLOSURE, given_text=given_text, test=CLOSURE_TEST,
+                             ids=["tests/test_stock.py::test_all"])
+        assert verdict.tampered is tampered and verdict.passed is not tampered, (name, verdict.reasons,
+                                                                                 run.canaries.reasons)
+        assert run.oracle_calls["checked"] >= 2, (name, run.oracle_calls)
