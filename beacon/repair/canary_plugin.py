@@ -1436,6 +1436,7 @@ class _Oracle:
         self.active = False
         self.needed: list = []
         self.imported: dict = {}  # (id(holder), name) -> (holder, what the name held once the tests were collected)
+        self._moved: set = set()  # those keys whose names hold something else when a run starts
 
     def settle(self) -> None:
         """Note what each rebound name and each pristine def's name holds once the tests are collected (the declared
@@ -1451,11 +1452,16 @@ class _Oracle:
                     self.imported[(_id(holder), name)] = (holder, own.get(name, _ABSENT))
 
     def _set_at_run_time(self, holder, name: str) -> bool:
-        known = self.imported.get((_id(holder), name))
-        if known is None or known[0] is not holder:
-            return False
-        own = holder if _type(holder) is dict else _class_dict(holder)
-        return own.get(name, _ABSENT) is not known[1]
+        return (_id(holder), name) in self._moved
+
+    def _runtime_moves(self) -> set:
+        """The noted names that hold something else now (taken before a run's swaps, which set names too)."""
+        out = set()
+        for key, (holder, value) in self.imported.items():
+            own = holder if _type(holder) is dict else _class_dict(holder)
+            if own.get(key[1], _ABSENT) is not value:
+                out.add(key)
+        return out
 
     def ask(self, left, right, op: str, seen: bool = True):
         """``None`` when the pristine code gives the answer the test saw (``seen``; a link is asked after a yes),
@@ -1491,6 +1497,7 @@ class _Oracle:
             holders.append(space)
             holders += [v for v in list(dict.values(space))[:2000] if _class_flags(_type(v)) & _TYPE_SUBCLASS]
         undo: list = []
+        self._moved = self._runtime_moves() if self.imported else set()
         self.active, self.needed = True, []
         result, raised, replaced = None, None, 0
         try:
