@@ -1421,7 +1421,8 @@ class _Oracle:
                          for spec in entry["swap"]}
                 cut = frozenset(str(q) for q in entry.get("cut", ()))  # left out for size: undecided, not added
                 changed = (frozenset(int(line) for line in entry["changed"]), cut)
-                rebound = tuple((str(scope), str(name), how, _literal_eval(value) if how == "literal" else value)
+                rebound = tuple((str(scope), str(name), how, _literal_eval(value) if how in ("literal", "kept")
+                                 else value)
                                 for scope, name, how, value in entry.get("rebound", ()))
                 defnames = tuple((str(scope), str(name), str(q)) for scope, name, q in entry.get("defnames", ()))
                 self.files[os.path.realpath(entry["file"])] = (swaps, changed, rebound, defnames)
@@ -1483,7 +1484,7 @@ class _Oracle:
                     f"{'yes' if verdict else 'no'} about the same values")
         return None
 
-    def run(self, call, left, right=None, keep_containers: bool = False) -> tuple:
+    def run(self, call, left, right=None) -> tuple:
         """``call()`` with the changed code that ``left``, ``right`` and the declared modules reach replaced (see the
         class docstring), then put back: ``(None, None)`` when nothing was replaced (``call`` did not run), ``("",
         result)``, or ``(why, None)`` when it needed changed code with no pristine version or raised."""
@@ -1512,7 +1513,7 @@ class _Oracle:
                     new = self._pristine(swaps.get(code.co_qualname), holder, value, function)
                     self._set(holder, key, new if new is not None else self._raiser(value, code.co_qualname), undo)
                     replaced += 1
-            replaced += self._rebind(spaces, holders, undo, keep_containers)
+            replaced += self._rebind(spaces, holders, undo)
             if replaced:
                 try:
                     result = call()
@@ -1571,7 +1572,7 @@ class _Oracle:
         self._reached[id(value)] = (value, length, found)
         return found
 
-    def _rebind(self, spaces: dict, holders: list, undo: list, keep_containers: bool = False) -> int:
+    def _rebind(self, spaces: dict, holders: list, undo: list) -> int:
         """Give each name whose module- or class-level assignments the edit changed its pristine value (a literal,
         its pristine def) or a value that raises when used (red-team round 14: ``_TOL = 1e9``, ``_close = slice``,
         ``value = property(bool)``, ``value = 0`` in a class). A class is found among the declared module's classes
@@ -1586,11 +1587,13 @@ class _Oracle:
                     qualname = f"{scope}.{name}" if scope else name
                     if self._set_at_run_time(holder, name):
                         continue
-                    if how == "literal":
-                        # (the oracle of calls keeps a pristine ``{}``/``[]``/``set()`` name's live container of that
-                        # kind: a cache or registry the real calls filled, which the pristine code reads too; round
-                        # 16's interning ``__new__``)
-                        if keep_containers and _type(value) in (list, dict, set) \
+                    if how in ("literal", "kept"):
+                        # A pristine ``{}``/``[]``/``set()`` name whose binding the edit kept keeps its live container
+                        # of that kind: a cache or registry the real calls or the module body filled, which the
+                        # pristine code reads too (round 16's interning ``__new__``; round 17's FP17-2, a registry
+                        # the module fills at import). One the edit rebound (``_CACHE = {"k": v}``) gets a fresh
+                        # pristine value.
+                        if how == "kept" and _type(value) in (list, dict, set) \
                                 and _type(dict.get(holder, name) if _type(holder) is dict
                                           else _class_dict(holder).get(name)) is _type(value):
                             continue
@@ -2569,7 +2572,7 @@ class _Shadow:
         and get the real call's contents back afterwards: the tests see only the real call's effects."""
         _restore(before)
         try:
-            why, result = self.oracle.run(lambda: ("return", call(copied)), *copied[:2], keep_containers=True)
+            why, result = self.oracle.run(lambda: ("return", call(copied)), *copied[:2])
             if why is None and result is None:
                 try:
                     result = "return", call(copied)

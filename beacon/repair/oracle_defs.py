@@ -103,10 +103,15 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
     # Every name the pristine file binds once to a literal (constant arithmetic folded: ``10 ** -9``) holds it during
     # the oracle, however the edit rebound it (``for``, walrus, ``global`` in a function, a renamed or inlined
     # constant; red-team round 15) or whether it kept it.
+    # ``kept``: the edit left the binding as the given or pristine file has it and no code it added at import uses
+    # the name: a list, dict or set there keeps its live contents during the oracles (a registry the pristine
+    # module body filled, red-team round 17's FP17-2); ``literal``: a fresh pristine value (``_CACHE = {"k": v}``).
     for (scope, name), texts in sorted(bound_right.items()):
         value = _literal(texts)
         if value is not None:
-            rebound.append([scope, name, "literal", value])
+            kept = _trees(bound_new.get((scope, name))) in (_trees(bound_old.get((scope, name))), _trees(texts)) \
+                and not (not scope and name in mentioned)
+            rebound.append([scope, name, "kept" if kept else "literal", value])
     # A def the edit removed or renamed (``_close`` -> ``_near``, the edited callers changed with it): the pristine
     # callers the oracle swaps in still call it by its old name, so it is put back under that name.
     for qualname, (_, _, _, count) in right.items():
