@@ -1437,13 +1437,19 @@ class _Oracle:
         self.active = False
         self.needed: list = []
         self.imported: dict = {}  # (id(holder), name) -> (holder, what the name held once the tests were collected)
+        self.patched: set = set()  # (id(holder), name) a test's monkeypatch or mock.patch set
+        if self.files:  # (before the plugin's watch of pytest's internals notes them: the wrappers are the originals)
+            _record_patches(self.patched)
         self._moved: set = set()  # those keys whose names hold something else when a run starts
 
     def settle(self) -> None:
         """Note what each rebound name and each pristine def's name holds once the tests are collected (the declared
-        modules imported): a name that holds something else when the oracle asks was set at run time (a test's
-        ``monkeypatch.setattr(numbers, "_TOL", 0.5)`` or a stub for ``_close``; red-team round 17's FP17-1), and the
-        oracle leaves it as the test set it. A checked call's own rebinding is compared by the oracle of calls."""
+        modules imported): a name that holds something else when the oracle asks, and that a test set through
+        pytest's ``monkeypatch`` or ``unittest.mock.patch`` (a test's ``monkeypatch.setattr(numbers, "_TOL", 0.5)``
+        or a stub for ``_close``; red-team round 17's FP17-1), is left as the test set it. Only those: a name the
+        edited code rebinds at run time, where no check saw it (the probe's question, a ``__del__``: round 18's
+        R18-1, R18-2), still gets its pristine value. A checked call's own rebinding is compared by the oracle of
+        calls."""
         for real, space in self._find_spaces().items():
             _, _, rebound, defnames = self.files[real]
             for scope, name in [(r[0], r[1]) for r in rebound] + [(d[0], d[1]) for d in defnames]:
@@ -1459,6 +1465,8 @@ class _Oracle:
         """The noted names that hold something else now (taken before a run's swaps, which set names too)."""
         out = set()
         for key, (holder, value) in self.imported.items():
+            if key not in self.patched:
+                continue
             own = holder if _type(holder) is dict else _class_dict(holder)
             if own.get(key[1], _ABSENT) is not value:
                 out.add(key)
@@ -1953,6 +1961,13 @@ class _Shadow:
                 self.report(f"oracle: the check of a resume of {code.co_qualname} raised {_class_name(_type(exc))}")
                 return self._unchecked(frame)
         nested = self._nested(code) if known[1] is _NESTED else None
+        if nested is _ABSENT:
+            if self._from_module_body(frame):
+                self.counts["unchecked"] += 1
+                return self._unchecked(frame)
+            self.report(f"oracle: {code.co_qualname} was called from code the edit did not change; the pristine code "
+                        f"of the factory that made it has no counterpart it can be asked of")
+            return None
         if nested is not None:
             # a closure or nested def called later by unchanged code (a factory's product, a decorator's wrapper;
             # round 17's R17-9 and FP17-8): asked of the pristine code nested in its factory's, when the factory's
@@ -2085,6 +2100,9 @@ class _Shadow:
         if type(call) is str:
             self.report(f"oracle: {qualname} was called from code the edit did not change; {call}")
             return None
+        if call is None:
+            self.counts["unchecked"] += 1
+            return None
         call, used = call
         # Only what the pristine version is given is copied and compared (round 16's R16-3: an edited default
         # ``_pending=(v for v in ())`` made every call uncopyable).
@@ -2167,6 +2185,20 @@ class _Shadow:
 
         return local_trace
 
+    def _pair(self, outcome, first, values, copies, call, mask) -> None:
+        """A checked call that returned a generator not yet started, as the pristine call did: the two are paired, so
+        the returned generator's resumes are checked in step with the pristine one (round 18's R18-8: a function
+        returning a nested or added generator; generator objects are alike by class alone)."""
+        made = outcome[1] if outcome[0] == "return" else None
+        if _type(made) is not types.GeneratorType or first[0] != "return" or _type(first[1]) is not types.GeneratorType:
+            return
+        frame = made.gi_frame
+        if frame is None or frame.f_lasti >= _first_resume(frame.f_code) or _id(frame) in self._steps:
+            return
+        steps = _Steps(frame, values, copies, call, mask, self.in_test and _get_ident() == self.main)
+        steps.generator = first[1]
+        self._steps[_id(frame)] = steps
+
     def _tracked(self, values) -> list:
         """``(__dict__, dict, its contents)`` of each object held from earlier checked calls (:meth:`_hold`) that
         ``values`` (a call's arguments) do not reach: the call's effect on them is compared with the pristine call's,
@@ -2225,6 +2257,7 @@ class _Shadow:
         found = self._compare(outcome, values, first, copies[0], mask) + _data_differences(after, first[2], mine)
         self._hold([v for v, keep in zip(values, mask) if keep] + ([outcome[1]] if outcome[0] == "return" else []))
         if not found:
+            self._pair(outcome, first, values, copies, call, mask)
             return
         self.counts["differed"] += 1
         second = self._run(call, copies[1], before, after)
@@ -2347,6 +2380,9 @@ class _Shadow:
         if type(call) is str:
             self.report(f"oracle: {code.co_qualname} was resumed by code the edit did not change; {call}")
             return None
+        if call is None:
+            self.counts["unchecked"] += 1
+            return None
         call, used = call
         mask = tuple(name in used for name in names)
         values = tuple(v if keep else None for v, keep in zip(values, mask))
@@ -2458,6 +2494,10 @@ class _Shadow:
         # ``__sub__(self, other)``; session 23): it gets the changed def's positional parameters past its own, by place
         spread = code.co_varnames[len(positional):code.co_argcount] if star is not None \
             and not code.co_flags & 0x04 else None
+        if (code.co_flags & 0x04 and star is None) or (code.co_flags & 0x08 and starstar is None):
+            # a wrapper taking ``*args, **kwargs`` where the pristine def names its parameters (an added decorator's
+            # wrapper under the pristine name; round 18's FP_decorator_star): what it was given is passed on as given
+            return self._forwarding(code, pristine, literal, count, kwnames, names, function, space, cells)
         if ((star is not None) != (code.co_flags & 0x04 != 0) and spread is None) \
                 or (starstar is not None) != (code.co_flags & 0x08 != 0):
             return "the edit changed its *args or **kwargs"
@@ -2507,6 +2547,30 @@ class _Shadow:
                 if name not in chosen and name in index} | set(spread or ()) | set(cells)
         return call, used
 
+    def _forwarding(self, code, pristine, literal, count, kwnames, names, function, space, cells):
+        """A call of the pristine version with the arguments a ``*args``/``**kwargs`` call was given, as given; None
+        when the pristine def's defaults are not known literals (not checked)."""
+        if (count or kwnames) and literal is None:
+            return None
+        n, k = code.co_argcount, code.co_kwonlyargcount
+        star = code.co_varnames[n + k] if code.co_flags & 0x04 else None
+        starstar = code.co_varnames[n + k + bool(star)] if code.co_flags & 0x08 else None
+        where = {name: i for i, name in enumerate(names)}
+
+        def call(copied):
+            target = types.FunctionType(pristine, space, pristine.co_name, None,
+                                        tuple(_cell(copied[where[c]]) for c in cells) if cells else
+                                        (function.__closure__ if function is not None else None))
+            if literal is not None:
+                target.__defaults__, target.__kwdefaults__ = literal
+            args = [copied[where[x]] for x in code.co_varnames[:n]] + (list(copied[where[star]]) if star else [])
+            kwargs = {x: copied[where[x]] for x in code.co_varnames[n:n + k]}
+            if starstar:
+                kwargs.update(copied[where[starstar]])
+            return target(*args, **kwargs)
+
+        return call, set(names)
+
     def _nested(self, code):
         """The spec of a nested function's pristine code (found in the pristine code of the module- or class-level
         def it is nested in, by qualname), or None: its factory's pristine code was not sent, it is not there once,
@@ -2517,8 +2581,11 @@ class _Shadow:
         if outer is None:
             return None
         found = [c for c in _codes_within(outer[0]) if c.co_qualname == code.co_qualname]
-        if len(found) != 1 or found[0].co_flags & (_CO_GENERATOR | _LAZY_FLAGS) \
-                or not set(found[0].co_freevars) <= set(code.co_freevars) or _made_with_defaults(outer[0], found[0]):
+        if len(found) != 1 or not set(found[0].co_freevars) <= set(code.co_freevars):
+            # the factory's pristine code was sent but holds no counterpart this call can be asked of (round 18's
+            # R18-7: the closure's variables turned into defaults): fail closed
+            return _ABSENT
+        if found[0].co_flags & (_CO_GENERATOR | _LAZY_FLAGS) or _made_with_defaults(outer[0], found[0]):
             return None
         return found[0], _NESTED, 0, (), None, False
 
@@ -2705,6 +2772,41 @@ def _restore(saved) -> None:
         else:
             base.clear(container)
             base.update(container, contents)
+
+
+def _record_patches(patched: set) -> None:
+    """Wrap pytest's ``MonkeyPatch.setattr`` and ``unittest.mock``'s ``_patch.__enter__`` so that each module or class
+    attribute a test sets through them is noted in ``patched`` as ``(id(holder), name)`` (the holder: a module's
+    namespace dict, or the class). Code under test that reaches either is a screen finding (``test_framework``)."""
+    def note(holder, name):
+        space = _namespace(holder) if _type(holder) is types.ModuleType else holder
+        if type(name) is str:
+            patched.add((_id(space), name))
+    try:
+        from _pytest.monkeypatch import MonkeyPatch
+        original = MonkeyPatch.setattr
+        if not getattr(original, "_beacon_noted", False):
+            def setattr(self, *args, **kwargs):
+                result = original(self, *args, **kwargs)
+                if self._setattr:
+                    note(self._setattr[-1][0], self._setattr[-1][1])
+                return result
+            setattr._beacon_noted = True
+            MonkeyPatch.setattr = setattr
+    except Exception:  # noqa: BLE001,S110 (another pytest: monkeypatched names then get their pristine values)
+        pass
+    try:
+        import unittest.mock as mock
+        entered = mock._patch.__enter__
+        if not getattr(entered, "_beacon_noted", False):
+            def __enter__(self):
+                result = entered(self)
+                note(self.target, self.attribute)
+                return result
+            __enter__._beacon_noted = True
+            mock._patch.__enter__ = __enter__
+    except Exception:  # noqa: BLE001,S110
+        pass
 
 
 def _codes_within(code):

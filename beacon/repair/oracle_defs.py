@@ -70,6 +70,8 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
             continue
         scope, name = key
         qualname = f"{scope}.{name}" if scope else name
+        if name in ("__slots__", "__doc__"):
+            continue  # (read by the interpreter when the class is made, never by code: round 18's FP18-4)
         if _literal(bound_right.get(key)) is not None:
             continue  # restored below with every pristine literal
         if qualname in right and right[qualname][3] == 1 and not bound_right.get(key):
@@ -252,14 +254,19 @@ def _tree(node) -> str:
 
 
 def _trees(texts) -> list | None:
-    """The statements' syntax trees (dumped, without positions); a text that does not parse alone stays text."""
+    """The bindings' syntax trees (dumped, without positions): an assignment's value and targets, not its
+    annotation (``_FACTORS: dict[str, float] = {}`` binds what ``_FACTORS = {}`` does; red-team round 18's FP18-1);
+    a text that does not parse alone stays text."""
     if texts is None:
         return None
     out = []
     for text in texts:
         try:
-            out.append(ast.dump(ast.parse(text), include_attributes=False))
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            node = ast.parse(text).body[0]
+            if isinstance(node, ast.AnnAssign) and node.value is not None:
+                node = ast.Assign(targets=[node.target], value=node.value)
+            out.append(ast.dump(node, include_attributes=False))
+        except (SyntaxError, ValueError, IndexError, RecursionError, MemoryError):
             out.append(text)
     return out
 
@@ -330,30 +337,41 @@ def _import_units(tree: ast.Module) -> list:
 
 
 def _def_bodies(tree: ast.Module) -> dict:
-    """name -> the body statements of the module- and class-level defs of that name."""
+    """name -> the body statements of the module- and class-level defs of that name, and for a class's name the
+    bodies of all its methods (making or using an instance runs ``__init__``, ``__enter__``…: red-team round 18's
+    R18-3, ``_TUNING = _Tuning()``)."""
     out: dict = {}
 
-    def walk(body):
+    def walk(body, owner=None):
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 out.setdefault(node.name, []).extend(node.body)
+                if owner is not None:
+                    out.setdefault(owner, []).extend(node.body)
             elif isinstance(node, ast.ClassDef):
-                walk(node.body)
+                walk(node.body, node.name)
 
     walk(tree.body)
     return out
 
 
+_READING = frozenset({"frozenset", "tuple", "len", "sorted", "sum", "min", "max", "any", "all", "str", "repr", "int",
+                      "float", "bool", "isinstance", "issubclass", "hash", "format", "abs", "round"})
+
+
 def _used(node) -> set:
-    """The names ``node`` loads other than to read an item (``_LIMITS["tol"]``) or in a comparison: a call on it, an
-    argument, an alias, a store into it."""
+    """The names ``node`` loads other than to read an item (``_LIMITS["tol"]``), in a comparison, or as an argument
+    of a builtin that only reads (``frozenset(_FACTORS)``, round 18's FP18-2): a call on it, another argument, an
+    alias, a store into it."""
     out: set = set()
     stack = [(node, None)]
     while stack:
         item, parent = stack.pop()
         if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load) and not (
                 isinstance(parent, ast.Subscript) and parent.value is item and isinstance(parent.ctx, ast.Load)) \
-                and not isinstance(parent, ast.Compare):
+                and not isinstance(parent, ast.Compare) and not (
+                isinstance(parent, ast.Call) and item in parent.args and isinstance(parent.func, ast.Name)
+                and parent.func.id in _READING):
             out.add(item.id)
         stack.extend((child, item) for child in ast.iter_child_nodes(item))
     return out
