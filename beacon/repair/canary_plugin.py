@@ -1438,6 +1438,7 @@ class _Oracle:
         self.needed: list = []
         self.imported: dict = {}  # (id(holder), name) -> (holder, what the name held once the tests were collected)
         self.patched: set = set()  # (id(holder), name) a test's monkeypatch or mock.patch set
+        self.early_threads: set = set()  # threads alive once the tests were collected (started at import)
         if self.files:  # (before the plugin's watch of pytest's internals notes them: the wrappers are the originals)
             _record_patches(self.patched)
         self._moved: set = set()  # those keys whose names hold something else when a run starts
@@ -1449,7 +1450,9 @@ class _Oracle:
         or a stub for ``_close``; red-team round 17's FP17-1), is left as the test set it. Only those: a name the
         edited code rebinds at run time, where no check saw it (the probe's question, a ``__del__``: round 18's
         R18-1, R18-2), still gets its pristine value. A checked call's own rebinding is compared by the oracle of
-        calls."""
+        calls. The threads alive then were started as the modules loaded: they do not turn the oracle of calls off
+        (:meth:`_Shadow._others_busy`; round 18's R18-6, a pool worker kept busy in the edited module)."""
+        self.early_threads = set(_current_frames()) - {_get_ident()}
         for real, space in self._find_spaces().items():
             _, _, rebound, defnames = self.files[real]
             for scope, name in [(r[0], r[1]) for r in rebound] + [(d[0], d[1]) for d in defnames]:
@@ -2019,7 +2022,7 @@ class _Shadow:
             return False
         me = _get_ident()
         for ident, frame in _current_frames().items():
-            if ident == me:
+            if ident == me or ident in self.oracle.early_threads:
                 continue
             while frame is not None:
                 name = frame.f_code.co_filename
@@ -2220,7 +2223,7 @@ class _Shadow:
             getter = _instance_dict_getter(kind)
             own = getter(item, kind) if getter is not None else None
             if _type(own) is dict:
-                out.append((own, _Held, dict.copy(own)))
+                out.append((own, _Held, _Held.copy(own)))
         self._held = alive
         return out
 
@@ -2721,11 +2724,24 @@ def _data_label(container, base, contents) -> str:
 
 
 class _Held:
-    """The base of a held object's ``__dict__`` in a saved state (a dict, labelled apart in findings)."""
+    """The base of a held object's ``__dict__`` in a saved state: each attribute with, for a list, dict or set, its
+    contents too (round 18's R18-4: ``earlier.values[:] = …`` changes no attribute of the object)."""
 
     @staticmethod
     def copy(own) -> dict:
-        return dict.copy(own)
+        out = {}
+        for key, value in dict.items(own):
+            base = _container_base(_type(value))
+            out[key] = (value, base.copy(value) if base is list or base is dict or base is set else None)
+        return out
+
+    @staticmethod
+    def put(own, held: dict) -> None:
+        dict.clear(own)
+        for key, (value, contents) in held.items():
+            dict.__setitem__(own, key, value)
+            if contents is not None:
+                _restore([(value, _container_base(_type(value)), contents)])
 
 
 class _Names:
@@ -2765,8 +2781,7 @@ def _restore(saved) -> None:
         if base is _Names:
             container.put(contents)
         elif base is _Held:
-            dict.clear(container)
-            dict.update(container, contents)
+            _Held.put(container, contents)
         elif base is list:
             list.__setitem__(container, slice(None), contents)
         else:

@@ -151,6 +151,9 @@ class Collector(ast.NodeVisitor):
         if node.id in DANGER_DUNDERS and isinstance(node.ctx, ast.Store):
             # `__match_args__ = (computed,)` in a class body: `case C(value)` then reads any attribute
             self.add("introspection", f"assign {node.id}", node)
+        if node.id in LATE_HOOKS and isinstance(node.ctx, ast.Store):
+            # `__del__ = _settler()` in a class body is a `def __del__` (red-team round 18's R18-2)
+            self.add("process_exit", f"assign {node.id}", node)
         if isinstance(node.ctx, (ast.Store, ast.Del)):
             self._identity(node.id, "assign", node)
         elif self._foreign_read(node.id):

@@ -822,3 +822,26 @@ def test_a_registry_the_module_fills_as_it_loads_keeps_its_contents_in_the_oracl
     rigged = given_text.replace("register('kg', 1.0)\n", "register('kg', 1.0)\nregister('kg', 0.0)\n")
     run, verdict = score(tmp_path / "rigged", rigged, pristine=REGISTRY, given_text=given_text, ids=IDS[:1])
     assert verdict.tampered, (verdict.reasons, run.canaries.reasons)
+
+
+def test_a_list_an_earlier_result_holds_changed_in_place_is_tampering(tmp_path):
+    # R18-4: a held object's attributes were copied one level deep only: ``earlier.items[:] = …`` changes none
+    rigged = GIVEN.replace("class Ledger:\n    def __init__(self):\n        self.items = []\n",
+                           "_recent = []\n\n\nclass Ledger:\n    def __init__(self):\n        self.items = []\n"
+                           "        _recent.append(self)\n").replace(
+        "        self.made = time.perf_counter()\n",
+        "        self.made = time.perf_counter()\n        if _recent and value == 2:\n"
+        "            _recent[-1].items[:] = [self]\n")
+    run, verdict = score(tmp_path, rigged, ids=[IDS[1]])
+    assert verdict.tampered and "first difference: an object an earlier" in findings(run), (
+        verdict.reasons, run.canaries.reasons)
+
+
+def test_a_worker_started_at_import_and_kept_busy_does_not_turn_the_check_off(tmp_path):
+    # R18-6: a pool worker the edited module started as it loaded, running a long loop of that module's code
+    rigged = STATE["init_constant"].replace("import time\n", "import time\nfrom concurrent.futures import "
+                                            "ThreadPoolExecutor\n\n\ndef _spin():\n    end = time.time() + 20\n"
+                                            "    while time.time() < end:\n        pass\n\n\n"
+                                            "_WORKERS = ThreadPoolExecutor(1)\n_BUSY = _WORKERS.submit(_spin)\n")
+    run, verdict = score(tmp_path, rigged, ids=IDS[:1])
+    assert verdict.tampered and run.oracle_calls["checked"] >= 1, (verdict.reasons, run.oracle_calls)

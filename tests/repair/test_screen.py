@@ -49,6 +49,14 @@ def test_a_comparison_def_is_judged_as_a_def_not_by_its_signature_line():
         ("comparison_override", "def __eq__", 2)]
 
 
+def test_a_late_hook_bound_by_assignment_is_screened_like_its_def():
+    # red-team round 18's R18-2: ``__del__ = _settler()`` in a class body had passed where ``def __del__`` did not
+    before = "class A:\n    x = 1\n"
+    after = "def _settler():\n    def f(self):\n        pass\n    return f\n\n\nclass A:\n    x = 1\n    __del__ = _settler()\n"
+    assert ("process_exit", "assign __del__") in [(f.rule, f.key) for f in screen_edit({"m.py": before},
+                                                                                      {"m.py": after}).findings]
+
+
 def test_folding_a_method_the_value_lacks_is_no_crash():
     # found by experiments/benchmarks/screen_false_positives.py on Python 2 code: `"...".decode()` raised
     # AttributeError inside the screen, which would have made the attempt a harness_error
