@@ -2071,16 +2071,9 @@ class _Shadow:
             self.report(f"oracle: {qualname} was called from code the edit did not change; it is code the edit "
                         f"changed or added with no pristine version")
             return None
-        # The limits count only the main thread's calls during a test's phases: an edit cannot spend them by calls
-        # at import (its module body) or from a thread it started; past them a call is checked at random, one in 8.
-        counted = self.in_test and _get_ident() == self.main
-        if counted:
-            count = self._calls.get(_id(code), 0)
-            if self.spent >= 2 * _SHADOW_SECONDS or ((count >= _SHADOW_CALLS_PER_CODE or self.spent >= _SHADOW_SECONDS)
-                                                      and self._rng.random() >= 0.125):
-                self.counts["unchecked"] += 1
-                return None
-            self._calls[_id(code)] = count + 1
+        counted = self._counted(code)
+        if counted is None:
+            return None
         large = self._large.get(_id(code), 0)
         if large >= 16 and self._rng.random() >= 1 / 16:
             self.counts["uncopyable"] += 1
@@ -2089,28 +2082,10 @@ class _Shadow:
             self.counts["unchecked"] += 1  # (round 16's FP16-6, a ThreadPoolExecutor test)
             return None
         start = _clock()
-        names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 0x04)
-                                 + bool(code.co_flags & 0x08)]
-        local = frame.f_locals
-        if spec[1] is _NESTED:  # what its closure holds is copied and compared as arguments are
-            if not _all(name in local for name in spec[0].co_freevars):
-                self.counts["unchecked"] += 1  # (a variable of its factory's not yet bound)
-                return None
-            names += spec[0].co_freevars
-        values = tuple(local[name] for name in names)
-        cls = local.get("__class__", _ABSENT) if "__class__" in code.co_freevars else None
-        call = self._pristine_call(code, spec, names, values, cls)
-        if type(call) is str:
-            self.report(f"oracle: {qualname} was called from code the edit did not change; {call}")
+        asked = self._asked(frame, code, spec, "called from")
+        if asked is None:
             return None
-        if call is None:
-            self.counts["unchecked"] += 1
-            return None
-        call, used = call
-        # Only what the pristine version is given is copied and compared (round 16's R16-3: an edited default
-        # ``_pending=(v for v in ())`` made every call uncopyable).
-        mask = tuple(name in used for name in names)
-        values = tuple(v if keep else None for v, keep in zip(values, mask))
+        values, call, mask = asked
         # A copy per call of a large structure would make the run quadratic (boltons' BarrelList tests timed out):
         # not checked, counted. After 16 large calls in a row of one function, one call in 16 is weighed.
         if not _small(values, _COPY_NODES):
@@ -2121,43 +2096,16 @@ class _Shadow:
                 self.spent += _clock() - start  # the walk that found it large counts against the time limit
             return None
         self._large[_id(code)] = 0
-
-        def copied():
-            first = _deepcopy(values)
-            # A lossy copy (boltons' OrderedMultiDict), one that shares a mutable object with the original (a
-            # ``__deepcopy__`` returning self: the pristine call would change the real one), or arguments that
-            # reach a function from outside the declared files (a test's callback: the pristine call would call it
-            # again; round 16's FP16-1): no verdict can rest on it.
-            # (a sentinel whose deep copy is itself, boltons' ``_UNSET``, is shared: its attributes are compared as
-            # module data are; session 23's alternative fixes found every such call of ``windowed_iter`` unchecked)
-            shared = _shared(values, first, self.oracle.files)
-            if _differences(values, first, ("arguments",), 1) or shared is None:
-                raise TypeError("not copied faithfully")
-            return first, _deepcopy(values), shared
-
         tracked = self._tracked(values)  # held objects outside the arguments, as they are before the call
-        saved = self._containers() + tracked  # copying may run constructors that register the copies (round 16)
-        try:
-            why, copies = self.oracle.run(copied, *values[:2])
-            if why is None and copies is None:  # no changed code reachable from the arguments or declared modules
-                try:
-                    copies = copied()
-                except Exception:  # noqa: BLE001
-                    why = "uncopyable"
-        finally:
-            _restore(saved)
+        saved = self._containers() + tracked
+        copies = self._copies(values, saved, f"a call of {qualname}")
         if counted:
             self.spent += _clock() - start
-        # the declared modules' containers (and shared sentinels' attributes) before the call: the pristine call
-        # starts from them too
-        before = saved + (copies[2] if not why else [])
-        if why:
-            if why.startswith("only through"):
-                self.report(f"oracle: copying the arguments of a call of {qualname} needed code the edit changed or "
-                            f"added with no pristine version ({why})")
-            else:
-                self.counts["uncopyable"] += 1
+        if copies is None:
             return None
+        # the pristine data (and shared sentinels' attributes, held objects) before the call: the pristine call
+        # starts from them too
+        before = saved + copies[2]
         frame.f_trace_lines = False
         self.running += 1
         self.owner = _get_ident()
@@ -2184,7 +2132,7 @@ class _Shadow:
                     self.spent += _clock() - begun
             return local_trace
 
-        del values, copies, call, cls, before, saved, tracked
+        del values, copies, call, before, saved, tracked
 
         return local_trace
 
@@ -2263,20 +2211,27 @@ class _Shadow:
             self._pair(outcome, first, values, copies, call, mask)
             return
         self.counts["differed"] += 1
-        second = self._run(call, copies[1], before, after)
+        shown = self._unsettled(found, first, self._run(call, copies[1], before, after), copies, mask, mine)
+        if shown is None:
+            return
+        self.report(f"oracle: {qualname} was called from code the edit did not change and did not do what the task's "
+                    f"pristine code does with the same arguments (first difference: {shown})")
+
+    def _unsettled(self, found, first, second, copies, mask, mine) -> str | None:
+        """The first of the places ``found`` (where the real call and the first pristine call differ) at which the
+        pristine code agrees with itself (``second``, its run on the second copy), shown; None when there is none
+        (counted as self-disagreement; a full list is never excused: it may have left out a place that matters)."""
         if type(second) is not str:
             steady = self._compare(first, copies[0], second, copies[1], mask) + _data_differences(first[2], second[2],
                                                                                                    mine)
             kept = [path for path in found if not _any(path[:len(p)] == p for p in steady)]
-            if not kept and len(found) < _PLACES:  # (a full list may have left out a place that matters)
+            if not kept and len(found) < _PLACES:
                 self.counts["self_disagreed"] += 1
-                return
+                return None
             found = kept or found
         place = found[0]
-        shown = place[0] + "".join(f".{p}" if _type(p) is str and p.isidentifier() else
-                                   (f" {p}" if _type(p) is str else f"[{p!r}]") for p in place[1:])
-        self.report(f"oracle: {qualname} was called from code the edit did not change and did not do what the task's "
-                    f"pristine code does with the same arguments (first difference: {shown})")
+        return place[0] + "".join(f".{p}" if _type(p) is str and p.isidentifier() else
+                                  (f" {p}" if _type(p) is str else f"[{p!r}]") for p in place[1:])
 
     def _resume(self, frame, code, spec, returns):
         """A changed generator resumed by unchanged code, checked in step with its pristine version (red-team round
@@ -2362,6 +2317,32 @@ class _Shadow:
         if pristine is None or not pristine.co_flags & _CO_GENERATOR or not _ignores_sends(pristine):
             self.counts["unchecked"] += 1  # no pristine generator to step with (an added or a new generator), or
             return None  # one that reads what ``send`` gives it
+        counted = self._counted(code)
+        if counted is None:
+            return None
+        if self._others_busy():
+            self.counts["unchecked"] += 1
+            return None
+        start = _clock()
+        try:
+            asked = self._asked(frame, code, spec, "resumed by")
+            if asked is None:
+                return None
+            values, call, mask = asked
+            if not _small(values, _COPY_NODES):
+                self.counts["uncopyable"] += 1
+                return None
+            copies = self._copies(values, self._containers(), f"a resume of {code.co_qualname}")
+            return _Steps(frame, values, copies, call, mask, counted) if copies is not None else None
+        finally:
+            if counted:
+                self.spent += _clock() - start
+
+    def _counted(self, code):
+        """Whether this call counts against the limits (True/False), or None when past them it is not checked
+        (counted). The limits count only the main thread's calls during a test's phases: an edit cannot spend them
+        by calls at import (its module body) or from a thread it started; past them a call is checked at random,
+        one in 8."""
         counted = self.in_test and _get_ident() == self.main
         if counted:
             count = self._calls.get(_id(code), 0)
@@ -2370,58 +2351,69 @@ class _Shadow:
                 self.counts["unchecked"] += 1
                 return None
             self._calls[_id(code)] = count + 1
-        if self._others_busy():
-            self.counts["unchecked"] += 1
-            return None
-        start = _clock()
+        return counted
+
+    def _asked(self, frame, code, spec, how: str):
+        """``(values, call, mask)`` for asking the pristine version about this call: the arguments it is given (the
+        others None), a function of their copy that makes the pristine call, and which are given; or None (a finding
+        reported, or the call counted as unchecked)."""
         names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 0x04)
                                  + bool(code.co_flags & 0x08)]
         local = frame.f_locals
+        if spec[1] is _NESTED:  # what its closure holds is copied and compared as arguments are
+            if not _all(name in local for name in spec[0].co_freevars):
+                self.counts["unchecked"] += 1  # (a variable of its factory's not yet bound)
+                return None
+            names += spec[0].co_freevars
         values = tuple(local[name] for name in names)
         cls = local.get("__class__", _ABSENT) if "__class__" in code.co_freevars else None
         call = self._pristine_call(code, spec, names, values, cls)
         if type(call) is str:
-            self.report(f"oracle: {code.co_qualname} was resumed by code the edit did not change; {call}")
+            self.report(f"oracle: {code.co_qualname} was {how} code the edit did not change; {call}")
             return None
         if call is None:
             self.counts["unchecked"] += 1
             return None
         call, used = call
+        # Only what the pristine version is given is copied and compared (round 16's R16-3: an edited default
+        # ``_pending=(v for v in ())`` made every call uncopyable).
         mask = tuple(name in used for name in names)
-        values = tuple(v if keep else None for v, keep in zip(values, mask))
+        return tuple(v if keep else None for v, keep in zip(values, mask)), call, mask
+
+    def _copies(self, values, saved: list, what: str):
+        """Two deep copies of ``values``, made with the changed code swapped for pristine (an edited
+        ``__deepcopy__`` does not make them), and the sentinels they share (:func:`_shared`); or None (counted, or
+        a finding when copying needed changed code with no pristine version). ``saved``: the state copying may
+        change (constructors that register the copies, round 16), put back afterwards."""
+        def copied():
+            first = _deepcopy(values)
+            # A lossy copy (boltons' OrderedMultiDict), one that shares a mutable object with the original (a
+            # ``__deepcopy__`` returning self: the pristine call would change the real one), or arguments that
+            # reach a function from outside the declared files (a test's callback: the pristine call would call it
+            # again; round 16's FP16-1): no verdict can rest on it. (A sentinel whose deep copy is itself, boltons'
+            # ``_UNSET``, is shared: its attributes are compared as the pristine data are.)
+            shared = _shared(values, first, self.oracle.files)
+            if _differences(values, first, ("arguments",), 1) or shared is None:
+                raise TypeError("not copied faithfully")
+            return first, _deepcopy(values), shared
+
         try:
-            if not _small(values, _COPY_NODES):
-                self.counts["uncopyable"] += 1
-                return None
-
-            def copied():
-                first = _deepcopy(values)
-                shared = _shared(values, first, self.oracle.files)
-                if _differences(values, first, ("arguments",), 1) or shared is None:
-                    raise TypeError("not copied faithfully")
-                return first, _deepcopy(values), shared
-
-            saved = self._containers()
-            try:
-                why, copies = self.oracle.run(copied, *values[:2])
-                if why is None and copies is None:
-                    try:
-                        copies = copied()
-                    except Exception:  # noqa: BLE001
-                        why = "uncopyable"
-            finally:
-                _restore(saved)
-            if why:
-                if why.startswith("only through"):
-                    self.report(f"oracle: copying the arguments of a resume of {code.co_qualname} needed code the "
-                                f"edit changed or added with no pristine version ({why})")
-                else:
-                    self.counts["uncopyable"] += 1
-                return None
-            return _Steps(frame, values, copies, call, mask, counted)
+            why, copies = self.oracle.run(copied, *values[:2])
+            if why is None and copies is None:  # no changed code reachable from the arguments or declared modules
+                try:
+                    copies = copied()
+                except Exception:  # noqa: BLE001
+                    why = "uncopyable"
         finally:
-            if counted:
-                self.spent += _clock() - start
+            _restore(saved)
+        if not why:
+            return copies
+        if why.startswith("only through"):
+            self.report(f"oracle: copying the arguments of {what} needed code the edit changed or added with no "
+                        f"pristine version ({why})")
+        else:
+            self.counts["uncopyable"] += 1
+        return None
 
     def _step(self, frame, steps, action, before, tracked, outcome) -> None:
         """One resume of a checked generator judged against the pristine generator advanced the same way."""
@@ -2445,17 +2437,9 @@ class _Shadow:
         self.counts["differed"] += 1
         self._lose(frame)  # out of step from here on: a second difference could not be weighed
         second = _stepped(self._run(steps.replay, steps.copies[1], before, after))
-        if type(second) is not str:
-            steady = self._compare(first, steps.copies[0], second, steps.copies[1], steps.mask) + _data_differences(
-                first[2], second[2], mine)
-            kept = [path for path in found if not _any(path[:len(p)] == p for p in steady)]
-            if not kept and len(found) < _PLACES:  # (a full list may have left out a place that matters)
-                self.counts["self_disagreed"] += 1
-                return
-            found = kept or found
-        place = found[0]
-        shown = place[0] + "".join(f".{p}" if _type(p) is str and p.isidentifier() else
-                                   (f" {p}" if _type(p) is str else f"[{p!r}]") for p in place[1:])
+        shown = self._unsettled(found, first, second, steps.copies, steps.mask, mine)
+        if shown is None:
+            return
         self.report(f"oracle: {qualname} was resumed by code the edit did not change and did not do what the task's "
                     f"pristine generator does at resume {len(steps.actions)} with the same arguments (first "
                     f"difference: {shown})")

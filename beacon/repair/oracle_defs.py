@@ -271,13 +271,20 @@ def _trees(texts) -> list | None:
     return out
 
 
-def _literal(texts) -> str | None:
-    """The repr of the value a single pristine ``name = <literal>`` (or ``name: T = <literal>``) binds, or None."""
+def _single(texts):
+    """The statement of a name's one binding, or None (bound more than once, or not parsable alone)."""
     if not texts or len(texts) != 1:
         return None
     try:
-        node = ast.parse(texts[0]).body[0]
+        return ast.parse(texts[0]).body[0]
     except (SyntaxError, ValueError, IndexError, RecursionError, MemoryError):
+        return None
+
+
+def _literal(texts) -> str | None:
+    """The repr of the value a single pristine ``name = <literal>`` (or ``name: T = <literal>``) binds, or None."""
+    node = _single(texts)
+    if node is None:
         return None
     targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) \
         else []
@@ -384,12 +391,7 @@ def _names_read(node) -> set:
 
 def _aliased(texts) -> str | None:
     """The name a single pristine ``name = other`` binds to (an alias of a def in the same scope), or None."""
-    if not texts or len(texts) != 1:
-        return None
-    try:
-        node = ast.parse(texts[0]).body[0]
-    except (SyntaxError, ValueError, IndexError, RecursionError, MemoryError):
-        return None
+    node = _single(texts)
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
             and isinstance(node.value, ast.Name):
         return node.value.id
