@@ -2141,8 +2141,11 @@ class _Shadow:
         the returned generator's resumes are checked in step with the pristine one (round 18's R18-8: a function
         returning a nested or added generator; generator objects are alike by class alone)."""
         made = outcome[1] if outcome[0] == "return" else None
-        if _type(made) is not types.GeneratorType or first[0] != "return" or _type(first[1]) is not types.GeneratorType:
-            return
+        theirs = _type(first[1])
+        if _type(made) is not types.GeneratorType or first[0] != "return" or not (
+                theirs is types.GeneratorType or (not _class_flags(theirs) & _HEAPTYPE
+                                                  and _getattr(theirs, "__next__", None) is not None)):
+            return  # (the pristine one may be a built-in iterator, ``zip(*tees)``: advanced by ``next`` alike)
         frame = made.gi_frame
         if frame is None or frame.f_lasti >= _first_resume(frame.f_code) or _id(frame) in self._steps:
             return
@@ -2265,6 +2268,10 @@ class _Shadow:
         # resumed by ``throw()``/``close()``: the frame is not at a ``RESUME`` (it is at its ``yield``, or in a
         # ``yield from``'s loop)
         throw = code.co_code[frame.f_lasti] != _RESUME
+        if throw and steps.generator is not None and _type(steps.generator) is not types.GeneratorType:
+            self._lose(frame)  # (a built-in iterator cannot be thrown into)
+            self.counts["unchecked"] += 1
+            return self._unchecked(frame)
         tracked = self._tracked(steps.values)
         before = self._containers() + [(c, dict, dict.copy(c)) for c, _, _ in steps.copies[2]] + tracked
         # A thrown exception that is not caught leaves the frame at its ``yield`` too: the lines run after it tell
@@ -2314,9 +2321,10 @@ class _Shadow:
     def _start_steps(self, frame, code, spec):
         """The check of a changed generator at its first resume (see :meth:`_resume`), or None (counted)."""
         pristine = spec[0] if type(spec) is tuple else None
-        if pristine is None or not pristine.co_flags & _CO_GENERATOR or not _ignores_sends(pristine):
-            self.counts["unchecked"] += 1  # no pristine generator to step with (an added or a new generator), or
-            return None  # one that reads what ``send`` gives it
+        if pristine is None or (pristine.co_flags & _CO_GENERATOR and not _ignores_sends(pristine)):
+            self.counts["unchecked"] += 1  # no pristine version to step with (an added generator), or a pristine
+            return None  # generator that reads what ``send`` gives it
+        # (a pristine function, not a generator: what it returns is iterated in step, ``zip(…)`` or a list)
         counted = self._counted(code)
         if counted is None:
             return None
@@ -2841,25 +2849,34 @@ class _Steps:
         self.frame, self.values, self.copies, self.call, self.mask = frame, values, copies, call, mask
         self.counted, self.actions, self.generator = counted, [], None
 
+    def begin(self, copied):
+        """The pristine generator on ``copied``, or an iterator over what the pristine function returns (a generator
+        written where the pristine code returns ``zip(…)`` or a list)."""
+        made = self.call(copied)
+        return made if _type(made) is types.GeneratorType else iter(made)
+
     def advance(self, copied, action):
         """The pristine generator advanced as the changed one was: ``("yield", value)`` or ``("return", value)``."""
         if self.generator is None:
-            self.generator = self.call(copied)
+            self.generator = self.begin(copied)
         return _advance(self.generator, action)
 
     def replay(self, copied):
         """A second pristine generator, on ``copied``, taken through every resume so far: the last one's outcome."""
-        generator = self.call(copied)
+        generator = self.begin(copied)
         try:
             for action in self.actions:
                 outcome = _advance(generator, action)
             return outcome
         finally:
-            generator.close()
+            if _type(generator) is types.GeneratorType:
+                generator.close()
 
 
 def _advance(generator, action):
     try:
+        if action[0] == "throw" and _type(generator) is not types.GeneratorType:
+            raise action[1]  # (a built-in iterator cannot be thrown into: the exception is what it would give)
         value = generator.throw(action[1]) if action[0] == "throw" else next(generator)
     except StopIteration as stop:
         return "return", stop.value
@@ -3045,6 +3062,9 @@ def _differences(left, right, path: tuple, most: int = 4) -> list:
                                                                 or (_isnan(a) and _isnan(b))))):
                 out.append(where)
             continue
+        if ta is types.GeneratorType and tb is not ta and not _class_flags(tb) & _HEAPTYPE \
+                and _getattr(tb, "__next__", None) is not None:
+            continue  # a generator for a built-in iterator (``zip``): a returned one is checked resume by resume
         if ta is not tb:
             out.append(where + ("(class)",))
             continue
