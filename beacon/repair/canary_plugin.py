@@ -2054,11 +2054,24 @@ class _Shadow:
                 or code.co_name == "__del__":
             return None, None
         returns = frozenset(offset for offset, op in enumerate(code.co_code) if op == _RETURN_VALUE and offset % 2 == 0)
-        # A lambda at module or class level (``__new__ = lambda cls: …``, round 17's R17-3) is code with no pristine
-        # version, asked by a pristine def's name when one holds it; functions made inside functions, and
-        # comprehensions, which run inline, are not checked.
-        nested = "<locals>" in qualname or ("<" in qualname and "<lambda>" not in qualname)
+        # A lambda a class holds (``__new__ = lambda cls: …``, round 17's R17-3) is code with no pristine version,
+        # asked by a pristine def's name when one holds it; one elsewhere (a default, ``key=lambda x: …``: boltons'
+        # iterutils rewritten by ``ast.unparse``), functions made inside functions, and comprehensions are not.
+        nested = "<locals>" in qualname or ("<" in qualname and "<lambda>" not in qualname) or (
+            "<lambda>" in qualname and not self._held_by_class(code, entry))
         return (_NESTED if nested else entry[0].get(qualname, _ABSENT)), returns
+
+    def _held_by_class(self, code, entry) -> bool:
+        """Whether a class of the declared module holds a function of ``code`` in its own ``__dict__``."""
+        space = self.oracle._find_spaces().get(os.path.realpath(code.co_filename))
+        if space is None:
+            return True  # (not found: judged as held, no pristine version)
+        for value in list(dict.values(space))[:2000]:
+            if _class_flags(_type(value)) & _TYPE_SUBCLASS and _any(
+                    type(f) is types.FunctionType and _func_code(f) is code
+                    for f in map(_unwrapped, _proxy_values(_class_dict(value)))):
+                return True
+        return False
 
     def _enter(self, frame, code, spec, returns):
         qualname = code.co_qualname
