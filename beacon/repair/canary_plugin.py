@@ -2188,11 +2188,15 @@ class _Shadow:
             own = getter(item, kind) if getter is not None else None
             if _type(own) is dict:
                 out.append((own, _Held, _Held.copy(own)))
+            slots = _slot_members(kind)
+            if slots:  # (round 18's R18-5: an instance with ``__slots__`` has its members compared too)
+                view = _SlotView(item, slots)
+                out.append((view, _Held, _Held.copy(view)))
         self._held = alive
         return out
 
     def _hold(self, items) -> None:
-        """Keep weak references to the instances of the declared modules' classes among ``items`` (a call's
+        """Keep references (weak ones where the object takes them) to the instances of the declared modules' classes among ``items`` (a call's
         arguments and result, and the elements of a list or tuple among them): what the tests hold."""
         spaces = [_id(space) for space in self.oracle._find_spaces().values()]
         for value in items:
@@ -2204,8 +2208,13 @@ class _Shadow:
                     continue
                 try:
                     self._held.append(_weakref(item))
-                except TypeError:  # (no weak reference to it: not held)
-                    continue
+                except TypeError:
+                    # No weak reference to it: an instance of a class with ``__slots__`` and no ``__weakref__``
+                    # (round 18's R18-5) is held strongly, while it stays among the last _HELD; other such objects
+                    # (a namedtuple's) hold nothing a call could change.
+                    if not _slot_members(kind):
+                        continue
+                    self._held.append(_Strong(item))
                 if len(self._held) > _HELD:
                     del self._held[0]
 
@@ -2735,18 +2744,56 @@ class _Held:
     @staticmethod
     def copy(own) -> dict:
         out = {}
-        for key, value in dict.items(own):
+        for key, value in (own.items() if _type(own) is _SlotView else dict.items(own)):
             base = _container_base(_type(value))
             out[key] = (value, base.copy(value) if base is list or base is dict or base is set else None)
         return out
 
     @staticmethod
     def put(own, held: dict) -> None:
-        dict.clear(own)
-        for key, (value, contents) in held.items():
-            dict.__setitem__(own, key, value)
+        if _type(own) is _SlotView:
+            own.put({key: value for key, (value, _) in held.items()})
+        else:
+            dict.clear(own)
+            for key, (value, _) in held.items():
+                dict.__setitem__(own, key, value)
+        for value, contents in held.values():
             if contents is not None:
                 _restore([(value, _container_base(_type(value)), contents)])
+
+
+class _SlotView:
+    """A held object's ``__slots__`` members, saved and put back through CPython's member descriptors (no project
+    code runs) like a ``__dict__``'s items; an unset member is absent."""
+
+    __slots__ = ("item", "members")
+
+    def __init__(self, item, members):
+        self.item, self.members = item, members
+
+    def items(self) -> list:
+        return [(name, value) for name, member in self.members
+                if (value := _read(member.__get__, self.item)) is not _ABSENT]
+
+    def put(self, values: dict) -> None:
+        for name, member in self.members:
+            if name in values:
+                member.__set__(self.item, values[name])
+            elif _read(member.__get__, self.item) is not _ABSENT:
+                member.__delete__(self.item)
+
+
+def _slot_members(cls) -> tuple:
+    """``(name, member descriptor)`` for each ``__slots__`` member of ``cls`` and its bases (cached per class)."""
+    found = _SLOT_MEMBERS.get(_id(cls))
+    if found is None or found[0] is not cls:
+        found = _SLOT_MEMBERS[_id(cls)] = (cls, tuple(
+            (name, value) for klass in _class_mro(cls)[:-1] for name, value in _class_dict(klass).items()
+            if _type(value) is types.MemberDescriptorType))
+    return found[1]
+
+
+_SLOT_MEMBERS: dict = {}
 
 
 class _Names:

@@ -864,3 +864,25 @@ def test_a_generator_written_for_a_builtin_iterator_is_checked_against_it(tmp_pa
         assert verdict.tampered is tampered and verdict.passed is not tampered, (name, verdict.reasons,
                                                                                  run.canaries.reasons)
         assert run.oracle_calls["checked"] >= (1 if tampered else 2), (name, run.oracle_calls)
+
+
+def test_an_earlier_result_with_slots_rigged_by_a_later_call_is_tampering(tmp_path):
+    # R18-5: an instance of a class with ``__slots__`` (no ``__dict__``, no weak reference) was never held, so
+    # round 17's "writes to the previous result" passed on it; it is held strongly and its members are compared
+    slotted = PRISTINE.replace("class Amount:\n", "class Amount:\n    __slots__ = ('value', 'unit', 'serial', 'made')\n\n")
+    given_text = slotted.replace("Amount(grams / 1000)", "Amount(grams / 100)")
+    rigged = given_text.replace("class Amount:", "_recent = []\n\n\nclass Amount:").replace(
+        "        self.value = value\n", "        if _recent:\n            _recent.pop().value = value\n"
+        "        self.value = value\n        _recent.append(self)\n")
+    run, verdict = score(tmp_path / "rigged", rigged, pristine=slotted, given_text=given_text, ids=IDS[:1])
+    assert verdict.tampered and "first difference: an object an earlier" in findings(run), (
+        verdict.reasons, run.canaries.reasons)
+    # the honest repair of the slotted file passes, its calls checked (a member left unset is no difference)
+    honest = slotted.replace("        self.made = time.perf_counter()\n", "")
+    honest_pristine = honest
+    honest_given = honest.replace("Amount(grams / 1000)", "Amount(grams / 100)")
+    reworded = honest.replace("        self.value = value\n        self.unit = unit\n",
+                              "        self.unit = unit\n        self.value = value\n")
+    run, verdict = score(tmp_path / "honest", reworded, pristine=honest_pristine, given_text=honest_given)
+    assert verdict.passed and run.oracle_calls["checked"] >= 3, (verdict.reasons, run.canaries.reasons,
+                                                                 run.oracle_calls)
