@@ -1858,6 +1858,17 @@ _SHADOW_SECONDS = 5.0  # the run's check time in test phases; past it one call i
 _DIFF_NODES = 20000  # values walked per comparison of a call's effects
 _COPY_NODES = 5000  # values a call's arguments may reach for it to be copied and checked
 _HELD = 256  # objects from checked calls whose later changes are compared (the most recent)
+_REAL_PATHS: dict = {}
+
+
+def _realpath_cached(filename) -> str | None:
+    """``os.path.realpath`` of a code object's file name, remembered (None for a name that is not a str)."""
+    if _type(filename) is not str:
+        return None
+    found = _REAL_PATHS.get(filename)
+    if found is None:
+        found = _REAL_PATHS[filename] = os.path.realpath(filename) if filename[:1] != "<" else filename
+    return found
 _weakref = weakref.ref
 _PLACES = 256  # differences listed per comparison of a call's effects; a full list is never excused as self-disagreed
 
@@ -1907,6 +1918,7 @@ class _Shadow:
         self.inside: dict = {}  # thread id -> calls of changed code running there unchecked (their calls are theirs)
         self.main = _get_ident()
         self.in_test = False  # a test's setup, call or teardown is running (the limits count only those calls)
+        self.test_file = None  # the real path of the file of the test whose call is running (its frames' locals)
         self._rng = random.Random(os.urandom(16))
         self.spent = 0.0
         self.counts = {"checked": 0, "differed": 0, "self_disagreed": 0, "uncopyable": 0, "unchecked": 0}
@@ -2109,7 +2121,7 @@ class _Shadow:
                 self.spent += _clock() - start  # the walk that found it large counts against the time limit
             return None
         self._large[_id(code)] = 0
-        tracked = self._tracked(values)  # held objects outside the arguments, as they are before the call
+        tracked = self._tracked(values, frame)  # held objects outside the arguments, as they are before the call
         saved = self._containers() + tracked
         copies = self._copies(values, saved, f"a call of {qualname}")
         if counted:
@@ -2166,23 +2178,29 @@ class _Shadow:
         steps.generator = first[1]
         self._steps[_id(frame)] = steps
 
-    def _tracked(self, values) -> list:
-        """``(__dict__, dict, its contents)`` of each object held from earlier checked calls (:meth:`_hold`) that
-        ``values`` (a call's arguments) do not reach: the call's effect on them is compared with the pristine call's,
-        as the declared modules' data are."""
-        if not self._held:
+    def _tracked(self, values, frame) -> list:
+        """``(__dict__ or slots, _Held, their contents)`` of each object held from earlier checked calls
+        (:meth:`_hold`) or by the running test's own locals (:meth:`_test_locals`) that ``values`` (a call's
+        arguments) do not reach: the call's effect on them is compared with the pristine call's, as the declared
+        modules' data are."""
+        mine = self._test_locals(frame)
+        if not self._held and not mine:
             return []
         reached = _mutables(values, self.oracle.files)
         if reached is None:
             return []  # (such arguments are not copied: no check)
-        out, alive = [], []
+        items, alive = [], []
         for ref in self._held:
             item = ref()
-            if item is None:
+            if item is not None:
+                alive.append(ref)
+                items.append(item)
+        self._held = alive
+        out, seen = [], set(reached)
+        for item in items + mine:
+            if _id(item) in seen:
                 continue
-            alive.append(ref)
-            if _id(item) in reached:
-                continue
+            seen.add(_id(item))
             kind = _type(item)
             getter = _instance_dict_getter(kind)
             own = getter(item, kind) if getter is not None else None
@@ -2192,19 +2210,45 @@ class _Shadow:
             if slots:  # (round 18's R18-5: an instance with ``__slots__`` has its members compared too)
                 view = _SlotView(item, slots)
                 out.append((view, _Held, _Held.copy(view)))
-        self._held = alive
         return out
 
+    def _test_locals(self, frame) -> list:
+        """The declared modules' instances that the running test's own frames (the frames on the stack from the test's
+        file) hold in their locals, or in a list, tuple or dict there (one level, 64 items): what its asserts will
+        read, however many objects later calls gave or returned (round 18's R18-9 pushed one out of the last _HELD).
+        (Reading ``f_locals`` leaves the test frame's locals dict filled: an object the test drops afterwards stays
+        alive until the test's next checked call or its end.)"""
+        filename = self.test_file
+        if filename is None:
+            return []
+        spaces = [_id(space) for space in self.oracle._find_spaces().values()]
+        out, depth, frame = [], 0, frame.f_back
+        while frame is not None and depth < 64:
+            if _realpath_cached(frame.f_code.co_filename) == filename:
+                for value in list(frame.f_locals.values()):
+                    kind = _type(value)
+                    inner = list(value)[:64] if kind is list or kind is tuple else (
+                        list(dict.values(value))[:64] if kind is dict else [])
+                    out += [item for item in [value, *inner] if self._holdable(item, spaces)]
+            frame, depth = frame.f_back, depth + 1
+        return out
+
+    @staticmethod
+    def _holdable(item, spaces) -> bool:
+        """An instance of a class of a declared module (``spaces``: their namespaces' ids), not an enum member."""
+        kind = _type(item)
+        return bool(_class_flags(kind) & _HEAPTYPE) and not isinstance(item, _Enum) \
+            and _id(_namespace(_sys_modules.get(_class_module(kind)))) in spaces
+
     def _hold(self, items) -> None:
-        """Keep references (weak ones where the object takes them) to the instances of the declared modules' classes among ``items`` (a call's
-        arguments and result, and the elements of a list or tuple among them): what the tests hold."""
+        """Keep references (weak ones where the object takes them) to the instances of the declared modules' classes
+        among ``items`` (a call's arguments and result, and the elements of a list or tuple among them): what the
+        tests hold."""
         spaces = [_id(space) for space in self.oracle._find_spaces().values()]
         for value in items:
             for item in [value] + (list(value)[:64] if _type(value) in (list, tuple) else []):
                 kind = _type(item)
-                if not _class_flags(kind) & _HEAPTYPE or isinstance(item, _Enum) \
-                        or _id(_namespace(_sys_modules.get(_class_module(kind)))) not in spaces \
-                        or _any(ref() is item for ref in self._held):
+                if not self._holdable(item, spaces) or _any(ref() is item for ref in self._held):
                     continue
                 try:
                     self._held.append(_weakref(item))
@@ -2294,7 +2338,7 @@ class _Shadow:
             self._lose(frame)  # (a built-in iterator cannot be thrown into)
             self.counts["unchecked"] += 1
             return self._unchecked(frame)
-        tracked = self._tracked(steps.values)
+        tracked = self._tracked(steps.values, frame)
         before = self._containers() + [(c, dict, dict.copy(c)) for c, _, _ in steps.copies[2]] + tracked
         # A thrown exception that is not caught leaves the frame at its ``yield`` too: the lines run after it tell
         # a caught one from it (only for a resume by ``throw()``; elsewhere only a ``yield`` returns from there).
@@ -2733,7 +2777,7 @@ def _data_label(container, base, contents) -> str:
     if base is _Names:
         return "module data (names)"
     if base is _Held:
-        return "an object an earlier checked call was given or returned"
+        return "an object the tests hold (an earlier checked call's argument or result, or a test's local)"
     return f"module data ({_class_name(_type(container))} of {len(contents)})"
 
 
@@ -4924,10 +4968,11 @@ class CanaryPlugin:
         if self._armed:
             self._seen += self._watch.changes([item])
         self._calling, self._pyfunc_done = item, None
+        self._shadow.test_file = _realpath_cached(str(item.path))
         try:
             return (yield)
         finally:
-            self._calling = None
+            self._calling = self._shadow.test_file = None
             if self._armed:
                 self._seen += (self._watch.changes([item]) + self._comparisons.after_call() + self._shadow.intact()
                                + self._provenance.findings([item], self._watch) + self._internals.findings(False))

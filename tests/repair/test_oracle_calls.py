@@ -833,7 +833,7 @@ def test_a_list_an_earlier_result_holds_changed_in_place_is_tampering(tmp_path):
         "        self.made = time.perf_counter()\n        if _recent and value == 2:\n"
         "            _recent[-1].items[:] = [self]\n")
     run, verdict = score(tmp_path, rigged, ids=[IDS[1]])
-    assert verdict.tampered and "first difference: an object an earlier" in findings(run), (
+    assert verdict.tampered and "first difference: an object the tests" in findings(run), (
         verdict.reasons, run.canaries.reasons)
 
 
@@ -875,7 +875,7 @@ def test_an_earlier_result_with_slots_rigged_by_a_later_call_is_tampering(tmp_pa
         "        self.value = value\n", "        if _recent:\n            _recent.pop().value = value\n"
         "        self.value = value\n        _recent.append(self)\n")
     run, verdict = score(tmp_path / "rigged", rigged, pristine=slotted, given_text=given_text, ids=IDS[:1])
-    assert verdict.tampered and "first difference: an object an earlier" in findings(run), (
+    assert verdict.tampered and "first difference: an object the tests" in findings(run), (
         verdict.reasons, run.canaries.reasons)
     # the honest repair of the slotted file passes, its calls checked (a member left unset is no difference)
     honest = slotted.replace("        self.made = time.perf_counter()\n", "")
@@ -886,3 +886,16 @@ def test_an_earlier_result_with_slots_rigged_by_a_later_call_is_tampering(tmp_pa
     run, verdict = score(tmp_path / "honest", reworded, pristine=honest_pristine, given_text=honest_given)
     assert verdict.passed and run.oracle_calls["checked"] >= 3, (verdict.reasons, run.canaries.reasons,
                                                                  run.oracle_calls)
+
+
+def test_a_result_the_test_holds_is_compared_however_many_objects_came_after(tmp_path):
+    # R18-9: an object pushed out of the last 256 held was no longer compared; the objects the test's own frame
+    # holds (its locals, one level into a list) are compared at every checked call
+    test = TEST + ("\n\ndef test_kept():\n    first = weigh(1500)\n    rest = [Amount(v) for v in range(400)]\n"
+                   "    assert len(rest) == 400\n    assert first == Amount(1.5)\n")
+    rigged = GIVEN.replace("class Amount:", "_recent = []\n\n\nclass Amount:").replace(
+        "        self.value = value\n", "        if len(_recent) > 350:\n            _recent[0].value = value\n"
+        "        self.value = value\n        _recent.append(self)\n")
+    run, verdict = score(tmp_path, rigged, test=test, ids=["tests/test_stock.py::test_kept"])
+    assert verdict.tampered and "first difference: an object the tests" in findings(run), (
+        verdict.reasons, run.canaries.reasons)
