@@ -1859,6 +1859,7 @@ _DIFF_NODES = 20000  # values walked per comparison of a call's effects
 _COPY_NODES = 5000  # values a call's arguments may reach for it to be copied and checked
 _HELD = 256  # objects from checked calls whose later changes are compared (the most recent)
 _REAL_PATHS: dict = {}
+_islice = itertools.islice
 
 
 def _realpath_cached(filename) -> str | None:
@@ -2227,8 +2228,9 @@ class _Shadow:
             if _realpath_cached(frame.f_code.co_filename) == filename:
                 for value in list(frame.f_locals.values()):
                     kind = _type(value)
-                    inner = list(value)[:64] if kind is list or kind is tuple else (
-                        list(dict.values(value))[:64] if kind is dict else [])
+                    # (exact lists, tuples and dicts: a slice or an islice runs no project code, copies 64 items)
+                    inner = value[:64] if kind is list or kind is tuple else (
+                        list(_islice(dict.values(value), 64)) if kind is dict else [])
                     out += [item for item in [value, *inner] if self._holdable(item, spaces)]
             frame, depth = frame.f_back, depth + 1
         return out
@@ -2246,7 +2248,7 @@ class _Shadow:
         tests hold."""
         spaces = [_id(space) for space in self.oracle._find_spaces().values()]
         for value in items:
-            for item in [value] + (list(value)[:64] if _type(value) in (list, tuple) else []):
+            for item in [value, *(value[:64] if _type(value) in (list, tuple) else ())]:
                 kind = _type(item)
                 if not self._holdable(item, spaces) or _any(ref() is item for ref in self._held):
                     continue
