@@ -82,6 +82,7 @@ own pipe and checks the canaries with the secret it kept
 from __future__ import annotations
 
 import ast
+import _thread
 import binascii
 import copy
 import ctypes
@@ -1439,8 +1440,10 @@ class _Oracle:
         self.imported: dict = {}  # (id(holder), name) -> (holder, what the name held once the tests were collected)
         self.patched: set = set()  # (id(holder), name) a test's monkeypatch or mock.patch set
         self.early_threads: set = set()  # threads alive once the tests were collected (started at import)
+        self.project_threads: set = set()  # threads the declared files' code started (their idents)
         if self.files:  # (before the plugin's watch of pytest's internals notes them: the wrappers are the originals)
             _record_patches(self.patched)
+            _record_threads(self.project_threads, self.files)
         self._moved: set = set()  # those keys whose names hold something else when a run starts
 
     def settle(self) -> None:
@@ -1859,7 +1862,7 @@ _DIFF_NODES = 20000  # values walked per comparison of a call's effects
 _COPY_NODES = 5000  # values a call's arguments may reach for it to be copied and checked
 _HELD = 256  # objects from checked calls whose later changes are compared (the most recent)
 _REAL_PATHS: dict = {}
-_islice = itertools.islice
+_islice, _getframe = itertools.islice, sys._getframe
 
 
 def _realpath_cached(filename) -> str | None:
@@ -2035,7 +2038,7 @@ class _Shadow:
             return False
         me = _get_ident()
         for ident, frame in _current_frames().items():
-            if ident == me or ident in self.oracle.early_threads:
+            if ident == me or ident in self.oracle.early_threads or ident in self.oracle.project_threads:
                 continue
             while frame is not None:
                 name = frame.f_code.co_filename
@@ -2920,6 +2923,30 @@ def _record_patches(patched: set) -> None:
             mock._patch.__enter__ = __enter__
     except Exception:  # noqa: BLE001,S110
         pass
+
+
+def _record_threads(started: set, files: dict) -> None:
+    """Wrap ``_thread.start_new_thread`` (every thread's start: ``threading``'s, an executor's) so that a thread
+    started while a frame of a declared file is on the starter's stack is noted in ``started`` by its ident: the
+    edited code's own threads. Those do not turn the oracle of calls off (:meth:`_Shadow._others_busy`); a thread
+    the edited code started to run the file's code, so that no later call would be checked, would otherwise."""
+    original = _thread.start_new_thread
+    if getattr(original, "_beacon_noted", False):
+        return
+
+    def start_new_thread(function, args, kwargs=_ABSENT):
+        frame, by_project = _getframe(1), False
+        while frame is not None and not by_project:
+            by_project = _realpath_cached(frame.f_code.co_filename) in files
+            frame = frame.f_back
+        ident = original(function, args) if kwargs is _ABSENT else original(function, args, kwargs)
+        if by_project:
+            started.add(ident)
+        return ident
+
+    start_new_thread._beacon_noted = True
+    # (``threading`` took its own reference when it was imported, before this plugin; ``start_new`` is the alias)
+    _thread.start_new_thread = _thread.start_new = threading._start_new_thread = start_new_thread
 
 
 def _codes_within(code):
