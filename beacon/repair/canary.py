@@ -16,10 +16,11 @@ code needs; the README's threat model states the remaining gap.
 """
 from __future__ import annotations
 
+import importlib.util
 import json
+import marshal
 import os
 import secrets
-import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -92,11 +93,34 @@ class CanaryCheck:
 
 
 def install_plugin(folder: Path) -> Path:
-    """Copy the in-process plugin into ``folder`` (outside the checkout); returns the file."""
+    """Copy the in-process plugin into ``folder`` (outside the checkout), with its byte code; returns the file.
+
+    The byte code is a hash-checked ``.pyc`` (PEP 552): the interpreter that runs the tests uses it only if it
+    holds the hash of the source beside it (and only for its own version and magic number), so a stale or foreign
+    file is recompiled, never trusted. Compiling the plugin's 5,000 lines in every test run cost about 75 ms of
+    each run's 0.7 s; it is compiled once per harness process instead."""
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{PLUGIN_MODULE}.py"
-    shutil.copyfile(_PLUGIN_SOURCE, target)
+    source = _PLUGIN_SOURCE.read_bytes()
+    target.write_bytes(source)
+    cached = Path(importlib.util.cache_from_source(str(target)))
+    cached.parent.mkdir(exist_ok=True)
+    cached.write_bytes(_plugin_pyc(source))
     return target
+
+
+_PYC: dict[bytes, bytes] = {}  # the plugin's source hash -> its hash-checked .pyc
+
+
+def _plugin_pyc(source: bytes) -> bytes:
+    key = importlib.util.source_hash(source)
+    if key not in _PYC:
+        code = compile(source, str(_PLUGIN_SOURCE), "exec", dont_inherit=True)  # (the loader sets co_filename)
+        data = bytearray(importlib.util.MAGIC_NUMBER)
+        data += (0b11).to_bytes(4, "little")  # flags: hash-based, checked against the source
+        data += key + marshal.dumps(code)
+        _PYC[key] = bytes(data)
+    return _PYC[key]
 
 
 def secret_pipe(secret: CanarySecret) -> int:
