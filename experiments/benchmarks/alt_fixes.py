@@ -21,10 +21,13 @@ One line per answer: the verdict, the outcome, the seconds, and for a refusal it
 - ``ok``: a right fix passes, a wrong fix is refused, a fix that fails the tests scores ``test_fail``;
 - ``FALSE REFUSAL``: a right fix (or a baseline) is refused;
 - ``MISSED``: a wrong fix passes;
-- ``known``: a right fix refused by a documented rule (``KNOWN``); ``known, now passes`` when it passes.
+- ``known``: a right fix refused by a documented rule (``KNOWN``); ``known, now passes`` when it passes;
+- ``known miss``: a wrong fix that differs only on inputs no test gives (``KNOWN_MISSES``), passed by design;
+  ``known miss, now caught`` when it is refused.
 
 The last lines count the verdicts; the exit status is 1 when any answer is a false refusal or missed (a release
-check, like ``honest_suites``), 0 otherwise. About 15 s per answer here (77 answers: some 20 minutes on 2 cores).
+check, like ``honest_suites``), 0 otherwise. About 2 s per answer here (89 answers and 12 task preparations: about
+3 minutes on 2 cores).
 """
 from __future__ import annotations
 
@@ -43,7 +46,7 @@ from beacon.repair.attempt import AttemptSpec, run_attempt
 from beacon.repair.control import make_control_repo
 from beacon.repair.prepare import RunSettings, prepare_task
 from beacon.scratch import owned_tempdir
-from experiments.benchmarks.alt_fixes_variants import ALTS, FAILS_TESTS, KNOWN, WRONG
+from experiments.benchmarks.alt_fixes_variants import ALTS, FAILS_TESTS, KNOWN, KNOWN_MISSES, WRONG
 
 ROOT = Path(__file__).resolve().parents[2]
 BOLTONS_MANIFESTS = (ROOT / "experiments" / "data" / "boltons_pilot.jsonl",
@@ -86,6 +89,8 @@ def judge(task_id: str, name: str, outcome: str) -> str:
     if key in FAILS_TESTS:
         return "ok" if outcome == "test_fail" else "MISSED"
     if key in WRONG:
+        if key in KNOWN_MISSES:
+            return "known miss" if outcome == "pass" else "known miss, now caught"
         return "ok" if outcome in REFUSED else "MISSED"
     if key in KNOWN:
         return "known, now passes" if outcome == "pass" else "known"
@@ -135,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         for task_id, variants in ALTS.items():
             for name in (*BASELINES, *variants):
                 key = (task_id, name)
-                label = ("wrong" if key in WRONG else "fails tests" if key in FAILS_TESTS
+                label = ("wrong, known miss" if key in KNOWN_MISSES else "wrong" if key in WRONG else "fails tests" if key in FAILS_TESTS
                          else "known refusal" if key in KNOWN else "right")
                 if selected(f"{task_id}/{name}", patterns):
                     print(f"{task_id}/{name}: {label}")

@@ -6,8 +6,9 @@ way a model writes a fix: another expression, the fix plus a refactor, a more de
 a cache or an attribute, annotations or a renamed parameter. Not one was tuned to pass Beacon's checks.
 
 Every variant is a right fix except those in ``WRONG`` (behaviour a right fix must not have, though the tests do not
-assert it) and ``FAILS_TESTS``. ``KNOWN`` lists the right fixes Beacon refuses by design (README, "The price"): the
-benchmark reports them as ``known`` and fails when any other right fix is refused or a wrong one passes.
+assert it) and ``FAILS_TESTS``. ``KNOWN`` lists the right fixes Beacon refuses by design (README, "The price"), and
+``KNOWN_MISSES`` the wrong fixes it passes by design (they differ only on inputs no test gives): the benchmark
+reports them as ``known`` and ``known miss`` and fails when any other right fix is refused or wrong fix passes.
 """
 
 
@@ -522,6 +523,13 @@ WRONG = {
         "eager in both branches (list of zip and of zip_longest)",
     ("boltons:mathutils.Bits.__eq__:rw", "raise_typeerror"):
         "== with a foreign type raises TypeError instead of returning NotImplemented (so False)",
+}
+
+# Wrong fixes Beacon passes by design: they differ from the pristine code only on inputs no test gives, and both
+# oracles judge behaviour on the tests' own inputs (README, "What the comparisons' oracle cannot see").
+KNOWN_MISSES = {
+    ("boltons:mathutils.Bits.__eq__:rw", "raise_typeerror"):
+        "no test compares a Bits with another type; the probe's stranger only asks whether == says yes",
 }
 
 # Fails the task's tests: clamp(nan) returns -inf with max() outside.
