@@ -106,6 +106,12 @@ def test_submitit_local_multirun_equals_joblib(tmp_path, joblib_records):
     _run([sys.executable, *_sweep_args(tmp_path / "sweep", cache), "hydra/launcher=submitit_local"],
          env={**os.environ, "CI": "1"})
     assert _records(tmp_path / "sweep") == reference
+    # each job sealed and verified, and the sweep collected beside submitit's own folders
+    for run_json in (tmp_path / "sweep").rglob("run/run.json"):
+        _run([sys.executable, "-m", "beacon.artifacts", "verify", str(run_json.parent)])
+    out = _run([sys.executable, "-m", "beacon.artifacts", "collect", str(tmp_path / "sweep")])
+    index = json.loads((tmp_path / "sweep" / "sweep_index.json").read_text())
+    assert len(index["jobs"]) == 2 and "sweep_index" in out.stdout
 
 
 def _private_netns_works() -> str | None:
