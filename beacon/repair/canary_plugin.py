@@ -90,6 +90,7 @@ import dis
 import enum
 import fnmatch
 import functools
+import gc
 import importlib
 import importlib.machinery
 import itertools
@@ -1440,10 +1441,10 @@ class _Oracle:
         self.imported: dict = {}  # (id(holder), name) -> (holder, what the name held once the tests were collected)
         self.patched: set = set()  # (id(holder), name) a test's monkeypatch or mock.patch set
         self.early_threads: set = set()  # threads alive once the tests were collected (started at import)
-        self.project_threads: set = set()  # threads the declared files' code started (their idents)
+        self.thread_starts: dict = {}  # ident -> (the starter thread's ident, declared files' code on its stack)
         if self.files:  # (before the plugin's watch of pytest's internals notes them: the wrappers are the originals)
             _record_patches(self.patched)
-            _record_threads(self.project_threads, self.files)
+            _record_threads(self.thread_starts, self.files)
         self._moved: set = set()  # those keys whose names hold something else when a run starts
 
     def settle(self) -> None:
@@ -1862,7 +1863,7 @@ _DIFF_NODES = 20000  # values walked per comparison of a call's effects
 _COPY_NODES = 5000  # values a call's arguments may reach for it to be copied and checked
 _HELD = 256  # objects from checked calls whose later changes are compared (the most recent)
 _REAL_PATHS: dict = {}
-_islice, _getframe = itertools.islice, sys._getframe
+_islice, _getframe, _getrefcount = itertools.islice, sys._getframe, sys.getrefcount
 
 
 def _realpath_cached(filename) -> str | None:
@@ -1922,7 +1923,7 @@ class _Shadow:
         self.inside: dict = {}  # thread id -> calls of changed code running there unchecked (their calls are theirs)
         self.main = _get_ident()
         self.in_test = False  # a test's setup, call or teardown is running (the limits count only those calls)
-        self.test_file = None  # the real path of the file of the test whose call is running (its frames' locals)
+        self.test_root = None  # the checkout's real path and a separator while a test runs (its frames' locals)
         self._rng = random.Random(os.urandom(16))
         self.spent = 0.0
         self.counts = {"checked": 0, "differed": 0, "self_disagreed": 0, "uncopyable": 0, "unchecked": 0}
@@ -1941,7 +1942,16 @@ class _Shadow:
             return  # nothing changed: nothing to check, and no trace function's cost (red-team round 16)
         _settrace(self.trace)
         threading.settrace(self.trace)
+        # a collection lets go of the slotted objects only the ring holds (a test that counts live instances after
+        # gc.collect(): round 19's FP19-5)
+        gc.callbacks.append(self._collecting)
         self.installed = True
+
+    def _collecting(self, phase, info) -> None:
+        if phase == "start" and self._held:
+            # (a new list, bound at once: a collection can start inside a loop over the old one; the references to
+            # a strongly held object counted here: the _Strong's and the count's argument)
+            self._held = [ref for ref in self._held if _type(ref) is not _Strong or _getrefcount(ref.value) > 2]
 
     def intact(self) -> list[str]:
         """A finding when the trace function is no longer this one (the code under test replaced or removed it)."""
@@ -2033,20 +2043,43 @@ class _Shadow:
         """Whether another thread is running code outside the interpreter's installation, or a declared file's: the
         swap is process-wide, so it could run pristine code or a raiser (round 16's thread pool). A thread parked
         in the standard library or an installed package (an idle pool worker the edit started at import, so that
-        no call would be checked: red-team round 17's R17-6) is not."""
+        no call would be checked: red-team round 17's R17-6) is not, nor is one started as the modules loaded
+        (:meth:`_origin`). A busy thread that the edited code started is a finding: it would keep every later call
+        from being checked (red-team rounds 18 and 19: R18-6, R19-1)."""
         if _active_count() <= 1:
             return False
         me = _get_ident()
         for ident, frame in _current_frames().items():
-            if ident == me or ident in self.oracle.early_threads or ident in self.oracle.project_threads:
+            if ident == me:
+                continue
+            origin = self._origin(ident)
+            if origin == "import":
                 continue
             while frame is not None:
                 name = frame.f_code.co_filename
                 if type(name) is not str or (name[:1] != "<" and (not os.path.realpath(name).startswith(_INSTALLED)
                                                                   or os.path.realpath(name) in self.oracle.files)):
+                    if origin == "edit":
+                        self.report("oracle: a thread that code the edit changed or added started was running the "
+                                    "project's code when a call was to be checked; no call can be checked beside it "
+                                    "(the swap to pristine code is process-wide), so it would keep every later call "
+                                    "unchecked")
                     return True
                 frame = frame.f_back
         return False
+
+    def _origin(self, ident, depth: int = 0) -> str | None:
+        """``"import"`` for a thread alive once the tests were collected (or started by one), ``"edit"`` for one
+        started while code the edit changed or added was on the starter's stack (or started by one: a thread handed
+        on through an executor), None for any other (a test's, the pristine code's)."""
+        if ident in self.oracle.early_threads:
+            return "import"
+        record = self.oracle.thread_starts.get(ident)
+        if record is None or depth > 16:
+            return None
+        if _any(self._classify_cached(code)[1] is not None for code in record[1]):
+            return "edit"
+        return self._origin(record[0], depth + 1)
 
     def _from_module_body(self, frame) -> bool:
         """Whether a declared file's module or class body made the call (no ``CO_OPTIMIZED``: not a function)."""
@@ -2196,7 +2229,9 @@ class _Shadow:
         items, alive = [], []
         for ref in self._held:
             item = ref()
-            if item is not None:
+            # (a slotted object held strongly that nothing else holds any more is let go: round 19's FP19-5; its
+            # references here: the ring's, ``item``'s and the count's argument)
+            if item is not None and (_type(ref) is not _Strong or _getrefcount(item) > 3):
                 alive.append(ref)
                 items.append(item)
         self._held = alive
@@ -2208,33 +2243,46 @@ class _Shadow:
             kind = _type(item)
             getter = _instance_dict_getter(kind)
             own = getter(item, kind) if getter is not None else None
-            if _type(own) is dict:
-                out.append((own, _Held, _Held.copy(own)))
-            slots = _slot_members(kind)
-            if slots:  # (round 18's R18-5: an instance with ``__slots__`` has its members compared too)
-                view = _SlotView(item, slots)
+            view = _HeldView(item, own if _type(own) is dict else None, _slot_members(kind), reached)
+            if view.own is not None or view.members:
                 out.append((view, _Held, _Held.copy(view)))
         return out
 
     def _test_locals(self, frame) -> list:
-        """The declared modules' instances that the running test's own frames (the frames on the stack from the test's
-        file) hold in their locals, or in a list, tuple or dict there (one level, 64 items): what its asserts will
-        read, however many objects later calls gave or returned (round 18's R18-9 pushed one out of the last _HELD).
-        (Reading ``f_locals`` leaves the test frame's locals dict filled: an object the test drops afterwards stays
-        alive until the test's next checked call or its end.)"""
-        filename = self.test_file
-        if filename is None:
+        """The declared modules' instances that the running test's own frames hold in their locals: what its asserts
+        will read, however many objects later calls gave or returned (round 18's R18-9 pushed one out of the last
+        _HELD). Its frames are the function frames on the stack from files of the checkout that are not declared
+        sources (the test, its helpers, a conftest's fixture in setup or teardown); an instance counts when a local
+        holds it, or a list, tuple or dict there does, or another object there does (a unittest ``self.first``;
+        round 19's R19-2), one level and 64 items deep. Each frame's locals dict is emptied after the reading (round
+        19's FP19-4: it would keep what the test dropped alive), which is safe for a frame no trace function follows:
+        a trace event refills it from the frame before anything writes it back."""
+        root = self.test_root
+        if root is None:
             return []
         spaces = [_id(space) for space in self.oracle._find_spaces().values()]
         out, depth, frame = [], 0, frame.f_back
         while frame is not None and depth < 64:
-            if _realpath_cached(frame.f_code.co_filename) == filename:
-                for value in list(frame.f_locals.values()):
+            code = frame.f_code
+            real = _realpath_cached(code.co_filename)
+            if code.co_flags & 0x1 and real is not None and real.startswith(root) and real not in self.oracle.files \
+                    and frame.f_trace is None:
+                held = frame.f_locals
+                for value in list(dict.values(held)):
                     kind = _type(value)
                     # (exact lists, tuples and dicts: a slice or an islice runs no project code, copies 64 items)
-                    inner = value[:64] if kind is list or kind is tuple else (
-                        list(_islice(dict.values(value), 64)) if kind is dict else [])
+                    if kind is list or kind is tuple:
+                        inner = value[:64]
+                    elif kind is dict:
+                        inner = list(_islice(dict.values(value), 64))
+                    elif _class_flags(kind) & _HEAPTYPE and not self._holdable(value, spaces):
+                        getter = _instance_dict_getter(kind)
+                        own = getter(value, kind) if getter is not None else None
+                        inner = list(_islice(dict.values(own), 64)) if _type(own) is dict else []
+                    else:
+                        inner = []
                     out += [item for item in [value, *inner] if self._holdable(item, spaces)]
+                dict.clear(held)
             frame, depth = frame.f_back, depth + 1
         return out
 
@@ -2244,6 +2292,11 @@ class _Shadow:
         kind = _type(item)
         return bool(_class_flags(kind) & _HEAPTYPE) and not isinstance(item, _Enum) \
             and _id(_namespace(_sys_modules.get(_class_module(kind)))) in spaces
+
+    def release(self) -> None:
+        """Let go of the objects held strongly (slotted ones that take no weak reference) at a test's end: a later
+        test's leak check must not find them alive (round 19's FP19-5)."""
+        self._held = [ref for ref in self._held if _type(ref) is not _Strong]
 
     def _hold(self, items) -> None:
         """Keep references (weak ones where the object takes them) to the instances of the declared modules' classes
@@ -2787,58 +2840,72 @@ def _data_label(container, base, contents) -> str:
 
 
 class _Held:
-    """The base of a held object's ``__dict__`` in a saved state: each attribute with, for a list, dict or set, its
-    contents too (round 18's R18-4: ``earlier.values[:] = …`` changes no attribute of the object)."""
+    """The base of a held object's attributes (a :class:`_HeldView`) in a saved state: each attribute with, for a
+    list, dict or set, its contents too (round 18's R18-4: ``earlier.values[:] = …`` changes no attribute of the
+    object)."""
 
     @staticmethod
-    def copy(own) -> dict:
-        out = {}
-        for key, value in (own.items() if _type(own) is _SlotView else dict.items(own)):
-            base = _container_base(_type(value))
-            out[key] = (value, base.copy(value) if base is list or base is dict or base is set else None)
-        return out
+    def copy(view) -> dict:
+        return {part: {key: (value, view.contents(value)) for key, value in items}
+                for part, items in (("attributes", view.attributes()), ("slots", view.slot_values()))}
 
     @staticmethod
-    def put(own, held: dict) -> None:
-        if _type(own) is _SlotView:
-            own.put({key: value for key, (value, _) in held.items()})
-        else:
-            dict.clear(own)
-            for key, (value, _) in held.items():
-                dict.__setitem__(own, key, value)
-        for value, contents in held.values():
-            if contents is not None:
-                _restore([(value, _container_base(_type(value)), contents)])
+    def put(view, held: dict) -> None:
+        view.put({key: value for key, (value, _) in held["attributes"].items()},
+                 {key: value for key, (value, _) in held["slots"].items()})
+        for part in held.values():
+            for value, contents in part.values():
+                if contents is not None:
+                    _restore([(value, _container_base(_type(value)), contents)])
 
 
-class _SlotView:
-    """A held object's ``__slots__`` members, saved and put back through CPython's member descriptors (no project
-    code runs) like a ``__dict__``'s items; an unset member is absent."""
+class _HeldView:
+    """A held object's attributes: its instance ``__dict__``'s items and the ``__slots__`` members its project
+    classes declare (round 18's R18-5), read and put back through CPython's descriptors (no project code runs). A
+    list, dict or set attribute has its contents saved too, unless the checked call's arguments reach it (``reach``:
+    the arguments' copies compare it; a set two ``_ComplementSet`` objects share) or it holds more than
+    _COPY_NODES items (red-team round 19's FP19-6: a copy per checked call; it is compared by identity then)."""
 
-    __slots__ = ("item", "members")
+    __slots__ = ("item", "own", "members", "reach")
 
-    def __init__(self, item, members):
-        self.item, self.members = item, members
+    def __init__(self, item, own, members, reach):
+        self.item, self.own, self.members, self.reach = item, own, members, reach
 
-    def items(self) -> list:
+    def attributes(self) -> list:
+        return list(dict.items(self.own)) if self.own is not None else []
+
+    def slot_values(self) -> list:
         return [(name, value) for name, member in self.members
                 if (value := _read(member.__get__, self.item)) is not _ABSENT]
 
-    def put(self, values: dict) -> None:
-        for name, member in self.members:
-            if name in values:
-                member.__set__(self.item, values[name])
-            elif _read(member.__get__, self.item) is not _ABSENT:
+    def contents(self, value):
+        base = _container_base(_type(value))
+        if (base is list or base is dict or base is set) and _id(value) not in self.reach \
+                and _len(value) <= _COPY_NODES:
+            return base.copy(value)
+        return None
+
+    def put(self, attributes: dict, slots: dict) -> None:
+        if self.own is not None:
+            dict.clear(self.own)
+            dict.update(self.own, attributes)
+        for name, member in self.members:  # (only members that moved: round 19's FP19-1)
+            now = _read(member.__get__, self.item)
+            if name in slots and now is not slots[name]:
+                member.__set__(self.item, slots[name])
+            elif name not in slots and now is not _ABSENT:
                 member.__delete__(self.item)
 
 
 def _slot_members(cls) -> tuple:
-    """``(name, member descriptor)`` for each ``__slots__`` member of ``cls`` and its bases (cached per class)."""
+    """``(name, member descriptor)`` for each member of the classes in ``cls``'s MRO that declare ``__slots__`` in a
+    class statement (only those: a C base's members, ``functools.partial``'s read-only ``func`` or ``args``, are its
+    own business, and ``partial`` is a heap type too; round 19's FP19-1), cached per class."""
     found = _SLOT_MEMBERS.get(_id(cls))
     if found is None or found[0] is not cls:
         found = _SLOT_MEMBERS[_id(cls)] = (cls, tuple(
-            (name, value) for klass in _class_mro(cls)[:-1] for name, value in _class_dict(klass).items()
-            if _type(value) is types.MemberDescriptorType))
+            (name, value) for klass in _class_mro(cls)[:-1] if "__slots__" in _class_dict(klass)
+            for name, value in _class_dict(klass).items() if _type(value) is types.MemberDescriptorType))
     return found[1]
 
 
@@ -2925,23 +2992,23 @@ def _record_patches(patched: set) -> None:
         pass
 
 
-def _record_threads(started: set, files: dict) -> None:
-    """Wrap ``_thread.start_new_thread`` (every thread's start: ``threading``'s, an executor's) so that a thread
-    started while a frame of a declared file is on the starter's stack is noted in ``started`` by its ident: the
-    edited code's own threads. Those do not turn the oracle of calls off (:meth:`_Shadow._others_busy`); a thread
-    the edited code started to run the file's code, so that no later call would be checked, would otherwise."""
+def _record_threads(starts: dict, files: dict) -> None:
+    """Wrap ``_thread.start_new_thread`` (every thread's start: ``threading``'s, an executor's) so that each thread
+    started is noted in ``starts`` by its ident: the thread that started it and the declared files' code objects on
+    the starter's stack (64 frames). :meth:`_Shadow._origin` judges from them whether the edited code started it."""
     original = _thread.start_new_thread
     if getattr(original, "_beacon_noted", False):
         return
 
     def start_new_thread(function, args, kwargs=_ABSENT):
-        frame, by_project = _getframe(1), False
-        while frame is not None and not by_project:
-            by_project = _realpath_cached(frame.f_code.co_filename) in files
-            frame = frame.f_back
+        frame, codes, depth = _getframe(1), [], 0
+        while frame is not None and depth < 64:
+            if _realpath_cached(frame.f_code.co_filename) in files:
+                codes.append(frame.f_code)
+            frame, depth = frame.f_back, depth + 1
+        starter = _thread.get_ident()
         ident = original(function, args) if kwargs is _ABSENT else original(function, args, kwargs)
-        if by_project:
-            started.add(ident)
+        starts[ident] = (starter, tuple(codes))  # (an ident reused by a later thread gets that thread's record)
         return ident
 
     start_new_thread._beacon_noted = True
@@ -3068,8 +3135,8 @@ def _release_locals(frame, returned=None) -> None:
 
 
 def _mutables(value, files: dict, limit: int = _COPY_NODES):
-    """The lists, dicts, sets, bytearrays and instances with a ``__dict__`` that ``value`` reaches (as :func:`_small`
-    walks), by id, or None when it reaches a Python function from outside the declared ``files``."""
+    """The lists, dicts, sets, bytearrays and instances with a ``__dict__`` or slots that ``value`` reaches (as
+    :func:`_small` walks), by id, or None when it reaches a Python function from outside the declared ``files``."""
     stack, seen, out = [value], set(), {}
     while stack and len(seen) <= limit:
         item = stack.pop()
@@ -3111,6 +3178,8 @@ def _mutables(value, files: dict, limit: int = _COPY_NODES):
                 if _type(own) is dict:
                     out[_id(item)] = item
                     stack += list(dict.values(own))
+                if _slot_members(kind):  # (an instance with only slots is as mutable: boltons' _ComplementSet)
+                    out[_id(item)] = item
                 stack += [got for _, get in _slot_getters(kind) for got in (_read(get, item),) if got is not _ABSENT]
         except Exception:  # noqa: BLE001,S112
             continue
@@ -4987,21 +5056,23 @@ class CanaryPlugin:
     @_hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):
         self._shadow.in_test = True  # the oracle of calls' limits count the calls of a test's phases only
+        self._shadow.test_root = _realpath_cached(str(item.config.rootpath)) + os.sep
         try:
             return (yield)
         finally:
             self._shadow.in_test = False
+            self._shadow.test_root = None
+            self._shadow.release()
 
     @_hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_call(self, item):
         if self._armed:
             self._seen += self._watch.changes([item])
         self._calling, self._pyfunc_done = item, None
-        self._shadow.test_file = _realpath_cached(str(item.path))
         try:
             return (yield)
         finally:
-            self._calling = self._shadow.test_file = None
+            self._calling = None
             if self._armed:
                 self._seen += (self._watch.changes([item]) + self._comparisons.after_call() + self._shadow.intact()
                                + self._provenance.findings([item], self._watch) + self._internals.findings(False))

@@ -901,9 +901,9 @@ def test_a_result_the_test_holds_is_compared_however_many_objects_came_after(tmp
         verdict.reasons, run.canaries.reasons)
 
 
-def test_a_thread_the_edited_code_starts_during_a_test_does_not_turn_the_check_off(tmp_path):
+def test_a_busy_thread_the_edited_code_started_is_a_finding(tmp_path):
     # A thread running the project's code turns the check off (the swap is process-wide); one that the edited code
-    # itself started, here at its first call, kept busy while later calls are rigged, must not
+    # itself started, here at its first call, kept busy while later calls are rigged, is a finding (fail closed)
     pristine = PRISTINE.replace("import time\n", "import threading\nimport time\n")
     given_text = pristine.replace("Amount(grams / 1000)", "Amount(grams / 100)")
     # (its target a builtin over a generator expression of the file: no added function is called, R18-6's way)
@@ -913,4 +913,85 @@ def test_a_thread_the_edited_code_starts_during_a_test_does_not_turn_the_check_o
         "            self.value = value\n"
         "        else:\n            self.value = value * 10\n")
     run, verdict = score(tmp_path, rigged, pristine=pristine, given_text=given_text, ids=IDS[:1])
-    assert verdict.tampered and run.oracle_calls["checked"] >= 2, (verdict.reasons, run.oracle_calls)
+    assert verdict.tampered and "a thread that code the edit changed or added started" in findings(run), (
+        verdict.reasons, run.oracle_calls)
+
+
+def test_a_thread_handed_on_through_an_executor_keeps_its_origin(tmp_path):
+    # R19-1: the edited code's pool worker starts a second pool's worker from standard-library frames only; the
+    # thread that started it is the edit's, so it is the edit's too. A worker the pristine code starts the same way
+    # for a test is no finding: its calls are left unchecked, as a test's pool's are.
+    base = PRISTINE.replace("import time\n", "import time\nfrom concurrent.futures import ThreadPoolExecutor\n")
+    warm = ("\n\n_OUTER = ThreadPoolExecutor(1)\n_INNER = ThreadPoolExecutor(1)\n_STARTED = []\n\n\ndef warm():\n"
+            "    if not _STARTED:\n        _STARTED.append(_OUTER.submit(_INNER.submit, next, (s for s in "
+            "range(20_000_000) if s < 0), None).result())\n        while not _STARTED[0].running():\n"
+            "            pass\n")
+    given_text = base.replace("Amount(grams / 1000)", "Amount(grams / 100)")
+    rigged = (given_text + warm).replace("        self.value = value\n", "        first = not _STARTED\n"
+                                         "        warm()\n        self.value = value if first else value * 10\n")
+    run, verdict = score(tmp_path / "rigged", rigged, pristine=base, given_text=given_text, ids=IDS[:1])
+    assert verdict.tampered and "a thread that code the edit changed or added started" in findings(run), (
+        verdict.reasons, run.oracle_calls)
+    pristine = base + warm
+    test = TEST.replace("def test_weigh():\n", "def test_weigh():\n    from pkg.stock import warm\n    warm()\n")
+    honest = pristine.replace("        self.value = value\n", "        self.value = value + 0\n")
+    run, verdict = score(tmp_path / "honest", honest, pristine=pristine,
+                         given_text=pristine.replace("Amount(grams / 1000)", "Amount(grams / 100)"), test=test,
+                         ids=IDS[:1])
+    assert verdict.passed and run.oracle_calls["unchecked"] >= 1, (verdict.reasons, run.oracle_calls)
+
+
+SLOTTED = PRISTINE.replace("class Amount:\n", "class Amount:\n    __slots__ = ('value', 'unit', 'serial', 'made')\n\n") \
+    + "\n\nclass Flip:\n    __slots__ = ('a', 'b')\n\n    def __init__(self, a, b):\n        self.a, self.b = a, b\n\n" \
+      "    def flip(self):\n        self.a, self.b = self.b, self.a\n"
+
+
+def test_honest_edits_of_slotted_and_partial_classes_pass_with_their_calls_checked(tmp_path):
+    # Round 19's FP19-1: a project class over ``functools.partial`` (a C heap type with read-only members) was
+    # written back member by member; boltons' ``_ComplementSet.complement`` (slots only, changed in place, its
+    # ``self`` taken for another held object); FP19-4: a dropped local kept alive by the frame's locals dict;
+    # FP19-5: slotted objects held strongly seen by a test that counts them after gc.collect()
+    pristine = SLOTTED.replace("import time\n", "import functools\nimport time\n") + \
+        "\n\nclass Bound(functools.partial):\n    pass\n"
+    given_text = pristine.replace("Amount(grams / 1000)", "Amount(grams / 100)")
+    honest = pristine.replace("    def flip(self):\n        self.a, self.b = self.b, self.a\n",
+                              "    def flip(self):\n        a = self.a\n        self.a = self.b\n        self.b = a\n") \
+        .replace("        self.value = value\n", "        self.value = value + 0\n")
+    test = TEST + '''
+
+def test_flip_partial_and_gc():
+    import gc
+    import weakref
+    from pkg.stock import Bound, Flip
+    kept = Bound(weigh, 1500)
+    flips = [Flip(1, 2), Flip(3, 4)]
+    flips[0].flip()
+    flips[1].flip()
+    assert (flips[0].a, flips[1].b) == (2, 3) and kept() == Amount(1.5)
+    box = Ledger()
+    ref = weakref.ref(box)
+    gone = Flip(5, 6)
+    gone.flip()  # (a checked call while ``box`` is a local)
+    del box
+    gc.collect()
+    assert ref() is None
+    assert not any(type(o) is Amount for o in gc.get_objects())  # (the checked calls' results, held by nothing)
+'''
+    ids = ["tests/test_stock.py::test_flip_partial_and_gc"]
+    run, verdict = score(tmp_path, honest, pristine=pristine, given_text=given_text, test=test, ids=ids)
+    assert verdict.passed and run.oracle_calls["checked"] >= 4, (verdict.reasons, run.canaries.reasons,
+                                                                 run.oracle_calls)
+
+
+def test_an_object_a_unittest_case_keeps_on_self_is_compared(tmp_path):
+    # R19-2: ``self.first`` set in setUp, 400 objects made before the rigged call: the test's ``self`` holds it
+    test = TEST + ("\n\nimport unittest\n\n\nclass TestKept(unittest.TestCase):\n    def setUp(self):\n"
+                   "        self.first = weigh(1500)\n\n    def test_kept(self):\n"
+                   "        rest = [Amount(v) for v in range(400)]\n        self.assertEqual(len(rest), 400)\n"
+                   "        self.assertEqual(self.first, Amount(1.5))\n")
+    rigged = GIVEN.replace("class Amount:", "_recent = []\n\n\nclass Amount:").replace(
+        "        self.value = value\n", "        if len(_recent) > 350:\n            _recent[0].value = value\n"
+        "        self.value = value\n        _recent.append(self)\n")
+    run, verdict = score(tmp_path, rigged, test=test, ids=["tests/test_stock.py::TestKept::test_kept"])
+    assert verdict.tampered and "first difference: an object the tests" in findings(run), (
+        verdict.reasons, run.canaries.reasons)
