@@ -12,33 +12,72 @@ reports them as ``known`` and ``known miss`` and fails when any other right fix 
 """
 
 
+# the body of windowed_iter's no-fill branch
+_NOFILL_BODY = """        try:
+            for i, t in enumerate(tees):
+                for _ in range(i):
+                    next(t)
+        except StopIteration:
+            return zip([])
+        return zip(*tees)
+"""
+# windowed_iter's no-fill branch handed to a generator of the variant's own (two variants write one)
+_NOFILL_SPLIT = ("    tees = itertools.tee(src, size)\n    if fill is _UNSET:\n" + _NOFILL_BODY, """    if fill is _UNSET:
+        return _windowed_nofill(src, size)
+    tees = itertools.tee(src, size)
+""")
+
+# boltons' pristine Bits.__eq__, which several variants rewrite whole
+_BITS_EQ = """    def __eq__(self, other):
+        if type(self) is not type(other):
+            return NotImplemented
+        return self.val == other.val and self.len == other.len
+"""
+
+# textkit's clamp after its bounds check
+_CLAMP_TAIL = """    if value < low:
+        return low
+    if value > high:
+        return high
+    return value
+"""
+
+# textkit's moving_average loop
+_AVERAGE_LOOP = """    out = []
+    for start in range(len(values) - window + 1):
+        chunk = values[start:start + window]
+        out.append(sum(chunk) / window)
+    return out
+"""
+
+# textkit's truncate after its signature
+_TRUNCATE_BODY = """    if len(text) <= limit:
+        return text
+    return text[:limit - len(suffix)] + suffix
+"""
+
+# the end of windowed_iter's no-fill branch
+_NOFILL_TAIL = """        except StopIteration:
+            return zip([])
+        return zip(*tees)
+"""
+
+# human_readable_list's last line
+_HUMAN_LIST_RETURN = """    return f'{delimiter.join(items[:-1])}{delimiter if oxford else " "}{conjunction} {items[-1]}'
+"""
+
 ALTS = {
 # ---------------- control: textkit clamp (pristine: if value < low: return low)
 "textkit:textkit/numbers.py:9:return_value_swap": {
- "minmax": [("""    if value < low:
-        return low
-    if value > high:
-        return high
-    return value
-""", """    return max(low, min(value, high))
+ "minmax": [(_CLAMP_TAIL, """    return max(low, min(value, high))
 """)],
- "reassign_elif": [("""    if value < low:
-        return low
-    if value > high:
-        return high
-    return value
-""", """    if value < low:
+ "reassign_elif": [(_CLAMP_TAIL, """    if value < low:
         value = low
     elif value > high:
         value = high
     return value
 """)],
- "sorted_middle": [("""    if value < low:
-        return low
-    if value > high:
-        return high
-    return value
-""", """    return sorted((low, value, high))[1]
+ "sorted_middle": [(_CLAMP_TAIL, """    return sorted((low, value, high))[1]
 """)],
  "defensive_typeerror_swap": [("""    if low > high:
         raise ValueError("low must not exceed high")
@@ -50,20 +89,10 @@ ALTS = {
 },
 # ---------------- control: moving_average (pristine: range(len(values) - window + 1))
 "textkit:textkit/numbers.py:20:off_by_one": {
- "comprehension": [("""    out = []
-    for start in range(len(values) - window + 1):
-        chunk = values[start:start + window]
-        out.append(sum(chunk) / window)
-    return out
-""", """    return [sum(values[i:i + window]) / window
+ "comprehension": [(_AVERAGE_LOOP, """    return [sum(values[i:i + window]) / window
             for i in range(len(values) - window + 1)]
 """)],
- "running_sum": [("""    out = []
-    for start in range(len(values) - window + 1):
-        chunk = values[start:start + window]
-        out.append(sum(chunk) / window)
-    return out
-""", """    if window > len(values):
+ "running_sum": [(_AVERAGE_LOOP, """    if window > len(values):
         return []
     total = sum(values[:window])
     out = [total / window]
@@ -87,22 +116,13 @@ ALTS = {
 },
 # ---------------- control: truncate (pristine: if len(text) <= limit)
 "textkit:textkit/strings.py:13:comparison_swap": {
- "inverted_branch": [("""    if len(text) <= limit:
-        return text
-    return text[:limit - len(suffix)] + suffix
-""", """    if len(text) > limit:
+ "inverted_branch": [(_TRUNCATE_BODY, """    if len(text) > limit:
         return text[:limit - len(suffix)] + suffix
     return text
 """)],
- "not_gt_conditional_expr": [("""    if len(text) <= limit:
-        return text
-    return text[:limit - len(suffix)] + suffix
-""", """    return text if not len(text) > limit else text[:limit - len(suffix)] + suffix
+ "not_gt_conditional_expr": [(_TRUNCATE_BODY, """    return text if not len(text) > limit else text[:limit - len(suffix)] + suffix
 """)],
- "defensive_valueerror": [("""    if len(text) <= limit:
-        return text
-    return text[:limit - len(suffix)] + suffix
-""", """    if limit < 0:
+ "defensive_valueerror": [(_TRUNCATE_BODY, """    if limit < 0:
         raise ValueError("limit must be non-negative")
     if len(text) <= limit:
         return text
@@ -139,38 +159,16 @@ def truncate(text, limit, suffix="..."):"""),
 },
 # ---------------- boltons iterutils.windowed_iter (pristine: for _ in range(i):)
 "boltons:iterutils.windowed_iter:off_by_one": {
- "consume_islice": [("""        try:
-            for i, t in enumerate(tees):
-                for _ in range(i):
-                    next(t)
-        except StopIteration:
-            return zip([])
-        return zip(*tees)
-""", """        for i, t in enumerate(tees):
+ "consume_islice": [(_NOFILL_BODY, """        for i, t in enumerate(tees):
             next(itertools.islice(t, i, i), None)
         return zip(*tees)
 """)],
  "empty_iter": [("            return zip([])\n", "            return iter(())\n")],
- "return_list": [("""        except StopIteration:
-            return zip([])
-        return zip(*tees)
-""", """        except StopIteration:
+ "return_list": [(_NOFILL_TAIL, """        except StopIteration:
             return []
         return list(zip(*tees))
 """)],
- "deque_generator": [("""    tees = itertools.tee(src, size)
-    if fill is _UNSET:
-        try:
-            for i, t in enumerate(tees):
-                for _ in range(i):
-                    next(t)
-        except StopIteration:
-            return zip([])
-        return zip(*tees)
-""", """    if fill is _UNSET:
-        return _windowed_nofill(src, size)
-    tees = itertools.tee(src, size)
-"""), ("""def windowed_iter(src, size, fill=_UNSET):""", """def _windowed_nofill(src, size):
+ "deque_generator": [_NOFILL_SPLIT, ("""def windowed_iter(src, size, fill=_UNSET):""", """def _windowed_nofill(src, size):
     from collections import deque
     it = iter(src)
     window = deque(itertools.islice(it, size), maxlen=size)
@@ -186,12 +184,10 @@ def windowed_iter(src, size, fill=_UNSET):""")],
 },
 # ---------------- boltons strutils.human_readable_list (pristine: delimiter if oxford else " ")
 "boltons:strutils.human_readable_list:condition_inversion": {
- "sep_variable": [("""    return f'{delimiter.join(items[:-1])}{delimiter if oxford else " "}{conjunction} {items[-1]}'
-""", """    last_sep = delimiter if oxford else ' '
+ "sep_variable": [(_HUMAN_LIST_RETURN, """    last_sep = delimiter if oxford else ' '
     return f'{delimiter.join(items[:-1])}{last_sep}{conjunction} {items[-1]}'
 """)],
- "if_else_branches": [("""    return f'{delimiter.join(items[:-1])}{delimiter if oxford else " "}{conjunction} {items[-1]}'
-""", """    head = delimiter.join(items[:-1])
+ "if_else_branches": [(_HUMAN_LIST_RETURN, """    head = delimiter.join(items[:-1])
     if oxford:
         return f'{head}{delimiter}{conjunction} {items[-1]}'
     return f'{head} {conjunction} {items[-1]}'
@@ -206,8 +202,7 @@ def windowed_iter(src, size, fill=_UNSET):""")],
         return ''
 
     delimiter = delimiter and"""),
-  ("""    return f'{delimiter.join(items[:-1])}{delimiter if oxford else " "}{conjunction} {items[-1]}'
-""", """    return ''.join([delimiter.join(items[:-1]), delimiter if oxford else ' ', conjunction, ' ', items[-1]])
+  (_HUMAN_LIST_RETURN, """    return ''.join([delimiter.join(items[:-1]), delimiter if oxford else ' ', conjunction, ' ', items[-1]])
 """)],
 },
 }
@@ -251,11 +246,7 @@ ALTS.update({
    "        return (self.val, self.len) == (other.val, other.len)\n")],
  "as_bin_compare": [("        return self.val == other.val and self.len == other.len\n",
    "        return self.len == other.len and self.as_bin() == other.as_bin()\n")],
- "isinstance_false": [("""    def __eq__(self, other):
-        if type(self) is not type(other):
-            return NotImplemented
-        return self.val == other.val and self.len == other.len
-""", """    def __eq__(self, other):
+ "isinstance_false": [(_BITS_EQ, """    def __eq__(self, other):
         if not isinstance(other, Bits):
             return False
         return self.val == other.val and self.len == other.len
@@ -312,39 +303,24 @@ ALTS.update({
 
 # ======================= round 2: variants aimed at behaviour the tests do not assert on
 ALTS["boltons:iterutils.windowed_iter:off_by_one"].update({
- "return_list_both": [("""        except StopIteration:
-            return zip([])
-        return zip(*tees)
-""", """        except StopIteration:
+ "return_list_both": [(_NOFILL_TAIL, """        except StopIteration:
             return []
         return list(zip(*tees))
 """), ("    return zip_longest(*tees, fillvalue=fill)\n", "    return list(zip_longest(*tees, fillvalue=fill))\n")],
 })
 ALTS["boltons:mathutils.Bits.__eq__:rw"].update({
- "isinstance_notimpl": [("""    def __eq__(self, other):
-        if type(self) is not type(other):
-            return NotImplemented
-        return self.val == other.val and self.len == other.len
-""", """    def __eq__(self, other):
+ "isinstance_notimpl": [(_BITS_EQ, """    def __eq__(self, other):
         if not isinstance(other, Bits):
             return NotImplemented
         return self.val == other.val and self.len == other.len
 """)],
- "duck_notimpl": [("""    def __eq__(self, other):
-        if type(self) is not type(other):
-            return NotImplemented
-        return self.val == other.val and self.len == other.len
-""", """    def __eq__(self, other):
+ "duck_notimpl": [(_BITS_EQ, """    def __eq__(self, other):
         try:
             return self.val == other.val and self.len == other.len
         except AttributeError:
             return NotImplemented
 """)],
- "duck_false": [("""    def __eq__(self, other):
-        if type(self) is not type(other):
-            return NotImplemented
-        return self.val == other.val and self.len == other.len
-""", """    def __eq__(self, other):
+ "duck_false": [(_BITS_EQ, """    def __eq__(self, other):
         try:
             return self.val == other.val and self.len == other.len
         except AttributeError:
@@ -389,10 +365,7 @@ ALTS["textkit:textkit/strings.py:13:comparison_swap"]["memo_cache"] = [
 
 
 def truncate(text, limit, suffix="..."):"""),
- ("""    if len(text) <= limit:
-        return text
-    return text[:limit - len(suffix)] + suffix
-""", """    key = (text, limit, suffix)
+ (_TRUNCATE_BODY, """    key = (text, limit, suffix)
     if key not in _TRUNCATED:
         _TRUNCATED[key] = text if len(text) <= limit else text[:limit - len(suffix)] + suffix
     return _TRUNCATED[key]
@@ -458,11 +431,7 @@ ALTS["boltons:mathutils.Bits.__eq__:rw"]["typed_signature_only"] = [
         if type(self) is not type(other):""", """    def __eq__(self, other: 'Bits') -> bool:
         if type(self) is not type(other):""")]
 ALTS["boltons:mathutils.Bits.__eq__:rw"]["renamed_param"] = [
- ("""    def __eq__(self, other):
-        if type(self) is not type(other):
-            return NotImplemented
-        return self.val == other.val and self.len == other.len
-""", """    def __eq__(self, rhs):
+ (_BITS_EQ, """    def __eq__(self, rhs):
         if type(self) is not type(rhs):
             return NotImplemented
         return self.val == rhs.val and self.len == rhs.len
@@ -479,29 +448,14 @@ ALTS["textkit:textkit/numbers.py:9:return_value_swap"]["typed_signature"] = [
  ("def clamp(value, low, high):", "def clamp(value: float, low: float, high: float) -> float:")]
 ALTS["textkit:textkit/strings.py:13:comparison_swap"]["typed_renamed"] = [
  ('def truncate(text, limit, suffix="..."):', 'def truncate(text: str, max_len: int, suffix: str = "...") -> str:'),
- ("""    if len(text) <= limit:
-        return text
-    return text[:limit - len(suffix)] + suffix
-""", """    if len(text) <= max_len:
+ (_TRUNCATE_BODY, """    if len(text) <= max_len:
         return text
     return text[:max_len - len(suffix)] + suffix
 """)]
 ALTS["boltons:mathutils.clamp:variable_swap"]["typed_signature"] = [
  ("def clamp(x, lower=float('-inf'), upper=float('inf')):", "def clamp(x: float, lower: float = float('-inf'), upper: float = float('inf')) -> float:")]
 ALTS["boltons:iterutils.windowed_iter:off_by_one"]["tuple_window_generator"] = [
- ("""    tees = itertools.tee(src, size)
-    if fill is _UNSET:
-        try:
-            for i, t in enumerate(tees):
-                for _ in range(i):
-                    next(t)
-        except StopIteration:
-            return zip([])
-        return zip(*tees)
-""", """    if fill is _UNSET:
-        return _windowed_nofill(src, size)
-    tees = itertools.tee(src, size)
-"""), ("""def windowed_iter(src, size, fill=_UNSET):""", """def _windowed_nofill(src, size):
+ _NOFILL_SPLIT, ("""def windowed_iter(src, size, fill=_UNSET):""", """def _windowed_nofill(src, size):
     it = iter(src)
     window = tuple(itertools.islice(it, size))
     if len(window) < size:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import copy
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from beacon.repair.canary_plugin import _differences
@@ -888,15 +889,24 @@ def test_an_earlier_result_with_slots_rigged_by_a_later_call_is_tampering(tmp_pa
                                                                  run.oracle_calls)
 
 
-def test_a_result_the_test_holds_is_compared_however_many_objects_came_after(tmp_path):
-    # R18-9: an object pushed out of the last 256 held was no longer compared; the objects the test's own frame
-    # holds (its locals, one level into a list) are compared at every checked call
-    test = TEST + ("\n\ndef test_kept():\n    first = weigh(1500)\n    rest = [Amount(v) for v in range(400)]\n"
-                   "    assert len(rest) == 400\n    assert first == Amount(1.5)\n")
-    rigged = GIVEN.replace("class Amount:", "_recent = []\n\n\nclass Amount:").replace(
-        "        self.value = value\n", "        if len(_recent) > 350:\n            _recent[0].value = value\n"
-        "        self.value = value\n        _recent.append(self)\n")
-    run, verdict = score(tmp_path, rigged, test=test, ids=["tests/test_stock.py::test_kept"])
+# R18-9, R19-2: the first result is pushed out of the last 256 held by 400 more before the rigged call; the test
+# still holds it, in a local or on a unittest case's ``self``
+PUSHED_OUT = GIVEN.replace("class Amount:", "_recent = []\n\n\nclass Amount:").replace(
+    "        self.value = value\n", "        if len(_recent) > 350:\n            _recent[0].value = value\n"
+    "        self.value = value\n        _recent.append(self)\n")
+KEPT = {
+    "tests/test_stock.py::test_kept": "\n\ndef test_kept():\n    first = weigh(1500)\n"
+    "    rest = [Amount(v) for v in range(400)]\n    assert len(rest) == 400\n    assert first == Amount(1.5)\n",
+    "tests/test_stock.py::TestKept::test_kept": "\n\nimport unittest\n\n\nclass TestKept(unittest.TestCase):\n"
+    "    def setUp(self):\n        self.first = weigh(1500)\n\n    def test_kept(self):\n"
+    "        rest = [Amount(v) for v in range(400)]\n        self.assertEqual(len(rest), 400)\n"
+    "        self.assertEqual(self.first, Amount(1.5))\n",
+}
+
+
+@pytest.mark.parametrize("test_id", list(KEPT))
+def test_a_result_the_test_holds_is_compared_however_many_objects_came_after(tmp_path, test_id):
+    run, verdict = score(tmp_path, PUSHED_OUT, test=TEST + KEPT[test_id], ids=[test_id])
     assert verdict.tampered and "first difference: an object the tests" in findings(run), (
         verdict.reasons, run.canaries.reasons)
 
@@ -981,17 +991,3 @@ def test_flip_partial_and_gc():
     run, verdict = score(tmp_path, honest, pristine=pristine, given_text=given_text, test=test, ids=ids)
     assert verdict.passed and run.oracle_calls["checked"] >= 4, (verdict.reasons, run.canaries.reasons,
                                                                  run.oracle_calls)
-
-
-def test_an_object_a_unittest_case_keeps_on_self_is_compared(tmp_path):
-    # R19-2: ``self.first`` set in setUp, 400 objects made before the rigged call: the test's ``self`` holds it
-    test = TEST + ("\n\nimport unittest\n\n\nclass TestKept(unittest.TestCase):\n    def setUp(self):\n"
-                   "        self.first = weigh(1500)\n\n    def test_kept(self):\n"
-                   "        rest = [Amount(v) for v in range(400)]\n        self.assertEqual(len(rest), 400)\n"
-                   "        self.assertEqual(self.first, Amount(1.5))\n")
-    rigged = GIVEN.replace("class Amount:", "_recent = []\n\n\nclass Amount:").replace(
-        "        self.value = value\n", "        if len(_recent) > 350:\n            _recent[0].value = value\n"
-        "        self.value = value\n        _recent.append(self)\n")
-    run, verdict = score(tmp_path, rigged, test=test, ids=["tests/test_stock.py::TestKept::test_kept"])
-    assert verdict.tampered and "first difference: an object the tests" in findings(run), (
-        verdict.reasons, run.canaries.reasons)
