@@ -1,6 +1,7 @@
 """Run one command in its own process group with a deadline and capped output.
 
-The child becomes a session and process-group leader (``start_new_session``).
+The child becomes a session and process-group leader (``start_new_session``), killed if this process dies
+(``setpriv --pdeathsig KILL`` where util-linux has it).
 On timeout, *and* as soon as the child exits normally, the whole group gets
 SIGKILL: a test that starts a background process must not outlive the run
 (it could rewrite files the harness reads next, or keep consuming CPU). The
@@ -74,6 +75,27 @@ def remove_tree(path: os.PathLike | str) -> None:
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def _dies_with_parent(argv: Sequence[str]) -> list[str]:
+    """``argv`` behind util-linux's ``setpriv --pdeathsig KILL`` where it is installed: the child is killed when this
+    process dies, even by SIGKILL (its own session is out of reach of a kill of this process's group, and a test
+    run's pytest would otherwise wait forever to write its report to a pipe nobody reads: a job killed by ``kill
+    -9`` left one such process per interrupted run). ``setpriv`` execs the command, so nothing else changes."""
+    setpriv = _SETPRIV[0] if _SETPRIV else None
+    return [setpriv, "--pdeathsig", "KILL", "--", *argv] if setpriv else list(argv)
+
+
+def _find_setpriv() -> str | None:
+    found = shutil.which("setpriv")
+    if found is None:
+        return None
+    probe = subprocess.run([found, "--pdeathsig", "KILL", "--", "true"], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return found if probe.returncode == 0 else None  # (an old util-linux without --pdeathsig)
+
+
+_SETPRIV: list = []  # [its path or None], found at the first run
+
+
 def _kill_group(pgid: int) -> None:
     try:
         os.killpg(pgid, signal.SIGKILL)
@@ -104,8 +126,10 @@ def run_captured(
     try:
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout}")
+        if not _SETPRIV:
+            _SETPRIV.append(_find_setpriv())
         proc = subprocess.Popen(
-            list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
+            _dies_with_parent(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
             pass_fds=((write_fd,) if write_fd is not None else ()) + tuple(inherited),
         )
