@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import signal
 import socket
 import stat
 import subprocess
@@ -78,9 +79,79 @@ def _alive(pid: int) -> bool:
     return True
 
 
+# A byte that may continue a folder name: a command line naming ``/tmp/beacon-x-ab`` must not be taken for one
+# naming ``/tmp/beacon-x-abc``.
+_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+
+def _names(command: bytes, needles: tuple[bytes, ...]) -> bool:
+    for needle in needles:
+        at = command.find(needle)
+        while at >= 0:
+            end = at + len(needle)
+            if end == len(command) or command[end] not in _NAME_BYTES:
+                return True
+            at = command.find(needle, end)
+    return False
+
+
+def _process(pid: str) -> tuple[bytes, int, int, str] | None:
+    """``(command line, real uid, process group, state)`` of ``/proc/<pid>``, or None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            command = fh.read()
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()  # after the name, which may hold spaces and parens
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            uid = next(int(line.split()[1]) for line in fh if line.startswith(b"Uid:"))
+    except (OSError, StopIteration, IndexError, ValueError):
+        return None
+    return command, uid, int(fields[2]), fields[0].decode()
+
+
+def kill_processes_naming(folder: os.PathLike | str) -> list[int]:
+    """SIGKILL this user's processes whose command line names ``folder``, and their process groups where the
+    group's leader names it too or is gone; the pids killed.
+
+    For the folder of a job that is gone (killed outright): what it started may outlive it. A test run's sandbox
+    names its folders in every command line (bubblewrap's mounts, pytest's plugin and report paths), and
+    bubblewrap's inner process, the sandbox's pid 1, was seen left waiting after a ``kill -9`` of the job (most
+    likely the kill landed while bubblewrap was making the sandbox, before its parent-death signal was set).
+    Killing it takes down the whole sandbox (its pid namespace); killing the group takes the rest of a run without
+    a sandbox (a test's own children name nothing). Only the owner's processes are looked at, and never this one's
+    own group."""
+    needles = tuple(dict.fromkeys(os.fsencode(p) for p in (os.fspath(folder), os.path.realpath(folder))))
+    me, my_group, my_uid = os.getpid(), os.getpgrp(), os.getuid()
+    try:
+        pids = [name for name in os.listdir("/proc") if name.isdigit() and int(name) != me]
+    except OSError:
+        return []
+    killed, groups = [], set()
+    for pid in pids:
+        seen = _process(pid)
+        if seen is None or seen[1] != my_uid or seen[3] == "Z" or not _names(seen[0], needles):
+            continue
+        command, _, group, _ = seen
+        try:
+            os.kill(int(pid), signal.SIGKILL)
+            killed.append(int(pid))
+        except (ProcessLookupError, PermissionError):
+            continue
+        if group > 1 and group != my_group:
+            leader = _process(str(group))
+            if leader is None or leader[3] == "Z" or _names(leader[0], needles):
+                groups.add(group)
+    for group in groups:
+        try:
+            os.killpg(group, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    return killed
+
+
 def sweep_stale(prefix: str, root: os.PathLike | str | None = None) -> list[Path]:
     """Remove the ``<root>/<prefix><pid>.<host>-*`` folders of this machine whose process is gone (``root``:
-    ``TMPDIR``); the paths removed."""
+    ``TMPDIR``), after killing what still runs in them (:func:`kill_processes_naming`); the paths removed."""
     base = Path(root if root is not None else tempfile.gettempdir())
     try:
         entries = list(base.iterdir())
@@ -91,6 +162,7 @@ def sweep_stale(prefix: str, root: os.PathLike | str | None = None) -> list[Path
         pid = _owner(entry.name, prefix)
         if pid is None or pid == os.getpid() or _alive(pid) or not entry.is_dir() or entry.is_symlink():
             continue
+        kill_processes_naming(entry)
         remove_tree(entry)
         removed.append(entry)
     return removed

@@ -201,30 +201,36 @@ class RunCgroup:
     def destroy(self) -> None:
         """Kill whatever is still inside (an escaped background process), then remove the folders."""
         for folder in set(self.folders.values()):
-            for _ in range(50):
-                try:
-                    pids = [int(p) for p in (folder / "cgroup.procs").read_text().split()]
-                except OSError:
-                    break
-                if not pids:
-                    break
-                for pid in pids:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except (ProcessLookupError, PermissionError):
-                        pass
-                time.sleep(0.02)
+            _empty_and_remove(folder)
+
+
+def _empty_and_remove(folder: Path) -> None:
+    """SIGKILL every process in the cgroup ``folder`` until none is left (or a second has passed), then remove it."""
+    for _ in range(50):
+        try:
+            pids = [int(p) for p in (folder / "cgroup.procs").read_text().split()]
+        except OSError:
+            break
+        if not pids:
+            break
+        for pid in pids:
             try:
-                folder.rmdir()
-            except OSError:
-                pass  # still busy (a dying process): an empty folder left behind holds no process
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.02)
+    try:
+        folder.rmdir()
+    except OSError:
+        pass  # still busy (a dying process): an empty folder left behind holds no process
 
 
 _PREFIX = "beacon-"
 
 
 def _remove_stale(parent: Path) -> None:
-    """Remove the empty run cgroups of harness processes that are gone (killed before their ``destroy``)."""
+    """Remove the run cgroups of harness processes that are gone (killed before their ``destroy``), killing what
+    still runs in them: a run whose harness died by ``kill -9`` can outlive it (see ``beacon.scratch``)."""
     try:
         entries = list(parent.iterdir())
     except OSError:
@@ -240,10 +246,7 @@ def _remove_stale(parent: Path) -> None:
             pass
         except PermissionError:
             continue
-        try:
-            entry.rmdir()  # fails (EBUSY) while a process is inside: then it is left alone
-        except OSError:
-            pass
+        _empty_and_remove(entry)
 
 
 def _read_int(path: Path) -> int | None:

@@ -94,6 +94,7 @@ from .oracle_defs import MAX_BYTES as ORACLE_MAX_BYTES
 from .oracle_defs import bounded as oracle_bounded
 from .oracle_defs import oracle_defs
 from .pristine_bindings import binding_sites, bounded
+from ..scratch import kill_processes_naming
 from .process import remove_tree, run_captured
 from .pytest_setup import (build_env, check_flags, check_pytest_versions, check_selection, pick_sandbox, save_report,
                            src_layout_path)
@@ -432,7 +433,8 @@ _SCRATCH_PREFIX = "beacon-pytest-"
 
 def _remove_stale_scratch() -> None:
     """Remove run folders (``beacon-pytest-<pid>-*``) whose harness process is gone: a harness killed mid-run
-    (a timeout, Ctrl-C) never reaches its ``finally``; the folder holds the run's FIFO, plugin and box."""
+    (a timeout, Ctrl-C) never reaches its ``finally``; the folder holds the run's FIFO, plugin and box. What still
+    runs there (a sandbox that outlived its harness) is killed first."""
     root = Path(tempfile.gettempdir())
     try:
         entries = [e for e in root.iterdir() if e.name.startswith(_SCRATCH_PREFIX)]
@@ -446,6 +448,7 @@ def _remove_stale_scratch() -> None:
             os.kill(int(owner), 0)
             continue  # alive (or a reused pid): leave it
         except ProcessLookupError:
+            kill_processes_naming(entry)
             remove_tree(entry)
         except PermissionError:
             continue

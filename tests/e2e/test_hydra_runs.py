@@ -112,6 +112,20 @@ def test_a_failing_job_does_not_lose_the_others(tmp_path):
     assert sorted(j["status"] for j in jobs) == ["complete", "failed"]
 
 
+def _processes_naming(path) -> list[str]:
+    """The command lines of live processes that name ``path``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "stat").read_text().rsplit(") ", 1)[-1][:1] != "Z":
+                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                if str(path) in command:
+                    found.append(command[:300])
+        except OSError:
+            continue
+    return found
+
+
 def test_resume_after_kill_9_gives_identical_records(tmp_path):
     args = ["-m", "experiments.control", "grid.methods=[bm25,no_retrieval]", "grid.budgets=[500,2000]",
             "grid.edit_formats=[diff]", "print_table=false"]
@@ -139,6 +153,8 @@ def test_resume_after_kill_9_gives_identical_records(tmp_path):
     assert any(name.startswith("beacon-work-") for name in left), left  # a test run's beacon-pytest-*) stays
     run(*args, f"hydra.run.dir={killed}", tmpdir=scratch)
     assert sorted(p.name for p in scratch.iterdir()) == []  # ...so the next run removed the dead run's, then its own
+    # ...after killing what still ran there: a sandbox whose pid 1 missed its parent-death signal outlived the job
+    assert _processes_naming(scratch) == [], "a test run of the killed job outlived the next run"
     assert (killed / "run" / "records.jsonl").read_bytes() == (clean / "run" / "records.jsonl").read_bytes()
     assert run("-m", "beacon.artifacts", "verify", str(killed / "run")).returncode == 0
 
