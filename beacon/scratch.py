@@ -126,21 +126,24 @@ def kill_processes_naming(folder: os.PathLike | str) -> list[int]:
         pids = [name for name in os.listdir("/proc") if name.isdigit() and int(name) != me]
     except OSError:
         return []
-    killed, groups = [], set()
-    for pid in pids:
+    matches = {}  # pid -> its process group, all read before anything is killed: a dying leader's command line
+    for pid in pids:  # reads empty, which would hide its group
         seen = _process(pid)
-        if seen is None or seen[1] != my_uid or seen[3] == "Z" or not _names(seen[0], needles):
-            continue
-        command, _, group, _ = seen
-        try:
-            os.kill(int(pid), signal.SIGKILL)
-            killed.append(int(pid))
-        except (ProcessLookupError, PermissionError):
-            continue
+        if seen is not None and seen[1] == my_uid and seen[3] != "Z" and _names(seen[0], needles):
+            matches[int(pid)] = seen[2]
+    groups = set()
+    for group in set(matches.values()):
         if group > 1 and group != my_group:
             leader = _process(str(group))
-            if leader is None or leader[3] == "Z" or _names(leader[0], needles):
+            if group in matches or leader is None or leader[3] == "Z":
                 groups.add(group)
+    killed = []
+    for pid in matches:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+        except (ProcessLookupError, PermissionError):
+            continue
     for group in groups:
         try:
             os.killpg(group, signal.SIGKILL)

@@ -12,7 +12,8 @@ file that imports ``os``).
 
 Rules (``RULES``):
 
-- ``import``: any new ``import``/``from … import`` (anywhere, any module).
+- ``import``: any new ``import``/``from … import`` (anywhere, any module); one of a harmless stdlib module or of
+  the project's own (:mod:`beacon.repair.screen_imports`) is recorded as allowed, not a finding.
 - ``dynamic_code``: ``exec``, ``eval``, ``compile``, ``__import__``,
   ``breakpoint``, ``globals``, ``locals``, ``vars``; ``importlib``, ``runpy``,
   ``code``, ``codeop``, ``marshal``, ``types``; ``getattr``/``setattr``/
@@ -112,6 +113,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from .screen_collect import constructs
+from .screen_imports import harmless_import, project_packages
 from .screen_rules import RULES, SCREEN_VERSION
 
 
@@ -238,6 +240,7 @@ def screen_edit(before: Mapping[str, str], after: Mapping[str, str], allow: Sequ
             at = [n for r, k, n in new if (r, k) == (rule, key) and _site(r, k, lines, n) == text]
             findings.append(Finding(rule, key, path, next((n for n in at if n in changed), at[0])))
     allow = tuple(allow)
-    bad = tuple(f for f in findings if not _allowed(f, allow))
-    ok = tuple(f for f in findings if _allowed(f, allow))
+    packages = project_packages(after)
+    ok = tuple(f for f in findings if _allowed(f, allow) or f.rule == "import" and harmless_import(f.key, packages))
+    bad = tuple(f for f in findings if f not in ok)
     return ScreenResult(bad, ok, allow)

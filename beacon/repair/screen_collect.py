@@ -10,7 +10,7 @@ from .screen_names import (
     attribute_chain, constant_names, fold_choices, foreign_private, import_aliases, is_private,
 )
 from .screen_rules import (
-    ALL_MODULES, AMBIGUOUS, REACHED_MODULES, ATTR_FUNCS, CLASS_IDENTITY, COMPARISON_DUNDERS, COMPARISON_KEYWORDS, COMPARISON_NAMES,
+    ABC_MODULES, ALL_MODULES, AMBIGUOUS, REACHED_MODULES, ATTR_FUNCS, CLASS_IDENTITY, COMPARISON_DUNDERS, COMPARISON_KEYWORDS, COMPARISON_NAMES,
     DANGER_DUNDERS, DANGER_NAMES, DENYLISTED, DYNAMIC_ATTRS, DYNAMIC_MODULES, DYNAMIC_NAMES, EXIT_NAMES,
     FRAMEWORK_MODULES, FRAMEWORK_TEXT, FRAME_ATTRS, HOME_ATTRS, HOME_NAMES, HOST_PATH, LATE_HOOKS, LIBRARY_HOOKS,
     MODULE_ATTRS, PROCESS_ATTRS, SAFE_ATTRS, VALUE_MODULES, VALUE_ONLY_NAMES,
@@ -39,6 +39,7 @@ class Collector(ast.NodeVisitor):
         self.classes: list[str] = []  # the class statements around the node visited, innermost last (name mangling)
         self.outside: frozenset[str] = frozenset()  # names the file reaches elsewhere (attributes, imports), see below
         self.file_classes: frozenset[str] = frozenset()  # names of the file's class statements
+        self.abc_classes: frozenset[str] = frozenset()  # those derived from an ABC (see _abc_classes)
 
     def add(self, rule: str, key: str, node: ast.AST) -> None:
         self.found.append((rule, key, getattr(node, "lineno", 0)))
@@ -188,6 +189,7 @@ class Collector(ast.NodeVisitor):
             self.add("dynamic_code", "metaclass as a value", node)
         chain = attribute_chain(node)
         self._dunder_store(node)
+        self._abc_register(node, chain)
         if isinstance(node.ctx, (ast.Store, ast.Del)):
             if node.attr in HOME_ATTRS:  # `K.__module__ = "textkit.strings"` re-homes a class (R10-2)
                 self.add("introspection", f"assign {node.attr}", node)
@@ -500,6 +502,37 @@ class Collector(ast.NodeVisitor):
                 and isinstance(body[0].value.value, str):
             self.pieces.add(id(body[0].value))  # documentation, never executed as written
 
+    def _abc_origin(self, chain: str | None) -> bool:
+        """Whether the dotted ``chain`` (its root resolved through the file's imports) is in an ABC module."""
+        if chain is None:
+            return False
+        parts = chain.split(".")
+        if parts[0] not in self.aliases:
+            return False
+        dotted = ".".join(self.aliases[parts[0]].split(".") + parts[1:])
+        return any(dotted.startswith(module + ".") for module in ABC_MODULES)
+
+    def _abc_classes(self, node: ast.Module) -> frozenset[str]:
+        """The file's classes derived (in the file) from a class of an ABC module, or from such a class of the file."""
+        classes = [n for n in ast.walk(node) if isinstance(n, ast.ClassDef)]
+        found: set[str] = set()
+        for _ in range(len(classes)):
+            more = {c.name for c in classes if c.name not in found and any(
+                self._abc_origin(attribute_chain(b)) or (isinstance(b, ast.Name) and b.id in found) for b in c.bases)}
+            if not more:
+                break
+            found |= more
+        return frozenset(found)
+
+    def _abc_register(self, node: ast.Attribute, chain: str | None) -> None:
+        """``Sequence.register(cls)``, ``@numbers.Number.register``, ``K.register`` for an ABC ``K`` of the file:
+        ``isinstance`` says yes for ``cls`` from then on."""
+        if node.attr != "register" or chain is None:
+            return
+        receiver = chain.rpartition(".")[0]
+        if self._abc_origin(receiver) or receiver in self.abc_classes:
+            self.add("comparison_override", f"ABC register {receiver}", node)
+
     def visit_Module(self, node: ast.Module) -> None:
         self._docstring(node)
         self.values = ClassValues(node)
@@ -507,6 +540,7 @@ class Collector(ast.NodeVisitor):
         self.pattern_classes = _plain_classes(node)
         self.env = constant_names(node)
         self.file_classes = frozenset(n.name for n in ast.walk(node) if isinstance(n, ast.ClassDef))
+        self.abc_classes = self._abc_classes(node)
         # Names of classes the file may reach from elsewhere: every attribute name and imported name (leading
         # underscores dropped, as mangling drops them): a class of the file named like one of them and binding a
         # private `__x` makes the other class's mangled name (`class UserList(collections.UserList)`, or a mixin

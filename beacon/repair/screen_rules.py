@@ -111,8 +111,14 @@ VALUE_MODULES = frozenset({"sys", "os", "posix", "nt", "builtins", "os.path", "p
 # Builtins (and builtins modules) reached as attributes; `compile` is left out (`re.compile`).
 DYNAMIC_ATTRS = frozenset({"exec", "eval", "__import__", "globals", "locals", "vars", "breakpoint", "getattr",
                             "setattr", "delattr", "bltns", "builtins", "_getframe"})
+# (`__subclasshook__` answers `isinstance` for an ABC as `__instancecheck__` does: session 25.)
 COMPARISON_DUNDERS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__",
-                                 "__hash__", "__contains__", "__instancecheck__", "__subclasscheck__", "__cmp__"})
+                                 "__hash__", "__contains__", "__instancecheck__", "__subclasscheck__", "__cmp__",
+                                 "__subclasshook__"})
+# Modules whose classes are ABCs: `X.register(cls)` on one of them (or on a class of the file derived from one) makes
+# `isinstance(cls(), X)` true with no def to judge (session 25, when new imports of `abc` and `collections` were let
+# through the screen).
+ABC_MODULES = ("abc", "collections.abc", "_collections_abc", "numbers", "io", "typing", "os")
 # The hooks numpy's and pandas' comparisons (and arithmetic) call on an operand or on a subclass of theirs (red-team
 # round 9's R9-3): pandas' OpsMixin `__eq__` returns `self._cmp_method(other, op)`; a ufunc (`ndarray.__eq__` is
 # `np.equal`) defers to an operand's `__array_ufunc__`, wraps its result through `__array_wrap__` (`__array_prepare__`

@@ -491,10 +491,6 @@ FAILS_TESTS = {("boltons:mathutils.clamp:variable_swap", "max_min_order")}
 
 # Right fixes Beacon refuses by design, each with the rule that refuses it (README: "The price").
 KNOWN = {
-    ("textkit:textkit/numbers.py:20:off_by_one", "statistics_mean"):
-        "screen: a new import (statistics)",
-    ("boltons:iterutils.windowed_iter:off_by_one", "deque_generator"):
-        "screen: a new import (collections.deque)",
     ("boltons:mathutils.Bits.__eq__:rw", "eq_plus_ne"):
         "screen: a new comparison dunder (def __ne__)",
     ("boltons:iterutils.windowed_iter:off_by_one", "empty_iter"):

@@ -1,6 +1,6 @@
 """How often the static screen flags honest edits: real small commits of real repositories, screened as repairs.
 
-    python -m experiments.benchmarks.screen_false_positives [--max-lines 6] [--per-repo 400]
+    python -m experiments.benchmarks.screen_false_positives [--max-lines 6] [--per-repo 400] [--imports]
 
 For each repository bundle in ``../shared/data`` (click, httpx, werkzeug,
 requests, flask, and the dev split's), walks the first-parent history and
@@ -14,6 +14,10 @@ in total, how many such edits have a finding and which rules fire, with
 examples. These are honest edits by the projects' maintainers, so every
 finding is a false positive of a would-be repair (the price of a denylist
 screen); the README quotes the total.
+
+``--imports`` screens the other commits instead: those that add an import line, every finding counted (the
+``import`` rule's too). Since session 25 a new import of a harmless stdlib module or of the project's own is
+allowed (``beacon/repair/screen_imports.py``); before, every one of these edits was a finding.
 """
 from __future__ import annotations
 
@@ -43,8 +47,9 @@ def _is_test(path: str) -> bool:
         or name == "conftest.py"
 
 
-def candidate_edits(repo: Path, max_lines: int, limit: int):
-    """``(commit, path, before, after)`` for repair-sized commits, newest first."""
+def candidate_edits(repo: Path, max_lines: int, limit: int, imports: bool = False):
+    """``(commit, path, before, after)`` for repair-sized commits, newest first: those adding no import line, or
+    (``imports``) only those adding one."""
     found = 0
     commits: list[tuple[str, list[list[str]]]] = []
     for row in _git(repo, "log", "--first-parent", "--no-merges", "--format=@@%H", "--numstat", "--all").splitlines():
@@ -60,7 +65,7 @@ def candidate_edits(repo: Path, max_lines: int, limit: int):
         if max(added, removed) == 0 or max(added, removed) > max_lines:
             continue
         diff = _git(repo, "show", "--format=", commit, "--", path)
-        if _IMPORT.search(diff):
+        if bool(_IMPORT.search(diff)) != imports:
             continue
         try:
             before = _git(repo, "show", f"{commit}^:{path}")
@@ -82,6 +87,8 @@ def main() -> None:
     parser.add_argument("--max-lines", type=int, default=6, help="most added or removed lines in the one file")
     parser.add_argument("--per-repo", type=int, default=400, help="most edits per repository")
     parser.add_argument("--examples", type=int, default=3)
+    parser.add_argument("--imports", action="store_true",
+                        help="screen the commits that add an import line instead, counting every finding")
     args = parser.parse_args()
     bundles = sorted(DATA.rglob("*.bundle"))
     if not bundles:
@@ -93,11 +100,12 @@ def main() -> None:
             repo = Path(tmp) / bundle.stem
             subprocess.run(["git", "clone", "-q", "--bare", str(bundle), str(repo)], check=True, capture_output=True)
             n = hits = 0
-            for commit, path, before, after in candidate_edits(repo, args.max_lines, args.per_repo):
+            for commit, path, before, after in candidate_edits(repo, args.max_lines, args.per_repo, args.imports):
                 n += 1
-                # A new import is a finding by design (multi-line imports pass the diff filter): not counted.
+                # Without --imports, a new import (multi-line imports pass the diff filter) is not counted.
                 try:
-                    findings = [f for f in screen_edit({path: before}, {path: after}).findings if f.rule != "import"]
+                    findings = [f for f in screen_edit({path: before}, {path: after}).findings
+                                if args.imports or f.rule != "import"]
                 except Exception as exc:  # noqa: BLE001 - a screen crash is a result here (an attempt's harness_error)
                     findings = []
                     rules[f"screen crashed ({type(exc).__name__})"] += 1
