@@ -33,17 +33,21 @@ run_captured([sys.executable, "-c", "import time; time.sleep(300)", "sleeper", s
 
 def _alive_naming(marker: str) -> list[int]:
     """The live processes running the harness's command (its own command line names the marker differently)."""
-    needle = f"sleeper\0{marker}".encode()
+    return _alive_holding(f"sleeper\0{marker}")
+
+
+def _alive_holding(needle: str) -> list[int]:
+    """Live, non-zombie processes whose command line holds ``needle``."""
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as fh:
                 command = fh.read()
             with open(f"/proc/{pid}/stat") as fh:
-                zombie = fh.read().split(") ")[-1][:1] == "Z"
+                zombie = fh.read().rsplit(") ", 1)[-1][:1] == "Z"
         except OSError:
             continue
-        if needle in command and not zombie:
+        if needle.encode() in command and not zombie:
             found.append(int(pid))
     return found
 
@@ -68,19 +72,8 @@ def test_a_command_dies_with_the_harness_killed_by_sigkill():
 
 
 def _sleeping(marker: str) -> list[int]:
-    """Live, non-zombie processes whose command line holds ``marker`` (a unique ``sleep`` length)."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                command = fh.read()
-            with open(f"/proc/{pid}/stat") as fh:
-                zombie = fh.read().rsplit(") ", 1)[-1][:1] == "Z"
-        except OSError:
-            continue
-        if marker.encode() in command and not zombie:
-            found.append(int(pid))
-    return found
+    """Live processes whose command line holds ``marker`` (a unique ``sleep`` length)."""
+    return _alive_holding(marker)
 
 
 def _wait_for(check, seconds: float = 20.0):
