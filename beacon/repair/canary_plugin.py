@@ -1864,6 +1864,7 @@ _COPY_NODES = 5000  # values a call's arguments may reach for it to be copied an
 _HELD = 256  # objects from checked calls whose later changes are compared (the most recent)
 _REAL_PATHS: dict = {}
 _islice, _getframe, _getrefcount = itertools.islice, sys._getframe, sys.getrefcount
+_LOCALS_ITEMS = 512  # items a test frame's locals are followed into, per checked call (``_test_locals``)
 
 
 def _realpath_cached(filename) -> str | None:
@@ -2254,9 +2255,10 @@ class _Shadow:
         _HELD). Its frames are the function frames on the stack from files of the checkout that are not declared
         sources (the test, its helpers, a conftest's fixture in setup or teardown); an instance counts when a local
         holds it, or a list, tuple or dict there does, or another object there does (a unittest ``self.first``;
-        round 19's R19-2), one level and 64 items deep. Each frame's locals dict is emptied after the reading (round
-        19's FP19-4: it would keep what the test dropped alive), which is safe for a frame no trace function follows:
-        a trace event refills it from the frame before anything writes it back."""
+        round 19's R19-2), and so on one level further (``kept = {"edges": [reading]}``, ``self.cases["a"]``:
+        round 19's R19-3), 64 items per container and _LOCALS_ITEMS per frame. Each frame's locals dict is emptied
+        after the reading (round 19's FP19-4: it would keep what the test dropped alive), which is safe for a frame
+        no trace function follows: a trace event refills it from the frame before anything writes it back."""
         root = self.test_root
         if root is None:
             return []
@@ -2268,23 +2270,34 @@ class _Shadow:
             if code.co_flags & 0x1 and real is not None and real.startswith(root) and real not in self.oracle.files \
                     and frame.f_trace is None:
                 held = frame.f_locals
-                for value in list(dict.values(held)):
-                    kind = _type(value)
-                    # (exact lists, tuples and dicts: a slice or an islice runs no project code, copies 64 items)
-                    if kind is list or kind is tuple:
-                        inner = value[:64]
-                    elif kind is dict:
-                        inner = list(_islice(dict.values(value), 64))
-                    elif _class_flags(kind) & _HEAPTYPE and not self._holdable(value, spaces):
-                        getter = _instance_dict_getter(kind)
-                        own = getter(value, kind) if getter is not None else None
-                        inner = list(_islice(dict.values(own), 64)) if _type(own) is dict else []
-                    else:
-                        inner = []
-                    out += [item for item in [value, *inner] if self._holdable(item, spaces)]
+                level, budget = list(dict.values(held)), _LOCALS_ITEMS
+                for last in (False, False, True):  # the locals, what they hold, and what that holds
+                    deeper = []
+                    for value in level:
+                        if self._holdable(value, spaces):
+                            out.append(value)
+                        elif budget > 0 and not last:
+                            inner = self._inside(value, spaces)
+                            budget -= len(inner)
+                            deeper += inner
+                    level = deeper
                 dict.clear(held)
             frame, depth = frame.f_back, depth + 1
         return out
+
+    def _inside(self, value, spaces) -> list:
+        """What a test's local that is no instance of a declared module holds, 64 items: an exact list's, tuple's
+        or dict's items (a slice or an islice runs no project code), another heap object's ``__dict__`` values."""
+        kind = _type(value)
+        if kind is list or kind is tuple:
+            return value[:64]
+        if kind is dict:
+            return list(_islice(dict.values(value), 64))
+        if _class_flags(kind) & _HEAPTYPE and not self._holdable(value, spaces):
+            getter = _instance_dict_getter(kind)
+            own = getter(value, kind) if getter is not None else None
+            return list(_islice(dict.values(own), 64)) if _type(own) is dict else []
+        return []
 
     @staticmethod
     def _holdable(item, spaces) -> bool:

@@ -889,8 +889,8 @@ def test_an_earlier_result_with_slots_rigged_by_a_later_call_is_tampering(tmp_pa
                                                                  run.oracle_calls)
 
 
-# R18-9, R19-2: the first result is pushed out of the last 256 held by 400 more before the rigged call; the test
-# still holds it, in a local or on a unittest case's ``self``
+# R18-9, R19-2, R19-3: the first result is pushed out of the last 256 held by 400 more before the rigged call; the
+# test still holds it, in a local or on a unittest case's ``self``, directly or one container further
 PUSHED_OUT = GIVEN.replace("class Amount:", "_recent = []\n\n\nclass Amount:").replace(
     "        self.value = value\n", "        if len(_recent) > 350:\n            _recent[0].value = value\n"
     "        self.value = value\n        _recent.append(self)\n")
@@ -901,6 +901,13 @@ KEPT = {
     "    def setUp(self):\n        self.first = weigh(1500)\n\n    def test_kept(self):\n"
     "        rest = [Amount(v) for v in range(400)]\n        self.assertEqual(len(rest), 400)\n"
     "        self.assertEqual(self.first, Amount(1.5))\n",
+    # R19-3: two levels deep, the expected value first (pytest's rewrite keeps no direct local of the actual one)
+    "tests/test_stock.py::test_kept_deep": "\n\ndef test_kept_deep():\n    kept = {'edges': [weigh(1500)]}\n"
+    "    rest = [Amount(v) for v in range(400)]\n    assert len(rest) == 400\n    assert Amount(1.5) == kept['edges'][0]\n",
+    "tests/test_stock.py::TestKeptDeep::test_kept": "\n\nimport unittest\n\n\nclass TestKeptDeep(unittest.TestCase):\n"
+    "    def setUp(self):\n        self.cases = {'a': weigh(1500)}\n\n    def test_kept(self):\n"
+    "        rest = [Amount(v) for v in range(400)]\n        self.assertEqual(len(rest), 400)\n"
+    "        self.assertEqual(Amount(1.5), self.cases['a'])\n",
 }
 
 
