@@ -5,6 +5,7 @@ import ast
 from typing import Mapping
 
 from .screen_bases import LibraryBases
+from .screen_imports import HARMLESS, _within
 from .screen_classes import BUILTIN_CLASSES, ClassValues, builds_a_class, is_metaclass_expr
 from .screen_names import (
     attribute_chain, constant_names, fold_choices, foreign_private, import_aliases, is_private,
@@ -190,6 +191,7 @@ class Collector(ast.NodeVisitor):
         chain = attribute_chain(node)
         self._dunder_store(node)
         self._abc_register(node, chain)
+        self._stdlib_private(node, chain)
         if isinstance(node.ctx, (ast.Store, ast.Del)):
             if node.attr in HOME_ATTRS:  # `K.__module__ = "textkit.strings"` re-homes a class (R10-2)
                 self.add("introspection", f"assign {node.attr}", node)
@@ -523,6 +525,23 @@ class Collector(ast.NodeVisitor):
                 break
             found |= more
         return frozenset(found)
+
+    def _stdlib_private(self, node: ast.Attribute, chain: str | None) -> None:
+        """A private attribute of a standard-library module whose new import the screen lets through
+        (``screen_imports.HARMLESS``), reached past the import: ``copy._deepcopy_dispatch[K] = f`` makes the oracles'
+        deep copies of ``K`` the objects themselves (session 25; ``from copy import _deepcopy_dispatch`` is an
+        ``import`` finding already)."""
+        if chain is None or chain.split(".")[0] not in self.aliases:
+            return
+        head = chain.split(".")
+        origin = self.aliases[head[0]].split(".")
+        parts = origin + head[1:]
+        for i in range(len(origin), len(parts)):
+            name = parts[i]
+            if name.startswith("_") and not (name.startswith("__") and name.endswith("__")) and any(
+                    _within(".".join(parts[:i]), module) for module in HARMLESS):
+                self.add("interpreter", f"private {'.'.join(parts[:i + 1])}", node)
+                return
 
     def _abc_register(self, node: ast.Attribute, chain: str | None) -> None:
         """``Sequence.register(cls)``, ``@numbers.Number.register``, ``K.register`` for an ABC ``K`` of the file:

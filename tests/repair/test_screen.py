@@ -270,6 +270,16 @@ def test_other_registers_are_no_finding(after):
     assert screen_edit({"textkit/m.py": "x = 1\n"}, {"textkit/m.py": after}).findings == ()
 
 
+@pytest.mark.parametrize("after", [
+    "import copy\n\n\nclass Reading:\n    pass\n\n\ncopy._deepcopy_dispatch[Reading] = lambda x, memo: x\n",
+    "import copy as c\n\n\nclass Reading:\n    pass\n\n\n_d = c._deepcopy_dispatch\n_d[Reading] = lambda x, memo: x\n",
+])
+def test_a_private_part_of_an_allowed_stdlib_module_is_a_finding(after):
+    """``copy._deepcopy_dispatch[K] = f``: the oracles' deep copies of ``K`` would be the objects themselves."""
+    findings = screen_edit({"textkit/m.py": "class Reading:\n    pass\n"}, {"textkit/m.py": after}).findings
+    assert [(f.rule, f.key) for f in findings] == [("interpreter", "private copy._deepcopy_dispatch")]
+
+
 def test_an_allowed_import_leaves_its_uses_screened():
     after = BASE.replace("return high", "from collections import abc\n        return abc.sys")
     assert screen_edit({"m.py": BASE}, {"m.py": after}).findings != ()
