@@ -26,6 +26,7 @@ from typing import Callable
 
 from ..providers.base import Provider, ProviderError
 from ..records import Outcome, RepairOutcome
+from ..repo.git import GitError
 from ..retrieval import assemble_context
 from ..retrieval.recipes import method_params
 from ..data.queries import build_query
@@ -187,7 +188,8 @@ def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, t
         return Outcome.SYNTAX_ERROR, str(exc)
     row.repair = {path: {"sha256": _sha(text), "diff_lines_changed": lines_changed(prepared.mutated_text, text)}
                         for path, text in sorted(new_files.items())}
-    screen = screen_edit(current, new_files, task.screen_allow, reference={task.path: _pristine(prepared)})
+    screen = screen_edit(current, new_files, task.screen_allow, reference={task.path: _pristine(prepared)},
+                         read=lambda path: _read_at_commit(prepared, path))
     checks = row.checks = {"screen": screen.evidence(), "canaries": {"ran": False}, "integrity": {"ran": False},
                                  "sandbox": {"ran": False}, "limits": {"ran": False}, "addopts": {"ran": False},
                                  "oracle": {"ran": False}}
@@ -243,6 +245,14 @@ def _run_evidence(run: PytestRun, protected: int) -> dict:
         "oracle": {"ran": bool(run.oracle_calls),
                    **{k: v for k, v in run.oracle_calls.items() if k != "seconds"}},
     }
+
+
+def _read_at_commit(prepared: PreparedTask, path: str) -> str | None:
+    """A checkout-relative file's text at the task's commit, or None (the screen judges a new project import by it)."""
+    try:
+        return prepared.source.read_file(prepared.task.commit, path).decode("utf-8")
+    except (GitError, UnicodeDecodeError):  # no such file, or not text: the import is not let through
+        return None
 
 
 def _pristine(prepared: PreparedTask) -> str:

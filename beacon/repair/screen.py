@@ -110,7 +110,7 @@ import io
 import tokenize
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from .screen_collect import constructs
 from .screen_imports import harmless_import, project_packages
@@ -201,14 +201,17 @@ def _sites(text: str) -> Counter:
 
 
 def screen_edit(before: Mapping[str, str], after: Mapping[str, str], allow: Sequence[str] = (),
-                reference: Mapping[str, str] | None = None) -> ScreenResult:
+                reference: Mapping[str, str] | None = None,
+                read: Callable[[str], str | None] | None = None) -> ScreenResult:
     """Findings for constructs the edit introduces in each ``.py`` file of ``after`` (vs ``before``).
 
     A construct is judged at its site (its rule, key and line text), not by a count per file: rewriting a line
     that already holds one into a different line that holds the same construct is a finding (red-team round 5
     turned an existing ``getattr(value, kind)()`` helper into an attribute walk to ``sys.modules`` without
     adding a ``getattr``). ``reference``: other versions of the files (the task's pristine file) whose sites
-    also count as already present, so restoring an original line is no finding.
+    also count as already present, so restoring an original line is no finding. ``read``: a checkout-relative
+    path's text at the task's commit (None when there is no such file), to judge a new import of the project's own
+    by what it binds (:mod:`beacon.repair.screen_imports`); without it no project import is let through.
     """
     findings: list[Finding] = []
     for path in sorted(after):
@@ -241,6 +244,10 @@ def screen_edit(before: Mapping[str, str], after: Mapping[str, str], allow: Sequ
             findings.append(Finding(rule, key, path, next((n for n in at if n in changed), at[0])))
     allow = tuple(allow)
     packages = project_packages(after)
-    ok = tuple(f for f in findings if _allowed(f, allow) or f.rule == "import" and harmless_import(f.key, packages))
+    def project_read(path: str) -> str | None:  # the edited files as the edit leaves them
+        return after[path] if path in after else read(path) if read is not None else None
+
+    ok = tuple(f for f in findings if _allowed(f, allow) or f.rule == "import" and harmless_import(
+        f.key, packages, f.path, project_read))
     bad = tuple(f for f in findings if f not in ok)
     return ScreenResult(bad, ok, allow)

@@ -11,7 +11,7 @@ from .screen_names import (
     attribute_chain, constant_names, fold_choices, foreign_private, import_aliases, is_private,
 )
 from .screen_rules import (
-    ABC_MODULES, ALL_MODULES, AMBIGUOUS, REACHED_MODULES, ATTR_FUNCS, CLASS_IDENTITY, COMPARISON_DUNDERS, COMPARISON_KEYWORDS, COMPARISON_NAMES,
+    ABC_MODULES, MUTATORS, RISKY_NAMES, ALL_MODULES, AMBIGUOUS, REACHED_MODULES, ATTR_FUNCS, CLASS_IDENTITY, COMPARISON_DUNDERS, COMPARISON_KEYWORDS, COMPARISON_NAMES,
     DANGER_DUNDERS, DANGER_NAMES, DENYLISTED, DYNAMIC_ATTRS, DYNAMIC_MODULES, DYNAMIC_NAMES, EXIT_NAMES,
     FRAMEWORK_MODULES, FRAMEWORK_TEXT, FRAME_ATTRS, HOME_ATTRS, HOME_NAMES, HOST_PATH, LATE_HOOKS, LIBRARY_HOOKS,
     MODULE_ATTRS, PROCESS_ATTRS, SAFE_ATTRS, VALUE_MODULES, VALUE_ONLY_NAMES,
@@ -153,6 +153,11 @@ class Collector(ast.NodeVisitor):
         if node.id in DANGER_DUNDERS and isinstance(node.ctx, ast.Store):
             # `__match_args__ = (computed,)` in a class body: `case C(value)` then reads any attribute
             self.add("introspection", f"assign {node.id}", node)
+        if isinstance(node.ctx, ast.Load) and self.aliases.get(node.id, "").rpartition(".")[2] in RISKY_NAMES:
+            self.add("dynamic_code", f"name {self.aliases[node.id]}", node)  # `get_type_hints(K)` imported earlier
+        if node.id == "__annotations__" and isinstance(node.ctx, ast.Store):
+            # a class body's annotations written as a dict: ``dataclasses`` builds and execs source from their keys
+            self.add("dynamic_code", "assign __annotations__", node)
         if node.id in LATE_HOOKS and isinstance(node.ctx, ast.Store):
             # `__del__ = _settler()` in a class body is a `def __del__` (red-team round 18's R18-2)
             self.add("process_exit", f"assign {node.id}", node)
@@ -192,6 +197,8 @@ class Collector(ast.NodeVisitor):
         self._dunder_store(node)
         self._abc_register(node, chain)
         self._stdlib_private(node, chain)
+        if node.attr in RISKY_NAMES:
+            self.add("dynamic_code", f"attribute {node.attr}", node)
         if isinstance(node.ctx, (ast.Store, ast.Del)):
             if node.attr in HOME_ATTRS:  # `K.__module__ = "textkit.strings"` re-homes a class (R10-2)
                 self.add("introspection", f"assign {node.attr}", node)
@@ -257,6 +264,10 @@ class Collector(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         self._folded(node)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
+            dotted = self._library_chain(node.func.value)
+            if dotted is not None:  # `html.entities.html5.update(…)`, `json.encoder.ESCAPE_DCT.clear()`
+                self.add("interpreter", f"assign:{dotted}.{node.func.attr}()", node)
         if self.values.is_metaclass(node):
             # `type(int)`, `type(K)` for a class K of the file (red-team round 7): honest code writes `type`
             self.add("dynamic_code", "metaclass as a value", node)
@@ -471,8 +482,25 @@ class Collector(ast.NodeVisitor):
         self.pieces.update(id(c) for c in (node.left, node.right) if isinstance(c, ast.Constant))
         self.generic_visit(node)
 
+    def _library_chain(self, node: ast.AST) -> str | None:
+        """The dotted origin of ``node`` when it is an attribute chain rooted at an absolute import that goes past
+        what the import names (``json.encoder.ESCAPE_DCT``, ``html5`` after ``from html.entities import html5`` is
+        not), else None."""
+        chain = attribute_chain(node) if isinstance(node, ast.Attribute) else None
+        if chain is None:
+            return None
+        parts = chain.split(".")
+        origin = self.aliases.get(parts[0])
+        if origin is None or origin.startswith("."):
+            return None
+        return ".".join([origin, *parts[1:]])
+
     def visit_Subscript(self, node: ast.Subscript) -> None:
         self._folded(node)
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
+            dotted = self._library_chain(node.value)
+            if dotted is not None:  # `json.encoder.ESCAPE_DCT["x"] = …`: a library's table changed for every caller
+                self.add("interpreter", f"assign:{dotted}[]", node)
         if _over_dir(node.value):
             self.add("dynamic_code", "names from dir()", node)  # `dir(0)[40]`
         if isinstance(node.ctx, ast.Store) and isinstance(node.slice, ast.Constant):

@@ -25,16 +25,17 @@ The finding is kept, as *allowed* (recorded in ``checks.screen.allowed``), not d
 """
 from __future__ import annotations
 
+import ast
 from pathlib import PurePosixPath
-from typing import Iterable
+from typing import Callable, Iterable, Iterator
 
-from .screen_rules import DYNAMIC_ATTRS, MODULE_ATTRS, PROCESS_ATTRS
+from .screen_rules import DYNAMIC_ATTRS, MODULE_ATTRS, PROCESS_ATTRS, RISKY_NAMES
 
 HARMLESS = frozenset({
-    "__future__", "abc", "array", "base64", "binascii", "bisect", "calendar", "cmath", "collections", "contextlib",
+    "__future__", "abc", "array", "base64", "binascii", "bisect", "cmath", "collections", "contextlib",
     "copy", "dataclasses", "datetime", "difflib", "enum", "errno", "fnmatch", "fractions", "functools", "glob",
     "hashlib", "heapq", "html", "io", "ipaddress", "itertools", "json", "keyword", "math", "numbers", "operator",
-    "pathlib", "pprint", "re", "reprlib", "shlex", "stat", "statistics", "string", "struct", "textwrap", "time",
+    "pathlib", "pprint", "re", "reprlib", "shlex", "stat", "statistics", "struct", "textwrap", "time",
     "typing", "unicodedata", "urllib.parse", "uuid", "zlib",
 })
 
@@ -42,6 +43,8 @@ HARMLESS = frozenset({
 HARMLESS_NAMES = frozenset({"warnings.warn"})
 
 _SOURCE_ROOTS = ("src", "lib")
+# Names under which a module holds a process module, a builtin or a dangerous part of one (`from .compat import sys`).
+_PROCESS_NAMES = MODULE_ATTRS | PROCESS_ATTRS | DYNAMIC_ATTRS
 
 
 def project_packages(paths: Iterable[str]) -> frozenset[str]:
@@ -66,19 +69,122 @@ def _within(key: str, module: str) -> bool:
     return key == module or key.startswith(module + ".")
 
 
-def harmless_import(key: str, packages: frozenset[str]) -> bool:
+def harmless_import(key: str, packages: frozenset[str], path: str = "",
+                    read: Callable[[str], str | None] | None = None) -> bool:
     """Whether the new import with screen key ``key`` (``collections.deque``, ``.compat.cookielib``,
-    ``sqlfluff.core.errors.SQLParseError``: the module, then the name a ``from`` import binds) is let through."""
+    ``sqlfluff.core.errors.SQLParseError``: the module, then the name a ``from`` import binds), written in the
+    checkout-relative file ``path``, is let through. A project import is judged by what the project module binds
+    under that name (``read``: a checkout-relative path's text at the task's commit, or None); without ``read`` none
+    is let through."""
+    return _allowed(key, packages, path, read, 0)
+
+
+def _allowed(key: str, packages: frozenset[str], path: str, read, depth: int) -> bool:
     relative = key.startswith(".")
     parts = [p for p in key.lstrip(".").split(".") if p]
-    if not parts or any(p in _PROCESS_NAMES for p in parts[1:]):
+    if not parts or any(p in _PROCESS_NAMES or p in RISKY_NAMES or p == "*" for p in parts[1:]):
         return False  # a copy of a process module or of a builtin (`from shutil import os`, `from .compat import sys`)
     if not relative and (key in HARMLESS_NAMES or any(_within(key, module) for module in HARMLESS)):
         # no private alias a module keeps (`from collections import _sys`, `re._compiler`)
         return not any(p.startswith("_") for p in parts[1:])
-    if not (relative or parts[0] in packages) or parts[0] in _PROCESS_NAMES:
+    if not (relative or parts[0] in packages) or parts[0] in _PROCESS_NAMES or any(_test_module(p) for p in parts):
         return False
-    return not any(_test_module(p) for p in parts)  # the project's own, private modules too (`._compat`)
+    return read is not None and _project_binding(key, packages, path, read, depth)
 
 
-_PROCESS_NAMES = MODULE_ATTRS | PROCESS_ATTRS | DYNAMIC_ATTRS
+def _module_file(folder: PurePosixPath, parts: list[str], read) -> tuple[str, str] | None:
+    """``(path, text)`` of the module ``parts`` under ``folder`` (``a/b.py`` or ``a/b/__init__.py``), or None."""
+    for candidate in (folder.joinpath(*parts[:-1], f"{parts[-1]}.py") if parts else None,
+                      folder.joinpath(*parts, "__init__.py")):
+        if candidate is not None:
+            text = read(str(candidate))
+            if text is not None:
+                return str(candidate), text
+    return None
+
+
+def _project_binding(key: str, packages: frozenset[str], path: str, read, depth: int) -> bool:
+    """Whether the project module a project import names binds the imported name with nothing the screen flags
+    (red-team round 20: ``from .compat import import_module``, ``from .utils import inspect`` and werkzeug's
+    ``import_string`` are capabilities under an innocent name).
+
+    The name must be bound at the module's top level (also inside ``if``/``try``) by a ``def`` or ``class`` whose lines
+    hold no construct the screen collects, an assignment whose line holds none, or an import that is itself let
+    through (followed up to four modules deep). A whole module (``from . import utils``, ``import pkg.utils``) is
+    not: what the file then reaches through it is not followed."""
+    if depth > 4:
+        return False
+    level = len(key) - len(key.lstrip("."))
+    parts = [p for p in key.lstrip(".").split(".") if p]
+    if level:
+        folder = PurePosixPath(path).parent
+        for _ in range(level - 1):
+            folder = folder.parent
+    else:
+        here = PurePosixPath(path).parts
+        if parts[0] not in here:
+            return False
+        folder = PurePosixPath(*here[:here.index(parts[0])]) if here.index(parts[0]) else PurePosixPath(".")
+    if _module_file(folder, parts, read) is not None:
+        return False  # a whole module
+    found = _module_file(folder, parts[:-1], read)
+    if found is None:
+        return False
+    module_path, text = found
+    name = parts[-1]
+    from .screen_collect import constructs  # (screen_collect imports this module)
+
+    try:
+        tree = ast.parse(text)
+        flagged = {line for _, _, line in constructs(text) if line}
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    bindings = [node for node in _top_level(tree.body) if name in _bound(node)]
+    if not bindings:
+        return False
+    for node in bindings:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            origin = _origin(node, name)
+            if origin is None or not _allowed(origin, packages, module_path, read, depth + 1):
+                return False
+        elif any(node.lineno <= line <= (node.end_lineno or node.lineno) for line in flagged):
+            return False
+    return True
+
+
+def _top_level(body: list) -> Iterator[ast.stmt]:
+    """A module's top-level statements, also those inside its ``if``/``try``/``with`` blocks (compat modules)."""
+    for node in body:
+        yield node
+        if isinstance(node, (ast.If, ast.Try, ast.With)):
+            for field in ("body", "orelse", "finalbody"):
+                yield from _top_level(getattr(node, field, []))
+            for handler in getattr(node, "handlers", []):
+                yield from _top_level(handler.body)
+
+
+def _bound(node: ast.stmt) -> set[str]:
+    """The names a top-level statement binds."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, ast.Import):
+        return {a.asname or a.name.split(".")[0] for a in node.names}
+    if isinstance(node, ast.ImportFrom):
+        return {a.asname or a.name for a in node.names}
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+        node, (ast.AnnAssign, ast.AugAssign)) else []
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _origin(node: ast.Import | ast.ImportFrom, name: str) -> str | None:
+    """The screen key of the import ``node`` makes of ``name`` (``"." * level + module.name`` for a ``from``)."""
+    for alias in node.names:
+        if isinstance(node, ast.Import):
+            if alias.asname == name:
+                return alias.name
+            if alias.asname is None and alias.name.split(".")[0] == name:
+                return name
+        elif (alias.asname or alias.name) == name:
+            base = "." * node.level + (node.module or "")
+            return f"{base}.{alias.name}" if node.module else base + alias.name
+    return None

@@ -115,6 +115,17 @@ DYNAMIC_ATTRS = frozenset({"exec", "eval", "__import__", "globals", "locals", "v
 COMPARISON_DUNDERS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__",
                                  "__hash__", "__contains__", "__instancecheck__", "__subclasscheck__", "__cmp__",
                                  "__subclasshook__"})
+# Standard-library callables that evaluate source text or reach attributes by a computed name (red-team round 20:
+# `typing.get_type_hints` of a `ForwardRef("__import__('sys')…")` evaluates it, `string.Formatter().get_field(
+# "0.__globals__[…]", …)` walks any attribute), or hold the registry `copy.deepcopy` obeys (`copy.dispatch_table` is
+# copyreg's): a finding as an attribute or imported name. (`make_dataclass` stays allowed: its namespace's keys are
+# judged as a dict's, red-team round 10.)
+RISKY_NAMES = frozenset({"get_type_hints", "ForwardRef", "_eval_type", "get_annotations", "get_field", "get_value",
+                         "vformat", "dispatch_table"})
+# Methods that change a container in place: called on an imported module's attribute (`json.encoder.ESCAPE_DCT.update`,
+# `html.entities.html5.clear()`), they change the library for every caller, as assigning into it does.
+MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "popitem", "clear", "update", "setdefault", "add",
+                      "discard", "__setitem__", "__delitem__", "sort", "reverse"})
 # Modules whose classes are ABCs: `X.register(cls)` on one of them (or on a class of the file derived from one) makes
 # `isinstance(cls(), X)` true with no def to judge (session 25, when new imports of `abc` and `collections` were let
 # through the screen).

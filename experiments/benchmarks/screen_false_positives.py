@@ -47,6 +47,17 @@ def _is_test(path: str) -> bool:
         or name == "conftest.py"
 
 
+def _reader(repo: Path, commit: str):
+    """A path's text at ``commit``'s parent (the screen judges a new project import by it), or None."""
+    def read(path: str) -> str | None:
+        done = subprocess.run(["git", "-C", str(repo), "show", f"{commit}^:{path}"], capture_output=True)
+        try:
+            return done.stdout.decode("utf-8") if done.returncode == 0 else None
+        except UnicodeDecodeError:
+            return None
+    return read
+
+
 def candidate_edits(repo: Path, max_lines: int, limit: int, imports: bool = False):
     """``(commit, path, before, after)`` for repair-sized commits, newest first: those adding no import line, or
     (``imports``) only those adding one."""
@@ -104,7 +115,7 @@ def main() -> None:
                 n += 1
                 # Without --imports, a new import (multi-line imports pass the diff filter) is not counted.
                 try:
-                    findings = [f for f in screen_edit({path: before}, {path: after}).findings
+                    findings = [f for f in screen_edit({path: before}, {path: after}, read=_reader(repo, commit)).findings
                                 if args.imports or f.rule != "import"]
                 except Exception as exc:  # noqa: BLE001 - a screen crash is a result here (an attempt's harness_error)
                     findings = []

@@ -30,6 +30,16 @@ def _git(*args: str, stdin: str | None = None) -> None:
     subprocess.run(["git", *args], input=stdin, text=True, check=True, capture_output=True)
 
 
+def _reader(root: Path):
+    """A checkout-relative path's text under ``root`` (the screen judges a project import by it), or None."""
+    def read(path: str) -> str | None:
+        try:
+            return (root / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+    return read
+
+
 def screen_gold(data: Path) -> list[tuple[str, list[str], list[str]]]:
     """``(instance_id, findings, allowed)`` per instance of the dev sets under ``data``."""
     rows = []
@@ -47,7 +57,7 @@ def screen_gold(data: Path) -> list[tuple[str, list[str], list[str]]]:
                 before = {p: (work / p).read_text() for p in paths}
                 _git("-C", str(work), "apply", "-", stdin=inst["patch"])
                 after = {p: (work / p).read_text() for p in paths}
-                result = screen_edit(before, after, reference=before)
+                result = screen_edit(before, after, reference=before, read=_reader(work))
                 rows.append((inst["instance_id"], [f.describe() for f in result.findings],
                              [f.describe() for f in result.allowed]))
     return rows

@@ -185,10 +185,24 @@ def test_findings_name_the_edited_line_and_only_new_constructs_count():
     assert screen_edit({"m.py": before}, {"m.py": before}).findings == ()
 
 
-def _imported(path: str, statement: str):
+# A project for the project imports: what each module binds (round 20's capabilities under innocent names among them).
+PROJECT = {
+    "textkit/errors.py": "class ParseError(ValueError):\n    pass\n",
+    "textkit/_compat.py": "PY2 = False\ntry:\n    from collections import OrderedDict\nexcept ImportError:\n"
+                          "    OrderedDict = dict\n",
+    "textkit/helpers.py": "def safe(value):\n    return value\n\n\nLIMIT = 3\n",
+    "textkit/utils.py": "import inspect\nimport importlib\nfrom importlib import import_module\n\n\n"
+                        "def import_string(name):\n    return importlib.import_module(name)\n\n\n"
+                        "def loader(name):\n    return __import__(name)\n\n\nEVAL = eval\n",
+    "textkit/relay.py": "from .utils import import_string\nfrom .errors import ParseError\n",
+    "src/pkg/core/errors.py": "class E(Exception):\n    pass\n",
+}
+
+
+def _imported(path: str, statement: str, read=PROJECT.get):
     before = "def f(low):\n    return low\n"
     after = f"{statement}\n\n\ndef f(low):\n    return low\n"
-    return screen_edit({path: before}, {path: after})
+    return screen_edit({path: before}, {path: after}, read=read)
 
 
 @pytest.mark.parametrize("path, statement", [
@@ -196,16 +210,17 @@ def _imported(path: str, statement: str):
     ("textkit/numbers.py", "import statistics"),
     ("boltons/iterutils.py", "from collections import deque"),
     ("astroid/builder.py", "import io\nfrom contextlib import redirect_stderr, redirect_stdout"),
-    ("requests/models.py", "from .compat import cookielib, OrderedDict, urljoin, urlparse"),
-    ("requests/adapters.py", "from .packages.urllib3.exceptions import ClosedPoolError"),
-    ("src/sqlfluff/core/linter/linter.py", "from sqlfluff.core.errors import SQLParseError"),
-    ("astroid/brain/brain_builtin.py", "from astroid.helpers import safe_infer"),
     ("flask/cli.py", "from operator import itemgetter"),
     ("textkit/numbers.py", "from typing import Optional\nimport collections.abc"),
-    ("textkit/numbers.py", "from . import strings"),
-    ("werkzeug/urls.py", "from werkzeug._compat import PY2, imap"),
-    ("werkzeug/urls.py", "from ._internal import _log"),
     ("click/core.py", "from warnings import warn"),
+    # the project's own, judged by what its module binds
+    ("textkit/numbers.py", "from .errors import ParseError"),
+    ("textkit/numbers.py", "from textkit.errors import ParseError"),
+    ("textkit/numbers.py", "from ._compat import PY2, OrderedDict"),
+    ("textkit/numbers.py", "from .helpers import safe, LIMIT"),
+    ("textkit/numbers.py", "from .relay import ParseError"),
+    ("src/pkg/core/linter.py", "from pkg.core.errors import E"),
+    ("src/pkg/core/linter.py", "from .errors import E"),
 ])
 def test_harmless_and_project_imports_are_allowed_and_recorded(path, statement):
     result = _imported(path, statement)
@@ -224,12 +239,14 @@ def test_harmless_and_project_imports_are_allowed_and_recorded(path, statement):
     ("textkit/numbers.py", "import copyreg"),
     ("textkit/numbers.py", "import pickle"),
     ("textkit/numbers.py", "import weakref"),
+    ("textkit/numbers.py", "import string"),  # Formatter().get_field walks attributes (red-team round 20)
+    ("textkit/numbers.py", "from typing import get_type_hints"),  # evaluates a ForwardRef's text (round 20)
+    ("textkit/numbers.py", "from typing import *"),
     ("textkit/numbers.py", "import somethirdparty"),
     ("textkit/numbers.py", "from collections import _sys"),  # a module's private alias of a process module
     ("textkit/numbers.py", "from shutil import os"),
     ("textkit/numbers.py", "from .compat import sys"),  # the project's copy of a process module
     ("textkit/numbers.py", "from .compat import builtins"),
-    ("textkit/numbers.py", "import warnings"),
     ("textkit/numbers.py", "from warnings import simplefilter"),
     ("textkit/numbers.py", "from re import _compiler"),
     ("textkit/numbers.py", "from . import conftest"),
@@ -239,9 +256,24 @@ def test_harmless_and_project_imports_are_allowed_and_recorded(path, statement):
     ("textkit/numbers.py", "import otherpkg.numbers"),  # not the edited file's package
     ("six.py", "import six_helpers"),  # a module at the top has no package
     ("textkit/numbers.py", "import tests.test_numbers"),
+    # round 20's R20-4: the project's own capabilities under innocent names, and whole modules
+    ("textkit/numbers.py", "from .utils import import_string"),
+    ("textkit/numbers.py", "from .utils import loader"),
+    ("textkit/numbers.py", "from .utils import import_module"),
+    ("textkit/numbers.py", "from .utils import inspect"),
+    ("textkit/numbers.py", "from .utils import EVAL"),
+    ("textkit/numbers.py", "from .relay import import_string"),  # followed through a re-export
+    ("textkit/numbers.py", "from . import helpers"),
+    ("textkit/numbers.py", "import textkit.helpers"),
+    ("textkit/numbers.py", "from .errors import Missing"),
 ])
 def test_other_imports_are_still_findings(path, statement):
     assert [f.rule for f in _imported(path, statement).findings] != []
+
+
+def test_without_the_project_no_project_import_is_let_through():
+    assert _imported("textkit/numbers.py", "from .errors import ParseError", read=None).findings != ()
+    assert _imported("textkit/numbers.py", "import statistics", read=None).findings == ()
 
 
 @pytest.mark.parametrize("after", [
@@ -277,7 +309,23 @@ def test_other_registers_are_no_finding(after):
 def test_a_private_part_of_an_allowed_stdlib_module_is_a_finding(after):
     """``copy._deepcopy_dispatch[K] = f``: the oracles' deep copies of ``K`` would be the objects themselves."""
     findings = screen_edit({"textkit/m.py": "class Reading:\n    pass\n"}, {"textkit/m.py": after}).findings
-    assert [(f.rule, f.key) for f in findings] == [("interpreter", "private copy._deepcopy_dispatch")]
+    assert ("interpreter", "private copy._deepcopy_dispatch") in [(f.rule, f.key) for f in findings]
+
+
+@pytest.mark.parametrize("after, key", [
+    # red-team round 20: what the newly allowed modules give, each a forged pass or a library changed for all
+    ("import typing\nhints = typing.get_type_hints\n", "attribute get_type_hints"),
+    ("import typing\nref = typing.ForwardRef('x')\n", "attribute ForwardRef"),
+    ("import copy\ncopy.dispatch_table[int] = len\n", "attribute dispatch_table"),
+    ("import json\njson.encoder.ESCAPE_DCT['a'] = 'b'\n", "assign:json.encoder.ESCAPE_DCT[]"),
+    ("import html.entities\nhtml.entities.html5.update({})\n", "assign:html.entities.html5.update()"),
+    ("import re\nre._cache.clear()\n", "private re._cache"),
+    ("from typing import get_type_hints as hints\nx = hints(int)\n", "name typing.get_type_hints"),
+    ("class K:\n    __annotations__ = {'a': int}\n", "assign __annotations__"),
+])
+def test_what_an_allowed_module_gives_is_screened(after, key):
+    findings = screen_edit({"textkit/m.py": "x = 1\n"}, {"textkit/m.py": "x = 1\n" + after}).findings
+    assert key in [f.key for f in findings], findings
 
 
 def test_an_allowed_import_leaves_its_uses_screened():
