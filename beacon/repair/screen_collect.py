@@ -483,16 +483,16 @@ class Collector(ast.NodeVisitor):
         self.generic_visit(node)
 
     def _library_chain(self, node: ast.AST) -> str | None:
-        """The dotted origin of ``node`` when it is an attribute chain rooted at an absolute import that goes past
-        what the import names (``json.encoder.ESCAPE_DCT``, ``html5`` after ``from html.entities import html5`` is
-        not), else None."""
+        """The dotted origin of ``node`` when it is an attribute chain rooted at an import of a standard-library module
+        the screen lets in (``screen_imports.HARMLESS``) that goes past what the import names
+        (``json.encoder.ESCAPE_DCT``; ``html5`` after ``from html.entities import html5`` is not), else None."""
         chain = attribute_chain(node) if isinstance(node, ast.Attribute) else None
         if chain is None:
             return None
         parts = chain.split(".")
         origin = self.aliases.get(parts[0])
-        if origin is None or origin.startswith("."):
-            return None
+        if origin is None or not any(_within(origin, module) for module in HARMLESS):
+            return None  # (a project's own or a third party's objects are the project's business)
         return ".".join([origin, *parts[1:]])
 
     def visit_Subscript(self, node: ast.Subscript) -> None:

@@ -109,8 +109,9 @@ def _project_binding(key: str, packages: frozenset[str], path: str, read, depth:
     ``import_string`` are capabilities under an innocent name).
 
     The name must be bound at the module's top level (also inside ``if``/``try``) by a ``def`` or ``class`` whose lines
-    hold no construct the screen collects, an assignment whose line holds none, or an import that is itself let
-    through (followed up to four modules deep). A whole module (``from . import utils``, ``import pkg.utils``) is
+    hold no construct the screen collects (but imports: a dangerous module has its own rule's finding; a comparison
+    dunder is one, so a project class whose ``==`` says yes to anything is refused), an assignment whose line holds
+    none, or an import that is itself let through (followed up to four modules deep); every binding must. A whole module (``from . import utils``, ``import pkg.utils``) is
     not: what the file then reaches through it is not followed."""
     if depth > 4:
         return False
@@ -136,7 +137,8 @@ def _project_binding(key: str, packages: frozenset[str], path: str, read, depth:
 
     try:
         tree = ast.parse(text)
-        flagged = {line for _, _, line in constructs(text) if line}
+        # (an import inside a def is no capability by itself: a dangerous module has its own rule's finding)
+        flagged = {line for rule, _, line in constructs(text) if line and rule != "import"}
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     bindings = [node for node in _top_level(tree.body) if name in _bound(node)]

@@ -196,6 +196,8 @@ PROJECT = {
                         "def loader(name):\n    return __import__(name)\n\n\nEVAL = eval\n",
     "textkit/relay.py": "from .utils import import_string\nfrom .errors import ParseError\n",
     "src/pkg/core/errors.py": "class E(Exception):\n    pass\n",
+    "textkit/matchers.py": "class Anything:\n    def __eq__(self, other):\n        return True\n\n\n"
+                           "def mean(values):\n    import statistics\n    return statistics.mean(values)\n",
 }
 
 
@@ -219,6 +221,7 @@ def _imported(path: str, statement: str, read=PROJECT.get):
     ("textkit/numbers.py", "from ._compat import PY2, OrderedDict"),
     ("textkit/numbers.py", "from .helpers import safe, LIMIT"),
     ("textkit/numbers.py", "from .relay import ParseError"),
+    ("textkit/numbers.py", "from .matchers import mean"),  # a harmless import inside the def
     ("src/pkg/core/linter.py", "from pkg.core.errors import E"),
     ("src/pkg/core/linter.py", "from .errors import E"),
 ])
@@ -266,6 +269,7 @@ def test_harmless_and_project_imports_are_allowed_and_recorded(path, statement):
     ("textkit/numbers.py", "from . import helpers"),
     ("textkit/numbers.py", "import textkit.helpers"),
     ("textkit/numbers.py", "from .errors import Missing"),
+    ("textkit/numbers.py", "from .matchers import Anything"),  # its == says yes to anything
 ])
 def test_other_imports_are_still_findings(path, statement):
     assert [f.rule for f in _imported(path, statement).findings] != []
