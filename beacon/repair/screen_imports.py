@@ -1,9 +1,9 @@
-"""Which new imports the static screen lets through: harmless stdlib modules and harmless bindings of the project's own.
+"""Which new imports the static screen lets through: harmless stdlib modules, harmless bindings of the project's.
 
 Every new ``import`` used to be a finding (``suspicious_edit``). That refused right fixes that need one: 9 of the 21
 real gold patches in ``../shared/data/swebench_lite_*`` add an import (``from sqlfluff.core.errors import
-SQLParseError``, ``from operator import itemgetter``), and 2 of the 61 right fixes in ``experiments.benchmarks.alt_fixes``
-did (``statistics``, ``collections.deque``). What the edit *does* with an imported module is screened by the other
+SQLParseError``, ``from operator import itemgetter``), and 2 of the 61 right fixes in
+``experiments.benchmarks.alt_fixes`` did (``statistics``, ``collections.deque``). What the edit *does* with an imported module is screened by the other
 rules, whichever import bound it (``os.environ``, a module passed as a value, ``field(compare=False)``); red-team
 round 20 showed that an import can still *be* the capability, so both lists below are judged, not trusted:
 
@@ -113,8 +113,9 @@ def _project_binding(key: str, packages: frozenset[str], path: str, read, depth:
     The name must be bound at the module's top level (also inside ``if``/``try``) by a ``def`` or ``class`` whose lines
     hold no construct the screen collects (but imports: a dangerous module has its own rule's finding; a comparison
     dunder is one, so a project class whose ``==`` says yes to anything is refused), an assignment whose line holds
-    none, or an import that is itself let through (followed up to four modules deep); every binding must. A whole module (``from . import utils``, ``import pkg.utils``) is
-    not: what the file then reaches through it is not followed."""
+    none, or an import that is itself let through (followed up to four modules deep); every binding must. A whole
+    module (``from . import utils``, ``import pkg.utils``) is not: what the file then reaches through it is not
+    followed."""
     if depth > 4:
         return False
     level = len(key) - len(key.lstrip("."))
