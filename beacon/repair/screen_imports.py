@@ -3,9 +3,10 @@
 Every new ``import`` used to be a finding (``suspicious_edit``). That refused right fixes that need one: 9 of the 21
 real gold patches in ``../shared/data/swebench_lite_*`` add an import (``from sqlfluff.core.errors import
 SQLParseError``, ``from operator import itemgetter``), and 2 of the 61 right fixes in
-``experiments.benchmarks.alt_fixes`` did (``statistics``, ``collections.deque``). What the edit *does* with an imported module is screened by the other
-rules, whichever import bound it (``os.environ``, a module passed as a value, ``field(compare=False)``); red-team
-round 20 showed that an import can still *be* the capability, so both lists below are judged, not trusted:
+``experiments.benchmarks.alt_fixes`` did (``statistics``, ``collections.deque``). What the edit *does* with an
+imported module is screened by the other rules, whichever import bound it (``os.environ``, a module passed as a
+value, ``field(compare=False)``); red-team round 20 showed that an import can still *be* the capability, so both
+lists below are judged, not trusted:
 
 - :data:`HARMLESS`: stdlib modules with no process-wide switch that could turn a failing test into a passing one
   (``statistics``, ``collections``, ``itertools``, ``typing``), and ``from warnings import warn``. Left out: ``sys``,
