@@ -13,7 +13,7 @@ lists below are judged, not trusted:
   ``logging`` (``logging.disable`` empties ``caplog``), ``warnings`` (filters), ``random`` and ``decimal`` (global
   state a test's expected value depends on), ``string`` (``Formatter().get_field`` walks any attribute: R20-2),
   ``calendar`` (a global first weekday), ``copyreg`` and ``pickle`` (``deepcopy`` and code execution), ``weakref``,
-  ``codecs``, ``locale``, ``traceback``. A new import of a module the ``interpreter`` rule names (``os``, ``shutil``,
+  ``codecs``, ``locale``, ``traceback``, ``uuid`` (``uuid1`` may run a subprocess). A new import of a module the ``interpreter`` rule names (``os``, ``shutil``,
   ``socket``, ``tempfile``, …) stays that rule's finding whatever this one says, and what the allowed ones give that
   forges has its own rules (``typing.get_type_hints``, ``copy.dispatch_table``, private attributes, tables changed
   in place: ``screen_rules.RISKY_NAMES``, ``screen_collect``).
@@ -39,7 +39,7 @@ HARMLESS = frozenset({
     "copy", "dataclasses", "datetime", "difflib", "enum", "errno", "fnmatch", "fractions", "functools", "glob",
     "hashlib", "heapq", "html", "io", "ipaddress", "itertools", "json", "keyword", "math", "numbers", "operator",
     "pathlib", "pprint", "re", "reprlib", "shlex", "stat", "statistics", "struct", "textwrap", "time",
-    "typing", "unicodedata", "urllib.parse", "uuid", "zlib",
+    "typing", "unicodedata", "urllib.parse", "zlib",
 })
 
 # Single names of modules left out of HARMLESS: ``from warnings import warn`` binds no filter.
