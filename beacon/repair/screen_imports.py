@@ -15,8 +15,9 @@ lists below are judged, not trusted:
   ``calendar`` (a global first weekday), ``copyreg`` and ``pickle`` (``deepcopy`` and code execution), ``weakref``,
   ``codecs``, ``locale``, ``traceback``, ``uuid`` (``uuid1`` may run a subprocess). A new import of a module the
   ``interpreter`` rule names (``os``, ``shutil``, ``socket``, ``tempfile``, …) stays that rule's finding whatever this
-  one says, and what the allowed ones give that forges has its own rules (``typing.get_type_hints``, ``copy.dispatch_table``, private attributes, tables changed
-  in place: ``screen_rules.RISKY_NAMES``, ``screen_collect``).
+  one says, and what the allowed ones give that forges has its own rules (``typing.get_type_hints``,
+  ``copy.dispatch_table``, private attributes, tables changed in place: ``screen_rules.RISKY_NAMES``,
+  ``screen_collect``).
 - The project's own: a relative import, or one under the top-level package of a file the edit touches (``sqlfluff``
   for ``src/sqlfluff/core/parser.py``), judged by what the project module binds under the name
   (:func:`_project_binding`: a ``def``/``class``/assignment with no screened construct, or an import itself let
