@@ -30,6 +30,7 @@ The finding is kept, as *allowed* (recorded in ``checks.screen.allowed``), not d
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Callable, Iterable, Iterator
 
@@ -112,12 +113,13 @@ def _project_binding(key: str, packages: frozenset[str], path: str, read, depth:
     (red-team round 20: ``from .compat import import_module``, ``from .utils import inspect`` and werkzeug's
     ``import_string`` are capabilities under an innocent name).
 
-    The name must be bound at the module's top level (also inside ``if``/``try``) by a ``def`` or ``class`` whose lines
-    hold no construct the screen collects (but imports: a dangerous module has its own rule's finding; a comparison
-    dunder is one, so a project class whose ``==`` says yes to anything is refused), an assignment whose line holds
-    none, or an import that is itself let through (followed up to four modules deep); every binding must. A whole
-    module (``from . import utils``, ``import pkg.utils``) is not: what the file then reaches through it is not
-    followed."""
+    The name must be bound at the module's top level (also inside ``if``/``try``), every binding harmless: a ``def``,
+    ``class`` or assignment is harmless when its lines hold no construct the screen collects (imports aside: each
+    import in it is judged as one; a comparison dunder counts, so a project class whose ``==`` says yes to anything
+    is refused) and every module-level name of that module it reads is harmless too (a helper that calls the
+    module's ``_loader``); an import binding is harmless when it is itself let through (followed up to four modules
+    deep). A whole module (``from . import utils``, ``import pkg.utils``) is not: what the file then reaches through
+    it is not followed."""
     if depth > 4:
         return False
     level = len(key) - len(key.lstrip("."))
@@ -137,26 +139,65 @@ def _project_binding(key: str, packages: frozenset[str], path: str, read, depth:
     if found is None:
         return False
     module_path, text = found
+    parsed = _parse(text)
+    if parsed is None:
+        return False  # (Python 2, or too deep to parse: not judged, not let through)
+    tree, flagged = parsed
+    bound: dict[str, list] = {}
+    for node in _top_level(tree.body):
+        for name in _bound(node):
+            bound.setdefault(name, []).append(node)
+    memo: dict[tuple[str, bool], bool] = {}
+
+    def project(origin: str) -> bool:
+        return origin.startswith(".") or origin.split(".")[0] in packages
+
+    def harmful_import(origin: str | None, handed: bool) -> bool:
+        # The imported name itself must be let through; one a def or class only uses is judged by its uses on
+        # their lines (``os.environ`` there is a construct), unless it is the project's own: then by what it is.
+        if origin is None:
+            return True
+        if handed or project(origin):
+            return not _allowed(origin, packages, module_path, read, depth + 1)
+        return False
+
+    def harmful(name: str, handed: bool, seen: frozenset) -> bool:
+        if (name, handed) in memo:
+            return memo[name, handed]
+        if name in seen:
+            return False  # (a cycle: judged by its other names)
+        result = False
+        for node in bound.get(name, ()):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                result = harmful_import(_origin(node, name), handed)
+            else:
+                span = range(node.lineno, (node.end_lineno or node.lineno) + 1)
+                inner = [n for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))]
+                read_names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+                result = any(line in flagged for line in span) or any(
+                    harmful_import(_origin(imp, a.asname or a.name.split(".")[0]), False)
+                    for imp in inner for a in imp.names
+                ) or any(harmful(other, False, seen | {name})
+                         for other in read_names if other != name and other in bound)
+            if result:
+                break
+        memo[name, handed] = result
+        return result
+
     name = parts[-1]
+    return name in bound and not harmful(name, True, frozenset())
+
+
+@lru_cache(maxsize=64)
+def _parse(text: str) -> tuple[ast.Module, frozenset[int]] | None:
+    """A project module's tree and the lines holding a construct the screen collects (imports aside: they are judged
+    as imports), or None when it does not parse."""
     from .screen_collect import constructs  # (screen_collect imports this module)
 
     try:
-        tree = ast.parse(text)
-        # (an import inside a def is no capability by itself: a dangerous module has its own rule's finding)
-        flagged = {line for rule, _, line in constructs(text) if line and rule != "import"}
+        return ast.parse(text), frozenset(line for rule, _, line in constructs(text) if line and rule != "import")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    bindings = [node for node in _top_level(tree.body) if name in _bound(node)]
-    if not bindings:
-        return False
-    for node in bindings:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            origin = _origin(node, name)
-            if origin is None or not _allowed(origin, packages, module_path, read, depth + 1):
-                return False
-        elif any(node.lineno <= line <= (node.end_lineno or node.lineno) for line in flagged):
-            return False
-    return True
+        return None
 
 
 def _top_level(body: list) -> Iterator[ast.stmt]:

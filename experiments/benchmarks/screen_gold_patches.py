@@ -7,8 +7,8 @@ changed ``.py`` files screened as a repair (``screen_edit(before, after)``, the 
 way ``run_attempt`` screens an answer). Every gold patch is a right fix written by the project's maintainers, so
 every flagged one is a right fix the screen would refuse (``suspicious_edit``). Prints one row per instance (its
 findings, and the findings recorded as allowed), then the total. Session 25 measured 11 of 21 flagged before new
-imports of harmless stdlib modules and of the project's own were allowed (``beacon/repair/screen_imports.py``), and
-5 of 21 after; the README quotes the current count.
+imports of harmless stdlib modules and of harmless bindings of the project's own were allowed
+(``beacon/repair/screen_imports.py``), and 8 of 21 after; the README quotes the current count.
 """
 from __future__ import annotations
 

@@ -196,6 +196,10 @@ PROJECT = {
                         "def loader(name):\n    return __import__(name)\n\n\nEVAL = eval\n",
     "textkit/relay.py": "from .utils import import_string\nfrom .errors import ParseError\n",
     "src/pkg/core/errors.py": "class E(Exception):\n    pass\n",
+    "textkit/indirect.py": "import os\nfrom .utils import loader\n\n\ndef _load(name):\n    return __import__(name)\n"
+                           "\n\ndef helper(name):\n    return _load(name)\n\n\ndef relay(name):\n"
+                           "    return loader(name)\n\n\ndef late(name):\n    from .utils import loader\n"
+                           "    return loader(name)\n\n\ndef join(a, b):\n    return os.path.join(a, b)\n",
     "textkit/matchers.py": "class Anything:\n    def __eq__(self, other):\n        return True\n\n\n"
                            "def mean(values):\n    import statistics\n    return statistics.mean(values)\n",
 }
@@ -222,6 +226,7 @@ def _imported(path: str, statement: str, read=PROJECT.get):
     ("textkit/numbers.py", "from .helpers import safe, LIMIT"),
     ("textkit/numbers.py", "from .relay import ParseError"),
     ("textkit/numbers.py", "from .matchers import mean"),  # a harmless import inside the def
+    ("textkit/numbers.py", "from .indirect import join"),  # os.path in its lines: the os rule judges them
     ("src/pkg/core/linter.py", "from pkg.core.errors import E"),
     ("src/pkg/core/linter.py", "from .errors import E"),
 ])
@@ -270,6 +275,9 @@ def test_harmless_and_project_imports_are_allowed_and_recorded(path, statement):
     ("textkit/numbers.py", "import textkit.helpers"),
     ("textkit/numbers.py", "from .errors import Missing"),
     ("textkit/numbers.py", "from .matchers import Anything"),  # its == says yes to anything
+    ("textkit/numbers.py", "from .indirect import helper"),  # through the module's own _load
+    ("textkit/numbers.py", "from .indirect import relay"),  # through an import of utils.loader
+    ("textkit/numbers.py", "from .indirect import late"),  # through an import inside the def
 ])
 def test_other_imports_are_still_findings(path, statement):
     assert [f.rule for f in _imported(path, statement).findings] != []
