@@ -103,6 +103,26 @@ class Collector(ast.NodeVisitor):
     def _annotation(self, annotation: ast.AST | None) -> None:
         if annotation is not None:  # `cls: type`, `-> type[int]`: a type named in an annotation is no factory
             self.type_ok.update(id(n) for n in ast.walk(annotation) if isinstance(n, ast.Name))
+            for node in ast.walk(annotation):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                    self._string_annotation(node.value, node)
+
+    def _string_annotation(self, text: str, node: ast.AST) -> None:
+        """A string annotation is code: ``typing.get_type_hints`` evaluates it, and so do ``functools.singledispatch``'s
+        ``register`` and every library that reads type hints (red-team round 21's R21-1: ``"[__import__('sys')…][1]"``
+        on a def given to ``register``). It must be a type expression (no call, lambda, ``:=`` or comprehension), and
+        what it holds is screened as code."""
+        try:
+            tree = ast.parse(text.strip(), mode="eval")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return  # (not code: no evaluation of it runs anything)
+        if any(isinstance(n, (ast.Call, ast.Lambda, ast.NamedExpr, ast.comprehension, ast.Await, ast.Yield,
+                              ast.YieldFrom)) for n in ast.walk(tree)):
+            self.add("dynamic_code", "code in a string annotation", node)
+        inner = constructs(text.strip())
+        if inner:
+            rule, key, _ = inner[0]
+            self.add(rule, f"in a string annotation: {key}", node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self._annotation(node.annotation)

@@ -147,6 +147,11 @@ def _project_binding(key: str, packages: frozenset[str], path: str, read, depth:
     for node in _top_level(tree.body):
         for name in _bound(node):
             bound.setdefault(name, []).append(node)
+    # (the lines of defs, classes and imports: what an import binds is judged as an import)
+    scoped = {line for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                                                   ast.Import, ast.ImportFrom)) for line in _span(node)}
+    if flagged - scoped:
+        return False  # screened code at the module's top level (`globals().update(…)`): its names are not judged
     memo: dict[tuple[str, bool], bool] = {}
 
     def project(origin: str) -> bool:
@@ -171,7 +176,7 @@ def _project_binding(key: str, packages: frozenset[str], path: str, read, depth:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 result = harmful_import(_origin(node, name), handed)
             else:
-                span = range(node.lineno, (node.end_lineno or node.lineno) + 1)
+                span = _span(node)
                 inner = [n for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))]
                 read_names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
                 result = any(line in flagged for line in span) or any(
@@ -200,11 +205,17 @@ def _parse(text: str) -> tuple[ast.Module, frozenset[int]] | None:
         return None
 
 
+def _span(node: ast.stmt) -> range:
+    """The lines of a statement, its decorators included (a decorator may replace what the def defines)."""
+    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+    return range(first, (node.end_lineno or node.lineno) + 1)
+
+
 def _top_level(body: list) -> Iterator[ast.stmt]:
     """A module's top-level statements, also those inside its ``if``/``try``/``with`` blocks (compat modules)."""
     for node in body:
         yield node
-        if isinstance(node, (ast.If, ast.Try, ast.With)):
+        if isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
             for field in ("body", "orelse", "finalbody"):
                 yield from _top_level(getattr(node, field, []))
             for handler in getattr(node, "handlers", []):
@@ -220,8 +231,20 @@ def _bound(node: ast.stmt) -> set[str]:
     if isinstance(node, ast.ImportFrom):
         return {a.asname or a.name for a in node.names}
     targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-        node, (ast.AnnAssign, ast.AugAssign)) else []
-    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)) else [
+        item.optional_vars for item in node.items if item.optional_vars is not None] if isinstance(
+        node, (ast.With, ast.AsyncWith)) else []
+    names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    # (``(_load := f)`` anywhere in a top-level statement binds at module level, outside a def or class)
+    return names | {n.target.id for n in _walk_here(node) if isinstance(n, ast.NamedExpr)}
+
+
+def _walk_here(node: ast.AST) -> Iterator[ast.AST]:
+    """``node`` and what it holds, nested defs, classes and lambdas left out."""
+    yield node
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            yield from _walk_here(child)
 
 
 def _origin(node: ast.Import | ast.ImportFrom, name: str) -> str | None:

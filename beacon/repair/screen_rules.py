@@ -90,6 +90,8 @@ DANGER_DUNDERS = frozenset({
     "__setattr__", "__delattr__", "__init_subclass__", "__class_getitem__", "__objclass__", "__match_args__",
     # the descriptor protocol called by hand (`type(x).__eq__.__set__(x, f)` with `__eq__` a slot, red-team round 5)
     "__get__", "__set__", "__delete__", "__set_name__",
+    # ``dataclasses`` builds source from a class's annotations' keys and execs it (red-team round 21's R21-2)
+    "__annotations__",
 })
 FRAME_ATTRS = frozenset({
     "f_back", "f_globals", "f_locals", "f_code", "f_builtins", "f_trace", "f_lasti", "tb_frame", "tb_next",

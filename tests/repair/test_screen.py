@@ -200,6 +200,13 @@ PROJECT = {
                            "\n\ndef helper(name):\n    return _load(name)\n\n\ndef relay(name):\n"
                            "    return loader(name)\n\n\ndef late(name):\n    from .utils import loader\n"
                            "    return loader(name)\n\n\ndef join(a, b):\n    return os.path.join(a, b)\n",
+    # red-team round 21's R21-5: names that are ``_load`` (or reach it) at run time, bound in shapes a walker misses
+    "textkit/shapes.py": "def _load(name):\n    return __import__(name)\n\n\nclass Base:\n    def load(self, name):\n"
+                         "        return _load(name)\n\n\nclass Child(Base):\n    pass\n\n\nclass Holder:\n"
+                         "    load = staticmethod(_load)\n\n\nalias = _load\n\n\ndef deco(f):\n    return _load\n\n\n"
+                         "@deco\ndef innocent(name):\n    return name\n\n\nfor rebound in [_load]:\n    pass\n"
+                         "if (walrused := _load):\n    pass\n",
+    "textkit/rebinding.py": "def ok(value):\n    return value\n\n\nglobals().update(ok=eval)\n",
     "textkit/matchers.py": "class Anything:\n    def __eq__(self, other):\n        return True\n\n\n"
                            "def mean(values):\n    import statistics\n    return statistics.mean(values)\n",
 }
@@ -278,6 +285,13 @@ def test_harmless_and_project_imports_are_allowed_and_recorded(path, statement):
     ("textkit/numbers.py", "from .indirect import helper"),  # through the module's own _load
     ("textkit/numbers.py", "from .indirect import relay"),  # through an import of utils.loader
     ("textkit/numbers.py", "from .indirect import late"),  # through an import inside the def
+    ("textkit/numbers.py", "from .shapes import Child"),
+    ("textkit/numbers.py", "from .shapes import Holder"),
+    ("textkit/numbers.py", "from .shapes import alias"),
+    ("textkit/numbers.py", "from .shapes import innocent"),
+    ("textkit/numbers.py", "from .shapes import rebound"),
+    ("textkit/numbers.py", "from .shapes import walrused"),
+    ("textkit/numbers.py", "from .rebinding import ok"),  # screened code at the module's top level
 ])
 def test_other_imports_are_still_findings(path, statement):
     assert [f.rule for f in _imported(path, statement).findings] != []
@@ -333,9 +347,15 @@ def test_a_private_part_of_an_allowed_stdlib_module_is_a_finding(after):
     ("import html.entities\nhtml.entities.html5.update({})\n", "assign:html.entities.html5.update()"),
     ("import re\nre._cache.clear()\n", "private re._cache"),
     ("from typing import get_type_hints as hints\nx = hints(int)\n", "name typing.get_type_hints"),
+    # red-team round 21: a string annotation is code (singledispatch's register evaluates it), and dataclasses
+    # builds source from the keys of __annotations__
+    ("def f(x: \"[(m := __import__('sys')), int][1]\"):\n    return x\n", "code in a string annotation"),
+    ("def f(x: \"__import__\"):\n    return x\n", "in a string annotation: __import__"),
+    ("class K:\n    a: int\n\n\nK.__annotations__['b'] = int\n", "__annotations__"),
     ("class K:\n    __annotations__ = {'a': int}\n", "assign __annotations__"),
 ])
 def test_what_an_allowed_module_gives_is_screened(after, key):
+    """Also a string annotation that is no plain type expression: ``Optional["Reading"]`` is one."""
     findings = screen_edit({"textkit/m.py": "x = 1\n"}, {"textkit/m.py": "x = 1\n" + after}).findings
     assert key in [f.key for f in findings], findings
 
