@@ -266,6 +266,7 @@ class _Watch:
         self.definition_cls = getattr(python, "FunctionDefinition", None)
         self.unittest_cls = None
         self.torn_down: set[int] = set()  # ids of items whose teardown phase was reported
+        self.modules: dict = {}  # id(test module) -> (it, its namespace, a copy of the namespace after collection)
 
     def configure(self, config) -> None:
         self.config = config
@@ -305,7 +306,39 @@ class _Watch:
                                       if logging_cls is not None and _type(plugin) is logging_cls)
         self.items = {id(item): self._item_state(item) for item in items}
         self.item_types = {cls: cls.__dict__.get("runtest") for cls in {type(i) for i in items}}
+        for item in items:
+            module = getattr(item, "module", None)
+            if _type(module) is types.ModuleType and _id(module) not in self.modules:
+                space = _namespace(module)
+                self.modules[_id(module)] = (module, space, dict.copy(space), [
+                    (name, source, attribute, _source_value(source, attribute))
+                    for name, source, attribute in _imported_names(module)])
         return changes
+
+    def module_changes(self) -> list[str]:
+        """The test modules' names rebound or deleted since collection, other than by a test's ``monkeypatch`` or
+        ``mock.patch`` (red-team rounds 20 and 21: code freed by a garbage collection later in the run rebound
+        ``tests.test_numbers.clamp`` to a right answer, so every assert of the test read the test module's name,
+        not the project's function). A test that assigns its own module's globals (``global X; X = …``) is
+        refused too: the price."""
+        out = []
+        for module, space, before, imported in self.modules.values():
+            for name, value in before.items():
+                now = dict.get(space, name, _ABSENT)
+                if now is not value and (_id(space), name) not in _PATCHED_ANY:
+                    out.append(f"{getattr(module, '__name__', '?')}: the test module's name {name!r} was "
+                               f"{'deleted' if now is _ABSENT else 'rebound'} after collection")
+            # A name rebound before collection ended (a collection's garbage collection frees the edit's code while
+            # the test modules load: red-team round 22) is told by its source: ``from pkg.calc import add`` must
+            # hold ``pkg.calc``'s ``add`` while that is what it was at collection (a test's
+            # ``importlib.reload(pkg.calc)`` makes a new one: then only the check above holds).
+            for name, source, attribute, then in imported:
+                if then is _ABSENT or (_id(space), name) in _PATCHED_ANY:
+                    continue
+                if _source_value(source, attribute) is then and dict.get(space, name, _ABSENT) is not then:
+                    out.append(f"{getattr(module, '__name__', '?')}: the test module's name {name!r} is not "
+                               f"{source}.{attribute}, which it imported")
+        return out
 
     @staticmethod
     def _internals() -> dict:
@@ -370,6 +403,8 @@ class _Watch:
                 if cls.__dict__.get("runtest") is not fn]
         for item in items or ():
             out += self.item_changes(item)
+        if items:
+            out += self.module_changes()
         return out
 
 
@@ -1439,11 +1474,10 @@ class _Oracle:
         self.active = False
         self.needed: list = []
         self.imported: dict = {}  # (id(holder), name) -> (holder, what the name held once the tests were collected)
-        self.patched: set = set()  # (id(holder), name) a test's monkeypatch or mock.patch set
+        self.patched: set = _PATCHED_ANY  # (id(holder), name) a test's monkeypatch or mock.patch set
         self.early_threads: set = set()  # threads alive once the tests were collected (started at import)
         self.thread_starts: dict = {}  # ident -> (the starter thread's ident, declared files' code on its stack)
         if self.files:  # (before the plugin's watch of pytest's internals notes them: the wrappers are the originals)
-            _record_patches(self.patched)
             _record_threads(self.thread_starts, self.files)
         self._moved: set = set()  # those keys whose names hold something else when a run starts
 
@@ -2970,14 +3004,50 @@ def _restore(saved) -> None:
             base.update(container, contents)
 
 
-def _record_patches(patched: set) -> None:
+def _imported_names(module) -> list:
+    """``(name, source module, attribute)`` for each top-level ``from source import attribute as name`` of a test
+    module's file (relative imports resolved by its package), or [] when its source cannot be read."""
+    path = getattr(module, "__file__", None)
+    try:
+        with open(path, "rb") as fh:
+            tree = ast.parse(fh.read())
+    except (OSError, TypeError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    package = getattr(module, "__package__", None) or ""
+    out = []
+    for node in tree.body:
+        if not isinstance(node, ast.ImportFrom) or any(a.name == "*" for a in node.names):
+            continue
+        if node.level:
+            parts = package.split(".") if package else []
+            if node.level - 1 > len(parts):
+                continue
+            base = ".".join(parts[:len(parts) - (node.level - 1)] + ([node.module] if node.module else []))
+        else:
+            base = node.module or ""
+        out += [(a.asname or a.name, base, a.name) for a in node.names if base]
+    return out
+
+
+def _source_value(source: str, attribute: str):
+    """What the module ``source`` holds under ``attribute`` (``_ABSENT`` when it is not loaded or does not)."""
+    origin = _sys_modules.get(source)
+    held = _namespace(origin) if _type(origin) is types.ModuleType else None
+    return _ABSENT if held is None else dict.get(held, attribute, _ABSENT)
+
+
+_PATCHED_ANY: set = set()  # every (id(holder), name) a test's monkeypatch or mock.patch set (_Watch.module_changes)
+
+
+def _record_patches() -> None:
     """Wrap pytest's ``MonkeyPatch.setattr`` and ``unittest.mock``'s ``_patch.__enter__`` so that each module or class
     attribute a test sets through them is noted in ``patched`` as ``(id(holder), name)`` (the holder: a module's
-    namespace dict, or the class). Code under test that reaches either is a screen finding (``test_framework``)."""
+    namespace dict, or the class) in ``_PATCHED_ANY``. Code under test that reaches either is a screen finding
+    (``test_framework``). Installed when the plugin is created, before its watch of pytest's internals notes them."""
     def note(holder, name):
         space = _namespace(holder) if _type(holder) is types.ModuleType else holder
         if type(name) is str:
-            patched.add((_id(space), name))
+            _PATCHED_ANY.add((_id(space), name))
     try:
         from _pytest.monkeypatch import MonkeyPatch
         original = MonkeyPatch.setattr
@@ -5008,6 +5078,7 @@ class CanaryPlugin:
                                          secret.get("edited", ()), secret.get("pristine", ()),
                                          secret.get("oracle", ()))
         self._comparisons.install_judge(sys.modules["_pytest.assertion.rewrite"])  # before the watches' snapshots
+        _record_patches()  # (also before them: the wrappers are the originals the watch notes)
         self._comparisons.install_unittest_judge(sys.modules["unittest.case"])  # (imported by _Comparisons)
         # The pristine code re-makes each call of changed code (installed when the conftests load, before any
         # project file does; see _Shadow).
