@@ -642,6 +642,11 @@ class Collector(ast.NodeVisitor):
             self.add("test_framework", f"string:{text[:40]}", node)
         if text in DANGER_DUNDERS or text in FRAME_ATTRS or text in DANGER_NAMES:
             self.add("introspection", f"string:{text}", node)
+        elif "." in text and all(part.isidentifier() for part in text.split(".")) and any(
+                part in DANGER_DUNDERS or part in FRAME_ATTRS or part in DANGER_NAMES for part in text.split(".")):
+            # a dotted attribute path (`operator.attrgetter("f.__builtins__")`, `"gi_frame.f_back.f_globals"`):
+            # each part is an attribute walked (red-team round 22's R22-4)
+            self.add("introspection", f"string:{text[:60]}", node)
         if text in COMPARISON_DUNDERS:
             self.add("comparison_override", f"string:{text}", node)
         if text.isidentifier() and self._foreign_read(text):

@@ -352,6 +352,9 @@ def test_a_private_part_of_an_allowed_stdlib_module_is_a_finding(after):
     ("def f(x: \"[(m := __import__('sys')), int][1]\"):\n    return x\n", "code in a string annotation"),
     ("def f(x: \"__import__\"):\n    return x\n", "in a string annotation: __import__"),
     ("class K:\n    a: int\n\n\nK.__annotations__['b'] = int\n", "__annotations__"),
+    # round 22: a dotted attribute path walked by operator.attrgetter
+    ("import operator\nf = operator.attrgetter('f.__builtins__')\n", "string:f.__builtins__"),
+    ("import operator\nf = operator.attrgetter('gi_frame.f_back.f_globals')\n", "string:gi_frame.f_back.f_globals"),
     ("class K:\n    __annotations__ = {'a': int}\n", "assign __annotations__"),
 ])
 def test_what_an_allowed_module_gives_is_screened(after, key):
