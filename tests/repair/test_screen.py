@@ -1,6 +1,8 @@
 """The static edit screen: each rule on real edits, allowances, and a property test on arbitrary code."""
 from __future__ import annotations
 
+import ast
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -209,6 +211,22 @@ PROJECT = {
     "textkit/rebinding.py": "def ok(value):\n    return value\n\n\nglobals().update(ok=eval)\n",
     "textkit/matchers.py": "class Anything:\n    def __eq__(self, other):\n        return True\n\n\n"
                            "def mean(values):\n    import statistics\n    return statistics.mean(values)\n",
+    # a compat module (session 26): Python 2's branch never runs, so its exec binds nothing and screens nothing;
+    # a flagged plain assignment at the top level taints only the names it binds
+    "textkit/compat2.py": "import sys\n_ver = sys.version_info\nPY2 = _ver[0] == 2\n_ver = sys.version.lower()\n"
+                          "if PY2:\n    exec('def reraise(tp, value, tb=None):\\n raise tp, value, tb\\n')\n"
+                          "    text_type = unicode\n    from urllib2 import urlopen as opener\n"
+                          "elif sys.version_info < (3, 8):\n    text_type = str\nelse:\n    text_type = str\n"
+                          "    def reraise(tp, value, tb=None):\n        raise value\n"
+                          "import builtins as _b\nBUILTINS = _b.__name__\n\n\ndef builtin(name):\n"
+                          "    return BUILTINS + name\n\n\ndef plain(value):\n    return value\n\n\n"
+                          "if sys.version_info >= (3, 8):\n    opener = compile\n",
+    "textkit/undecided.py": "import sys\nPY2 = sys.version_info[0] == 2\n\n\ndef flip():\n    global PY2\n"
+                            "    PY2 = True\n\n\nif PY2:\n    text_type = eval\nelse:\n    text_type = str\n",
+    "textkit/called.py": "import builtins\nLOADER = builtins.__import__('os')\n\n\ndef plain(value):\n"
+                         "    return value\n",
+    "textkit/attribute.py": "import builtins\n\n\nclass K:\n    pass\n\n\nK.loader = builtins.eval\n\n\n"
+                            "def plain(value):\n    return value\n",
 }
 
 
@@ -236,6 +254,7 @@ def _imported(path: str, statement: str, read=PROJECT.get):
     ("textkit/numbers.py", "from .indirect import join"),  # os.path in its lines: the os rule judges them
     ("src/pkg/core/linter.py", "from pkg.core.errors import E"),
     ("src/pkg/core/linter.py", "from .errors import E"),
+    ("textkit/numbers.py", "from .compat2 import text_type, reraise, plain"),  # Python 2's branch is dead code
 ])
 def test_harmless_and_project_imports_are_allowed_and_recorded(path, statement):
     result = _imported(path, statement)
@@ -292,9 +311,43 @@ def test_harmless_and_project_imports_are_allowed_and_recorded(path, statement):
     ("textkit/numbers.py", "from .shapes import rebound"),
     ("textkit/numbers.py", "from .shapes import walrused"),
     ("textkit/numbers.py", "from .rebinding import ok"),  # screened code at the module's top level
+    ("textkit/numbers.py", "from .compat2 import BUILTINS"),  # bound by a flagged top-level assignment
+    ("textkit/numbers.py", "from .compat2 import builtin"),  # reads it
+    ("textkit/numbers.py", "from .compat2 import opener"),  # the live branch binds eval (the dead one is skipped)
+    ("textkit/numbers.py", "from .undecided import text_type"),  # PY2 rebound by a function: both branches live
+    ("textkit/numbers.py", "from .called import plain"),  # a flagged top-level assignment that calls
+    ("textkit/numbers.py", "from .attribute import plain"),  # a flagged top-level attribute assignment
 ])
 def test_other_imports_are_still_findings(path, statement):
     assert [f.rule for f in _imported(path, statement).findings] != []
+
+
+@pytest.mark.parametrize("source, dead", [
+    ("import sys\nPY2 = sys.version_info[0] == 2\nif PY2:\n    a = 1\nelse:\n    b = 2\n", [4]),
+    ("import sys\nif sys.version_info < (3,):\n    a = 1\n", [3]),
+    ("import sys\nif sys.version_info >= (3, 0):\n    a = 1\nelse:\n    b = 1\n", [5]),
+    ("import os, sys\nPY3 = sys.version_info.major >= 3\nif not PY3:\n    a = 1\n", [4]),
+    ("import sys\nif sys.version_info[:2] < (2, 7):\n    a = 1\n", [3]),
+    ("import sys\n_v = sys.version_info\nis_py2 = _v[0] == 2\n_v = 'pypy'\nif is_py2:\n    a = 1\n", [6]),
+    ("import sys\nif sys.version_info >= (3, 8):\n    a = 1\n", []),  # depends on the minor version
+    ("import sys\nPY2 = sys.version_info[0] == 2\nPY2 = True\nif PY2:\n    a = 1\n", []),
+    ("import sys\nPY2 = sys.version_info[0] == 2\ndef f():\n    global PY2\n    PY2 = True\nif PY2:\n    a = 1\n", []),
+    ("import sys\nPY2 = sys.version_info[0] == 2\ntry:\n    PY2 = True\nexcept Exception:\n    pass\n"
+     "if PY2:\n    a = 1\n", []),
+    ("import sys\nsys = object()\nif sys.version_info[0] == 2:\n    a = 1\n", []),
+    ("import sys as sys\nif sys.version_info[0] == 2:\n    a = 1\n", []),
+    ("sys = __import__('sys')\nif sys.version_info[0] == 2:\n    a = 1\n", []),
+    ("import sys\nif PY2:\n    a = 1\n", []),  # PY2 unknown here
+    ("import sys\nPY2 = sys.version_info[0] == 2\nif (PY2 := True) or sys.argv:\n    pass\nif PY2:\n    a = 1\n", []),
+    ("import sys\nPY2 = sys.version_info[0] == 2\ndef flip():\n    globals()['PY2'] = True\nflip()\n"
+     "if PY2:\n    a = 1\n", []),
+    ("import sys\nPY2 = sys.version_info[0] == 2\nsetattr(sys.modules[__name__], 'PY2', True)\nif PY2:\n    a = 1\n",
+     []),
+])
+def test_dead_branches_are_those_no_python_3_runs(source, dead):
+    from beacon.repair.screen_imports import _dead_lines
+
+    assert sorted(_dead_lines(ast.parse(source))) == dead
 
 
 def test_without_the_project_no_project_import_is_let_through():
