@@ -105,6 +105,8 @@ allow constructs in its manifest (``screen_allow``: a rule, ``rule:key`` with
 """
 from __future__ import annotations
 
+import ast
+
 import difflib
 import io
 import tokenize
@@ -194,6 +196,16 @@ def _site(rule: str, key: str, lines: list[str], n: int) -> str:
     return lines[n - 1].strip() if 0 < n <= len(lines) else ""
 
 
+def _imported_at_run_time(text: str) -> set[str]:
+    """The import keys of ``text`` but those only under ``if TYPE_CHECKING:`` (never run: moving one out is new)."""
+    guarded: set[int] = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.If) and (getattr(node.test, "id", None) == "TYPE_CHECKING"
+                                         or getattr(node.test, "attr", None) == "TYPE_CHECKING"):
+            guarded.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return {key for rule, key, line in constructs(text) if rule == "import" and line not in guarded}
+
+
 def _sites(text: str) -> Counter:
     """Each screened construct of ``text`` at its *site*: ``(rule, key, where it is judged)`` (:func:`_site`)."""
     lines = text.splitlines()
@@ -235,9 +247,14 @@ def screen_edit(before: Mapping[str, str], after: Mapping[str, str], allow: Sequ
         changed = _changed_lines(old_text, new_text)
         lines = new_text.splitlines()
         grown = Counter((r, k, _site(r, k, lines, n)) for r, k, n in new) - old
+        # An import the file already had is judged by its key, wherever its line: a rewritten import line that drops
+        # a name (requests-2317's gold patch: `from .compat import cookielib, …, builtin_str` loses `builtin_str`)
+        # binds nothing new. (Its other rules, the module's uses and an `as` name, are still judged at their sites.)
+        imported = _imported_at_run_time(old_text) | (_imported_at_run_time(reference[path])
+                                                      if reference and path in reference else set())
         reported: set[tuple[str, str]] = set()
         for (rule, key, text), _ in sorted(grown.items()):
-            if (rule, key) in reported:
+            if (rule, key) in reported or rule == "import" and key in imported:
                 continue  # one finding per construct, at its first new site
             reported.add((rule, key))
             at = [n for r, k, n in new if (r, k) == (rule, key) and _site(r, k, lines, n) == text]

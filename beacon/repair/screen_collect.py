@@ -15,7 +15,7 @@ from .screen_rules import (
     COMPARISON_NAMES, MUTATORS, REACHED_MODULES, RISKY_NAMES,
     DANGER_DUNDERS, DANGER_NAMES, DENYLISTED, DYNAMIC_ATTRS, DYNAMIC_MODULES, DYNAMIC_NAMES, EXIT_NAMES,
     FRAMEWORK_MODULES, FRAMEWORK_TEXT, FRAME_ATTRS, HOME_ATTRS, HOME_NAMES, HOST_PATH, LATE_HOOKS, LIBRARY_HOOKS,
-    MODULE_ATTRS, PROCESS_ATTRS, SAFE_ATTRS, VALUE_MODULES, VALUE_ONLY_NAMES,
+    JUDGED_BY_USE, MODULE_ATTRS, PROCESS_ATTRS, SAFE_ATTRS, VALUE_MODULES, VALUE_ONLY_NAMES,
 )
 
 
@@ -49,7 +49,8 @@ class Collector(ast.NodeVisitor):
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             self.add("import", alias.name, node)
-            self._module_rule(alias.name, node)
+            if alias.name not in JUDGED_BY_USE:  # (`import sys`: each use of it is judged instead)
+                self._module_rule(alias.name, node)
             self._binds(alias.asname, "import as", node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
@@ -687,8 +688,10 @@ class Collector(ast.NodeVisitor):
                     self.add("interpreter", f"{part}.{rest[0]}", node)
                     return dotted
                 continue
-            if part in DENYLISTED and rest and rest[0] not in DENYLISTED[part]:
-                continue  # `os.path.join`, `sys.version_info`, but judge on: `os.path.os._exit`, `os.sys.modules`
+            if part in DENYLISTED and rest and rest[0] not in DENYLISTED[part] and not rest[0].startswith("_"):
+                # `os.path.join`, `sys.version_info`, but judge on: `os.path.os._exit`, `os.sys.modules`; a private
+                # or dunder part (`sys._clear_type_cache`, `os._Environ`, `sys.__excepthook__`) is a finding
+                continue
             if part in SAFE_ATTRS and rest and rest[0] in SAFE_ATTRS[part]:
                 continue
             rule = ("dynamic_code" if part in DYNAMIC_MODULES else

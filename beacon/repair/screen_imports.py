@@ -34,7 +34,8 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Callable, Iterable, Iterator
 
-from .screen_rules import DYNAMIC_ATTRS, MODULE_ATTRS, PROCESS_ATTRS, RISKY_NAMES
+from .screen_rules import (DENYLISTED, DYNAMIC_ATTRS, JUDGED_BY_USE, MODULE_ATTRS, PROCESS_ATTRS, RISKY_NAMES,
+                           SAFE_ATTRS)
 
 HARMLESS = frozenset({
     "__future__", "abc", "array", "base64", "binascii", "bisect", "cmath", "collections", "contextlib",
@@ -89,12 +90,32 @@ def _allowed(key: str, packages: frozenset[str], path: str, read, depth: int) ->
     parts = [p for p in key.lstrip(".").split(".") if p]
     if not parts or any(p in _PROCESS_NAMES or p in RISKY_NAMES or p == "*" for p in parts[1:]):
         return False  # a copy of a process module or of a builtin (`from shutil import os`, `from .compat import sys`)
+    if not relative and parts[0] in JUDGED_BY_USE:
+        # only the edit's own import: its uses are judged in the edited file (one a project module holds, handed on
+        # through ``from .utils import inspect``, has uses no rule sees: red-team round 20's R20-4)
+        return depth == 0 and _judged_by_use(parts)
     if not relative and (key in HARMLESS_NAMES or any(_within(key, module) for module in HARMLESS)):
         # no private alias a module keeps (`from collections import _sys`, `re._compiler`)
         return not any(p.startswith("_") for p in parts[1:])
     if not (relative or parts[0] in packages) or parts[0] in _PROCESS_NAMES or any(_test_module(p) for p in parts):
         return False
     return read is not None and _project_binding(key, packages, path, read, depth)
+
+
+def _judged_by_use(parts: list[str]) -> bool:
+    """A new import of a module whose every use the screen judges (``screen_rules.JUDGED_BY_USE``): ``import sys``,
+    ``import os.path``; ``from os.path import join``, ``from sys import version_info``, ``from socket import error``
+    only for a part a use may reach (not ``from os import environ``, ``from sys import modules``, a private part, a
+    module held as an attribute)."""
+    if len(parts) == 1 or parts[:2] == ["os", "path"] and len(parts) == 2:
+        return True
+    name = parts[-1]
+    if name.startswith("_") or name in _PROCESS_NAMES or name in RISKY_NAMES:
+        return False
+    module = "os" if parts[:2] == ["os", "path"] else parts[0]
+    if module in DENYLISTED:
+        return len(parts) == (3 if parts[:2] == ["os", "path"] else 2) and name not in DENYLISTED[module]
+    return len(parts) == 2 and name in SAFE_ATTRS.get(module, frozenset())
 
 
 def _module_file(folder: PurePosixPath, parts: list[str], read) -> tuple[str, str] | None:

@@ -90,7 +90,7 @@ def test_honest_repairs_have_no_findings(replacement):
 
 
 @pytest.mark.parametrize("replacement, rule, key", [
-    ("import sys; return low", "import", "sys"),
+    ("import threading; return low", "import", "threading"),
     # red-team round 6: class factories passed on or called by hand, dunder names kept in constant names
     ("return compat.build(type, 'K', (int,), {})", "dynamic_code", "type as a value"),
     ("return type.__call__(type, 'K', (int,), {})(low)", "dynamic_code", "type.__call__"),
@@ -255,6 +255,13 @@ def _imported(path: str, statement: str, read=PROJECT.get):
     ("src/pkg/core/linter.py", "from pkg.core.errors import E"),
     ("src/pkg/core/linter.py", "from .errors import E"),
     ("textkit/numbers.py", "from .compat2 import text_type, reraise, plain"),  # Python 2's branch is dead code
+    # judged by use (session 26): real gold patches import socket for `except socket.error`, sys for version checks
+    ("requests/models.py", "import socket\n\n\ndef g():\n    try:\n        pass\n    except socket.error:\n        pass"),
+    ("textkit/numbers.py", "import sys\nPY = sys.version_info[0]"),
+    ("textkit/numbers.py", "import os\nimport os.path\nx = os.path.join(os.getcwd(), os.sep)"),
+    ("textkit/numbers.py", "from os.path import join, exists\nfrom sys import version_info"),
+    ("textkit/numbers.py", "import inspect\nx = inspect.signature"),
+    ("textkit/numbers.py", "import socket as _s\nx = _s.timeout"),
 ])
 def test_harmless_and_project_imports_are_allowed_and_recorded(path, statement):
     result = _imported(path, statement)
@@ -263,9 +270,20 @@ def test_harmless_and_project_imports_are_allowed_and_recorded(path, statement):
 
 
 @pytest.mark.parametrize("path, statement", [
-    ("textkit/numbers.py", "import sys"),
-    ("requests/sessions.py", "import socket"),  # the interpreter rule's (a gold patch the screen refuses)
-    ("textkit/numbers.py", "import os.path"),
+    ("textkit/numbers.py", "import sys\nx = sys.modules"),  # judged by use since session 26
+    ("requests/sessions.py", "import socket\nx = socket.socket"),
+    ("textkit/numbers.py", "import os.path\nx = os.environ"),
+    ("textkit/numbers.py", "import sys\nx = [sys]"),  # a process module as a value
+    ("textkit/numbers.py", "import sys\nx = sys._clear_type_cache"),  # a private part
+    ("textkit/numbers.py", "import sys\nsys.set_int_max_str_digits(0)"),  # a process-wide switch
+    ("textkit/numbers.py", "from os import environ"),
+    ("textkit/numbers.py", "from sys import modules"),
+    ("textkit/numbers.py", "from os.path import os"),
+    ("textkit/numbers.py", "from os.path import sys"),
+    ("textkit/numbers.py", "from socket import socket"),
+    ("textkit/numbers.py", "from inspect import currentframe"),
+    ("textkit/numbers.py", "import threading"),  # timers: not judged by use
+    ("textkit/numbers.py", "import weakref"),
     ("textkit/numbers.py", "import logging"),  # logging.disable empties caplog
     ("textkit/numbers.py", "import warnings"),
     ("textkit/numbers.py", "import random"),
@@ -348,6 +366,25 @@ def test_dead_branches_are_those_no_python_3_runs(source, dead):
     from beacon.repair.screen_imports import _dead_lines
 
     assert sorted(_dead_lines(ast.parse(source))) == dead
+
+
+def test_an_import_line_rewritten_without_a_name_adds_nothing():
+    """requests-2317's gold patch drops ``builtin_str`` from ``from .compat import cookielib, …, builtin_str``: the
+    names left were imported before, so the rewritten line is no finding, with no project to read."""
+    before = "from .compat import cookielib, OrderedDict, builtin_str\n\n\ndef f(low):\n    return low\n"
+    after = "from .compat import cookielib, OrderedDict\n\n\ndef f(low):\n    return low\n"
+    assert screen_edit({"requests/sessions.py": before}, {"requests/sessions.py": after}).findings == ()
+    added = after.replace("OrderedDict", "OrderedDict, urljoin")
+    assert [(f.rule, f.key) for f in screen_edit({"requests/sessions.py": before},
+                                                 {"requests/sessions.py": added}).findings] == [
+        ("import", ".compat.urljoin")]
+    aliased = after.replace("OrderedDict", "OrderedDict as __eq__")
+    assert screen_edit({"requests/sessions.py": before}, {"requests/sessions.py": aliased}).findings != ()
+    # one that never ran (``if TYPE_CHECKING:``) is new when the edit makes it run
+    guarded = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .utils import loader\n"
+    assert [(f.rule, f.key) for f in screen_edit({"requests/sessions.py": guarded + before}, {
+        "requests/sessions.py": guarded + "from .utils import loader\n" + before}).findings] == [
+        ("import", ".utils.loader")]
 
 
 def test_without_the_project_no_project_import_is_let_through():
