@@ -18,12 +18,21 @@ lists below are judged, not trusted:
   one says, and what the allowed ones give that forges has its own rules (``typing.get_type_hints``,
   ``copy.dispatch_table``, private attributes, tables changed in place: ``screen_rules.RISKY_NAMES``,
   ``screen_collect``).
+- :data:`screen_rules.JUDGED_BY_USE` (session 26): ``sys``, ``os``, ``socket``, ``inspect``, ``traceback``,
+  ``shutil``, ``tempfile`` imported by the edited file itself. The import line is no finding (the collector skips
+  it); every use of the name is judged as in a file that already imported the module (``sys.modules`` and
+  ``os.environ`` are findings, ``sys.version_info`` and ``except socket.error`` are not), and ``from X import Y``
+  passes only for a part a use may reach (:func:`_judged_by_use`). One a project module holds is not let through
+  (``from .utils import inspect``: its uses would not be judged as the module's).
 - The project's own: a relative import, or one under the top-level package of a file the edit touches (``sqlfluff``
   for ``src/sqlfluff/core/parser.py``), judged by what the project module binds under the name
   (:func:`_project_binding`: a ``def``/``class``/assignment with no screened construct, or an import itself let
   through; never a whole module), read at the task's commit. ``from .compat import import_module``, ``from .utils
-  import inspect`` and werkzeug's ``import_string`` are refused (R20-4). A dotted name with a test module
-  (``tests``, ``testing``, ``conftest``, ``test_*``, ``*_test``, ``__main__``) or a process module's name is refused.
+  import inspect`` and werkzeug's ``import_string`` are refused (R20-4). The module is read without its ``if``
+  branches no Python 3 runs (:func:`_dead_lines`), and screened code at its top level refuses every name of it
+  unless it is a plain assignment, which refuses the names it binds (:func:`_top_level_taint`). A dotted name with a
+  test module (``tests``, ``testing``, ``conftest``, ``test_*``, ``*_test``, ``__main__``) or a process module's name
+  is refused.
 
 The finding is kept, as *allowed* (recorded in ``checks.screen.allowed``), not dropped.
 """
