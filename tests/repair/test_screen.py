@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from beacon.repair.screen import RULES, check_allowances, constructs, screen_edit
 from beacon.data.manifest import SCREEN_RULES
@@ -488,3 +488,45 @@ def test_screen_never_crashes_and_an_unchanged_file_has_no_findings(exprs):
     assert screen_edit({"a.py": source}, {"a.py": source}).findings == ()
     grown = screen_edit({"a.py": ""}, {"a.py": source}).findings
     assert all(f.rule in RULES and 1 <= f.line <= len(exprs) for f in grown)
+
+
+# A version test as a compat module writes it, and statements that may rebind the names it reads.
+_VERSION_TEST = st.sampled_from([
+    "sys.version_info[0] == 2", "sys.version_info[0] == 3", "sys.version_info < (3,)", "sys.version_info >= (3, 0)",
+    "sys.version_info >= (3, 8)", "sys.version_info[:2] < (2, 7)", "sys.version_info.major >= 3", "PY2", "not PY2",
+    "PY3", "PY2 or PY3", "PY2 and x", "_ver[0] == 2", "(PY2 := True)", "x", "True", "0",
+])
+_STATEMENT = st.one_of(
+    st.builds("PY2 = {}".format, _VERSION_TEST), st.builds("PY3 = {}".format, _VERSION_TEST),
+    st.sampled_from(["_ver = sys.version_info", "_ver = (2, 7)", "x = 1", "x = 0", "PY2 = True", "del PY2",
+                     "def flip():\n    global PY2\n    PY2 = True", "flip()", "import sys", "sys = None",
+                     "try:\n    PY2 = False\nexcept Exception:\n    pass", "for PY2 in [True]:\n    pass",
+                     "globals()['PY2'] = True", "PY3 = not PY2", "if (PY2 := True) or x:\n    pass"]),
+    st.builds("if {}:\n    _hit()\nelse:\n    _hit()".format, _VERSION_TEST),
+    st.builds("if {}:\n    _hit()".format, _VERSION_TEST),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_STATEMENT, min_size=1, max_size=8))
+@example(["def flip():\n    global PY2\n    PY2 = True", "PY2 = sys.version_info[0] == 2", "flip()",
+          "if PY2:\n    _hit()"])
+@example(["PY2 = sys.version_info[0] == 2", "globals()['PY2'] = True", "if PY2:\n    _hit()"])
+@example(["PY2 = sys.version_info[0] == 2", "if (PY2 := True) or x:\n    pass", "if PY2:\n    _hit()"])
+@example(["_ver = sys.version_info", "PY2 = _ver[0] == 2", "_ver = (2, 7)", "if _ver[0] == 2:\n    _hit()"])
+@example(["PY2 = sys.version_info[0] == 2", "for PY2 in [True]:\n    pass", "if PY2:\n    _hit()"])
+def test_a_line_judged_dead_never_runs(statements):
+    """Soundness of ``_dead_lines`` on this interpreter: the module is run, and no line it calls dead is reached."""
+    import sys
+
+    from beacon.repair.screen_imports import _dead_lines
+
+    source = "import sys\n" + "\n".join(statements) + "\n"
+    dead = _dead_lines(ast.parse(source))
+    reached: list[int] = []
+    space = {"_hit": lambda: reached.append(sys._getframe(1).f_lineno), "__name__": "compat"}
+    try:
+        exec(compile(source, "<compat>", "exec"), space)
+    except Exception:  # noqa: BLE001 (a NameError on an unbound PY2 ends the run: what ran so far still counts)
+        pass
+    assert not set(reached) & dead, (source, sorted(dead), reached)
