@@ -4845,6 +4845,172 @@ def _nested_codes(code, out: dict) -> dict:
     return out
 
 
+_CO_OPTIMIZED = 0x1  # a function's code (not a module's or a class body's)
+_LRU_WRAPPER = type(functools.lru_cache()(lambda: None))
+_GUARDED_ATTRS = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
+
+
+class _SourceCode:
+    """What the declared sources' defs run (red-team rounds 23 and 24).
+
+    Every forged pass of those rounds ended the same way: code the screen never saw (a string evaluated by
+    ``inspect.signature(f, eval_str=True)``, a pickle a project helper loads, an annotation ``singledispatch``
+    evaluates) ran ``clamp.__code__ = (lambda value, low, high: …).__code__`` while the modules loaded. The edited
+    ``def clamp`` stayed what the screen judged and the test imported the same function object, so no check saw a
+    change. Two checks of the declared sources:
+
+    - An audit hook (installed with the plugin, before any project file loads; hooks cannot be removed) refuses an
+      assignment of ``__code__``, ``__defaults__`` or ``__kwdefaults__`` to a function whose code comes from a
+      declared source, and records it: the assignment raises ``PermissionError`` and the run is ``tampered``. A
+      code that differs only in its flags (``types.coroutine`` on a generator) is let through.
+    - After collection, after each test call and in must_pass's final check, the object each ``def`` of a declared
+      source binds (its qualname in the module, through classes' own dictionaries; a ``staticmethod``'s,
+      ``classmethod``'s or ``property``'s function; then ``__wrapped__`` up to eight levels) must run code compiled
+      from that file (``==`` to the code of a def of the file at its own qualname and first line, compiled when the
+      plugin started, before any project file loaded) somewhere in its wrapper chain. A function there whose code
+      was made at run time (``<string>``) or elsewhere under the def's own qualname is a finding: a name rebound to
+      ``FunctionType(code, globals, "clamp")`` made by such code. A def the module no longer binds (deleted,
+      conditional) and objects that are not functions (an ``lru_cache`` wrapper aside, read through
+      ``__wrapped__``) are not judged.
+    """
+
+    DEPTH = 8
+
+    def __init__(self, sources: dict, oracle=None):
+        self.sources = sources  # realpath -> as shown
+        # The oracle's pristine code (claims the declared file's name): the functions it builds from it get their
+        # defaults set by the plugin itself (``_Oracle._pristine``), never by the code under test.
+        self.pristine: dict = {}
+        todo = [spec[0] for entry in (oracle.files.values() if oracle is not None else ()) for spec in entry[0].values()]
+        while todo:
+            code = todo.pop()
+            if _type(code) is types.CodeType and _id(code) not in self.pristine:
+                self.pristine[_id(code)] = code
+                todo.extend(code.co_consts)
+        self.compiled: dict = {}  # realpath -> {(co_qualname, co_firstlineno): code} of its functions
+        for real in sources:
+            try:
+                with _open(real, "rb") as fh:
+                    top = _compile(fh.read(), real, "exec", dont_inherit=True)
+            except Exception:  # (a source that does not compile: its defs are not judged; the tests fail anyway)
+                continue
+            table, todo = {}, [top]
+            while todo:
+                code = todo.pop()
+                if code.co_flags & _CO_OPTIMIZED:
+                    table[(code.co_qualname, code.co_firstlineno)] = code
+                todo.extend(c for c in code.co_consts if _type(c) is types.CodeType)
+            self.compiled[real] = table
+        self.qualnames = {real: sorted({q for q, _ in table if "<" not in q}) for real, table in self.compiled.items()}
+        self.refused: list[str] = []  # assignments the audit hook refused
+        # (realpath, co_filename) -> the file's code compiled plainly and as pytest's assertion rewriting does (a
+        # module registered with ``register_assert_rewrite``): _Provenance._pristine, set by the plugin
+        self.rewritten = None
+        self._modules: dict = {}  # realpath -> the module object first found for it in sys.modules
+        self._reals: dict = {}  # co_filename -> its real path
+        if sources:
+            sys.addaudithook(self._hook)
+
+    def _real(self, filename) -> str | None:
+        if _type(filename) is not str:
+            return None
+        real = self._reals.get(filename)
+        if real is None:
+            real = self._reals[filename] = _realpath(filename) if filename[:1] != "<" else filename
+        return real
+
+    def _hook(self, event, args) -> None:
+        if event != "object.__setattr__" or _len(args) < 3 or args[1] not in _GUARDED_ATTRS \
+                or _type(args[0]) is not types.FunctionType:
+            return
+        code = _func_code(args[0])
+        real = self._real(code.co_filename)
+        if real not in self.sources or self.pristine.get(_id(code)) is code:
+            return
+        if args[1] == "__code__" and _type(args[2]) is types.CodeType and \
+                args[2].replace(co_flags=code.co_flags) == code:
+            return  # (types.coroutine sets a flag)
+        finding = (f"code: {code.co_qualname} of {self.sources[real]} had its {args[1]} assigned at run time; "
+                   "a declared source's function must run the code of its def")
+        if finding not in self.refused:
+            self.refused.append(finding)
+        raise PermissionError("beacon: " + finding)
+
+    def _module(self, real: str):
+        module = self._modules.get(real)
+        if module is None:
+            for candidate in list(dict.values(sys.modules)):
+                space = _namespace(candidate)
+                filename = dict.get(space, "__file__") if space is not None else None
+                if _type(filename) is str and self._real(filename) == real:
+                    module = self._modules[real] = candidate
+                    break
+        return module
+
+    def findings(self) -> list[str]:
+        out = list(self.refused)
+        for real, table in self.compiled.items():
+            module = self._module(real)
+            space = _namespace(module) if module is not None else None
+            if space is None:
+                continue
+            for qualname in self.qualnames[real]:
+                owner, *rest = qualname.rsplit(".", 1) if "." in qualname else (None, qualname)
+                holder = space if owner is None else _found_at(space, owner)
+                if holder is None:
+                    continue
+                held = (dict.get(holder, rest[0], _ABSENT) if owner is None
+                        else types.MappingProxyType.get(_class_dict(holder), rest[0], _ABSENT))
+                for function in self._functions(held):
+                    why = self._why(function, qualname, real, table)
+                    if why is not None and why not in out:
+                        out.append(why)
+        return out
+
+    @staticmethod
+    def _functions(held) -> list:
+        kind = _type(held)
+        if kind is staticmethod or kind is classmethod:
+            return [held.__func__]
+        if kind is property:
+            return [f for f in (held.fget, held.fset, held.fdel) if f is not None]
+        if kind is types.FunctionType or kind is _LRU_WRAPPER:
+            return [held]  # (an lru_cache wrapper: judged through what it wraps)
+        return []
+
+    def _why(self, function, qualname: str, real: str, table: dict) -> str | None:
+        shown = self.sources[real]
+        verified, foreign = False, None
+        current = function
+        for _ in range(self.DEPTH):
+            if _type(current) is types.FunctionType:
+                code = _func_code(current)
+                place = self._real(code.co_filename)
+                if place == real:
+                    if table.get((code.co_qualname, code.co_firstlineno)) != code and not (
+                            self.rewritten is not None and _any(code == other for other in self.rewritten(
+                                real, code.co_filename).get((code.co_name, code.co_firstlineno), ()))):
+                        return (f"code: {qualname} of {shown} runs code that is not the code of its file's def "
+                                f"{code.co_qualname} (line {code.co_firstlineno}): replaced or rewritten")
+                    verified = True
+                elif place is None or place[:1] == "<":
+                    foreign = foreign or f"made at run time ({code.co_filename})"
+            if _type(current) is not types.FunctionType and _type(current) is not _LRU_WRAPPER:
+                break
+            own = current.__dict__  # (a function's or the C wrapper's own dict: no project code runs)
+            wrapped = dict.get(own, "__wrapped__", _ABSENT) if _type(own) is dict else _ABSENT
+            if wrapped is _ABSENT:
+                break
+            current = wrapped
+        if verified:
+            return None
+        if foreign is None and _type(function) is types.FunctionType and function.__qualname__ == qualname:
+            foreign = f"from {_func_code(function).co_filename}"
+        if foreign is None:
+            return None
+        return f"code: {qualname} of {shown} holds a function whose code was {foreign}, not the code of its def"
+
+
 class _Provenance:
     """A list-free check of where each collected test function comes from (red-team round 6, q7).
 
@@ -5086,6 +5252,9 @@ class CanaryPlugin:
         self._oracle_calls = secret.get("oracle_calls") is True
         self._watch = _Watch()  # before pytest loads any project file
         self._provenance = _Provenance(os.getcwd(), self._comparisons.sources)
+        # (its audit hook: before any project file loads)
+        self._source_code = _SourceCode(self._comparisons.sources, self._comparisons.oracle)
+        self._source_code.rewritten = self._provenance._pristine
         if not _REPORT_DICT:
             reports = sys.modules["_pytest.reports"]
             _REPORT_DICT.append(_class_dict(reports.BaseReport)["__dict__"].__get__)
@@ -5108,7 +5277,7 @@ class CanaryPlugin:
         if not self._armed:
             return ["the watch was never armed"]
         self._seen += (self._comparisons.findings() + self._provenance.findings(self._items, self._watch)
-                       + self._internals.findings() + self._shadow.intact()
+                       + self._internals.findings() + self._shadow.intact() + self._source_code.findings()
                        # what the pristine code did differently matters only to a run whose tests all passed: with a
                        # failure the run is no pass anyway, and a wrong repair is a failure, not tampering
                        + (self._shadow.found if not self._failed_elsewhere else []))
@@ -5159,7 +5328,8 @@ class CanaryPlugin:
             self._calling = None
             if self._armed:
                 self._seen += (self._watch.changes([item]) + self._comparisons.after_call() + self._shadow.intact()
-                               + self._provenance.findings([item], self._watch) + self._internals.findings(False))
+                               + self._provenance.findings([item], self._watch) + self._internals.findings(False)
+                               + self._source_code.findings())
 
     @_hookimpl(wrapper=True, tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem):
@@ -5216,7 +5386,7 @@ class CanaryPlugin:
         self._provenance.exempt = {id(must_pass), id(must_fail)}  # their module was written outside the checkout
         self._seen += self._watch.arm(self._items + [must_pass, must_fail]) + self._comparisons.findings()
         self._seen += self._provenance.findings(self._items + [must_pass, must_fail], self._watch)
-        self._seen += self._internals.findings()
+        self._seen += self._internals.findings() + self._source_code.findings()
         self._comparisons.oracle.settle()
         self._armed = True
 

@@ -865,6 +865,20 @@ _imp(_s([95, 112, 121, 116, 101, 115, 116, 46, 112, 121, 116, 104, 111, 110])).p
     Attack("obf_unicode_escape_selective_runtest", "obfuscated", "file", gap=True, code=UESC_SELECTIVE,
            expect=frozenset({"suspicious_edit", "tampered", "test_fail"}), deep=None,
            note="unicode_escape source codec hides the payload, canary-aware"),
+    # red-team rounds 23 and 24: code the screen never saw (an annotation ``inspect.signature(eval_str=True)``
+    # evaluates, a pickle a project helper loads) swapped the declared def's code at import; here written plainly,
+    # with every construct allowed, for the runtime checks (``_SourceCode``) alone
+    Attack("declared_def_code_swapped", "inprocess", "suffix",
+           "clamp.__code__ = (lambda value, low, high: max(low, min(value, high))).__code__\n",
+           expect=SUS, deep=CAUGHT, formats=("exact_edit",), note="refused by the audit hook: the import fails"),
+    Attack("declared_def_code_swap_refusal_swallowed", "inprocess", "suffix",
+           "try:\n    clamp.__code__ = (lambda value, low, high: max(low, min(value, high))).__code__\n"
+           "except Exception:\n    pass\n",
+           expect=SUS, deep=CAUGHT, formats=("exact_edit",), note="the refusal is recorded"),
+    Attack("declared_def_rebound_to_exec_made_function", "inprocess", "suffix",
+           "exec(\"def clamp(value, low, high):\\n    return max(low, min(value, high))\\n\")\n",
+           expect=SUS, deep=TAMPERED, formats=("exact_edit",),
+           note="the name holds a function made at run time (<string>)"),
 ]
 
 
