@@ -4850,6 +4850,25 @@ _LRU_WRAPPER = type(functools.lru_cache()(lambda: None))
 _GUARDED_ATTRS = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
 
 
+def _code_key(code) -> tuple:
+    """What a code object does, compared without recursing into the code it nests (CPython's ``==`` on code objects
+    compares nested code again at each level: exponential in the nesting depth, and a 70-deep def never returns): its
+    bytecode, names, line table, flags and argument counts, and its constants, nested code by qualname and line."""
+    return (code.co_code, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars, code.co_linetable,
+            code.co_flags, code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, code.co_qualname,
+            code.co_firstlineno, tuple(_const_key(c) for c in code.co_consts))
+
+
+def _const_key(value) -> tuple:
+    kind = _type(value)
+    if kind is types.CodeType:
+        return ("code", value.co_qualname, value.co_firstlineno)
+    if kind is tuple or kind is frozenset:
+        keys = tuple(_const_key(v) for v in value)
+        return (kind.__name__, keys if kind is tuple else tuple(sorted(keys, key=repr)))
+    return (kind.__name__, repr(value))
+
+
 class _SourceCode:
     """What the declared sources' defs run (red-team rounds 23 and 24).
 
@@ -4898,7 +4917,7 @@ class _SourceCode:
             while todo:
                 code = todo.pop()
                 if code.co_flags & _CO_OPTIMIZED:
-                    table[(code.co_qualname, code.co_firstlineno)] = code
+                    table[(code.co_qualname, code.co_firstlineno)] = _code_key(code)
                 todo.extend(c for c in code.co_consts if _type(c) is types.CodeType)
             self.compiled[real] = table
         self.qualnames = {real: sorted({q for q, _ in table if "<" not in q}) for real, table in self.compiled.items()}
@@ -4928,7 +4947,7 @@ class _SourceCode:
         if real not in self.sources or self.pristine.get(_id(code)) is code:
             return
         if args[1] == "__code__" and _type(args[2]) is types.CodeType and \
-                args[2].replace(co_flags=code.co_flags) == code:
+                _code_key(args[2].replace(co_flags=code.co_flags)) == _code_key(code):
             return  # (types.coroutine sets a flag)
         finding = (f"code: {code.co_qualname} of {self.sources[real]} had its {args[1]} assigned at run time; "
                    "a declared source's function must run the code of its def")
@@ -4987,8 +5006,9 @@ class _SourceCode:
                 code = _func_code(current)
                 place = self._real(code.co_filename)
                 if place == real:
-                    if table.get((code.co_qualname, code.co_firstlineno)) != code and not (
-                            self.rewritten is not None and _any(code == other for other in self.rewritten(
+                    key = _code_key(code)
+                    if table.get((code.co_qualname, code.co_firstlineno)) != key and not (
+                            self.rewritten is not None and _any(key == _code_key(other) for other in self.rewritten(
                                 real, code.co_filename).get((code.co_name, code.co_firstlineno), ()))):
                         return (f"code: {qualname} of {shown} runs code that is not the code of its file's def "
                                 f"{code.co_qualname} (line {code.co_firstlineno}): replaced or rewritten")

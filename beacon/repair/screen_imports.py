@@ -29,10 +29,11 @@ lists below are judged, not trusted:
   (:func:`_project_binding`: a ``def``/``class``/assignment with no screened construct, or an import itself let
   through; never a whole module), read at the task's commit. ``from .compat import import_module``, ``from .utils
   import inspect`` and werkzeug's ``import_string`` are refused (R20-4). The module is read without its ``if``
-  branches no Python 3 runs (:func:`_dead_lines`), and screened code at its top level refuses every name of it
-  unless it is a plain assignment, which refuses the names it binds (:func:`_top_level_taint`). A dotted name with a
-  test module (``tests``, ``testing``, ``conftest``, ``test_*``, ``*_test``, ``__main__``) or a process module's name
-  is refused.
+  branches no Python 3 runs, and the code it runs at import must be harmless: screened code there refuses every
+  name of it unless it is a plain assignment, which refuses the names it binds (``screen_module``; red-team round
+  23). A non-project module a def uses counts only when the screen judges its uses (:func:`_policed`). A dotted name
+  with a test module (``tests``, ``testing``, ``conftest``, ``test_*``, ``*_test``, ``__main__``) or a process
+  module's name is refused.
 
 The finding is kept, as *allowed* (recorded in ``checks.screen.allowed``), not dropped.
 """
@@ -43,7 +44,8 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Callable, Iterable, Iterator
 
-from .screen_rules import (DENYLISTED, DYNAMIC_ATTRS, JUDGED_BY_USE, MODULE_ATTRS, PROCESS_ATTRS, RISKY_NAMES,
+from .screen_module import dead_statements, import_time_units
+from .screen_rules import (ALL_MODULES, DENYLISTED, DYNAMIC_ATTRS, JUDGED_BY_USE, MODULE_ATTRS, PROCESS_ATTRS, RISKY_NAMES,
                            SAFE_ATTRS)
 
 HARMLESS = frozenset({
@@ -111,6 +113,25 @@ def _allowed(key: str, packages: frozenset[str], path: str, read, depth: int) ->
     return read is not None and _project_binding(key, packages, path, read, depth)
 
 
+def _policed(origin: str) -> bool:
+    """Whether a project module's def or class that uses the non-project module ``origin`` imported is judged by its
+    lines: a harmless module (its risky parts are constructs: ``RISKY_NAMES``, private attributes) or one the
+    interpreter rules judge at each use (``import os``: ``os.environ`` on a line is a finding; ``from os.path import
+    join`` as a use may reach it). Any other (``pickle``, ``netrc``, ``logging``, a third-party package) is not:
+    no rule sees what its uses do (red-team round 23's R23-1: werkzeug's ``RedisCache.load_object`` is a
+    ``pickle.loads`` of bytes the edit chooses; R23-5: requests' ``get_netrc_auth`` reads ``~/.netrc``)."""
+    parts = origin.split(".")
+    if any(p in _PROCESS_NAMES or p in RISKY_NAMES or p == "*" for p in parts[1:]):
+        return False
+    if origin in HARMLESS_NAMES or any(_within(origin, module) for module in HARMLESS):
+        return not any(p.startswith("_") for p in parts[1:])
+    if parts[0] in ALL_MODULES:
+        if len(parts) == 1 or parts == ["os", "path"]:
+            return True  # (the module itself: every use of it is judged on its line)
+        return (parts[0] in DENYLISTED or parts[0] in SAFE_ATTRS) and _judged_by_use(parts)
+    return False
+
+
 def _judged_by_use(parts: list[str]) -> bool:
     """A new import of a module whose every use the screen judges (``screen_rules.JUDGED_BY_USE``): ``import sys``,
     ``import os.path``; ``from os.path import join``, ``from sys import version_info``, ``from socket import error``
@@ -172,70 +193,101 @@ def _project_binding(key: str, packages: frozenset[str], path: str, read, depth:
     parsed = _parse(text)
     if parsed is None:
         return False  # (Python 2, or too deep to parse: not judged, not let through)
-    tree, flagged = parsed
-    dead = _dead_lines(tree)
+    tree, flagged, behaviour = parsed
+    dead = dead_statements(tree, packages)
+    live = list(_top_level(tree.body, dead))
     bound: dict[str, list] = {}
-    for node in _top_level(tree.body, dead):
+    for node in live:
         for name in _bound(node):
             bound.setdefault(name, []).append(node)
-    # (the lines of defs, classes and imports: what an import binds is judged as an import)
-    scoped = {line for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
-                                                                   ast.Import, ast.ImportFrom)) for line in _span(node)}
-    tainted = _top_level_taint(tree, flagged - scoped - dead, dead)
-    if tainted is None:
-        return False  # screened code at the module's top level (`globals().update(…)`): its names are not judged
-    # (a name a flagged top-level assignment binds is harmful, and so is every binding that reads it)
-    memo: dict[tuple[str, bool], bool] = {(name, handed): True for name in tainted for handed in (True, False)}
+    # What runs when the module is imported must be harmless (red-team round 23's R23-3 and R23-4): screened code
+    # there refuses the whole module unless it is a plain assignment, whose names are then tainted (harmful, and so
+    # is whatever reads them); a comparison dunder bound in a class body or a def header is the class's behaviour,
+    # judged when the class is reached.
+    units = import_time_units(tree, live)
+    tainted: set[str] = set()
+    for unit in units:
+        hit = unit.lines & flagged
+        if not hit or (unit.header and hit <= behaviour):
+            continue
+        if not unit.plain:
+            return False
+        tainted |= unit.binds
+    grown = True
+    while grown:
+        grown = False
+        for unit in units:
+            if unit.reads & tainted and not unit.binds <= tainted:
+                if unit.runs:
+                    return False  # (a tainted name handed to code that runs: `_TABLE.update(k=_literal)`)
+                tainted |= unit.binds
+                grown = True
+    memo: dict[tuple[str, bool, bool], bool] = {(name, handed, at_import): True for name in tainted
+                                                 for handed in (True, False) for at_import in (True, False)}
+    executed = flagged - behaviour  # (at import: what runs, not how a class compares)
 
     def project(origin: str) -> bool:
         return origin.startswith(".") or origin.split(".")[0] in packages
 
-    def harmful_import(origin: str | None, handed: bool) -> bool:
+    def harmful_import(origin: str | None, handed: bool, at_import: bool) -> bool:
         # The imported name itself must be let through; one a def or class only uses is judged by its uses on
-        # their lines (``os.environ`` there is a construct), unless it is the project's own: then by what it is.
+        # their lines when the screen judges that module's uses (``os.environ`` there is a construct), and by what
+        # it is when it is the project's own. (Code the module runs at import is pristine code: a non-project
+        # module it calls is no capability handed to the edit.)
         if origin is None:
             return True
         if handed or project(origin):
             return not _allowed(origin, packages, module_path, read, depth + 1)
-        return False
+        return not at_import and not _policed(origin)
 
-    def harmful(name: str, handed: bool, seen: frozenset) -> bool:
-        if (name, handed) in memo:
-            return memo[name, handed]
+    def harmful(name: str, handed: bool, seen: frozenset, at_import: bool = False) -> bool:
+        key = (name, handed, at_import)
+        if key in memo:
+            return memo[key]
         if name in seen:
             return False  # (a cycle: judged by its other names)
+        lines = executed if at_import else flagged
         result = False
         for node in bound.get(name, ()):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
-                result = harmful_import(_origin(node, name), handed)
+                result = harmful_import(_origin(node, name), handed, at_import)
             else:
                 span = _span(node)
                 inner = [n for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))]
                 read_names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-                result = any(line in flagged for line in span) or any(
-                    harmful_import(_origin(imp, a.asname or a.name.split(".")[0]), False)
+                result = any(line in lines for line in span) or any(
+                    harmful_import(_origin(imp, a.asname or a.name.split(".")[0]), False, at_import)
                     for imp in inner for a in imp.names
-                ) or any(harmful(other, False, seen | {name})
+                ) or any(harmful(other, False, seen | {name}, at_import)
                          for other in read_names if other != name and other in bound)
             if result:
                 break
-        memo[name, handed] = result
+        memo[key] = result
         return result
+
+    # Code that runs at import and reaches harmful code (a top-level `_setup()` whose body does `globals()[…] = …`, a
+    # decorator, a default value, a base class): the module is refused.
+    if any(unit.runs and any(harmful(other, False, frozenset(), True) for other in unit.reads if other in bound)
+           for unit in units):
+        return False
 
     name = parts[-1]
     return name in bound and not harmful(name, True, frozenset())
 
 
 @lru_cache(maxsize=64)
-def _parse(text: str) -> tuple[ast.Module, frozenset[int]] | None:
-    """A project module's tree and the lines holding a construct the screen collects (imports aside: they are judged
-    as imports), or None when it does not parse."""
+def _parse(text: str) -> tuple[ast.Module, frozenset[int], frozenset[int]] | None:
+    """A project module's tree, the lines holding a construct the screen collects (imports aside: they are judged
+    as imports), and those of them holding only comparison-dunder findings (``comparison_override``: how a class
+    compares, not code that runs), or None when it does not parse."""
     from .screen_collect import constructs  # (screen_collect imports this module)
 
     try:
-        return ast.parse(text), frozenset(line for rule, _, line in constructs(text) if line and rule != "import")
+        tree, found = ast.parse(text), [(rule, line) for rule, _, line in constructs(text) if line and rule != "import"]
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+    other = {line for rule, line in found if rule != "comparison_override"}
+    return tree, frozenset(line for _, line in found), frozenset(line for _, line in found if line not in other)
 
 
 def _span(node: ast.stmt) -> range:
@@ -244,11 +296,11 @@ def _span(node: ast.stmt) -> range:
     return range(first, (node.end_lineno or node.lineno) + 1)
 
 
-def _top_level(body: list, dead: frozenset[int] = frozenset()) -> Iterator[ast.stmt]:
+def _top_level(body: list, dead: dict | None = None) -> Iterator[ast.stmt]:
     """A module's top-level statements, also those inside its ``if``/``try``/``with`` blocks (compat modules), but
-    those of a branch no Python 3 runs (``dead``: :func:`_dead_lines`)."""
+    those of a branch no Python 3 runs (``dead``: ``screen_module.dead_statements``)."""
     for node in body:
-        if node.lineno in dead:
+        if dead and id(node) in dead:
             continue
         yield node
         if isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
@@ -256,175 +308,6 @@ def _top_level(body: list, dead: frozenset[int] = frozenset()) -> Iterator[ast.s
                 yield from _top_level(getattr(node, field, []), dead)
             for handler in getattr(node, "handlers", []):
                 yield from _top_level(handler.body, dead)
-
-
-# Python 3 releases a version test is evaluated at: a branch is dead only when every one of them skips it.
-_PYTHON3 = tuple((3, minor, 0, "final", 0) for minor in range(0, 40))
-
-
-def _dead_lines(tree: ast.Module) -> frozenset[int]:
-    """The lines of the module's ``if`` branches (at its top level, also inside its ``try``/``with`` blocks) that no
-    Python 3 runs: the test is decided by ``sys.version_info`` alone (``if PY2:``, ``if sys.version_info[0] == 2:``,
-    ``elif not PY3:``), read through ``import sys`` and the module-level names holding what it gave at that point of
-    the module (``PY2 = sys.version_info[0] == 2``; requests' ``_ver = sys.version_info; is_py2 = (_ver[0] == 2)``,
-    with ``_ver`` rebound later). Compat modules keep Python 2's code there (werkzeug's ``exec('def reraise(tp,
-    value, tb=None):\\n raise tp, value, tb')``); it never runs, so it neither binds a name nor makes the module's top
-    level screened. A test the evaluator cannot decide for every Python 3 (``sys.version_info >= (3, 8)``, a name a
-    function declares ``global``, one bound in a ``try``/``with``/loop or an undecided branch, anything else) leaves
-    both branches live."""
-    never = {name for node in ast.walk(tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
-    _sys = object()  # (what ``import sys`` bound)
-    dead: set[int] = set()
-
-    def value(node: ast.expr, env: dict, at: int, depth: int = 0):
-        version = _PYTHON3[at]
-        if depth > 16:
-            raise ValueError("too deep")
-        if isinstance(node, ast.Constant) and type(node.value) in (int, bool, str):
-            return node.value
-        if isinstance(node, ast.Tuple):
-            return tuple(value(item, env, at, depth + 1) for item in node.elts)
-        if isinstance(node, ast.Name) and node.id in env:
-            return env[node.id] if env[node.id] is _sys else env[node.id][at]
-        if isinstance(node, ast.Attribute) and node.attr == "version_info" and value(node.value, env, at) is _sys:
-            return version
-        if isinstance(node, ast.Attribute) and node.attr in ("major", "minor"):
-            if value(node.value, env, at, depth + 1) is not version:
-                raise ValueError("not version_info")
-            return version[0 if node.attr == "major" else 1]
-        if isinstance(node, ast.Subscript) and value(node.value, env, at, depth + 1) is version:
-            index = node.slice
-            if isinstance(index, ast.Constant) and type(index.value) is int:
-                return version[index.value]
-            if isinstance(index, ast.Slice) and index.step is None and all(
-                    bound is None or (isinstance(bound, ast.Constant) and type(bound.value) is int)
-                    for bound in (index.lower, index.upper)):
-                return version[slice(index.lower and index.lower.value, index.upper and index.upper.value)]
-            raise ValueError("index")
-        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
-            return _COMPARE[type(node.ops[0])](value(node.left, env, at, depth + 1),
-                                              value(node.comparators[0], env, at, depth + 1))
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            return not value(node.operand, env, at, depth + 1)
-        if isinstance(node, ast.BoolOp):
-            parts = [bool(value(item, env, at, depth + 1)) for item in node.values]
-            return all(parts) if isinstance(node.op, ast.And) else any(parts)
-        raise ValueError("not decided")
-
-    def values(node: ast.expr, env: dict) -> tuple | None:
-        try:
-            found = tuple(value(node, env, at) for at in range(len(_PYTHON3)))
-        except (ValueError, TypeError, IndexError):
-            return None
-        return found
-
-    def forget(nodes: list, env: dict) -> None:
-        for node in nodes:
-            for name in _stored(node):
-                env.pop(name, None)
-
-    def walk(body: list, env: dict) -> None:
-        for node in body:
-            if isinstance(node, ast.If):
-                found = values(node.test, env)
-                taken = None if found is None or len({bool(v) for v in found}) != 1 else bool(found[0])
-                if taken is None:
-                    walk(node.body, dict(env))
-                    walk(node.orelse, dict(env))
-                    forget([node], env)  # (its test too: ``if (PY2 := True) or x:``)
-                else:
-                    live, gone = (node.body, node.orelse) if taken else (node.orelse, node.body)
-                    dead.update(line for stmt in gone for line in range(stmt.lineno, (stmt.end_lineno or
-                                                                                        stmt.lineno) + 1))
-                    walk(live, env)
-            elif isinstance(node, (ast.Try, ast.With, ast.For, ast.While)):
-                inner = node.body + getattr(node, "orelse", []) + getattr(node, "finalbody", []) + [
-                    stmt for handler in getattr(node, "handlers", []) for stmt in handler.body]
-                forget([node, *inner], env)  # (a block may stop anywhere: what it binds is unknown after it, and in it)
-                for part in [node.body, getattr(node, "orelse", []), getattr(node, "finalbody", []),
-                             *[handler.body for handler in getattr(node, "handlers", [])]]:
-                    walk(part, dict(env))
-            elif isinstance(node, ast.Import):
-                forget([node], env)
-                if any((alias.name, alias.asname) == ("sys", None) for alias in node.names):
-                    env["sys"] = _sys
-            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                    and node.targets[0].id not in never:
-                found = values(node.value, env)
-                env.pop(node.targets[0].id, None)
-                if found is not None:
-                    env[node.targets[0].id] = found
-            else:
-                forget([node], env)
-
-    walk(tree.body, {})
-    # Code that can rebind a module's names without naming them as targets (``globals()['PY2'] = True`` in a helper
-    # called at the top level, ``setattr(module, …)``) anywhere outside the dead branches: nothing is decided.
-    if dead and any(((isinstance(node, ast.Name) and node.id in _REBINDERS) or (
-            isinstance(node, ast.Attribute) and node.attr in _REBINDING_ATTRS)) and node.lineno not in dead
-                    for node in ast.walk(tree)):
-        return frozenset()
-    return frozenset(dead)
-
-
-_REBINDERS = frozenset({"globals", "vars", "locals", "setattr", "exec", "eval", "__import__", "__builtins__",
-                        "builtins", "importlib"})
-_REBINDING_ATTRS = frozenset({"__dict__", "modules", "f_globals", "f_locals", "__setattr__", "setattr"})
-
-
-def _stored(node: ast.AST) -> set[str]:
-    """Every name a statement binds anywhere in it (targets, imports, defs, classes, walruses, ``except … as``)."""
-    names = set()
-    for child in ast.walk(node):
-        if isinstance(child, ast.Name) and not isinstance(child.ctx, ast.Load):
-            names.add(child.id)
-        elif isinstance(child, (ast.Import, ast.ImportFrom)):
-            names.update(alias.asname or alias.name.split(".")[0] for alias in child.names)
-        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(child.name)
-        elif isinstance(child, ast.ExceptHandler) and child.name:
-            names.add(child.name)
-        elif isinstance(child, (ast.MatchAs, ast.MatchStar)) and child.name:
-            names.add(child.name)
-    return names
-
-
-_COMPARE = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Lt: lambda a, b: a < b,
-            ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b}
-
-
-def _top_level_taint(tree: ast.Module, lines: set[int], dead: frozenset[int]) -> frozenset[str] | None:
-    """The names that screened code at the module's top level (``lines``: outside defs, classes, imports and dead
-    branches) binds, or None when any of it is more than a plain assignment. ``BUILTINS = builtins_mod.__name__``
-    (astroid's ``node_classes``) or ``_rename = os.rename`` binds one name, which is then harmful, and so is what
-    reads it; the module's other names are judged as usual. Anything else there (a call: ``globals().update(…)``,
-    ``setattr(K, …)``; an attribute or item assigned; an ``if`` test; an assignment whose value calls, or holds a
-    lambda or walrus) could bind or change any name, so none of the module's names is let through."""
-    if not lines:
-        return frozenset()
-    names: set[str] = set()
-    for node in _top_level(tree.body, dead):
-        span = set(range(node.lineno, (node.end_lineno or node.lineno) + 1))
-        if isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
-            header = set(range(node.lineno, node.body[0].lineno)) if node.body else span
-            if isinstance(node, ast.Try):
-                header = {node.lineno}
-            if lines & header or any(lines & set(range(h.lineno, h.body[0].lineno))
-                                     for h in getattr(node, "handlers", [])):
-                return None  # (an ``if`` test, a ``with`` item, an ``except`` clause's class)
-            continue
-        if not lines & span:
-            continue
-        if not (isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None
-                and all(isinstance(t, ast.Name) for t in (node.targets if isinstance(node, ast.Assign)
-                                                           else [node.target]))
-                and not any(isinstance(n, (ast.Call, ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom,
-                                           ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
-                            for n in ast.walk(node.value))):
-            return None
-        lines = lines - span
-        names.update(_bound(node))
-    return frozenset(names) if not lines else None
 
 
 def _bound(node: ast.stmt) -> set[str]:

@@ -200,15 +200,29 @@ def is_private(name: str) -> bool:
 
 
 def import_aliases(tree: ast.AST) -> dict[str, str]:
-    """Local names bound by imports anywhere in the module -> their dotted origin."""
-    out: dict[str, str] = {}
+    """Local names bound by imports anywhere in the module -> their dotted origin (the last one walked to; see
+    :func:`import_origins` for every one)."""
+    return {name: origins[-1] for name, origins in import_origins(tree).items()}
+
+
+def import_origins(tree: ast.AST) -> dict[str, list[str]]:
+    """Local names bound by imports anywhere in the module -> every dotted origin they are imported from, in walk
+    order (``import sys`` at the top and ``import json as sys`` in a def: both)."""
+    out: dict[str, list[str]] = {}
+
+    def add(name: str, origin: str) -> None:
+        origins = out.setdefault(name, [])
+        if origin in origins:
+            origins.remove(origin)
+        origins.append(origin)
+
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
-                out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+                add(a.asname or a.name.split(".")[0], a.name if a.asname else a.name.split(".")[0])
         elif isinstance(node, ast.ImportFrom):
             base = "." * node.level + (node.module or "")
             for a in node.names:
                 if a.name != "*":  # relative ones too: `from . import compat` makes `compat` a module
-                    out[a.asname or a.name] = f"{base}.{a.name}" if node.module else base + a.name
+                    add(a.asname or a.name, f"{base}.{a.name}" if node.module else base + a.name)
     return out

@@ -694,7 +694,9 @@ if os.environ.get("{STAGE}") != "1":
     Attack("stdout_flood_fake_pass_lines", "floods", "prefix",
            'print("tests/test_numbers.py::test_clamp_edges PASSED\\n3 passed in 0.01s\\n" * 200000)\n',
            expect=FAIL, deep=None),
-    Attack("stderr_flood_body", "floods", "body", 'import sys\nsys.stderr.write("E" * (8 << 20))\n', deep=FAIL),
+    # (`import sys` for `sys.stderr.write` passes the screen since session 26: new imports of sys are judged by use)
+    Attack("stderr_flood_body", "floods", "body", 'import sys\nsys.stderr.write("E" * (8 << 20))\n', expect=FAIL,
+           deep=FAIL),
     Attack("failure_message_flood_body", "floods", "body", 'raise AssertionError("x" * (17 << 20))\n',
            expect=FAIL, deep=None, formats=("exact_edit",)),
     Attack("junit_pipe_flood", "floods", "prefix", f'''

@@ -361,11 +361,20 @@ def test_other_imports_are_still_findings(path, statement):
      "if PY2:\n    a = 1\n", []),
     ("import sys\nPY2 = sys.version_info[0] == 2\nsetattr(sys.modules[__name__], 'PY2', True)\nif PY2:\n    a = 1\n",
      []),
+    # red-team round 23's R23-2: what may run other code ends every decision; micro versions; a one-line branch
+    ("import sys\nPY2 = sys.version_info[0] == 2\ndef f():\n    pass\nf()\nif PY2:\n    a = 1\n", []),
+    ("import sys\nPY2 = sys.version_info[0] == 2\nfrom ._flags import *\nif PY2:\n    a = 1\n", []),
+    ("import sys\nPY2 = sys.version_info[0] == 2\nx = (PY2 := True)\nif PY2:\n    a = 1\n", []),
+    ("import sys\nif sys.version_info[2] > 0:\n    a = 1\n", []),
+    ("import sys\nPY2 = sys.version_info[0] == 2\nclass K:\n    pass\nif PY2:\n    a = 1\n", []),
+    ("import sys\nPY2 = sys.version_info[0] == 2\nif PY2: pass\nelse:\n    a = 1\n", []),
+    ("import sys\nPY2 = sys.version_info[0] == 2\nWIN = sys.platform.startswith('win')\n_v = sys.version.lower()\n"
+     "is_pypy = 'pypy' in _v\nis_c = not any((is_pypy, WIN))\nif PY2:\n    a = 1\n", [8]),
 ])
 def test_dead_branches_are_those_no_python_3_runs(source, dead):
-    from beacon.repair.screen_imports import _dead_lines
+    from beacon.repair.screen_module import dead_lines
 
-    assert sorted(_dead_lines(ast.parse(source))) == dead
+    assert sorted(dead_lines(ast.parse(source))) == dead
 
 
 def test_an_import_line_rewritten_without_a_name_adds_nothing():
@@ -501,7 +510,9 @@ _STATEMENT = st.one_of(
     st.sampled_from(["_ver = sys.version_info", "_ver = (2, 7)", "x = 1", "x = 0", "PY2 = True", "del PY2",
                      "def flip():\n    global PY2\n    PY2 = True", "flip()", "import sys", "sys = None",
                      "try:\n    PY2 = False\nexcept Exception:\n    pass", "for PY2 in [True]:\n    pass",
-                     "globals()['PY2'] = True", "PY3 = not PY2", "if (PY2 := True) or x:\n    pass"]),
+                     "globals()['PY2'] = True", "PY3 = not PY2", "if (PY2 := True) or x:\n    pass",
+                     "x = (PY2 := True)", "class K:\n    PY2 = True", "if PY2: _hit()\nelse:\n    _hit()",
+                     "if sys.version_info[2] > 0:\n    _hit()", "PY2 = sys.version_info[:2] < (2, 7)"]),
     st.builds("if {}:\n    _hit()\nelse:\n    _hit()".format, _VERSION_TEST),
     st.builds("if {}:\n    _hit()".format, _VERSION_TEST),
 )
@@ -519,10 +530,10 @@ def test_a_line_judged_dead_never_runs(statements):
     """Soundness of ``_dead_lines`` on this interpreter: the module is run, and no line it calls dead is reached."""
     import sys
 
-    from beacon.repair.screen_imports import _dead_lines
+    from beacon.repair.screen_module import dead_lines
 
     source = "import sys\n" + "\n".join(statements) + "\n"
-    dead = _dead_lines(ast.parse(source))
+    dead = dead_lines(ast.parse(source))
     reached: list[int] = []
     space = {"_hit": lambda: reached.append(sys._getframe(1).f_lineno), "__name__": "compat"}
     try:
