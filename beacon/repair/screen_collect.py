@@ -867,7 +867,7 @@ def _binders(tree: ast.AST) -> dict[str, list]:
                     add(target.id, "assign", node.value)
                 else:
                     for n in ast.walk(target):
-                        if isinstance(n, ast.Name):
+                        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                             add(n.id, "unpacking")
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             add(node.target.id, "assign" if node.value is not None else "annotation", node.value)
@@ -875,11 +875,11 @@ def _binders(tree: ast.AST) -> dict[str, list]:
             add(node.arg, "parameter")
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
             for n in ast.walk(node.target):
-                if isinstance(n, ast.Name):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                     add(n.id, "loop")
         elif isinstance(node, ast.withitem) and node.optional_vars is not None:
             for n in ast.walk(node.optional_vars):
-                if isinstance(n, ast.Name):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                     add(n.id, "with")
         elif isinstance(node, ast.ExceptHandler) and node.name:
             add(node.name, "except")

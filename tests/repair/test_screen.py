@@ -227,6 +227,25 @@ PROJECT = {
                          "    return value\n",
     "textkit/attribute.py": "import builtins\n\n\nclass K:\n    pass\n\n\nK.loader = builtins.eval\n\n\n"
                             "def plain(value):\n    return value\n",
+    # red-team round 23: a non-project module no rule judges (R23-1: werkzeug's RedisCache unpickles), and code that
+    # runs at import (R23-3, R23-4)
+    "textkit/cache.py": "import pickle\nimport re\n\n\nclass Cache:\n    def load(self, data):\n"
+                        "        return pickle.loads(data)\n\n\ndef words(text):\n    return re.findall('\\\\w+', text)\n",
+    "textkit/logs.py": "import logging\nlogger = logging.getLogger(__name__)\n\n\ndef plain(value):\n    return value\n"
+                       "\n\ndef warn(value):\n    logger.warning(value)\n",
+    "textkit/annassign.py": "_READY: globals().update(text_type=eval) = None\n\n\ndef plain(value):\n    return value\n",
+    "textkit/classget.py": "class _Box:\n    def __class_getitem__(cls, key):\n        cls.loader = key\n"
+                           "        return cls\n\n\n_DEFAULT = _Box[eval]\n\n\ndef plain(value):\n    return value\n",
+    "textkit/table.py": "_CONVERTERS = {}\n_literal = eval\n_CONVERTERS.update(literal=_literal)\n\n\n"
+                        "def convert(kind, value):\n    return _CONVERTERS[kind](value)\n",
+    "textkit/classbody.py": "class _Setup:\n    globals().update(text_type=eval)\n\n\ndef plain(value):\n"
+                            "    return value\n",
+    "textkit/setup_call.py": "def _setup():\n    globals()['text_type'] = eval\n\n\n_setup()\n\n\n"
+                             "def plain(value):\n    return value\n",
+    "textkit/default.py": "def _setup():\n    globals()['text_type'] = eval\n\n\n"
+                          "def plain(value, _x=_setup()):\n    return value\n",
+    "textkit/withclass.py": "class Money:\n    def __eq__(self, other):\n        return True\n\n\nZERO = Money()\n\n\n"
+                            "def plain(value):\n    return value\n",
 }
 
 
@@ -262,6 +281,9 @@ def _imported(path: str, statement: str, read=PROJECT.get):
     ("textkit/numbers.py", "from os.path import join, exists\nfrom sys import version_info"),
     ("textkit/numbers.py", "import inspect\nx = inspect.signature"),
     ("textkit/numbers.py", "import socket as _s\nx = _s.timeout"),
+    ("textkit/numbers.py", "from .cache import words"),  # re: a module whose risky parts the screen judges
+    ("textkit/numbers.py", "from .logs import plain"),  # the module's logger is made at import: pristine code
+    ("textkit/numbers.py", "from .withclass import plain"),  # a class's == is its behaviour, not import-time code
 ])
 def test_harmless_and_project_imports_are_allowed_and_recorded(path, statement):
     result = _imported(path, statement)
@@ -335,6 +357,15 @@ def test_harmless_and_project_imports_are_allowed_and_recorded(path, statement):
     ("textkit/numbers.py", "from .undecided import text_type"),  # PY2 rebound by a function: both branches live
     ("textkit/numbers.py", "from .called import plain"),  # a flagged top-level assignment that calls
     ("textkit/numbers.py", "from .attribute import plain"),  # a flagged top-level attribute assignment
+    ("textkit/numbers.py", "from .cache import Cache"),  # pickle.loads: no rule judges pickle (R23-1)
+    ("textkit/numbers.py", "from .logs import warn"),  # logging: logging.disable empties caplog
+    ("textkit/numbers.py", "from .annassign import plain"),  # an annotation that runs (R23-3a)
+    ("textkit/numbers.py", "from .classget import plain"),  # a subscript that runs __class_getitem__ (R23-3b)
+    ("textkit/numbers.py", "from .table import convert"),  # a tainted name put in a table (R23-3c)
+    ("textkit/numbers.py", "from .classbody import plain"),  # a class body runs at import (R23-4)
+    ("textkit/numbers.py", "from .setup_call import plain"),  # a top-level call of a harmful def (R23-4)
+    ("textkit/numbers.py", "from .default import plain"),  # a default value runs at import (R23-4)
+    ("textkit/numbers.py", "from .withclass import Money"),  # its == says yes to anything
 ])
 def test_other_imports_are_still_findings(path, statement):
     assert [f.rule for f in _imported(path, statement).findings] != []
@@ -394,6 +425,30 @@ def test_an_import_line_rewritten_without_a_name_adds_nothing():
     assert [(f.rule, f.key) for f in screen_edit({"requests/sessions.py": guarded + before}, {
         "requests/sessions.py": guarded + "from .utils import loader\n" + before}).findings] == [
         ("import", ".utils.loader")]
+
+
+@pytest.mark.parametrize("after", [
+    # red-team round 24's R24-2: a name imported from two places hides the judged one's uses
+    "import operator, sys\n\n\ndef _unused():\n    import json as sys\n    return sys\n\n\n"
+    "if 'tests' in sys.modules:\n    pass\n",
+    "import os\nimport re\n\n\nif False:\n    import re as os\n\n\nx = os.system\n",
+    # R24-1 and R22-1: text evaluated as an annotation
+    "import inspect\n\n\ndef _probe(value):\n    return value\n\n\ninspect.signature(_probe, eval_str=True)\n",
+    "_HINT = bytes.fromhex('41').decode()\n\n\ndef _probe(value: _HINT):\n    return value\n",
+    "def outer(h):\n    def inner(v: h):\n        return v\n    return inner\n",
+    "_X = 'int'\n\n\ndef _probe(value: f'{_X}'):\n    return value\n",
+    "def _probe(value: 'in' + 't'):\n    return value\n",
+])
+def test_text_an_annotation_reader_evaluates_and_hidden_origins_are_findings(after):
+    assert screen_edit({"textkit/m.py": "x = 1\n"}, {"textkit/m.py": after}).findings != ()
+
+
+def test_type_aliases_and_annotated_metadata_are_no_finding():
+    after = ("from typing import Annotated, Any, Dict, List, Optional, TypeVar\n\nJSON = Dict[str, Any]\n"
+             "T = TypeVar('T', bound='Foo')\n\n\nclass Foo:\n    pass\n\n\ndef field(**kw):\n    return kw\n\n\n"
+             "def g(v: JSON, w: T, x: Optional[List['Foo']] = None, y: int | None = None,\n"
+             "      z: Annotated[int, field(gt=0)] = 1) -> 'Foo':\n    return v\n")
+    assert screen_edit({"textkit/m.py": "x = 1\n"}, {"textkit/m.py": after}).findings == ()
 
 
 def test_without_the_project_no_project_import_is_let_through():
