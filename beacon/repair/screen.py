@@ -116,6 +116,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from .screen_collect import constructs
 from .screen_imports import harmless_import, project_packages
+from .screen_module import dead_lines
 from .screen_rules import RULES, SCREEN_VERSION
 
 
@@ -197,12 +198,17 @@ def _site(rule: str, key: str, lines: list[str], n: int) -> str:
 
 
 def _imported_at_run_time(text: str) -> set[str]:
-    """The import keys of ``text`` but those only under ``if TYPE_CHECKING:`` (never run: moving one out is new)."""
-    guarded: set[int] = set()
-    for node in ast.walk(ast.parse(text)):
+    """The import keys of ``text`` but those only in a branch that never runs: the body of ``if TYPE_CHECKING:``,
+    ``if False:``/``if 0:``, or one no Python 3 runs (``if PY2:``; red-team round 24: moving such an import into live
+    code is a new import)."""
+    tree = ast.parse(text)
+    guarded = set(dead_lines(tree))
+    for node in ast.walk(tree):
         if isinstance(node, ast.If) and (getattr(node.test, "id", None) == "TYPE_CHECKING"
-                                         or getattr(node.test, "attr", None) == "TYPE_CHECKING"):
-            guarded.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+                                         or getattr(node.test, "attr", None) == "TYPE_CHECKING"
+                                         or isinstance(node.test, ast.Constant) and not node.test.value):
+            guarded.update(line for stmt in node.body for line in range(stmt.lineno, (stmt.end_lineno or stmt.lineno)
+                                                                        + 1))
     return {key for rule, key, line in constructs(text) if rule == "import" and line not in guarded}
 
 

@@ -73,7 +73,7 @@ OS_DANGER = frozenset({
     "setresuid", "setresgid", "setgroups", "initgroups", "tcsetpgrp", "login_tty", "unshare", "setns", "chflags",
     "lchflags", "lchmod", "setxattr", "removexattr", "startfile", "setpriority",
     "sched_setparam", "sched_setscheduler", "plock", "umask", "pidfd_send_signal", "eventfd_write", "posix_fallocate",
-    "posix_fadvise"})
+    "posix_fadvise", "pwritev", "preadv"})
 DENYLISTED = {"sys": SYS_DANGER, "os": OS_DANGER, "posix": OS_DANGER, "nt": OS_DANGER}
 # Other interpreter modules are findings except for these harmless parts, which honest code uses.
 SAFE_ATTRS = {

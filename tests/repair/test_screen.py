@@ -425,6 +425,13 @@ def test_an_import_line_rewritten_without_a_name_adds_nothing():
     assert [(f.rule, f.key) for f in screen_edit({"requests/sessions.py": guarded + before}, {
         "requests/sessions.py": guarded + "from .utils import loader\n" + before}).findings] == [
         ("import", ".utils.loader")]
+    for dead in ("if False:\n    import pickle\n", "import sys\nif sys.version_info[0] == 2:\n    import pickle\n"):
+        assert [(f.rule, f.key) for f in screen_edit({"requests/sessions.py": dead + before}, {
+            "requests/sessions.py": dead + "import pickle\n" + before}).findings] == [("import", "pickle")]
+    # the else branch of `if TYPE_CHECKING:` runs
+    runs = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    pass\nelse:\n    import pickle\n"
+    assert screen_edit({"requests/sessions.py": runs + before}, {
+        "requests/sessions.py": runs + "import pickle\n" + before}).findings == ()
 
 
 @pytest.mark.parametrize("after", [
