@@ -4907,12 +4907,20 @@ class _SourceCode:
                 self.pristine[_id(code)] = code
                 todo.extend(code.co_consts)
         self.compiled: dict = {}  # realpath -> {(co_qualname, co_firstlineno): code} of its functions
+        # realpath -> {qualname: (its defs' first lines, whether one is decorated)} for the defs at the top of the
+        # module or of a class body; and the module-level names an import binds (a def that is only a fallback:
+        # ``try: from _speedups import f`` / ``except ImportError: def f``)
+        self.defs: dict = {}
+        self.imported: dict = {}
         for real in sources:
             try:
                 with _open(real, "rb") as fh:
-                    top = _compile(fh.read(), real, "exec", dont_inherit=True)
+                    source = fh.read()
+                top = _compile(source, real, "exec", dont_inherit=True)
+                tree = _compile(source, real, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
             except Exception:  # (a source that does not compile: its defs are not judged; the tests fail anyway)
                 continue
+            self.defs[real], self.imported[real] = _top_defs(tree)
             table, todo = {}, [top]
             while todo:
                 code = todo.pop()
@@ -4920,7 +4928,6 @@ class _SourceCode:
                     table[(code.co_qualname, code.co_firstlineno)] = _code_key(code)
                 todo.extend(c for c in code.co_consts if _type(c) is types.CodeType)
             self.compiled[real] = table
-        self.qualnames = {real: sorted({q for q, _ in table if "<" not in q}) for real, table in self.compiled.items()}
         self.refused: list[str] = []  # assignments the audit hook refused
         # (realpath, co_filename) -> the file's code compiled plainly and as pytest's assertion rewriting does (a
         # module registered with ``register_assert_rewrite``): _Provenance._pristine, set by the plugin
@@ -4973,15 +4980,25 @@ class _SourceCode:
             space = _namespace(module) if module is not None else None
             if space is None:
                 continue
-            for qualname in self.qualnames[real]:
+            for qualname, (lines, decorated) in self.defs.get(real, {}).items():
                 owner, *rest = qualname.rsplit(".", 1) if "." in qualname else (None, qualname)
                 holder = space if owner is None else _found_at(space, owner)
                 if holder is None:
                     continue
                 held = (dict.get(holder, rest[0], _ABSENT) if owner is None
                         else types.MappingProxyType.get(_class_dict(holder), rest[0], _ABSENT))
-                for function in self._functions(held):
-                    why = self._why(function, qualname, real, table)
+                if held is _ABSENT or (owner is None and qualname in self.imported[real]):
+                    continue  # (deleted, or an import's: judged by the import, not here)
+                functions = self._functions(held)
+                if not functions and not decorated:
+                    # an undecorated def's name holding a partial, a callable object, a class, a builtin (red-team
+                    # round 25's R25-2c: ``clamp = functools.partial(_other)``)
+                    why = (f"code: {qualname} of {self.sources[real]} holds a {_class_name(_type(held))} object, not "
+                           "the function of its def")
+                    if why not in out:
+                        out.append(why)
+                for function in functions:
+                    why = self._why(function, qualname, real, table, lines, decorated)
                     if why is not None and why not in out:
                         out.append(why)
         return out
@@ -4997,38 +5014,68 @@ class _SourceCode:
             return [held]  # (an lru_cache wrapper: judged through what it wraps)
         return []
 
-    def _why(self, function, qualname: str, real: str, table: dict) -> str | None:
+    def _why(self, function, qualname: str, real: str, table: dict, lines: frozenset, decorated: bool) -> str | None:
+        """Why what ``qualname``'s name holds is not its def's function. Undecorated, it must be a plain function
+        running that def's own code (red-team round 25's R25-2a: ``clamp = _other``, another def of the same file);
+        decorated, the wrapper chain (``__wrapped__``) must end at it, through no level made at run time (R25-2b: an
+        ``exec``-made wrapper naming the genuine def in ``__wrapped__``)."""
         shown = self.sources[real]
-        verified, foreign = False, None
-        current = function
+        chain, current = [], function
         for _ in range(self.DEPTH):
-            if _type(current) is types.FunctionType:
-                code = _func_code(current)
-                place = self._real(code.co_filename)
-                if place == real:
-                    key = _code_key(code)
-                    if table.get((code.co_qualname, code.co_firstlineno)) != key and not (
-                            self.rewritten is not None and _any(key == _code_key(other) for other in self.rewritten(
-                                real, code.co_filename).get((code.co_name, code.co_firstlineno), ()))):
-                        return (f"code: {qualname} of {shown} runs code that is not the code of its file's def "
-                                f"{code.co_qualname} (line {code.co_firstlineno}): replaced or rewritten")
-                    verified = True
-                elif place is None or place[:1] == "<":
-                    foreign = foreign or f"made at run time ({code.co_filename})"
             if _type(current) is not types.FunctionType and _type(current) is not _LRU_WRAPPER:
                 break
+            chain.append(current)
             own = current.__dict__  # (a function's or the C wrapper's own dict: no project code runs)
             wrapped = dict.get(own, "__wrapped__", _ABSENT) if _type(own) is dict else _ABSENT
-            if wrapped is _ABSENT:
+            if wrapped is _ABSENT or not decorated:
                 break
             current = wrapped
-        if verified:
-            return None
-        if foreign is None and _type(function) is types.FunctionType and function.__qualname__ == qualname:
-            foreign = f"from {_func_code(function).co_filename}"
-        if foreign is None:
-            return None
-        return f"code: {qualname} of {shown} holds a function whose code was {foreign}, not the code of its def"
+        functions = [f for f in chain if _type(f) is types.FunctionType]
+        if not functions:
+            return None if decorated else (f"code: {qualname} of {shown} holds a {_class_name(_type(function))} "
+                                           "object, not the function of its def")
+        for level in functions:
+            code = _func_code(level)
+            place = self._real(code.co_filename)
+            if place is None or place[:1] == "<":
+                return (f"code: {qualname} of {shown} holds a function whose code was made at run time "
+                        f"({code.co_filename}), not the code of its def")
+            if place == real:
+                key = _code_key(code)
+                if table.get((code.co_qualname, code.co_firstlineno)) != key and not (
+                        self.rewritten is not None and _any(key == _code_key(other) for other in self.rewritten(
+                            real, code.co_filename).get((code.co_name, code.co_firstlineno), ()))):
+                    return (f"code: {qualname} of {shown} runs code that is not the code of its file's def "
+                            f"{code.co_qualname} (line {code.co_firstlineno}): replaced or rewritten")
+        innermost = _func_code(functions[-1])
+        if self._real(innermost.co_filename) != real or innermost.co_qualname != qualname \
+                or innermost.co_firstlineno not in lines:
+            return (f"code: {qualname} of {shown} holds {innermost.co_qualname} (line {innermost.co_firstlineno}"
+                    f" of {innermost.co_filename}), not the function of its def")
+        return None
+
+
+def _top_defs(tree) -> tuple[dict, frozenset]:
+    """``{qualname: (first lines, decorated)}`` of the defs at the top of a module or of a (nested) class body, and
+    the module-level names an import binds."""
+    defs: dict = {}
+    imported = {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree)
+                if _type(node) in (ast.Import, ast.ImportFrom) for alias in node.names}
+    todo = [(tree.body, "")]
+    while todo:
+        body, prefix = todo.pop()
+        for node in body:
+            if _type(node) in _DEFS:
+                first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+                lines, decorated = defs.get(prefix + node.name, (frozenset(), False))
+                defs[prefix + node.name] = (lines | {first}, decorated or bool(node.decorator_list))
+            elif _type(node) is ast.ClassDef:
+                todo.append((node.body, f"{prefix}{node.name}."))
+            elif _type(node) in (ast.If, ast.Try, ast.With):  # (defs under a version or import test)
+                todo.extend((part, prefix) for part in (getattr(node, "body", []), getattr(node, "orelse", []),
+                                                        getattr(node, "finalbody", []),
+                                                        *[h.body for h in getattr(node, "handlers", [])]) if part)
+    return defs, frozenset(imported)
 
 
 class _Provenance:
