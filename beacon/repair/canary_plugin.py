@@ -4956,7 +4956,7 @@ class _SourceCode:
         if args[1] == "__code__" and _type(args[2]) is types.CodeType and \
                 _code_key(args[2].replace(co_flags=code.co_flags)) == _code_key(code):
             return  # (types.coroutine sets a flag)
-        finding = (f"code: {code.co_qualname} of {self.sources[real]} had its {args[1]} assigned at run time; "
+        finding = (f"source: {code.co_qualname} of {self.sources[real]} had its {args[1]} assigned at run time; "
                    "a declared source's function must run the code of its def")
         if finding not in self.refused:
             self.refused.append(finding)
@@ -4987,13 +4987,14 @@ class _SourceCode:
                     continue
                 held = (dict.get(holder, rest[0], _ABSENT) if owner is None
                         else types.MappingProxyType.get(_class_dict(holder), rest[0], _ABSENT))
-                if held is _ABSENT or (owner is None and qualname in self.imported[real]):
-                    continue  # (deleted, or an import's: judged by the import, not here)
+                if held is _ABSENT or (owner is None and qualname in self.imported[real]) or (
+                        _id(holder), rest[0]) in _PATCHED_ANY:
+                    continue  # (deleted, an import's: judged by the import; or set by a test's monkeypatch/mock.patch)
                 functions = self._functions(held)
                 if not functions and not decorated:
                     # an undecorated def's name holding a partial, a callable object, a class, a builtin (red-team
                     # round 25's R25-2c: ``clamp = functools.partial(_other)``)
-                    why = (f"code: {qualname} of {self.sources[real]} holds a {_class_name(_type(held))} object, not "
+                    why = (f"source: {qualname} of {self.sources[real]} holds a {_class_name(_type(held))} object, not "
                            "the function of its def")
                     if why not in out:
                         out.append(why)
@@ -5032,25 +5033,27 @@ class _SourceCode:
             current = wrapped
         functions = [f for f in chain if _type(f) is types.FunctionType]
         if not functions:
-            return None if decorated else (f"code: {qualname} of {shown} holds a {_class_name(_type(function))} "
+            return None if decorated else (f"source: {qualname} of {shown} holds a {_class_name(_type(function))} "
                                            "object, not the function of its def")
         for level in functions:
             code = _func_code(level)
             place = self._real(code.co_filename)
             if place is None or place[:1] == "<":
-                return (f"code: {qualname} of {shown} holds a function whose code was made at run time "
+                return (f"source: {qualname} of {shown} holds a function whose code was made at run time "
                         f"({code.co_filename}), not the code of its def")
             if place == real:
                 key = _code_key(code)
                 if table.get((code.co_qualname, code.co_firstlineno)) != key and not (
                         self.rewritten is not None and _any(key == _code_key(other) for other in self.rewritten(
                             real, code.co_filename).get((code.co_name, code.co_firstlineno), ()))):
-                    return (f"code: {qualname} of {shown} runs code that is not the code of its file's def "
+                    return (f"source: {qualname} of {shown} runs code that is not the code of its file's def "
                             f"{code.co_qualname} (line {code.co_firstlineno}): replaced or rewritten")
         innermost = _func_code(functions[-1])
+        if decorated and len(chain) == 1:
+            return None  # (a decorator's wrapper that names nothing it wraps: its code is checked above)
         if self._real(innermost.co_filename) != real or innermost.co_qualname != qualname \
                 or innermost.co_firstlineno not in lines:
-            return (f"code: {qualname} of {shown} holds {innermost.co_qualname} (line {innermost.co_firstlineno}"
+            return (f"source: {qualname} of {shown} holds {innermost.co_qualname} (line {innermost.co_firstlineno}"
                     f" of {innermost.co_filename}), not the function of its def")
         return None
 
