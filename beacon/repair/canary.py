@@ -143,12 +143,19 @@ def secret_pipe(secret: CanarySecret) -> int:
 # mounts no ``/proc``, which is what stops this there; the guard is for runs without the sandbox and cannot be more
 # than a check before the open (a symlink flipped by another thread races it). The path is copied to an exact
 # ``str``/``bytes`` first: a subclass could otherwise answer the check's own method calls. Paths resolve against the
-# working directory. A refusal raises ``PermissionError`` naming the guard.
+# working directory. A refusal raises ``PermissionError`` naming the guard. The same hook runs the plugin's checks of
+# ``object.__setattr__`` events (``canary_plugin.AUDIT_CHECKS``: a declared source's function given other code), so
+# each audit event costs one Python call, not two.
 MEMORY_GUARD = (
+    "_beacon_checks = []\n"
     "def _beacon_memory_guard(event, args, _rp=__import__('os').path.realpath,\n"
     "                         _fs=__import__('os').fsdecode,\n"
-    "                         _bad=__import__('re').compile(r'/proc(/[0-9]+(/task(/[0-9]+(/mem)?)?|/mem)?)?')):\n"
-    "    if event == 'open' and isinstance(args[0], (str, bytes)):\n"
+    "                         _bad=__import__('re').compile(r'/proc(/[0-9]+(/task(/[0-9]+(/mem)?)?|/mem)?)?'),\n"
+    "                         _checks=_beacon_checks):\n"
+    "    if event == 'object.__setattr__' and _checks:\n"
+    "        for check in _checks:\n"
+    "            check(event, args)\n"
+    "    elif event == 'open' and isinstance(args[0], (str, bytes)):\n"
     "        try:\n"
     "            raw = str.__str__(args[0]) if isinstance(args[0], str) else bytes.__getitem__(args[0], slice(None))\n"
     "            path = _rp(_fs(raw))\n"
@@ -173,7 +180,8 @@ def bootstrap_code(plugin_dir: str) -> str:
     return (MEMORY_GUARD + "import sys\n"
             f"sys.path.insert(0, {plugin_dir!r})\n"
             f"import {PLUGIN_MODULE} as _beacon_canary\n"
-            "del sys.path[0]\n"
+            "_beacon_canary.AUDIT_CHECKS = _beacon_checks\n"
+            "del sys.path[0], _beacon_checks\n"
             "raise SystemExit(_beacon_canary.main(int(sys.argv[1]), sys.argv[2:]))\n")
 
 
