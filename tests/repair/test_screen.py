@@ -580,7 +580,7 @@ _STATEMENT = st.one_of(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(_STATEMENT, min_size=1, max_size=8))
 @example(["def flip():\n    global PY2\n    PY2 = True", "PY2 = sys.version_info[0] == 2", "flip()",
           "if PY2:\n    _hit()"])
