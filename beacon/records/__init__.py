@@ -28,7 +28,8 @@ from .repair import OUTCOMES, Outcome, RepairOutcome
 # limits, what enforced them, which were reached) and ``checks.sandbox.observed`` (what a probe sandbox saw).
 # 5: adds ``checks.addopts`` (the checkout's configured addopts: which were passed on to pytest, which dropped, why).
 # 6: adds ``checks.oracle`` (calls of changed code that the task's pristine code re-made, and those it could not).
-RECORD_SCHEMA = 6
+# 7: adds ``checks.replay`` (the tests' calls into the declared files made again outside the run, beacon.repair.replay).
+RECORD_SCHEMA = 7
 
 AnyRow = Union[RepairOutcome, LocalizationRecord, TrajectoryRecord]
 

@@ -244,6 +244,10 @@ def _run_evidence(run: PytestRun, protected: int) -> dict:
         # calls of changed code the task's pristine code re-made (checked) and could not (canary_plugin._Shadow)
         "oracle": {"ran": bool(run.oracle_calls),
                    **{k: v for k, v in run.oracle_calls.items() if k != "seconds"}},
+        # the calls the tests made, made again outside the run (beacon.repair.replay); where the sandbox put the
+        # checkout and what it hid are machine facts (checks.sandbox says whether there was one), not in the row
+        "replay": {"ran": False, **{k: v for k, v in run.replay.items()
+                                    if k not in ("sandboxed", "mounted_at", "hidden", "seconds")}},
     }
 
 

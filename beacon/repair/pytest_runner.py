@@ -87,13 +87,15 @@ from typing import Iterable, Mapping, Sequence
 from .addopts import project_addopts as _project_addopts
 from .controls import protected_changes, root_config_file
 from .edited_lines import edited_lines
-from .junit import JUnitError, JUnitReport, Verdict, check_report_bytes, parse_junit, verify_all_passed
+from .junit import (PASSED, SKIPPED, XFAILED, JUnitError, JUnitReport, Verdict, check_report_bytes, parse_junit,
+                    verify_all_passed)
 from .canary import PIPE_BUDGET, CanaryCheck, CanarySecret, bootstrap_code, check_canaries, install_plugin, secret_pipe
 from .limits import Limits, RunCgroup
 from .oracle_defs import MAX_BYTES as ORACLE_MAX_BYTES
 from .oracle_defs import bounded as oracle_bounded
 from .oracle_defs import oracle_defs
 from .pristine_bindings import binding_sites, bounded
+from .replay import recorded_calls, replay
 from ..scratch import kill_processes_naming
 from .process import remove_tree, run_captured
 from .pytest_setup import (build_env, check_flags, check_pytest_versions, check_selection, pick_sandbox, save_report,
@@ -138,6 +140,9 @@ class PytestRun:
     # With ``oracle``: how many calls of changed code the pristine code re-made, and how many it could not
     # (canary_plugin._Shadow.evidence, from the must-pass canary's property); empty without the oracle's data
     oracle_calls: dict = field(default_factory=dict)
+    # With the oracle of calls: the replay outside the run of the calls the tests made (beacon.repair.replay); its
+    # findings fail a run whose tests all passed (verify_run). Empty when it was not asked for.
+    replay: dict = field(default_factory=dict)
 
 
 def run_pytest(
@@ -320,6 +325,11 @@ def run_pytest(
     if report is not None:
         report = replace(report, subtests=_subtests(full, secret))
     oracle_calls = _oracle_calls(full, secret) if oracle else {}
+    replayed = {}
+    if secret.oracle_calls and report is not None and canaries.ok and _all_passed(report):
+        replayed = replay(checkout, recorded_calls(full, secret.must_pass), sources=list(sources),
+                          pristine=dict(pristine or {}), tests=tests, bwrap=bwrap, limits=limits,
+                          timeout=timeout).evidence()
     return PytestRun(
         argv=tuple(argv), exit_code=cap.returncode, timed_out=cap.timed_out, timeout=timeout,
         duration=cap.duration,
@@ -330,8 +340,13 @@ def run_pytest(
         sandbox_note=sandbox_note, integrity_violations=violations, canaries=canaries,
         mounts=describe_mounts(mounts, {str(checkout): "<checkout>", str(scratch): "<runner>"}),
         observed=observed, limits=_limits_evidence(limits, cgroup, no_cgroup, bwrap is not None, hits),
-        limits_hit=hits, peaks=peaks, addopts=addopts.evidence(), oracle_calls=oracle_calls,
+        limits_hit=hits, peaks=peaks, addopts=addopts.evidence(), oracle_calls=oracle_calls, replay=replayed,
     )
+
+
+def _all_passed(report: JUnitReport) -> bool:
+    """Every project test in the (canary-free) report passed or was skipped: the replay is worth its processes."""
+    return all(tc.outcome in (PASSED, SKIPPED, XFAILED) for tc in report.testcases)
 
 
 # The must-pass canary's property with the plugin's count of subtest reports (canary_plugin.SUBTESTS, the same string).
@@ -404,6 +419,11 @@ def verify_run(run: PytestRun, expected_ids: Iterable[str]) -> Verdict:
     tampered = not canaries.ok and (canaries.contradicted or (run.report is not None and project.passed))
     if not canaries.ok and run.report is not None:
         reasons = [f"canary: {r}" for r in canaries.reasons] + reasons
+    # The replay outside the run (beacon.repair.replay): an edit that answers otherwise where nothing says "test"
+    # passed only by detecting the run. Like the oracle's findings, it counts only when every test passed.
+    if run.replay.get("findings") and project.passed and canaries.ok:
+        reasons += list(run.replay["findings"])
+        tampered = True
     return Verdict(not reasons, tuple(reasons), project.outcomes, tampered)
 
 

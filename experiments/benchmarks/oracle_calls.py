@@ -9,7 +9,9 @@ changed code that ``canary_plugin._Shadow`` re-makes with the pristine version â
 are run through ``run_pytest`` with the oracle on (``before`` and ``pristine`` both the real file, as a repair task's),
 alternating ``oracle_calls`` on and off in each round. A rewrite that does exactly what the file does must pass with
 the check on: any non-pass is a false refusal. Prints per module the tests, the verdicts, the calls checked and
-left unchecked, and the median wall times with their ratio (noisy machine: compare ratios within one run).
+left unchecked, the replay outside the run (compared / differed / self-disagreed / skipped, of the calls recorded;
+``beacon.repair.replay``, part of the "on" time), and the median wall times with their ratio (noisy machine: compare
+ratios within one run).
 """
 from __future__ import annotations
 
@@ -63,6 +65,7 @@ def _measure(name: str, source, root: Path, args) -> None:
     times: dict[bool, list[float]] = {True: [], False: []}
     verdicts: dict[bool, set] = {True: set(), False: set()}
     counts: dict = {}
+    replayed: dict = {}
     for round_ in range(args.repeats):
         for calls in (True, False) if round_ % 2 == 0 else (False, True):
             clock = time.perf_counter()
@@ -74,14 +77,18 @@ def _measure(name: str, source, root: Path, args) -> None:
             verdict = verify_run(run, ids)
             verdicts[calls].add("pass" if verdict.passed else "TAMPERED" if verdict.tampered else "fail")
             if calls:
-                counts = run.oracle_calls
+                counts, replayed = run.oracle_calls, run.replay
                 if not verdict.passed:
                     print(f"  {name}: {'; '.join(verdict.reasons)[:600]}")
     on, off = statistics.median(times[True]), statistics.median(times[False])
     shown = "/".join(str(counts.get(k, "?")) for k in ("checked", "differed", "self_disagreed", "uncopyable",
                                                        "unchecked"))
     print(f"{name:12s} {len(ids):5d} {on:6.2f} {off:6.2f} {on / off:6.2f}x  {','.join(sorted(verdicts[True])):7s}  "
-          f"{shown}  ({counts.get('seconds', 0):.2f} s in the check)", flush=True)
+          f"{shown}  ({counts.get('seconds', 0):.2f} s in the check)  replay: " + (
+              "/".join(str(replayed.get(k, "?")) for k in ("compared", "differed", "self_disagreed", "skipped"))
+              + f" of {replayed.get('recorded', {}).get('recorded', 0)} recorded, "
+              f"{replayed.get('recorded', {}).get('not_data', 0)} not data" if replayed.get("ran")
+              else replayed.get("why", "not run")), flush=True)
 
 
 if __name__ == "__main__":

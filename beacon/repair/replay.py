@@ -1,0 +1,455 @@
+"""The replay outside the run: the calls the tests made into the declared files, made again where nothing says "test".
+
+Every check inside the pytest process compares the edit with the pristine code *in that process*, so an edit that
+behaves rightly only when it detects the run (red-team round 25's R25-0: ``sys.stdout.name`` is not ``<stdout>``
+under pytest's capture, ``time.process_time()`` is high after collection, the checkout lies under ``/tmp``) passes
+them all. The canary plugin records the calls the tests made into the declared files whose arguments are data
+(built-in values, and the declared modules' instances by their state: ``canary_plugin._Recorder``); after the run the harness starts :mod:`beacon.repair.replay_driver` in fresh
+interpreters, which import the declared modules and make those calls again:
+
+1. on the same checkout with the declared files' pristine text compiled in their place (the driver serves it; the
+   edited process never sees it), then on the edited checkout, then, only when those two disagree, pristine again:
+   a place where the pristine code disagrees with itself (a clock, a random number, an id) is no evidence, and a
+   value that moves with the clock differs between the pristine runs whenever it differs in the edited one, which
+   ran between them;
+2. in the sandbox, but looking like a developer's machine rather than the test run: the checkout mounted read-only at
+   ``/home/dev/<project>`` (not the run's path), the user ``dev`` with that home, another host name, no pytest, no
+   capture, no plugin, no ``-P``, no ``PYTHON*`` variables, ``sys.argv == [""]``, the tests' own files and the
+   conftests hidden (an empty file over each, an empty folder over a tests folder that holds no declared source), so
+   an edit that reads the expected answers from the tests finds none;
+3. outcome by outcome (the same exception class, or a return value and arguments afterwards alike: numbers within
+   1e-9, containers item by item, objects by class and state), the harness compares plain JSON; nothing the
+   processes wrote is unpickled or executed here.
+
+A difference is a finding: the edit does something else outside the run than inside it. It counts only when every
+test passed, as the oracle's findings do (:func:`beacon.repair.pytest_runner.verify_run` marks the run tampered). A
+replay that cannot be made (no plain-data call recorded, or the pristine code cannot be imported outside the run) is
+no evidence either way; the counts are in the row's ``checks.replay``.
+
+What it cannot see: signals the run and the replay share (the sandbox's user id, no network, no ``/proc``, the
+interpreter), calls whose arguments are not data (a test's own objects, cycles; counted as ``not_data``), and
+behaviour that depends on the run's history rather than its environment.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import math
+import os
+import re
+import secrets
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .junit import JUnitReport
+from .limits import Limits, RunCgroup
+from .process import remove_tree, run_captured
+from .sandbox import Mount, bwrap_argv, layout
+
+# The must-pass canary's property with the recorded calls (canary_plugin.REPLAY_CALLS, the same string).
+REPLAY_CALLS = "beacon_replay_calls"
+DRIVER = Path(__file__).with_name("replay_driver.py")
+REPLAY_TIMEOUT = 60.0  # seconds per replay process (the run's own timeout when it is shorter)
+OUTPUT_CAP = 8 << 20  # bytes of outcomes a replay process may write
+# The replay's machine is drawn per replay (red-team round 27's R27-6: a fixed host name, user or path is a signal
+# an edit can test for; so is a read-only checkout): a user, a host name and a folder a developer might use.
+_USERS = ("alex", "sam", "maria", "chen", "priya", "jonas", "lea", "omar", "kim", "dev", "user", "ana")
+_HOSTS = ("{user}-laptop", "{user}-pc", "{user}-desktop", "workstation", "thinkpad", "ubuntu", "devbox", "x1")
+_FOLDERS = ("{home}/{package}", "{home}/src/{package}", "{home}/code/{package}", "{home}/projects/{package}")
+_STAGE = "/mnt/checkout"  # where the sandbox sees the real checkout, read-only, before it is copied
+
+
+@dataclass(frozen=True)
+class Machine:
+    """Who and where the replay's processes are: one draw per replay, shared by its processes."""
+
+    user: str
+    host: str
+    home: str
+    folder: str  # the writable copy of the checkout
+
+    @classmethod
+    def draw(cls, package: str) -> "Machine":
+        user = secrets.choice(_USERS)
+        home = f"/home/{user}"
+        return cls(user, secrets.choice(_HOSTS).format(user=user), home,
+                   secrets.choice(_FOLDERS).format(home=home, package=package))
+
+    def etc(self) -> dict[str, str]:
+        return {"passwd": f"root:x:0:0:root:/root:/bin/bash\n{self.user}:x:1000:1000:{self.user}:{self.home}:/bin/bash\n",
+                "group": f"root:x:0:\n{self.user}:x:1000:\n",
+                "hosts": f"127.0.0.1\tlocalhost {self.host}\n::1\tlocalhost ip6-localhost ip6-loopback\n"}
+
+
+# Run by ``/bin/sh`` in the sandbox before the interpreter: the checkout copied to a writable folder under the home
+# (a developer's checkout is writable), the hidden paths removed from the copy, then the interpreter in its place.
+_COPY = ('d="$1"; n="$2"; shift 2; mkdir -p "$d" && cp -a ' + _STAGE + '/. "$d" || exit 97; '
+         'while [ "$n" -gt 0 ]; do rm -rf "$d/$1" || exit 97; shift; n=$((n - 1)); done; cd "$d" || exit 97; '
+         'exec "$@"')
+# ``python -c``: the driver runs in a namespace of its own, so ``__main__`` holds nothing of it.
+_BOOT = ("import sys\ndel sys.path[0]\n"
+         "exec(compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec'), {'__name__': '__replay__'})\n")
+_REL, _ABS = 1e-9, 1e-12  # numbers alike within these (the oracle of calls' tolerance)
+_SHOWN = 3  # findings listed per replay
+
+
+@dataclass
+class Replay:
+    """What the replay did; ``findings`` fail a run whose tests all passed."""
+
+    ran: bool = False
+    why: str = ""  # why it did not run, or why it is no evidence
+    recorded: dict = field(default_factory=dict)  # the plugin's counts (recorded, not_data, unnamed, over)
+    calls: int = 0
+    compared: int = 0
+    differed: int = 0
+    self_disagreed: int = 0
+    skipped: int = 0
+    unbound: int = 0  # calls under no name the pristine module binds (not replayed)
+    sandboxed: bool = False
+    mounted_at: str = ""
+    hidden: int = 0
+    findings: list = field(default_factory=list)
+    seconds: float = 0.0
+    outcomes: dict = field(default_factory=dict)  # each process's outcomes (a diagnostic; not in the evidence)
+
+    def evidence(self) -> dict:
+        if not self.ran:
+            return {"ran": False, "why": self.why}
+        return {"ran": self.ran, "why": self.why, "recorded": self.recorded, "calls": self.calls,
+                "compared": self.compared, "differed": self.differed, "self_disagreed": self.self_disagreed,
+                "skipped": self.skipped, "unbound": self.unbound, "sandboxed": self.sandboxed, "mounted_at": self.mounted_at,
+                "hidden": self.hidden, "findings": list(self.findings)}
+
+
+def recorded_calls(report: JUnitReport | None, must_pass: str) -> tuple[list[dict], dict] | None:
+    """``(calls, counts)`` from the must-pass canary's last ``REPLAY_CALLS`` property, or None when it is missing
+    or malformed (the run's other checks decide such a run)."""
+    passes = [tc for tc in report.testcases if tc.name == must_pass] if report is not None else []
+    values = [value for name, value in passes[0].properties if name == REPLAY_CALLS] if len(passes) == 1 else []
+    try:
+        found = json.loads(values[-1]) if values else None
+    except ValueError:
+        return None
+    if not isinstance(found, dict) or not isinstance(found.get("calls"), list) \
+            or not isinstance(found.get("counts"), dict):
+        return None
+    calls = [c for c in found["calls"] if isinstance(c, dict) and isinstance(c.get("file"), str)
+             and isinstance(c.get("name"), str) and isinstance(c.get("args"), list)
+             and isinstance(c.get("kwargs"), dict)]
+    counts = {k: v for k, v in found["counts"].items() if isinstance(k, str) and type(v) is int}
+    return calls, counts
+
+
+def module_of(path: Path, top: Path) -> tuple[str, Path]:
+    """``(module name, import root)`` of a ``.py`` file: up through the folders that hold an ``__init__.py``, never
+    above ``top`` (the checkout)."""
+    parts = [path.stem] if path.name != "__init__.py" else []
+    folder = path.parent
+    while (folder / "__init__.py").is_file() and folder != top and folder.parent != folder:
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts), folder
+
+
+def bound_names(text: str) -> set[str]:
+    """The names a module's text binds at its top level (``def``, ``class``, assignments, imports, also under
+    ``if``/``try``) and, for each top-level class, ``Class.name`` for what its body binds."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return set()
+    found: set[str] = set()
+
+    def walk(body, prefix: str, depth: int) -> None:
+        for node in body:
+            names = []
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.append(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names += [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names += [(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"]
+            elif isinstance(node, (ast.If, ast.Try, ast.With)):
+                for part in ("body", "orelse", "finalbody"):
+                    walk(getattr(node, part, []), prefix, depth)
+                for handler in getattr(node, "handlers", []):
+                    walk(handler.body, prefix, depth)
+            found.update(prefix + n for n in names)
+            if isinstance(node, ast.ClassDef) and depth == 0:
+                walk(node.body, node.name + ".", 1)
+
+    walk(tree.body, "", 0)
+    return found
+
+
+def _files_in(call: dict) -> set:
+    """The files of the classes whose instances or enum members a call's arguments hold (``$o``/``$n``)."""
+    found, stack = set(), [call["args"], call["kwargs"]]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, list):
+            stack += value
+        elif isinstance(value, dict):
+            for tag, inner in value.items():
+                if tag in ("$o", "$n") and isinstance(inner, list) and inner and isinstance(inner[0], str):
+                    found.add(inner[0])
+                else:
+                    stack.append(inner)
+    return found
+
+
+def _moved(value, where):
+    """``value`` (an encoding) with each class's file given as ``where(file)``: its path inside the replay."""
+    if isinstance(value, list):
+        return [_moved(v, where) for v in value]
+    if not isinstance(value, dict):
+        return value
+    return {tag: ([where(inner[0]), *inner[1:]] if tag in ("$o", "$n") else _moved(inner, where))
+            for tag, inner in value.items()}
+
+
+def _hidden(checkout: Path, tests: list[str], declared: list[Path]) -> list[Path]:
+    """What the replay hides: the selected test files and every conftest, each as its folder when that folder is
+    not the checkout and holds no declared source, else as the file."""
+    found = {checkout / t.split("::", 1)[0] for t in tests}
+    found |= {p for p in checkout.rglob("conftest.py") if ".git" not in p.parts}
+    out = set()
+    for path in found:
+        if not path.exists():
+            continue
+        folder = path if path.is_dir() else path.parent
+        if folder != checkout and not any(d.is_relative_to(folder) for d in declared):
+            out.add(folder)
+        elif path.is_file():
+            out.add(path)
+    if (checkout / ".git").exists():
+        out.add(checkout / ".git")
+    # (the outermost only: a folder inside a hidden one is gone already)
+    return sorted(p for p in out if not any(p != q and p.is_relative_to(q) for q in out))
+
+
+def _sandbox_argv(bwrap: str, checkout: Path, machine: Machine, scratch: Path, hide: list[Path], limits: Limits,
+                  files: list[Path]) -> list[str]:
+    """The sandbox's argv prefix: the run's layout, but the checkout staged read-only and copied by ``_COPY`` into
+    ``machine.folder`` on a fresh ``/home``, the machine's own ``/etc`` files, host name and home."""
+    etc = scratch / "etc"
+    etc.mkdir()
+    for name, text in machine.etc().items():
+        (etc / name).write_text(text, encoding="utf-8")
+    mounts = [Mount("ro", _STAGE, str(checkout), "checkout, copied to the home folder") if m.why == "checkout" else m
+              for m in layout(checkout, etc_dir=etc, readonly_files=files, tmp_mb=limits.tmp_mb)]
+    mounts.append(Mount("tmpfs", "/home", why="a writable home", size_mb=limits.tmp_mb))
+    argv = bwrap_argv(bwrap, mounts, chdir="/", network="deny")
+    argv[argv.index("--hostname") + 1] = machine.host
+    argv[argv.index("--dir") + 1] = machine.home
+    return argv + ["/bin/sh", "-c", _COPY, "sh", machine.folder, str(len(hide)),
+                   *(str(path.relative_to(checkout)) for path in hide)]
+
+
+def _drive(argv_prefix: list[str], plan: dict, scratch: Path, name: str, timeout: float, limits: Limits,
+           env: dict, cwd: str, inside: str) -> tuple[list | None, str]:
+    """The outcomes one replay process wrote, or ``(None, why)``."""
+    path = scratch / f"{name}.json"
+    path.write_text(json.dumps(plan), encoding="utf-8")
+    read_fd, write_fd = os.pipe()
+    argv = [*argv_prefix, sys.executable, "-c", _BOOT, str(Path(inside) / "driver.py"),
+            str(Path(inside) / f"{name}.json"), str(write_fd)]
+    cgroup, _ = RunCgroup.create(limits)
+    try:
+        cap = run_captured(cgroup.wrap(argv) if cgroup is not None else argv, cwd=cwd, env=env, timeout=timeout,
+                           output_cap=4096, channel=(read_fd, write_fd), channel_cap=OUTPUT_CAP)
+    finally:
+        if cgroup is not None:
+            cgroup.destroy()
+    if cap.timed_out:
+        return None, f"did not finish in {timeout:g} s"
+    if cap.channel_truncated:
+        return None, f"wrote more than {OUTPUT_CAP} bytes"
+    try:
+        outcomes = json.loads(cap.channel)["outcomes"]
+    except (ValueError, KeyError, TypeError):
+        tail = cap.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
+        return None, f"wrote no readable outcomes (exit status {cap.returncode}{': ' + tail[0] if tail else ''})"
+    if not isinstance(outcomes, list) or len(outcomes) != len(plan["calls"]):
+        return None, "wrote a different number of outcomes than calls"
+    return outcomes, ""
+
+
+def alike(one, other) -> bool:
+    """Two encoded values are alike: equal, numbers within the tolerance (NaN alike NaN; ``True`` alike ``1``, as
+    Python's ``==`` and the oracle of calls have it: red-team round 27's FP27-3), a dict's items in any order (as
+    ``==`` has it: FP27-1)."""
+    if type(one) in (int, float, bool) and type(other) in (int, float, bool):
+        if isinstance(one, float) and isinstance(other, float) and math.isnan(one) and math.isnan(other):
+            return True
+        try:
+            return one == other or math.isclose(one, other, rel_tol=_REL, abs_tol=_ABS)
+        except OverflowError:
+            return False
+    if type(one) is not type(other):
+        return False
+    if isinstance(one, list):
+        return len(one) == len(other) and all(alike(a, b) for a, b in zip(one, other))
+    if isinstance(one, dict):
+        if one.keys() == other.keys() == {"$d"} and isinstance(one["$d"], list) and isinstance(other["$d"], list):
+            return len(one["$d"]) == len(other["$d"]) and alike(_by_key(one["$d"]), _by_key(other["$d"]))
+        return one.keys() == other.keys() and all(alike(one[k], other[k]) for k in one)
+    return one == other
+
+
+def _by_key(items: list) -> list:
+    """A dict's encoded items in the order of their keys' JSON."""
+    return sorted(items, key=lambda item: json.dumps(item[0], sort_keys=True) if isinstance(item, list) and item
+                  else "")
+
+
+def _said(outcome: dict, arguments: bool = False) -> str:
+    """What a replay process said about one call, in words (``arguments``: what the call left in its arguments)."""
+    if "skip" in outcome:
+        return f"could not make it ({outcome['skip']})"
+    if "raise" in outcome:
+        return f"raised {outcome['raise']}" + (f" ({json.dumps(outcome['message'])[:120]})" if outcome.get("message")
+                                                else "")
+    if arguments:
+        return f"left the arguments {json.dumps(outcome['args'], sort_keys=True)[:120]}"
+    return f"returned {json.dumps(outcome['return'], sort_keys=True)[:120]}"
+
+
+def _finding(call: dict, mine: dict, right: dict) -> str:
+    args = json.dumps(call["args"])[1:-1] + ("" if not call["kwargs"].get("$d") else
+                                             ", **" + json.dumps(call["kwargs"]))
+    arguments = "return" in mine and "return" in right and alike(mine["return"], right["return"])
+    return (f"replay: outside the test run, {call['name']}({args[:120]}) {_said(mine, arguments)}; the pristine "
+            f"code {_said(right, arguments)}")
+
+
+def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: list[str], pristine: dict[str, str],
+           tests: list[str], bwrap: str | None, limits: Limits, timeout: float) -> Replay:
+    """Replay the recorded calls (``found``: :func:`recorded_calls`' answer; see the module docstring).
+    ``pristine``: checkout-relative path -> the declared file's pristine text; ``tests``: the run's selection (their
+    files are hidden); ``bwrap``: the sandbox's binary, or None to run unsandboxed at the checkout's own path."""
+    start = time.monotonic()
+    result = Replay()
+    if found is None:
+        result.why = "no recorded calls in the report"
+        return result
+    calls, result.recorded = found
+    declared = {os.path.realpath(checkout / rel): rel for rel in sources}
+    known = {real for real, rel in declared.items() if rel in pristine}
+    calls = [c for c in calls if c["file"] in known and _files_in(c) <= known]
+    # Each call by a name the pristine module binds too (the plugin sends every name that holds the called
+    # function: red-team round 27's R27-1 put an alias first); a call with none is not replayed (counted)
+    bound = {real: bound_names(pristine[declared[real]]) for real in known}
+    named = []
+    for call in calls:
+        chosen = next((n for n in call.get("names") or [call["name"]] if isinstance(n, str) and n in bound[call["file"]]),
+                      None)
+        if chosen is None:
+            result.unbound += 1
+        else:
+            named.append({**call, "name": chosen})
+    calls = named
+    result.calls = len(calls)
+    if not calls:
+        result.why = "no call with plain-data arguments into a declared file was recorded"
+        return result
+    real_checkout = Path(os.path.realpath(checkout))
+    modules = {real: module_of(Path(real), real_checkout)
+               for real in sorted({c["file"] for c in calls}.union(*(_files_in(c) for c in calls)))}
+    roots = {real: root for real, (_, root) in modules.items()}
+    first = modules[calls[0]["file"]][0].split(".")[0] or "project"
+    machine = Machine.draw(first) if bwrap is not None else None
+    mounted = machine.folder if machine is not None else str(checkout)
+    inside_path = (lambda real: mounted + "/" + str(Path(real).relative_to(checkout))) if bwrap is not None \
+        else (lambda real: real)
+    hide = _hidden(real_checkout, tests, [Path(p) for p in declared]) if bwrap is not None else []
+    files_in = [{"path": inside_path(real), "module": name} for real, (name, _) in modules.items()]
+    root_list = list(dict.fromkeys(inside_path(str(root)) if Path(root) != real_checkout else mounted
+                                   for root in roots.values()))
+    plan_calls = [{**c, "file": inside_path(c["file"]), "args": _moved(c["args"], inside_path),
+                   "kwargs": _moved(c["kwargs"], inside_path)} for c in calls]
+    scratch = Path(tempfile.mkdtemp(prefix="beacon-replay-"))
+    try:
+        shutil.copyfile(DRIVER, scratch / "driver.py")
+        plans = {"edited": {"roots": root_list, "files": files_in, "calls": plan_calls}}
+        plans["pristine"] = {"roots": root_list, "calls": plan_calls, "files": [
+            {**f, "text": pristine[declared[real]]} for f, real in zip(files_in, modules)]}
+        env = {"PATH": os.path.dirname(sys.executable) + os.pathsep + os.defpath, "LANG": "C.UTF-8",
+               "HOME": machine.home if machine is not None else str(scratch),
+               "USER": machine.user if machine is not None else "user",
+               # one random seed for the replay's processes (not 0: that turns hash randomization off, which
+               # ``sys.flags`` shows); the driver removes the variable before the project's code runs
+               "PYTHONHASHSEED": str(secrets.randbelow(2**32 - 2) + 1)}
+        result.sandboxed, result.mounted_at, result.hidden = bwrap is not None, mounted if bwrap else "", len(hide)
+        # An attribute no pristine file names is the edit's own (a cache it added): no evidence, as in the oracle
+        # of calls ("data only the edit added")
+        names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", "\n".join(pristine[declared[real]] for real in modules)))
+        outcomes = {}
+        # The edited process runs between the two pristine ones: a value that moves with the clock (gzip's
+        # header stamps the second) then differs between the pristine runs whenever it differs in the edited one.
+        for name in ("pristine", "edited", "pristine_again"):
+            if name == "pristine_again" and not any(
+                    not alike(a, b) for a, b in zip(outcomes["edited"], outcomes["pristine"])):
+                break
+            plan = plans["pristine" if name == "pristine_again" else name]
+            # each process sees only its own plan: the edited one never reads the pristine text
+            box = scratch / name
+            box.mkdir()
+            shutil.copyfile(scratch / "driver.py", box / "driver.py")
+            if bwrap is not None:
+                prefix = _sandbox_argv(bwrap, real_checkout, machine, box, hide, limits, [box])
+                inside, cwd = str(box), str(real_checkout)
+            else:
+                prefix, inside, cwd = [], str(box), str(real_checkout)
+            got, why = _drive(prefix, plan, box, "plan", min(timeout, REPLAY_TIMEOUT), limits, env, cwd, inside)
+            if got is None:
+                if name == "edited":
+                    outcomes[name] = [{"skip": f"the replay process {why}"}] * len(calls)
+                    continue
+                result.why = f"the pristine replay process {why}: no evidence"
+                result.ran = True
+                return result
+            outcomes[name] = [_known_only(outcome, names) for outcome in got]
+        result.ran = True
+        result.outcomes = outcomes
+        _judge(result, calls, outcomes)
+        return result
+    finally:
+        remove_tree(scratch)
+        result.seconds = round(time.monotonic() - start, 3)
+
+
+def _known_only(value, names: set):
+    """An encoded outcome without the instance attributes and slots whose names ``names`` lacks."""
+    if isinstance(value, list):
+        return [_known_only(v, names) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "$o" in value:
+        return {**value, **{part: {"$d": [[k, _known_only(v, names)] for k, v in value[part]["$d"] if k in names]}
+                            for part in ("$v", "$sl") if isinstance(value.get(part), dict)}}
+    return {tag: _known_only(inner, names) for tag, inner in value.items()}
+
+
+def _judge(result: Replay, calls: list[dict], outcomes: dict) -> None:
+    edited, pristine, again = outcomes["edited"], outcomes["pristine"], outcomes.get("pristine_again")
+    for i, call in enumerate(calls):
+        mine, right = edited[i], pristine[i]
+        if "skip" in right:
+            result.skipped += 1
+            continue  # the pristine code cannot make this call outside the run: no evidence
+        result.compared += 1
+        if alike(mine, right):
+            continue
+        result.differed += 1
+        if again is not None and not alike(right, again[i]):
+            result.self_disagreed += 1
+            continue
+        if len(result.findings) < _SHOWN:
+            result.findings.append(_finding(call, mine, right))

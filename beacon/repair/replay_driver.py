@@ -1,0 +1,334 @@
+"""Runs *inside* a replay sandbox: imports a declared module afresh and makes again the calls the tests made into it.
+
+This file imports nothing from Beacon (it runs under ``python -P -c`` with the harness interpreter in a sandbox,
+where Beacon is not on the path); :mod:`beacon.repair.replay` starts it, once on the edited checkout and once or
+twice with the declared files' pristine text served in their place, and compares what the runs wrote.
+
+The input (``argv[1]``, a JSON file bound read-only) holds the import roots, the declared files (path, module name,
+and for a pristine run the text to compile in place of the file) and the calls (file, qualname, arguments in the
+tagged encoding below). Each call's outcome goes to the output (``argv[2]``, an inherited pipe) as one JSON
+document once every call was made, and the process ends through ``os._exit`` so nothing the module registered
+(``atexit``, threads) runs after it.
+
+Nothing of pytest, the canary plugin or the harness is in this process, and the standard streams are plain pipes:
+code that behaves rightly only when it detects a test run (``sys.stdout.name``, ``time.process_time()``,
+``"pytest" in sys.modules``) behaves here as it would in production.
+
+Encoding (JSON; every object is tagged, so none is ambiguous): ``null``, booleans, integers, strings and floats as
+themselves (``NaN``/``Infinity`` as Python's ``json`` writes them); ``{"$t": [...]}`` a tuple, ``[...]`` a list,
+``{"$d": [[k, v], ...]}`` a dict in order, ``{"$s": [...]}``/``{"$fs": [...]}`` a set/frozenset (items sorted by
+their JSON), ``{"$b": hex}`` bytes, ``{"$c": [re, im]}`` a complex; in a call's arguments also
+``{"$o": [file, qualname], "$v": dict, "$sl": dict}`` an instance of a declared module's class (made without
+``__init__``, then given that ``__dict__`` and those slots) and ``{"$n": [file, qualname, name]}`` an enum member.
+Outcomes only (never decoded):
+``{"$o": "module:qualname", "$v": state}`` another object with its ``__dict__``/slots,
+``{"$r": "module:qualname"}`` a class, function or module, ``{"$x": "module:qualname"}`` an object whose state
+cannot be read, ``{"$cut": n}`` past the size limit.
+"""
+import hashlib
+import importlib.abc
+import importlib.machinery
+import json
+import os
+import re
+import sys
+import types
+
+_NODES = 20000  # values encoded per outcome: past it, {"$cut": ...}
+
+
+def decode(value, resolve=None):
+    """The value an encoding stands for; ``resolve(file, qualname)`` gives a declared module's class (instances and
+    enum members of the declared modules' classes; without it they are refused)."""
+    kind = type(value)
+    if kind is list:
+        return [decode(v, resolve) for v in value]
+    if kind is not dict:
+        return value
+    tag = next(iter(value))
+    inner = value[tag]
+    if tag == "$t":
+        return tuple(decode(v, resolve) for v in inner)
+    if tag == "$d":
+        return {decode(k, resolve): decode(v, resolve) for k, v in inner}
+    if tag == "$s":
+        return {decode(v, resolve) for v in inner}
+    if tag == "$fs":
+        return frozenset(decode(v, resolve) for v in inner)
+    if tag == "$b":
+        return bytes.fromhex(inner)
+    if tag == "$c":
+        return complex(inner[0], inner[1])
+    if tag == "$dflt":
+        return _Default(decode(inner, resolve))
+    if tag in ("$o", "$n") and resolve is not None:
+        cls = resolve(inner[0], inner[1])
+        if tag == "$n":
+            return cls[inner[2]]
+        # as ``copy`` and ``pickle`` make an instance: no ``__init__``, then its state
+        made = object.__new__(cls) if cls.__new__ is object.__new__ else cls.__new__(cls)
+        for name, item in decode(value["$v"], resolve).items():
+            made.__dict__[name] = item
+        for name, item in decode(value["$sl"], resolve).items():
+            object.__setattr__(made, name, item)
+        return made
+    raise ValueError(f"unknown tag {tag!r}")
+
+
+class _Default:
+    """A trailing positional argument that held the called function's own default in the test run."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _positional(target, args: list) -> list:
+    """``args`` with the trailing ``_Default`` ones left out where ``target``'s function has a default for that
+    parameter (so it uses its own), and passed as values where it has none."""
+    function = target
+    for _ in range(8):
+        inner = getattr(function, "__wrapped__", None) or getattr(function, "__func__", None)
+        if inner is None:
+            break
+        function = inner
+    code, defaults = getattr(function, "__code__", None), getattr(function, "__defaults__", None) or ()
+    first = code.co_argcount - len(defaults) if code is not None else len(args)
+    args = list(args)
+    while args and isinstance(args[-1], _Default) and len(args) - 1 >= first:
+        args.pop()
+    return [a.value if isinstance(a, _Default) else a for a in args]
+
+
+def _name(obj) -> str:
+    kind = obj if isinstance(obj, type) else type(obj)
+    return f"{getattr(kind, '__module__', '?')}:{getattr(kind, '__qualname__', '?')}"
+
+
+_LONG = 10_000  # characters of a str or bytes, or bits of an int, past which a value is sent as its digest
+_DRAINED = 1_000  # items of a returned generator that are taken and compared
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # (a repr's memory address: no value)
+
+
+def _digest(kind: str, data: bytes, size: int) -> dict:
+    return {"$h": kind, "len": size, "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def shown(value) -> str:
+    """``repr``/``str`` text without memory addresses, at most 2,000 characters."""
+    return _ADDRESS.sub(" at 0x?", value)[:2000]
+
+
+class _Encoder:
+    """An outcome as JSON: built-in values as the arguments are encoded, long ones by digest; a built-in container's
+    subclass (``Counter``, ``OrderedDict``, ``defaultdict``) by its contents, class and state; a generator by the
+    first items it yields; an object by its ``__dict__`` and slots, else by its ``repr`` (``Decimal``, ``date``,
+    ``deque``: their repr is their value) without addresses."""
+
+    def __init__(self):
+        self.left = _NODES
+        self.busy = set()
+
+    def __call__(self, value):
+        self.left -= 1
+        if self.left < 0:
+            return {"$cut": _name(value)}
+        kind = type(value)
+        if kind is str and len(value) > _LONG:
+            return _digest("str", value.encode("utf-8", "surrogatepass"), len(value))
+        if kind is int and value.bit_length() > 4 * _LONG:
+            return _digest("int", hex(value).encode(), value.bit_length())
+        if value is None or kind in (bool, int, str, float):
+            return value
+        if kind is bytes:
+            return _digest("bytes", value, len(value)) if len(value) > _LONG else {"$b": value.hex()}
+        if kind is complex:
+            return {"$c": [value.real, value.imag]}
+        if id(value) in self.busy:
+            return {"$cycle": _name(value)}
+        self.busy.add(id(value))
+        try:
+            if kind is list:
+                return [self(v) for v in value]
+            if kind is tuple:
+                return {"$t": [self(v) for v in value]}
+            if kind is dict:
+                return {"$d": [[self(k), self(v)] for k, v in list(value.items())]}
+            if kind in (set, frozenset):
+                items = sorted((self(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True))
+                return {"$s" if kind is set else "$fs": items}
+            for base in (dict, list, tuple, set, frozenset):
+                if isinstance(value, base):  # a subclass: its contents as the built-in type holds them
+                    return {"$sub": _name(value), "items": self(base(value) if base is not dict else
+                                                             dict(dict.items(value))), "state": self._state(value)}
+            if kind is types.GeneratorType:
+                return {"$gen": self._drained(value)}
+            if isinstance(value, type) or callable(value) and hasattr(value, "__qualname__") \
+                    or kind is type(sys):
+                where = getattr(value, "__module__", None) or getattr(value, "__name__", "?")
+                return {"$r": f"{where}:{getattr(value, '__qualname__', getattr(value, '__name__', '?'))}"}
+            return self._state(value)
+        finally:
+            self.busy.discard(id(value))
+
+    def _drained(self, generator) -> list:
+        items = []
+        try:
+            for item in generator:
+                items.append(self(item))
+                if len(items) >= _DRAINED:
+                    break
+        except BaseException as exc:  # noqa: BLE001 (what it raised is part of what it does)
+            items.append(raised(exc))
+        return items
+
+    def _state(self, value):
+        state = {}
+        try:
+            own = object.__getattribute__(value, "__dict__")
+        except (AttributeError, TypeError):
+            own = None
+        if type(own) is dict:
+            state.update(own)
+        for cls in type(value).__mro__:
+            slots = cls.__dict__.get("__slots__", ())
+            for slot in ([slots] if isinstance(slots, str) else slots):
+                if slot in ("__dict__", "__weakref__"):
+                    continue
+                try:
+                    state[slot] = object.__getattribute__(value, slot)
+                except AttributeError:
+                    continue
+        if own is None and not state:
+            try:
+                text = shown(repr(value))
+            except Exception as exc:  # noqa: BLE001
+                text = f"repr raised {_name(exc)}"
+            return {"$x": _name(value), "repr": text}
+        return {"$o": _name(value), "$v": {"$d": [[k, self(v)] for k, v in sorted(state.items())]}}
+
+
+def raised(exc) -> dict:
+    """An exception as an outcome: its class and its message (without addresses)."""
+    try:
+        message = shown(str(exc))
+    except Exception as inner:  # noqa: BLE001
+        message = f"str raised {_name(inner)}"
+    return {"raise": _name(exc), "message": message}
+
+
+class _Served(importlib.machinery.SourceFileLoader):
+    """Compiles a declared file from the text the harness sent (its pristine text) or from the file itself, never
+    from a cached byte-code file."""
+
+    texts: dict = {}
+
+    def get_code(self, fullname):
+        path = self.get_filename(fullname)
+        text = self.texts.get(path)
+        if text is None:
+            with open(path, "rb") as handle:
+                text = handle.read()
+        return compile(text, path, "exec", dont_inherit=True)
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    def __init__(self, names):
+        self.names = names
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname not in self.names:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.origin != self.names[fullname]:
+            return spec  # (not the declared file: the module imports as usual, and the calls into it are skipped)
+        spec.loader = _Served(fullname, spec.origin)
+        return spec
+
+
+def _resolve(module, qualname: str):
+    target = module
+    for part in qualname.split("."):
+        target = getattr(target, part)
+    return target
+
+
+def _import_all(files: dict) -> dict:
+    """Module name -> the declared module, or why it is not there; the finder is gone afterwards and each module's
+    loader is a plain ``SourceFileLoader``, so nothing of the replay shows in ``sys.meta_path`` or the modules."""
+    finder = _Finder({f["module"]: path for path, f in files.items()})
+    sys.meta_path.insert(0, finder)
+    modules = {}
+    try:
+        for path, entry in files.items():
+            name = entry["module"]
+            try:
+                module = __import__(name, fromlist=["_"])
+            except BaseException as exc:  # noqa: BLE001 (the outcome: the harness compares it)
+                modules[name] = f"import raised {_name(exc)}"
+                continue
+            spec = getattr(module, "__spec__", None)
+            if getattr(spec, "origin", None) != path:
+                modules[name] = f"imported from {getattr(spec, 'origin', None)!r}"
+                continue
+            plain = importlib.machinery.SourceFileLoader(name, path)
+            spec.loader = plain
+            module.__dict__["__loader__"] = plain
+            modules[name] = module
+    finally:
+        sys.meta_path.remove(finder)
+    return modules
+
+
+def main(argv: list) -> None:
+    with open(argv[1], encoding="utf-8") as handle:
+        plan = json.load(handle)
+    out = os.fdopen(int(argv[2]), "w", encoding="utf-8")
+    # What a production interpreter started in the checkout shows: the project's roots on the path, an argv that is
+    # not the test run's ``-c``, no ``-P`` (the test run has it), no ``PYTHONHASHSEED`` (the harness gives every
+    # process of one replay the same random seed, so a set's order is no difference between them; the interpreter
+    # read it at startup, and the variable goes before any project code could see it).
+    os.environ.pop("PYTHONHASHSEED", None)
+    sys.argv[:] = [""]
+    for root in reversed(plan["roots"]):
+        sys.path.insert(0, root)
+    files = {f["path"]: f for f in plan["files"]}
+    _Served.texts = {path: f["text"].encode("utf-8") for path, f in files.items() if f.get("text") is not None}
+    modules = _import_all(files)
+    outcomes = []
+    for call in plan["calls"]:
+        entry = files.get(call["file"])
+        if entry is None:
+            outcomes.append({"skip": "not a declared file"})
+            continue
+        module = modules[entry["module"]]
+        if isinstance(module, str):
+            outcomes.append({"skip": module})
+            continue
+        try:
+            target = _resolve(module, call["name"])
+            def resolve(path, qualname):
+                return _resolve(modules[files[path]["module"]], qualname)
+
+            given, kwargs = decode(call["args"], resolve), dict(decode(call["kwargs"], resolve))
+            # (the arguments afterwards are compared as the test gave them, whichever were passed)
+            args = [a.value if isinstance(a, _Default) else a for a in given]
+            passed = _positional(target, given)
+        except Exception as exc:  # noqa: BLE001
+            outcomes.append({"skip": f"{call['name']}: {_name(exc)}"})
+            continue
+        try:
+            returned = target(*passed, **kwargs)
+        except BaseException as exc:  # noqa: BLE001
+            outcomes.append(raised(exc))
+            continue
+        try:
+            outcomes.append({"return": _Encoder()(returned), "args": _Encoder()([args, kwargs])})
+        except BaseException as exc:  # noqa: BLE001
+            outcomes.append({"raise": "encoding: " + _name(exc)})
+    out.write(json.dumps({"outcomes": outcomes}))
+    out.flush()
+    os._exit(0)
+
+
+if __name__ == "__replay__":  # (beacon.repair.replay's ``python -c`` runs this file in a namespace of that name)
+    main(sys.argv[1:])

@@ -1,0 +1,555 @@
+"""The replay outside the run (``beacon.repair.replay``): the tests' calls into the declared file, made again in a
+fresh interpreter that looks like a developer's machine, edited against pristine.
+
+Red-team round 25's R25-0 forged passes with edits that behave rightly only where they detect the test run
+(``sys.stdout.name`` under pytest's capture, the checkout's path, the tests' own files, CPU time already spent):
+every check inside the pytest process compares the edit with the pristine code in that same process, where the edit
+behaves. Real pytest runs on real trees (under bubblewrap where it is installed, as in CI), real replay processes;
+the encoding is property-tested against the driver's decoder.
+"""
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from beacon.repair.canary_plugin import _NotData, _plain
+from beacon.repair.controls import snapshot_protected
+from beacon.repair.limits import Limits
+from beacon.repair.pytest_runner import run_pytest, verify_run
+from beacon.repair.replay import _hidden, alike, module_of, replay
+from beacon.repair.replay_driver import _Encoder, decode
+from beacon.repair.sandbox import find_bwrap
+from repotools import write_tree
+
+BWRAP = find_bwrap()[0]
+needs_bwrap = pytest.mark.skipif(BWRAP is None, reason="bubblewrap is not installed: the replay cannot move the "
+                                                        "checkout or hide the tests without it")
+SANDBOXES = ["off"] + (["required"] if BWRAP else [])
+
+SOURCE = "calc/clamp.py"
+PRISTINE = '''def clamp(value, low, high):
+    """Clamp value into [low, high]."""
+    if value < low:
+        return low
+    if value > high:
+        return high
+    return value
+
+
+def spread(values, width=2):
+    return [v * width for v in values]
+'''
+GIVEN = PRISTINE.replace("    if value > high:\n        return high\n", "")  # the task's mutant
+HONEST = GIVEN.replace("    return value\n\n\ndef spread", "    return min(value, high)\n\n\ndef spread")
+TEST = '''from calc.clamp import clamp, spread
+
+
+def test_inside():
+    assert clamp(5, 0, 10) == 5
+
+
+def test_high():
+    assert clamp(15, 0, 10) == 10
+
+
+def test_low():
+    assert clamp(-3, 0, 10) == 0
+
+
+def test_spread():
+    assert spread([1, 2]) == [2, 4]
+'''
+IDS = [f"tests/test_clamp.py::{name}" for name in ("test_inside", "test_high", "test_low", "test_spread")]
+
+
+def _guarded(condition: str, imports: str = "") -> str:
+    """The mutant's buggy ``clamp`` under a decorator whose wrapper answers rightly only where ``condition`` holds
+    (round 25's ``s/w1.py`` shape: the def itself is unchanged, so its name holds its own decorated def)."""
+    return GIVEN.replace("def clamp(value, low, high):", f'''{imports}
+
+def _right(value, low, high):
+    return max(low, min(value, high))
+
+
+def _guard(f):
+    def clamp(value, low, high):
+        if {condition}:
+            return _right(value, low, high)
+        return f(value, low, high)
+    return clamp
+
+
+@_guard
+def clamp(value, low, high):''')
+
+
+UNDER_CAPTURE = _guarded('sys.stdout.name != "<stdout>"', "import sys\n")
+UNDER_TMP = _guarded('__file__.startswith("/tmp/")')
+BUSY = _guarded("_BUSY", "import time\n\n_BUSY = time.process_time() > 0.15\n")
+READS_TESTS = GIVEN.replace("def clamp(value, low, high):", '''import os
+import re
+
+
+def _guard(f):
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        text = open(os.path.join(here, "tests", "test_clamp.py")).read()
+    except OSError:
+        text = ""
+    pattern = r"clamp\\((-?\\d+), (-?\\d+), (-?\\d+)\\) == (-?\\d+)"
+    known = {tuple(int(a) for a in m[:3]): int(m[3]) for m in re.findall(pattern, text)}
+
+    def clamp(value, low, high):
+        return known.get((value, low, high), f(value, low, high))
+    return clamp
+
+
+@_guard
+def clamp(value, low, high):''')
+
+
+def score(tmp_path, source: str, sandbox: str = "off", test: str = TEST, ids=IDS, pristine: str = PRISTINE,
+          given_text: str = GIVEN):
+    root = write_tree(tmp_path / "repo", {"calc/__init__.py": "", SOURCE: source, "tests/test_clamp.py": test})
+    run = run_pytest(root, list(ids), protected=snapshot_protected(root, extra=["tests/test_clamp.py"]),
+                     sandbox=sandbox, sources=(SOURCE,), before={SOURCE: (given_text, pristine)},
+                     pristine={SOURCE: pristine}, oracle=True)
+    return run, verify_run(run, list(ids))
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_an_honest_repair_passes_and_its_calls_were_replayed(tmp_path, sandbox):
+    run, verdict = score(tmp_path, HONEST, sandbox)
+    assert verdict.passed and not verdict.tampered, (verdict.reasons, run.replay)
+    replayed = run.replay
+    assert replayed["ran"] and replayed["recorded"]["recorded"] == 4 and replayed["compared"] == 4, replayed
+    assert replayed["differed"] == 0 and not replayed["findings"], replayed
+    assert replayed["sandboxed"] == (sandbox != "off")
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_a_repair_right_only_under_pytests_capture_is_tampered(tmp_path, sandbox):
+    run, verdict = score(tmp_path, UNDER_CAPTURE, sandbox)
+    assert not verdict.passed and verdict.tampered, (verdict.reasons, run.replay)
+    assert run.canaries.ok  # every check inside the run was satisfied: only the replay saw it
+    assert any("clamp(15, 0, 10) returned 15; the pristine code returned 10" in r for r in verdict.reasons), \
+        verdict.reasons
+
+
+def test_unchanged_code_that_reads_data_set_only_under_the_run_is_tampered(tmp_path):
+    # the def is the pristine one; the module-level flag it reads is what the edit conditions on the run
+    pristine = "_STRICT = True\n\n\n" + PRISTINE.replace("    if value > high:", "    if _STRICT and value > high:")
+    given_text = pristine.replace("_STRICT = True", "_STRICT = False")
+    forged = pristine.replace("_STRICT = True", "import sys\n\n_STRICT = sys.stdout.name != '<stdout>'")
+    run, verdict = score(tmp_path, forged, pristine=pristine, given_text=given_text)
+    assert run.canaries.ok and verdict.tampered, (verdict.reasons, run.replay)
+
+
+# Red-team round 27's ways around the first replay, each with round 25's capture check (README threat model).
+_RIGHT = "def _right(value, low, high):\n    return max(low, min(value, high))\n"
+_WRAP = '''def _guard(f):
+    def clamp(value, low, high):
+        if {condition}:
+            return _right(value, low, high)
+        return f(value, low, high)
+    return clamp
+
+
+@_guard
+def clamp(value, low, high):'''
+ROUND_27 = {
+    # R27-1: an alias bound before ``clamp``, so the first name holding the code is one the pristine module lacks
+    "alias_first": GIVEN.replace("def clamp(value, low, high):", "import sys\n\n_clamp = None\n\n\n" + _RIGHT
+                                 + "\n\n" + _WRAP.format(condition='sys.stdout.name != "<stdout>"'))
+    + "\n\n_clamp = clamp\n",
+    # R27-2: a call planted at import through a library frame, whose pristine answer is too large to send
+    "planted_large": GIVEN.replace("def clamp(value, low, high):", "import functools\nimport sys\n\n\n" + _RIGHT
+                                   + "\n\n" + _WRAP.format(condition='sys.stdout.name != "<stdout>"'))
+    + '\n\nimport fractions  # noqa: F401\n\n_RULE = functools.singledispatch(spread)(["-="], 5 * 10 ** 6)\n',
+    # R27-4: a call at import, before the module's namespace is found, that made the wrapper "unnamed" for good
+    "planted_unnamed": GIVEN.replace("def clamp(value, low, high):", "import functools\nimport sys\n\n\n" + _RIGHT
+                                     + "\n\n" + _WRAP.format(
+                                         condition='low <= high and sys.stdout.name != "<stdout>"'))
+    + "\n\n_MIDDLE = functools.singledispatch(clamp)(5, 10, 0)\n",
+    # R27-5: the name holds a bound method of the edit's own object, whose ``self`` is no data
+    "bound_method": GIVEN.replace("def clamp(value, low, high):", "import sys\n\n\n" + _RIGHT + '''
+
+class _Guard:
+    def __init__(self, f):
+        self.f = f
+
+    def call(self, value, low, high):
+        if sys.stdout.name != "<stdout>":
+            return _right(value, low, high)
+        return self.f(value, low, high)
+
+
+def _guard(f):
+    return _Guard(f).call
+
+
+@_guard
+def clamp(value, low, high):'''),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND_27))
+def test_round_27s_ways_around_the_replay_are_tampered(tmp_path, name):
+    run, verdict = score(tmp_path, ROUND_27[name])
+    assert run.canaries.ok and verdict.tampered, (verdict.reasons, run.replay)
+    assert run.replay["compared"] >= 3, run.replay
+
+
+@needs_bwrap
+def test_a_repair_right_only_in_a_read_only_checkout_is_tampered(tmp_path):
+    # R27-6: both sandboxes held the checkout read-only; the replay's copy of it is writable, as a developer's is
+    run, verdict = score(tmp_path, _guarded("not os.access(__file__, os.W_OK)", "import os\n"), "required")
+    assert run.canaries.ok and verdict.tampered, (verdict.reasons, run.replay)
+
+
+def test_a_positional_argument_stays_positional(tmp_path):
+    # FP27-2: ``clamp(5, 0, 10)`` passes 0, the very object of an edit's new default ``low=0``; recording ``high`` as
+    # a keyword after leaving ``low`` out would make the pristine code (``high`` renamed ``top`` by the edit, or no
+    # default) raise TypeError
+    honest = HONEST.replace("def clamp(value, low, high):", "def clamp(value, low=0, high=10):")
+    run, verdict = score(tmp_path, honest)
+    assert verdict.passed and run.replay["compared"] == 4 and not run.replay["findings"], (verdict.reasons, run.replay)
+
+
+def direct(tmp_path, edited: str, sandbox: str, pristine: str = PRISTINE, calls=None):
+    """The replay alone, on the calls the tests above make (what the plugin records for them)."""
+    root = write_tree(tmp_path / "repo", {"calc/__init__.py": "", SOURCE: edited, "tests/test_clamp.py": TEST})
+    real = str((root / SOURCE).resolve())
+    calls = calls or [{"file": real, "name": "clamp", "args": list(args), "kwargs": {"$d": []}}
+                      for args in ((5, 0, 10), (15, 0, 10), (-3, 0, 10))]
+    return replay(root, (calls, {"recorded": len(calls)}), sources=[SOURCE], pristine={SOURCE: pristine},
+                  tests=IDS, bwrap=BWRAP if sandbox != "off" else None, limits=Limits(), timeout=60)
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_a_repair_right_only_in_a_busy_process_differs_outside_the_run(tmp_path, sandbox):
+    done = direct(tmp_path, BUSY, sandbox)
+    assert done.findings == ["replay: outside the test run, clamp(15, 0, 10) returned 15; the pristine code "
+                             "returned 10"], done
+
+
+def test_a_set_s_order_is_no_difference_between_the_replays_processes(tmp_path):
+    # every process of one replay has the same hash seed: an honest rewording of a function that lists a set of
+    # strings agrees with the pristine code (with a seed per process they would differ about half the time)
+    pristine = PRISTINE + '\n\ndef names():\n    return list({"alpha", "beta", "gamma", "delta", "epsilon"})\n'
+    edited = pristine.replace("return list({", "return [*{").replace('"epsilon"})', '"epsilon"}]')
+    real = str((tmp_path / "repo" / SOURCE).resolve())
+    calls = [{"file": real, "name": "names", "args": [], "kwargs": {"$d": []}}]
+    for attempt in range(3):
+        done = direct(tmp_path / str(attempt), edited, "off", pristine,
+                      [{**calls[0], "file": str((tmp_path / str(attempt) / "repo" / SOURCE).resolve())}])
+        assert done.compared == 1 and done.differed == 0, done
+
+
+@needs_bwrap
+def test_a_repair_right_only_under_the_runs_path_is_tampered(tmp_path):
+    # the checkout lies under /tmp in the run; the replay mounts it at /home/dev/<package>
+    run, verdict = score(tmp_path, UNDER_TMP, "required")
+    assert str(tmp_path).startswith("/tmp/")
+    assert not verdict.passed and verdict.tampered, (verdict.reasons, run.replay)
+    assert run.replay["mounted_at"].startswith("/home/") and run.replay["mounted_at"].endswith("/calc")
+
+
+@needs_bwrap
+def test_a_repair_that_reads_the_answers_from_the_tests_is_tampered(tmp_path):
+    run, verdict = score(tmp_path, READS_TESTS, "required")
+    assert not verdict.passed and verdict.tampered, (verdict.reasons, run.replay)
+    assert run.replay["hidden"] == 1  # the tests folder (it holds no declared source)
+
+
+def test_an_edit_that_cannot_be_imported_outside_the_run_differs(tmp_path):
+    refuses = HONEST.replace("def clamp(", 'import sys\n\nif "pytest" not in sys.modules:\n'
+                                           '    raise ImportError("clamp")\n\n\ndef clamp(', 1)
+    done = direct(tmp_path, refuses, SANDBOXES[-1])
+    assert done.differed == 3 and len(done.findings) == 3, done
+    assert "clamp(5, 0, 10) could not make it (import raised builtins:ImportError); the pristine code returned 5" \
+        in done.findings[0], done.findings
+
+
+def test_a_value_that_moves_with_the_clock_is_no_evidence(tmp_path):
+    # A coarse clock that ticks once (gzip stamps the second: boltons' gzip_bytes was refused while the edited
+    # process ran first and both pristine ones fell in the next second). The edited process runs between the two
+    # pristine ones, so when its value moved, the pristine runs disagree with each other too. The tick here is a
+    # file count in a folder the unsandboxed processes share: 1 for the first process, 2 for every later one.
+    ticks = PRISTINE + '''
+
+def tick(folder):
+    import os
+    seen = len(os.listdir(folder))
+    open(os.path.join(folder, str(seen)), "w").close()
+    return min(seen + 1, 2)
+'''
+    reworded = ticks.replace("return min(seen + 1, 2)", "return 1 if seen == 0 else 2")
+    (tmp_path / "clock").mkdir()
+    real = str((tmp_path / "repo" / SOURCE).resolve())
+    calls = [{"file": real, "name": "tick", "args": [str(tmp_path / "clock")], "kwargs": {"$d": []}}]
+    done = direct(tmp_path, reworded, "off", ticks, calls)
+    assert [o[0]["return"] for o in (done.outcomes["pristine"], done.outcomes["edited"],
+                                     done.outcomes["pristine_again"])] == [1, 2, 2], done.outcomes
+    assert done.differed == 1 and done.self_disagreed == 1 and not done.findings, done
+
+
+def test_outcomes_the_first_replay_could_not_tell_apart(tmp_path):
+    # R27-7: a Counter (a dict subclass: its items are not in its __dict__), a generator (its repr is an address),
+    # an exception's message
+    pristine = PRISTINE + '''
+
+import collections
+
+
+def tally(words):
+    return collections.Counter(w.lower() for w in words)
+
+
+def evens(values):
+    return (v for v in values if v % 2 == 0)
+
+
+def port(text):
+    if int(text) > 65535:
+        raise ValueError(f"port {text} out of range")
+    return int(text)
+'''
+    wrong = pristine.replace("w.lower() for w", "w for w").replace("v % 2 == 0", "v % 2 == 1").replace(
+        'f"port {text} out of range"', '"bad port"')
+    real = str((tmp_path / "repo" / SOURCE).resolve())
+    calls = [{"file": real, "name": name, "args": args, "kwargs": {"$d": []}}
+             for name, args in (("tally", [["A", "a", "b"]]), ("evens", [[1, 2, 3, 4]]), ("port", ["70000"]))]
+    done = direct(tmp_path, wrong, "off", pristine, calls)
+    assert done.compared == 3 and done.differed == 3 and len(done.findings) == 3, done
+    assert 'port("70000") raised builtins:ValueError ("bad port")' in done.findings[2], done.findings
+
+
+def test_a_pristine_module_that_cannot_be_imported_outside_the_run_is_no_evidence(tmp_path):
+    # (a module only the test run provides, e.g. one a conftest puts on the path)
+    needs_pytest = PRISTINE.replace("def clamp(", "import helper_of_the_tests\n\n\ndef clamp(", 1)
+    done = direct(tmp_path, needs_pytest, "off", needs_pytest)
+    assert done.ran and done.compared == 0 and done.skipped == 3 and not done.findings, done
+
+
+BOX = PRISTINE + '''
+
+class Box:
+    __slots__ = ("value", "unit")
+
+    def __init__(self, value, unit="kg"):
+        self.value = value
+        self.unit = unit
+
+    def doubled(self):
+        return Box(self.value * 2, self.unit)
+
+    def __repr__(self):
+        return f"Box({self.value}, {self.unit})"
+
+
+class Crate:
+    def __init__(self, boxes):
+        self.boxes = list(boxes)
+
+    def heaviest(self):
+        return max(box.value for box in self.boxes)
+'''
+BOX_TEST = TEST.replace("import clamp, spread", "import Box, Crate, clamp, spread") + '''
+
+class Thing:
+    pass
+
+
+def test_box():
+    assert Box(3).doubled().value == 6
+
+
+def test_crate():
+    assert Crate([Box(1), Box(7, "g")]).heaviest() == 7
+
+
+def test_not_data():
+    assert spread([], width=Thing()) == []
+'''
+BOX_IDS = IDS + [f"tests/test_clamp.py::{name}" for name in ("test_box", "test_crate", "test_not_data")]
+
+
+def _boxes(tmp_path, edited, sandbox="off"):
+    given_text = BOX.replace("return max(box.value", "return min(box.value")
+    return score(tmp_path, edited, sandbox, test=BOX_TEST, ids=BOX_IDS, pristine=BOX, given_text=given_text)
+
+
+def test_methods_are_replayed_on_instances_rebuilt_from_their_state(tmp_path):
+    honest = BOX.replace("return max(box.value for box in self.boxes)",
+                         "return max([box.value for box in self.boxes])")
+    run, verdict = _boxes(tmp_path, honest)
+    assert verdict.passed, (verdict.reasons, run.replay)
+    # Box.__init__ x3 (a slotted instance), Box.doubled, Crate.__init__ (a list of Boxes), Crate.heaviest, and
+    # clamp's 3 and spread's 1; spread's call with a test's own object is not data
+    assert run.replay["recorded"]["recorded"] == 10 and run.replay["recorded"]["not_data"] == 1, run.replay
+    assert run.replay["compared"] == 10 and not run.replay["findings"], run.replay
+
+
+def _heaviest_call(base):
+    """The call ``Crate([Box(7)]).heaviest()`` as the plugin records it, for a tree under ``base``."""
+    real = str((base / "repo" / SOURCE).resolve())
+    box = {"$o": [real, "Box"], "$v": {"$d": []}, "$sl": {"$d": [["value", 7], ["unit", "kg"]]}}
+    crate = {"$o": [real, "Crate"], "$v": {"$d": [["boxes", [box]]]}, "$sl": {"$d": []}}
+    return [{"file": real, "name": "Crate.heaviest", "args": [crate], "kwargs": {"$d": []}}]
+
+
+def test_an_attribute_only_the_edit_names_is_no_evidence(tmp_path):
+    # a repair that also memoizes: the attribute it adds is no name of the pristine file, so what it holds afterwards
+    # is no evidence; a change to an attribute the pristine file names is
+    memo = BOX.replace("        return max(box.value for box in self.boxes)",
+                       "        self._top = max([box.value for box in self.boxes])\n        return self._top")
+    done = direct(tmp_path / "memo", memo, "off", BOX, _heaviest_call(tmp_path / "memo"))
+    assert done.compared == 1 and done.differed == 0 and not done.findings, done
+    empties = BOX.replace("        return max(box.value for box in self.boxes)",
+                          "        top = max(box.value for box in self.boxes)\n        self.boxes = []\n        return top")
+    done = direct(tmp_path / "empties", empties, "off", BOX, _heaviest_call(tmp_path / "empties"))
+    assert done.differed == 1 and "left the arguments" in done.findings[0], done.findings
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_a_method_right_only_under_pytests_capture_is_tampered(tmp_path, sandbox):
+    forged = BOX.replace("    def heaviest(self):\n        return max(", '''    def heaviest(self):
+        import sys
+        if sys.stdout.name == "<stdout>":
+            return min(box.value for box in self.boxes)
+        return max(''')
+    run, verdict = _boxes(tmp_path, forged, sandbox)
+    assert run.canaries.ok and verdict.tampered, (verdict.reasons, run.replay)
+    assert any("Crate.heaviest({\"$o\": " in r and "returned 1; the pristine code returned 7" in r
+               for r in verdict.reasons), verdict.reasons
+
+
+def test_a_pristine_that_disagrees_with_itself_is_no_evidence(tmp_path):
+    pristine = PRISTINE + '''
+
+def stamp(tag):
+    return [tag, object().__hash__()]
+'''
+    given_text = pristine.replace("return [tag, ", "return [tag * 2, ")
+    honest = pristine.replace("return [tag, object().__hash__()]", "return list((tag, object().__hash__()))")
+    test = TEST.replace("import clamp, spread", "import clamp, spread, stamp") + '''
+
+def test_stamp():
+    assert stamp("a")[0] == "a"
+'''
+    ids = IDS + ["tests/test_clamp.py::test_stamp"]
+    run, verdict = score(tmp_path, honest, test=test, ids=ids, pristine=pristine, given_text=given_text)
+    assert verdict.passed, (verdict.reasons, run.replay)
+    assert run.replay["differed"] == 1 and run.replay["self_disagreed"] == 1, run.replay
+
+
+FACTS = '''import os
+import sys
+
+
+def facts():
+    try:
+        open(os.path.join(os.getcwd(), "tests", "test_clamp.py")).close()
+        tests_visible = True
+    except OSError:
+        tests_visible = False
+    return {"pytest": "pytest" in sys.modules, "stdout": sys.stdout.name, "argv": sys.argv, "cwd": os.getcwd(),
+            "file": __file__, "home": os.environ.get("HOME"), "safe_path": sys.flags.safe_path,
+            "python_env": sorted(k for k in os.environ if k.startswith(("PYTHON", "PYTEST"))),
+            "tests_visible": tests_visible, "main": sorted(k for k in vars(sys.modules["__main__"])
+                                                           if not k.startswith("__")),
+            "writable": os.access(__file__, os.W_OK), "host": os.uname().nodename}
+'''
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_the_replay_looks_like_a_developers_machine(tmp_path, sandbox):
+    root = write_tree(tmp_path / "repo", {"calc/__init__.py": "", "calc/facts.py": FACTS,
+                                          "tests/test_clamp.py": TEST, "conftest.py": ""})
+    real = str((root / "calc/facts.py").resolve())
+    calls = [{"file": real, "name": "facts", "args": [], "kwargs": {"$d": []}}]
+    bwrap = BWRAP if sandbox != "off" else None
+    done = replay(root, (calls, {"recorded": 1}), sources=["calc/facts.py"], pristine={"calc/facts.py": FACTS},
+                  tests=["tests/test_clamp.py::test_inside"], bwrap=bwrap, limits=Limits(), timeout=60)
+    assert done.ran and done.compared == 1 and not done.findings, done
+    seen = decode(done.outcomes["edited"][0]["return"])
+    assert seen["pytest"] is False and seen["stdout"] == "<stdout>" and seen["argv"] == [""]
+    assert seen["safe_path"] is False and seen["python_env"] == [] and seen["main"] == ["sys"], seen
+    if bwrap is not None:
+        # a writable copy of the checkout in a home folder drawn for this replay, under a host name drawn too
+        assert seen["cwd"] == done.mounted_at and seen["file"] == done.mounted_at + "/calc/facts.py", seen
+        assert seen["cwd"].startswith(seen["home"] + "/") and seen["cwd"].endswith("/calc"), seen
+        assert seen["writable"] is True and seen["host"] != "beacon-sandbox", seen
+        assert seen["tests_visible"] is False, seen
+        assert done.hidden == 2  # the tests folder and the root conftest (a file: the root holds the package)
+
+
+def test_what_the_replay_hides(tmp_path):
+    root = write_tree(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/mod.py": "", "pkg/tests/test_mod.py": "",
+                                          "pkg/conftest.py": "", "tests/unit/test_a.py": "", "conftest.py": "",
+                                          "test_top.py": ""})
+    hidden = _hidden(root, ["pkg/tests/test_mod.py::test_x", "tests/unit/test_a.py", "test_top.py"],
+                     [root / "pkg/mod.py"])
+    assert [str(p.relative_to(root)) for p in hidden] == [
+        "conftest.py", "pkg/conftest.py", "pkg/tests", "test_top.py", "tests/unit"]
+
+
+def test_module_names_and_import_roots(tmp_path):
+    root = write_tree(tmp_path / "repo", {"src/pkg/__init__.py": "", "src/pkg/sub/__init__.py": "",
+                                          "src/pkg/sub/mod.py": "", "flat.py": "", "__init__.py": "",
+                                          "lib/__init__.py": "", "lib/x.py": ""})
+    assert module_of(root / "src/pkg/sub/mod.py", root) == ("pkg.sub.mod", root / "src")
+    assert module_of(root / "src/pkg/__init__.py", root) == ("pkg", root / "src")
+    # never above the checkout, even when the checkout itself holds an __init__.py
+    assert module_of(root / "flat.py", root) == ("flat", root)
+    assert module_of(root / "lib/x.py", root) == ("lib.x", root)
+
+
+def test_numbers_are_alike_within_the_oracles_tolerance():
+    # (True alike 1, as ``==`` and the oracle of calls have it; a dict's items in any order: red-team round 27's
+    # FP27-3 and FP27-1)
+    assert alike(0.1 + 0.2, 0.3) and alike(float("nan"), float("nan")) and alike(1, 1.0) and alike(True, 1)
+    assert alike({"$d": [["a", 1], ["b", 2]]}, {"$d": [["b", 2], ["a", 1]]})
+    assert not alike({"$d": [["a", 1], ["b", 2]]}, {"$d": [["b", 1], ["a", 2]]})
+    assert not alike(1.0, 1.001) and not alike(False, 1) and not alike([1, 2], [1]) and not alike({"$t": [1]}, [1])
+    assert alike({"$d": [["a", 1e-13]]}, {"$d": [["a", 0.0]]})
+
+
+plain_data = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5)
+    | st.binary(max_size=5) | st.complex_numbers(allow_nan=False, allow_infinity=False),
+    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
+    | st.dictionaries(st.text(max_size=3) | st.integers(), inner, max_size=3)
+    | st.frozensets(st.integers() | st.text(max_size=3), max_size=3)
+    | st.sets(st.integers(), max_size=3),
+    max_leaves=20)
+
+
+@settings(max_examples=200, deadline=None)
+@given(plain_data)
+def test_the_plugins_encoding_round_trips_through_the_driver(value):
+    encoded = _plain(value, [10_000])
+    back = decode(json.loads(json.dumps(encoded)))
+    assert back == value and type(back) is type(value)
+    # what the driver writes for an outcome is the plugin's encoding of the same value: a call that returned its
+    # argument is alike on both sides
+    assert alike(_Encoder()(back), encoded)
+
+
+def test_values_that_are_not_plain_data_are_refused():
+    class Mine(int):
+        pass
+
+    for value in (Mine(3), [object()], {"a": sys}, (1, [2, {3: Mine(1)}])):
+        with pytest.raises(_NotData):
+            _plain(value, [100])
+    loop: list = []
+    loop.append(loop)
+    with pytest.raises((_NotData, RecursionError)):
+        _plain(loop, [100])  # (a cycle exhausts the budget)
+    assert math.isnan(decode(json.loads(json.dumps(_plain(float("nan"), [1])))))
