@@ -89,7 +89,8 @@ def clamp(value, low, high):''')
 
 UNDER_CAPTURE = _guarded('sys.stdout.name != "<stdout>"', "import sys\n")
 UNDER_TMP = _guarded('__file__.startswith("/tmp/")')
-BUSY = _guarded("_BUSY", "import time\n\n_BUSY = time.process_time() > 0.15\n")
+# (a fresh interpreter never spends 1 s of CPU before it imports the module; pytest has by then on a slow machine)
+BUSY = _guarded("_BUSY", "import time\n\n_BUSY = time.process_time() > 1.0\n")
 READS_TESTS = GIVEN.replace("def clamp(value, low, high):", '''import os
 import re
 
@@ -121,7 +122,7 @@ def score(tmp_path, source: str, sandbox: str = "off", test: str = TEST, ids=IDS
     return run, verify_run(run, list(ids))
 
 
-@pytest.mark.parametrize("sandbox", SANDBOXES)
+@pytest.mark.parametrize("sandbox", SANDBOXES[-1:])  # (the unsandboxed replay: the capture test below, and others)
 def test_an_honest_repair_passes_and_its_calls_were_replayed(tmp_path, sandbox):
     run, verdict = score(tmp_path, HONEST, sandbox)
     assert verdict.passed and not verdict.tampered, (verdict.reasons, run.replay)
