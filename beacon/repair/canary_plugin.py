@@ -96,6 +96,7 @@ import functools
 import gc
 import importlib
 import importlib.machinery
+import io
 import itertools
 import json
 import marshal
@@ -2822,6 +2823,10 @@ class _Shadow:
         held before the real call while the pristine call runs (round 16: an audit log the real call appended to),
         and get the real call's contents back afterwards: the tests see only the real call's effects."""
         _restore(before)
+        # What the pristine call prints goes nowhere: the test's capture (``capsys``) must hold only what the real
+        # call printed (red-team round 27's FP27-4: an honest reworded ``print`` failed its test with two lines).
+        streams = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
         try:
             why, result = self.oracle.run(lambda: ("return", call(copied)), *copied[:2])
             if why is None and result is None:
@@ -2835,6 +2840,7 @@ class _Shadow:
                 result = "raise", _type(result) if result is not None else BaseException
             return (*result, [(c, base, base.copy(c)) for c, base, _ in before])
         finally:
+            sys.stdout, sys.stderr = streams
             _restore(after)
 
     def _pristine_data(self, state=()) -> set:

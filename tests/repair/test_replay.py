@@ -554,3 +554,17 @@ def test_values_that_are_not_plain_data_are_refused():
     with pytest.raises((_NotData, RecursionError)):
         _plain(loop, [100])  # (a cycle exhausts the budget)
     assert math.isnan(decode(json.loads(json.dumps(_plain(float("nan"), [1])))))
+
+
+def test_what_the_oracles_pristine_call_prints_stays_out_of_the_tests_capture(tmp_path):
+    # Red-team round 27's FP27-4 (the oracle of calls inside the run, not the replay): the pristine re-run of a
+    # reworded ``print`` printed into ``capsys`` too, and the honest repair failed its test with two lines.
+    pristine = 'def report(total):\n    print(f"total: {total:.2f}")\n'
+    given_text = pristine.replace(":.2f", ":.1f")
+    honest = 'def report(total):\n    print("total: %.2f" % total)\n'
+    test = ('from calc.clamp import report\n\n\ndef test_report(capsys):\n    report(3.14159)\n'
+            '    assert capsys.readouterr().out == "total: 3.14\\n"\n')
+    ids = ["tests/test_clamp.py::test_report"]
+    run, verdict = score(tmp_path, honest, test=test, ids=ids, pristine=pristine, given_text=given_text)
+    assert verdict.passed, verdict.reasons
+    assert run.oracle_calls["checked"] == 1 and run.replay["compared"] == 1, (run.oracle_calls, run.replay)
