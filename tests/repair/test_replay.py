@@ -66,16 +66,8 @@ def test_spread():
 IDS = [f"tests/test_clamp.py::{name}" for name in ("test_inside", "test_high", "test_low", "test_spread")]
 
 
-def _guarded(condition: str, imports: str = "") -> str:
-    """The mutant's buggy ``clamp`` under a decorator whose wrapper answers rightly only where ``condition`` holds
-    (round 25's ``s/w1.py`` shape: the def itself is unchanged, so its name holds its own decorated def)."""
-    return GIVEN.replace("def clamp(value, low, high):", f'''{imports}
-
-def _right(value, low, high):
-    return max(low, min(value, high))
-
-
-def _guard(f):
+_RIGHT = "def _right(value, low, high):\n    return max(low, min(value, high))\n"
+_WRAP = '''def _guard(f):
     def clamp(value, low, high):
         if {condition}:
             return _right(value, low, high)
@@ -84,7 +76,14 @@ def _guard(f):
 
 
 @_guard
-def clamp(value, low, high):''')
+def clamp(value, low, high):'''
+
+
+def _guarded(condition: str, imports: str = "") -> str:
+    """The mutant's buggy ``clamp`` under a decorator whose wrapper answers rightly only where ``condition`` holds
+    (round 25's ``s/w1.py`` shape: the def itself is unchanged, so its name holds its own decorated def)."""
+    return GIVEN.replace("def clamp(value, low, high):", f"{imports}\n" + _RIGHT + "\n\n" + _WRAP.format(
+        condition=condition))
 
 
 UNDER_CAPTURE = _guarded('sys.stdout.name != "<stdout>"', "import sys\n")
@@ -151,17 +150,6 @@ def test_unchanged_code_that_reads_data_set_only_under_the_run_is_tampered(tmp_p
 
 
 # Red-team round 27's ways around the first replay, each with round 25's capture check (README threat model).
-_RIGHT = "def _right(value, low, high):\n    return max(low, min(value, high))\n"
-_WRAP = '''def _guard(f):
-    def clamp(value, low, high):
-        if {condition}:
-            return _right(value, low, high)
-        return f(value, low, high)
-    return clamp
-
-
-@_guard
-def clamp(value, low, high):'''
 ROUND_27 = {
     # R27-1: an alias bound before ``clamp``, so the first name holding the code is one the pristine module lacks
     "alias_first": GIVEN.replace("def clamp(value, low, high):", "import sys\n\n_clamp = None\n\n\n" + _RIGHT
