@@ -13,11 +13,17 @@ reproduced on its own and any difference fails the whole command.
    hashes recorded in ``run.json``.
 3. Every scored field of every record is compared; any difference is printed
    as a readable diff and the exit status is 1.
+
+``--sample N [--seed S]`` re-runs only N of each run's archived rows, drawn with a
+seeded generator (a reviewer's spot check of a large archive; the test suite's
+check of the archives in ``outputs/archive``): those rows are scored as in the full
+run and compared field by field, and the verdict names the sample.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 from pathlib import Path
 
@@ -78,7 +84,16 @@ def diff_records(expected: dict[str, dict], actual: dict[str, dict]) -> list[str
     return lines
 
 
-def reproduce(archive: Path, out: Path, *, progress: bool | None = None) -> list[str]:
+def sample_keys(archived: dict[str, dict], sample: int | None, seed: int) -> frozenset[str] | None:
+    """``sample`` of the archived row keys, drawn with ``random.Random(seed)``; None: every row."""
+    if sample is None or sample >= len(archived):
+        return None
+    return frozenset(random.Random(seed).sample(sorted(archived), sample))
+
+
+def reproduce(archive: Path, out: Path, *, progress: bool | None = None, sample: int | None = None,
+              seed: int = 0) -> list[str]:
+    """Re-run ``archive`` into ``out``; the differences from the archived rows (empty: reproduced)."""
     problems = verify(archive)
     if problems:
         return ["archive does not verify:"] + [f"  {p}" for p in problems]
@@ -88,10 +103,12 @@ def reproduce(archive: Path, out: Path, *, progress: bool | None = None) -> list
         # Archived before structured output existed: those runs sent no schema.
         config = {**config, "provider": {**config["provider"], "structured_output": "off"}}
     with owned_tempdir("beacon-reproduce-") as work:  # snapshots and scratch; the reproduction itself is in ``out``
-        return _reproduce(archive, out, meta, config, work, progress)
+        return _reproduce(archive, out, meta, config, work, progress, sample_keys(_load(archive / "records.jsonl"),
+                                                                                  sample, seed))
 
 
-def _reproduce(archive: Path, out: Path, meta: dict, config: dict, work: Path, progress: bool | None) -> list[str]:
+def _reproduce(archive: Path, out: Path, meta: dict, config: dict, work: Path, progress: bool | None,
+               only_keys: frozenset[str] | None) -> list[str]:
     if config.get("tasks", {}).get("pypi"):
         # Pinned sdists are imported afresh (from the hash-checked sdist cache): the archived
         # repos_dir is a cache path of the machine that ran it, and the commit is reproducible.
@@ -115,11 +132,15 @@ def _reproduce(archive: Path, out: Path, meta: dict, config: dict, work: Path, p
         settings = RunSettings(allow_local_execution=cfg.allow_local_execution, timeout_s=cfg.timeout_s,
                                sandbox=cfg.sandbox, network=cfg.network, limits=run_limits(cfg))
         run_repair_job(tasks, resolve, attempt_specs(cfg), writer=writer, work_dir=work / "tasks",
-                       settings=settings, provider_for=provider_for, dry_run=cfg.dry_run, progress=progress)
+                       settings=settings, provider_for=provider_for, dry_run=cfg.dry_run, progress=progress,
+                       only_keys=only_keys)
         writer.seal()
     finally:
         writer.close()
-    return diff_records(_load(archive / "records.jsonl"), _load(out / "records.jsonl"))
+    archived = _load(archive / "records.jsonl")
+    if only_keys is not None:
+        archived = {key: row for key, row in archived.items() if key in only_keys}
+    return diff_records(archived, _load(out / "records.jsonl"))
 
 
 def archived_runs(archive: Path) -> list[Path]:
@@ -138,25 +159,36 @@ def main(argv: list[str] | None = None) -> int:
                         help="an archived run folder (with run.json and MANIFEST.sha256), or a folder of them")
     parser.add_argument("--out", type=Path, default=None, help="where to write (and keep) the reproduction "
                         "(default: a temporary folder, removed at exit)")
+    parser.add_argument("--sample", type=_positive, default=None, metavar="N",
+                        help="re-run only N of each run's archived rows, drawn at random (default: every row)")
+    parser.add_argument("--seed", type=int, default=0, help="the seed of --sample's draw (default 0)")
     args = parser.parse_args(argv)
     try:
         runs = archived_runs(args.archive)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    draw = {"sample": args.sample, "seed": args.seed}
     if args.out is not None:
-        return _reproduce_all(runs, args.out, kept=True)
+        return _reproduce_all(runs, args.out, kept=True, **draw)
     with owned_tempdir("beacon-reproduction-") as root:  # the verdict is the output; --out keeps the folder
-        return _reproduce_all(runs, root, kept=False)
+        return _reproduce_all(runs, root, kept=False, **draw)
 
 
-def _reproduce_all(runs: list[Path], root: Path, *, kept: bool) -> int:
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of rows >= 1, got {text}")
+    return value
+
+
+def _reproduce_all(runs: list[Path], root: Path, *, kept: bool, sample: int | None = None, seed: int = 0) -> int:
     where = "reproduction in {out}" if kept else "reproduction removed; --out DIR keeps it"
     failed = False
     for run in runs:
         out = root / (run.name if len(runs) > 1 else "run")
         try:
-            differences = reproduce(run, out)
+            differences = reproduce(run, out, sample=sample, seed=seed)
         except Exception as exc:
             if not is_named(exc) or full_error():
                 raise
@@ -167,8 +199,10 @@ def _reproduce_all(runs: list[Path], root: Path, *, kept: bool) -> int:
             print(f"NOT reproduced: {run} ({where.format(out=out)})", file=sys.stderr)
             print("\n".join(differences), file=sys.stderr)
             continue
-        rows = len(_load(out / "records.jsonl"))
-        print(f"reproduced: {run} — {rows} records, every scored field identical ({where.format(out=out)})")
+        rows, archived = len(_load(out / "records.jsonl")), len(_load(run / "records.jsonl"))
+        count = f"{rows} records" if rows == archived else \
+            f"{rows} of {archived} records (a sample: --sample {sample} --seed {seed})"
+        print(f"reproduced: {run} — {count}, every scored field identical ({where.format(out=out)})")
     return 1 if failed else 0
 
 

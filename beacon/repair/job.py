@@ -64,7 +64,9 @@ def run_repair_job(
     provider_for: Callable[[PreparedTask, AttemptSpec], Provider] = oracle_for,
     dry_run: bool = False,
     progress: bool | None = None,
+    only_keys: frozenset[str] | None = None,
 ) -> JobSummary:
+    """Score every task × spec row not yet in ``writer``; ``only_keys``: just those rows (a sampled reproduction)."""
     if not dry_run and not settings.allow_local_execution:
         raise PermissionError("scoring executes the tasks' repository code: set allow_local_execution=true "
                               "explicitly (or dry_run=true to assemble prompts only)")
@@ -73,14 +75,16 @@ def run_repair_job(
     # The history inputs the job's methods declare, read per task as the localization runner reads them.
     needs = frozenset().union(*(get_method(spec.method, **method_params(spec.method, dict(spec.method_params))).needs()
                                 for spec in specs))
-    bar = _progress(len(tasks) * len(specs), progress)
+    bar = _progress(len(only_keys) if only_keys is not None else len(tasks) * len(specs), progress)
     timings_path = Path(writer.run_dir) / "timings.jsonl"
     for index, task in enumerate(tasks):
-        keys = [spec.key(task.task_id) for spec in specs]
-        todo = [(spec, key) for spec, key in zip(specs, keys) if key not in finished]
-        summary.rows_resumed += len(keys) - len(todo)
+        chosen = [(spec, spec.key(task.task_id)) for spec in specs]
+        if only_keys is not None:
+            chosen = [(spec, key) for spec, key in chosen if key in only_keys]
+        todo = [(spec, key) for spec, key in chosen if key not in finished]
+        summary.rows_resumed += len(chosen) - len(todo)
         if bar is not None:
-            bar.update(len(keys) - len(todo))
+            bar.update(len(chosen) - len(todo))
         if not todo:
             continue
         work = Path(work_dir) / f"task-{index:04d}"

@@ -30,7 +30,11 @@ def recipe_path(name: str) -> Path:
     return CONF_DIR / f"{name}.yaml"
 
 
-def _compose(name: str, seen: tuple[str, ...]) -> DictConfig:
+def _compose(name: str, seen: tuple[str, ...], memo: dict[str, DictConfig] | None = None) -> DictConfig:
+    """Recipe ``name`` merged over its ``defaults:``; ``memo`` keeps each recipe composed once within one call
+    that composes many (recipe_composers: the group's bases are shared, and loading a YAML file costs ~5 ms)."""
+    if memo is not None and name in memo:
+        return memo[name]  # composed without a cycle below it; merges never change their inputs
     path = recipe_path(name)
     if name in seen:
         raise RecipeError(f"{path}: defaults: cycle {' -> '.join((*seen, name))}")
@@ -48,13 +52,17 @@ def _compose(name: str, seen: tuple[str, ...]) -> DictConfig:
         raise RecipeError(f"{path}: defaults: _self_ must come last (the file's own keys override its bases)")
     merged = OmegaConf.create({})
     for base in (e for e in entries if e != "_self_"):
-        merged = OmegaConf.merge(merged, _compose(base, (*seen, name)))
-    return OmegaConf.merge(merged, own)
+        merged = OmegaConf.merge(merged, _compose(base, (*seen, name), memo))
+    composed = OmegaConf.merge(merged, own)
+    if memo is not None:
+        memo[name] = composed
+    return composed
 
 
 def recipe_composers() -> dict[str, str | None]:
     """Every recipe's name and the composer it configures (``composer:``, its own or inherited), by name."""
-    return {p.stem: _compose(p.stem, ()).get("composer") for p in sorted(CONF_DIR.glob("*.yaml"))}
+    memo: dict[str, DictConfig] = {}
+    return {p.stem: _compose(p.stem, (), memo).get("composer") for p in sorted(CONF_DIR.glob("*.yaml"))}
 
 
 def blend_recipes() -> list[str]:

@@ -58,11 +58,24 @@ def test_archive_is_the_pilot_grid():
     assert len(completions) == 48
 
 
+# A seeded sample of each run's 48 rows, every task among them (every row: ``python -m
+# experiments.benchmarks.reproduce_archives``, a release check; all 96 cost about 200 s on a loaded 2-core machine).
+SAMPLE = 6
+
+
 def test_pilot_reproduces_by_replay(sdist, tmp_path):
-    out = subprocess.run([sys.executable, "-m", "experiments.reproduce", str(ARCHIVE), "--out", str(tmp_path)],
+    from experiments.reproduce import sample_keys
+    for run in ("local_llm", "oracle_controls"):
+        archived = {r["key"]: r for r in records(run)}
+        assert len({archived[k]["task_id"] for k in sample_keys(archived, SAMPLE, 0)}) == 3
+    out = subprocess.run([sys.executable, "-m", "experiments.reproduce", str(ARCHIVE), "--out", str(tmp_path),
+                          "--sample", str(SAMPLE)],
                          cwd=ROOT, capture_output=True, text=True, timeout=900, env={**os.environ, "CI": "1"})
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-4000:]
-    assert out.stdout.count("every scored field identical") == 2
+    assert out.stdout.count(f"{SAMPLE} of 48 records (a sample: --sample {SAMPLE} --seed 0), "
+                            "every scored field identical") == 2
+    for run in ("local_llm", "oracle_controls"):  # the sampled rows, as the archive holds them
+        assert len((tmp_path / run / "records.jsonl").read_text().splitlines()) == SAMPLE
 
 
 def test_paper_outcome_grid_of_the_pilot(tmp_path):
@@ -89,3 +102,17 @@ def test_reproduce_names_a_folder_without_runs(tmp_path):
     with pytest.raises(FileNotFoundError, match="neither a run folder"):
         archived_runs(tmp_path / "empty")
     assert main([str(tmp_path / "empty")]) == 2
+
+
+def test_a_sample_is_a_seeded_draw_of_whole_rows(capsys):
+    from experiments.reproduce import main, sample_keys
+
+    rows = {r["key"]: r for r in records("oracle_controls")}
+    assert sample_keys(rows, 6, 0) == sample_keys(rows, 6, 0) != sample_keys(rows, 6, 1)
+    assert len(sample_keys(rows, 6, 0)) == 6 and sample_keys(rows, 6, 0) <= set(rows)
+    assert sample_keys(rows, 48, 0) is None and sample_keys(rows, None, 0) is None  # every row: the full run
+    for bad in ("0", "-3", "many"):
+        with pytest.raises(SystemExit) as exit_info:
+            main([str(ARCHIVE), "--sample", bad])
+        assert exit_info.value.code == 2
+    assert "--sample" in capsys.readouterr().err

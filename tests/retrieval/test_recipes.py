@@ -86,6 +86,10 @@ def test_overrides_go_on_top_and_the_memo_is_not_shared():
 @pytest.fixture
 def conf_dir(tmp_path, monkeypatch):
     """A copy of conf/method that a test may add recipes to."""
+    # The registry registers every recipe of CONF_DIR on its first lookup: done here, before the copy stands in for
+    # it, so a recipe a test adds is never registered for the rest of the session (an order-dependent failure of
+    # test_every_method_has_a_config_and_every_config_a_method on the same worker).
+    method_names()
     target = tmp_path / "method"
     shutil.copytree(recipes.CONF_DIR, target)
     monkeypatch.setattr(recipes, "CONF_DIR", target)
