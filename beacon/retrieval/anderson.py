@@ -140,13 +140,15 @@ def anderson_pagerank(t: Transition, prior: Prior, start: np.ndarray, *, beta: f
     # Rows of dg hold differences of successive residuals, rows of dfx those of successive f(x) (= x + g), kept in
     # place (the oldest row is overwritten); gram = dg·dgᵀ (float64, the products in the iterates' precision: any
     # γ is safe) is updated one row at a time.
-    # Inner products by one-dimensional BLAS dots (_dots); the combinations by einsum, not a BLAS gemv: these
-    # products are too small to share out, and a threaded BLAS beside a busy core only waits.
+    # No BLAS or LAPACK anywhere below (_dots, _combine, _least_squares): OpenBLAS picks its kernels per CPU and they
+    # add in different orders, so γ, every extrapolated iterate and the ranking would differ in the last bits from
+    # machine to machine. Elementwise ufuncs round exactly and numpy's pairwise sums add in a fixed order on every CPU.
     width = max(depth, 1)
     dg = np.empty((width, len(x)), dtype=dtype)
     dfx = np.empty_like(dg)
     gram = np.empty((width, width))
-    work = np.empty(len(x), dtype=dtype)  # scratch for |·|: the L1 norms below allocate nothing
+    work = np.empty(len(x), dtype=dtype)  # scratch for |·| and products: the L1 norms below allocate nothing
+    spare = np.empty(len(x), dtype=dtype)  # _combine's second scratch
     rows = 0
     gamma = np.zeros(0)
     last_fx = last_g = None
@@ -163,15 +165,15 @@ def anderson_pagerank(t: Transition, prior: Prior, start: np.ndarray, *, beta: f
             np.subtract(fx, last_fx, out=dfx[slot])
             rows += 1
             k = min(rows, depth)
-            gram[slot, :k] = gram[:k, slot] = _dots(dg[:k], dg[slot])
+            gram[slot, :k] = gram[:k, slot] = _dots(dg[:k], dg[slot], work)
         last_fx, last_g = fx, g
         if rows:
             k = min(rows, depth)
-            gamma = _least_squares(gram[:k, :k], _dots(dg[:k], g))
-            np.einsum("i,ij->j", gamma.astype(dtype), dg[:k], out=work)
+            gamma = _least_squares(gram[:k, :k], _dots(dg[:k], g, work))
+            _combine(gamma, dg[:k], work, spare)
             np.subtract(g, work, out=work)  # ḡ = f(x̄) − x̄
             predicted = float(np.abs(work, out=work).sum())
-            x = np.einsum("i,ij->j", gamma.astype(dtype), dfx[:k])
+            x = _combine(gamma, dfx[:k], np.empty(len(x), dtype=dtype), spare)
             np.subtract(fx, x, out=x)  # x_{k+1} = f(x̄)
             if predicted <= tol:
                 fx, residual = x, predicted
@@ -204,24 +206,79 @@ def anderson_pagerank(t: Transition, prior: Prior, start: np.ndarray, *, beta: f
                      method="power" if depth == 0 else "anderson")
 
 
-def _dots(rows: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """``rows·v`` in float64, one BLAS dot per row (~4× faster than ``einsum`` on 100k float32 entries).
+def _dots(rows: np.ndarray, v: np.ndarray, scratch: np.ndarray) -> np.ndarray:
+    """``rows·v`` in float64: each row's elementwise product with ``v`` summed by numpy's pairwise sum.
 
-    One-dimensional ``dot`` calls, not one matrix-vector product: a threaded
-    BLAS gemv beside a busy core only waits (see ``anderson_pagerank``).
+    Not ``np.dot``: OpenBLAS chooses its dot kernel per CPU (and by
+    ``OPENBLAS_CORETYPE``), and the kernels add in different orders. A
+    product rounds exactly and the pairwise sum adds in one fixed order, so
+    these are the same bytes on every CPU, at ~50 µs more per dot than BLAS
+    on 100k float32 entries (a mat-vec of the walk costs milliseconds).
+    ``scratch`` (``v``'s shape and type) holds the products.
     """
-    return np.array([np.dot(row, v) for row in rows], dtype=np.float64)
+    out = np.empty(len(rows))
+    for i, row in enumerate(rows):
+        np.multiply(row, v, out=scratch)
+        out[i] = float(scratch.sum())
+    return out
+
+
+def _combine(gamma: np.ndarray, rows: np.ndarray, out: np.ndarray, scratch: np.ndarray) -> np.ndarray:
+    """``Σ γ_i·rows_i`` into ``out``, in ``rows``' precision, one row at a time from the first.
+
+    The order of ``einsum("i,ij->j")`` (so the same bytes), but by elementwise
+    ufuncs, which round exactly on every CPU, rather than a kernel that a
+    build may fuse (FMA) or vectorise differently.
+    """
+    cast = rows.dtype.type
+    np.multiply(rows[0], cast(gamma[0]), out=out)
+    for i in range(1, len(gamma)):
+        np.multiply(rows[i], cast(gamma[i]), out=scratch)
+        np.add(out, scratch, out=out)
+    return out
 
 
 def _least_squares(gram: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """``γ`` minimising ``‖g − γ·Δg‖₂`` from its normal equations (``k ≤ depth`` unknowns).
 
     A Tikhonov term of ``1e-12·trace`` keeps a (nearly) singular Gram matrix
-    (e.g. two equal residual differences) solvable at the cost of one tiny
-    LAPACK call, where an SVD-based least squares costs ~10× more. Any ``γ``
-    is safe: the stopping test and its bound hold whatever the extrapolation.
+    (e.g. two equal residual differences) solvable. Any ``γ`` is safe: the
+    stopping test and its bound hold whatever the extrapolation. Solved by
+    ``_solve`` in Python floats, not LAPACK, whose kernels differ per CPU.
     """
     scale = float(np.trace(gram))
     if not scale > 0:
         return np.zeros(len(rhs))
-    return np.linalg.solve(gram + (1e-12 * scale) * np.eye(len(rhs)), rhs)
+    k = len(rhs)
+    a = [[float(gram[i, j]) + (1e-12 * scale if i == j else 0.0) for j in range(k)] for i in range(k)]
+    return np.array(_solve(a, [float(v) for v in rhs]))
+
+
+def _solve(a: list[list[float]], b: list[float]) -> list[float]:
+    """``x`` with ``a·x = b`` by Gaussian elimination with partial pivoting (``a`` and ``b`` are overwritten).
+
+    Written out because the systems are tiny (``depth × depth``) and LAPACK's
+    answer depends on the CPU's kernels; CPython rounds every operation
+    separately (no fused multiply-add), so this is the same bytes everywhere.
+    A zero pivot (a singular system, which the Tikhonov term rules out for a
+    non-zero Gram matrix) leaves that unknown 0.
+    """
+    k = len(b)
+    for col in range(k):
+        pivot = max(range(col, k), key=lambda r: (abs(a[r][col]), -r))
+        a[col], a[pivot] = a[pivot], a[col]
+        b[col], b[pivot] = b[pivot], b[col]
+        if a[col][col] == 0.0:
+            continue
+        for r in range(col + 1, k):
+            factor = a[r][col] / a[col][col]
+            if factor:
+                for c in range(col, k):
+                    a[r][c] -= factor * a[col][c]
+                b[r] -= factor * b[col]
+    x = [0.0] * k
+    for r in range(k - 1, -1, -1):
+        if a[r][r] == 0.0:
+            continue
+        x[r] = (b[r] - sum(a[r][c] * x[c] for c in range(r + 1, k))) / a[r][r]
+    return x

@@ -64,4 +64,11 @@ def query_vector(query: str) -> np.ndarray:
 
 
 def hashed_similarity(graph: CodebaseGraph, query: str) -> np.ndarray:
-    return symbol_vectors(graph) @ query_vector(query)
+    """Cosine of every symbol's vector with the query's.
+
+    Products summed per row by numpy's pairwise sum, not a BLAS mat-vec:
+    OpenBLAS picks its kernel per CPU and the kernels add in different
+    orders, which would reorder near-ties from machine to machine.
+    """
+    vectors = symbol_vectors(graph)
+    return np.multiply(vectors, query_vector(query)).sum(axis=1)

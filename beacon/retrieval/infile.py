@@ -72,7 +72,8 @@ def local_scores(graph: CodebaseGraph, query: str, total: np.ndarray, cand: np.n
         idf = np.log1p((len(nodes) - df + 0.5) / (df + 0.5))
         lengths = np.asarray(matrix[nodes].sum(axis=1)).ravel()
         norm = k1 * (1 - b + b * lengths / max(float(lengths.mean()), 1e-9))
-        score = ((tf * (k1 + 1) / (tf + norm[:, None])) * idf) @ counts
+        # Summed per row by numpy, not a BLAS mat-vec, whose kernel (and order of addition) depends on the CPU.
+        score = ((tf * (k1 + 1) / (tf + norm[:, None])) * idf * counts).sum(axis=1)
         peak = float(score.max())
         if peak > 0:
             out[nodes] = score / peak * (per_file[f] / top)

@@ -15,11 +15,14 @@ per method. ``--check`` compares against a saved file and lists, per method,
 the instances whose output differs. The ``target_file`` oracle is given the
 gold patch's first file (it needs a location). A method that raises on an
 instance contributes the exception's type and message, so a new error shows
-as a change too.
+as a change too. The file records the machine (``machine()``: CPU, numpy's
+dispatch level, OpenBLAS's kernel, versions), and ``--check`` prints both
+machines when they differ.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import sys
@@ -51,6 +54,54 @@ def _digest(result) -> str:
     h.update(result.context.render().encode())
     h.update(f"\0{result.context.total_tokens}".encode())
     return h.hexdigest()
+
+
+def machine() -> dict[str, str]:
+    """What the float kernels depend on: CPU, numpy's dispatch level, OpenBLAS's kernel, library versions.
+
+    Recorded in the output so that a ``--check`` on another machine says
+    whether a difference could be the machine's: rankings are meant to be the
+    same bytes on any x86-64 CPU (``tests/retrieval/test_cpu_invariance.py``),
+    but transcendental functions (``np.exp``, ``np.log``) have AVX-512 loops
+    that round differently and cannot be exercised on a CPU without it.
+    """
+    import platform
+
+    import numpy as np
+    import scipy
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+    cpu = ""
+    with contextlib.suppress(OSError):
+        cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                    if line.startswith("model name")), "")
+    blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+    return {"arch": platform.machine(), "cpu": cpu or platform.processor(),
+            "numpy_dispatch": " ".join(k for k in __cpu_dispatch__ if __cpu_features__.get(k)),
+            "blas": blas.get("openblas configuration", blas.get("name", "")), "blas_core": _blas_core(np),
+            "numpy": np.__version__, "scipy": scipy.__version__, "python": platform.python_version()}
+
+
+def _blas_core(np) -> str:
+    """The kernel family OpenBLAS chose at run time (``OPENBLAS_CORETYPE`` overrides it), or '' if not found.
+
+    Read from the OpenBLAS that numpy's wheel bundles (``numpy.libs``); the
+    build configuration string names the build machine's, not this one's.
+    """
+    import ctypes
+    import glob
+    import os
+
+    for lib in sorted(glob.glob(os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs", "*openblas*"))):
+        with contextlib.suppress(OSError, AttributeError):
+            handle = ctypes.CDLL(lib)
+            name = next((n for n in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename",
+                                     "openblas_get_corename64_", "openblas_get_corename") if hasattr(handle, n)), None)
+            if name:
+                getter = getattr(handle, name)
+                getter.restype = ctypes.c_char_p
+                return (getter() or b"").decode()
+    return ""
 
 
 def _first_file(patch: str) -> str | None:
@@ -88,7 +139,7 @@ def dump(limit: int | None, methods: list[str], cache_dir: Path) -> dict:
             print(f"\r{label} {n}/{len(instances[:limit])}", end="", file=sys.stderr, flush=True)
         print(file=sys.stderr)
     total = {m: hashlib.sha256(json.dumps(per[m], sort_keys=True).encode()).hexdigest() for m in methods}
-    return {"budgets": list(BUDGETS), "methods": total, "instances": per,
+    return {"budgets": list(BUDGETS), "methods": total, "instances": per, "machine": machine(),
             "seconds": {m: round(s, 2) for m, s in seconds.items()}}
 
 
@@ -109,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.check:
         return 0
     saved = json.loads(args.check.read_text())
+    here, there = result["machine"], saved.get("machine", {})
+    if here != there:
+        print(f"machine: the baseline's {there or '(not recorded)'}; this one's {here}")
     changed = 0
     for m in methods:
         before = saved["instances"].get(m)

@@ -1,0 +1,137 @@
+"""Rankings are the same bytes whichever CPU kernels numpy's BLAS and ufuncs pick.
+
+OpenBLAS chooses a dot/gemv kernel per CPU (``OPENBLAS_CORETYPE`` forces
+one), and its kernels add in different orders; numpy dispatches ufunc loops
+per CPU feature level (``NPY_DISABLE_CPU_FEATURES`` turns levels off). A
+reviewer on another machine must get the rankings of the archive, so each
+process below runs under different kernels and every score must agree to
+the last bit (``float.hex``), not just to a tolerance. Before the push
+solver's extrapolation and the hashed cosine stopped calling BLAS,
+``perron_push``, ``ppr_push``, ``vector`` and ``bca`` differed here.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from beacon.retrieval.anderson import _combine, _dots, _least_squares, _solve
+
+ROOT = Path(__file__).resolve().parents[2]
+METHODS = ("perron_push", "ppr_push", "vector", "bca", "hybrid_fn", "perron", "hybrid_follow")
+QUERIES = (
+    "personalized pagerank push residual does not converge with anderson extrapolation in float32",
+    "BM25 scores of the query terms: idf is negative for a term in every document",
+    "the hashed vector cosine of a symbol and the query",
+)
+# Kernels unlike the default of any current x86-64 CPU: OpenBLAS's generic SSE3 kernels, numpy's baseline loops.
+VARIANTS = ({}, {"OPENBLAS_CORETYPE": "Prescott", "NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4"})
+
+SCRIPT = r"""
+import json, sys
+import numpy as np
+from beacon.graph import CodebaseGraph
+from beacon.retrieval import assemble_context
+from beacon.retrieval.recipes import method_params
+from beacon.retrieval.diffusion import global_pagerank, softmax_prior
+from beacon.retrieval.push import warm_pagerank
+from beacon.retrieval.transition import EdgeWeights, build_transition
+from beacon.graph.codebase import csr_from_pairs
+
+root, methods, queries = sys.argv[1], sys.argv[2].split(","), json.loads(sys.argv[3])
+graph = CodebaseGraph.from_repo(root)
+out = {}
+for m in methods:
+    for i, q in enumerate(queries):
+        r = assemble_context(graph, q, m, budget=2000, **method_params(m))
+        out[f"{m}/{i}"] = [[sid, float(s).hex()] for sid, s in r.ranking]
+# The solver alone on a larger power-law walk, where the extrapolation runs several steps.
+rng = np.random.default_rng(5)
+n = 20_000
+w = lambda a: (lambda v: (v / v.sum())[rng.permutation(n)])(np.arange(1, n + 1, dtype=np.float64) ** (-1 / (a - 1)))
+src, dst = rng.choice(n, 10 * n, p=w(2.5)), rng.choice(n, 10 * n, p=w(2.1))
+t = build_transition(n, csr_from_pairs(src[src != dst], dst[src != dst], n), EdgeWeights())
+glob = global_pagerank(t)
+sim = np.zeros(n)
+sim[rng.choice(n, 200, replace=False)] = rng.gamma(2.0, 2.0, 200)
+for precision in ("float32", "float64"):
+    d = warm_pagerank(t, softmax_prior(sim), glob.pi, eps=1e-5, tol=1e-4 if precision == "float32" else 1e-6,
+                      precision=precision)
+    out[f"warm/{precision}"] = [d.iterations, d.pi.tobytes().hex()]
+print(json.dumps(out))
+"""
+
+
+def _run(tree: Path, env_extra: dict[str, str]) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES")}
+    env.update(env_extra)
+    done = subprocess.run([sys.executable, "-c", SCRIPT, str(tree), ",".join(METHODS), json.dumps(QUERIES)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="the kernel names are x86-64's")
+def test_rankings_are_the_same_bytes_under_other_blas_and_simd_kernels(tmp_path):
+    tree = tmp_path / "retrieval"  # a real package: Beacon's own retrieval code, copied so nothing else is read
+    shutil.copytree(ROOT / "beacon" / "retrieval", tree, ignore=shutil.ignore_patterns("__pycache__"))
+    runs = [_run(tree, v) for v in VARIANTS]
+    base = runs[0]
+    assert set(base) == {f"{m}/{i}" for m in METHODS for i in range(len(QUERIES))} | {"warm/float32", "warm/float64"}
+    assert all(base[f"{m}/0"] for m in METHODS)  # every method ranked something for the first query
+    assert base["warm/float32"][0] >= 2 and base["warm/float64"][0] >= 2  # the extrapolation ran
+    for variant, run in zip(VARIANTS[1:], runs[1:]):
+        differ = sorted(k for k in base if run[k] != base[k])
+        assert not differ, f"under {variant}: {differ}"
+
+
+# ---- the BLAS-free pieces agree with numpy's BLAS/LAPACK within rounding -------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 6), st.integers(0, 2**31), st.sampled_from([np.float32, np.float64]))
+def test_dots_and_combinations_equal_blas_within_rounding(k, seed, dtype):
+    rng = np.random.default_rng(seed)
+    rows = rng.standard_normal((k, 500)).astype(dtype)
+    v = rng.standard_normal(500).astype(dtype)
+    gamma = rng.standard_normal(k)
+    got = _dots(rows, v, np.empty(500, dtype=dtype))
+    tol = 1e-3 if dtype is np.float32 else 1e-10
+    assert got.dtype == np.float64 and np.allclose(got, rows.astype(np.float64) @ v, rtol=tol, atol=tol * 30)
+    out = _combine(gamma, rows, np.empty(500, dtype=dtype), np.empty(500, dtype=dtype))
+    assert out.dtype == dtype
+    assert np.allclose(out, np.einsum("i,ij->j", gamma.astype(dtype), rows), rtol=tol, atol=tol)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 8), st.integers(0, 2**31))
+def test_solve_matches_lapack_on_well_conditioned_systems(k, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((k, k)) + k * np.eye(k)  # diagonally dominant enough to be well conditioned
+    b = rng.standard_normal(k)
+    got = np.array(_solve(a.tolist(), b.tolist()))
+    assert np.allclose(got, np.linalg.solve(a, b), rtol=1e-9, atol=1e-9)
+    assert np.allclose(a @ got, b, atol=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 5), st.integers(0, 2**31), st.booleans())
+def test_least_squares_minimises_the_residual_even_when_the_differences_repeat(k, seed, repeat):
+    rng = np.random.default_rng(seed)
+    dg = rng.standard_normal((k, 50))
+    if repeat and k > 1:
+        dg[1] = dg[0]  # a singular Gram matrix: the Tikhonov term keeps it solvable
+    g = rng.standard_normal(50)
+    gamma = _least_squares(dg @ dg.T, dg @ g)
+    assert np.all(np.isfinite(gamma))
+    best = np.linalg.lstsq(dg.T, g, rcond=None)[0]
+    assert np.linalg.norm(g - gamma @ dg) <= np.linalg.norm(g - best @ dg) * (1 + 1e-6) + 1e-9
+    assert _least_squares(np.zeros((k, k)), np.zeros(k)).tolist() == [0.0] * k
