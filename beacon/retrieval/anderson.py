@@ -11,6 +11,7 @@ order the iteration then runs in) and adds ``rounding_allowance`` to the bound.
 """
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from typing import NamedTuple
@@ -80,7 +81,7 @@ def rounding_allowance(t: Transition, gamma_l1: float, norm: float, beta: float)
     u = float(np.finfo(np.float32).eps) / 2
     j = t.max_in_entries + 2
     per_step = (beta * j * u / (1 - j * u) + 3 * u) * norm + 2 * u
-    arithmetic = (12 + np.log2(max(t.n, 2))) * u * (norm + 1)
+    arithmetic = (12 + math.log2(max(t.n, 2))) * u * (norm + 1)
     return (1.0 + 2.0 * gamma_l1) * (per_step + arithmetic)
 
 

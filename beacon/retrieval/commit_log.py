@@ -32,6 +32,7 @@ Constants: ``conf/method/hybrid_log.yaml``.
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
 from functools import lru_cache
 
@@ -76,7 +77,7 @@ def similar_commits(log: ChangeLog, query: str, k: int, *, max_files: int, k1: f
     for t, qc in q.items():
         if t not in df:
             continue
-        idf = np.log1p((len(docs) - df[t] + 0.5) / (df[t] + 0.5))
+        idf = math.log1p((len(docs) - df[t] + 0.5) / (df[t] + 0.5))
         tf = np.array([d.get(t, 0) for d in docs], dtype=float)
         sims += qc * idf * tf * (k1 + 1) / (tf + norm)
     order = [j for j in np.lexsort((np.arange(len(docs)), -sims))[:k] if sims[j] > 0]

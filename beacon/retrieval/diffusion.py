@@ -26,6 +26,7 @@ import numpy as np
 from ..graph.codebase import CodebaseGraph
 from .indexes import indexes_for
 from .transition import EdgeWeights, Transition, transition_for
+from . import libm
 
 _DENSE_FRACTION = 0.05  # support share above which a dense mat-vec is cheaper than a gather
 
@@ -102,7 +103,7 @@ def softmax_prior(similarity: np.ndarray, *, top_k: int = 50, temperature: float
         # s_i/τ − c computed as (s_i − max s)/τ: the same number, but s/τ alone
         # can overflow for huge scores or tiny τ; every exponent is <= 0.
         with np.errstate(over="ignore"):  # a gap so large it overflows to -inf has weight 0, rightly
-            z = np.exp((s - s.max()) / temperature)
+            z = libm.exp((s - s.max()) / temperature)
     w = z / z.sum()
     keep = w > 0  # underflowed candidates leave the support, so δ stays sparse
     order = np.argsort(ids[keep])
@@ -240,8 +241,32 @@ def global_rank_for(graph: CodebaseGraph, weights: EdgeWeights = EdgeWeights(), 
     return found
 
 
-def specificity(pi_query: np.ndarray, pi_global: np.ndarray, *, gamma: float = 0.7, eps: float = 1e-8) -> np.ndarray:
-    """``π_query(v) / (π_global(v) + ε)^γ``: high where the query's walk is, low at global hubs."""
+def specificity(pi_query: np.ndarray, pi_global: np.ndarray, *, gamma: float = 0.7, eps: float = 1e-8,
+                denominator: np.ndarray | None = None) -> np.ndarray:
+    """``π_query(v) / (π_global(v) + ε)^γ``: high where the query's walk is, low at global hubs.
+
+    ``denominator``: ``specificity_denominator(pi_global, gamma=gamma, eps=eps)``
+    when the caller has it (``specificity_for`` keeps it per graph).
+    """
+    if denominator is None:
+        denominator = specificity_denominator(pi_global, gamma=gamma, eps=eps)
+    return np.asarray(pi_query, dtype=np.float64) / denominator
+
+
+def specificity_denominator(pi_global: np.ndarray, *, gamma: float = 0.7, eps: float = 1e-8) -> np.ndarray:
+    """``(π_global + ε)^γ`` per node, by the C library's ``pow`` (``libm``: the same bytes on every CPU)."""
     if gamma < 0 or eps <= 0:
         raise ValueError(f"need gamma >= 0 and eps > 0, got gamma={gamma!r}, eps={eps!r}")
-    return np.asarray(pi_query, dtype=np.float64) / np.power(np.asarray(pi_global, dtype=np.float64) + eps, gamma)
+    return libm.power(np.asarray(pi_global, dtype=np.float64) + eps, gamma)
+
+
+def specificity_for(graph: CodebaseGraph, weights: EdgeWeights, *, beta: float, gamma: float,
+                    eps: float) -> np.ndarray:
+    """``specificity_denominator`` of ``graph``'s ``π_global``, once per graph and parameters: a ``pow`` per
+    node costs ~10 ms on a 100k-node graph, too much to pay per query."""
+    key = (weights, beta, gamma, eps)
+    found = indexes_for(graph).specificity.get(key)
+    if found is None:
+        found = indexes_for(graph).specificity[key] = specificity_denominator(
+            global_rank_for(graph, weights, beta=beta).pi, gamma=gamma, eps=eps)
+    return found

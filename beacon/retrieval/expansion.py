@@ -42,6 +42,7 @@ from .neighbors import call_neighbors
 from .stemmed import bm25_weights, field_matrix, query_stems
 from .term_rows import Table, count_rows, known, lookup_array, symbol_names
 from .text import term_index
+from . import libm
 
 _DOCSTRING_QUOTES = ('"""', "'''")
 
@@ -52,7 +53,7 @@ def _file_idf(graph: CodebaseGraph) -> np.ndarray:
         tf = file_term_matrix(graph)
         df = np.bincount(tf.indices, minlength=tf.shape[1])
         n = tf.shape[0]
-        ix.prf_file_idf = np.log1p((n - df + 0.5) / (df + 0.5))
+        ix.prf_file_idf = libm.log1p((n - df + 0.5) / (df + 0.5))
     return ix.prf_file_idf
 
 

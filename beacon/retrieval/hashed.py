@@ -9,6 +9,7 @@ is a cheap, reproducible lexical baseline under an "embedding" interface:
 from __future__ import annotations
 
 import hashlib
+import math
 
 import numpy as np
 import scipy.sparse as sp
@@ -16,6 +17,7 @@ import scipy.sparse as sp
 from ..graph.codebase import CodebaseGraph
 from .indexes import indexes_for
 from .text import term_index, terms
+from . import libm
 
 DIMENSIONS = 96
 
@@ -47,7 +49,7 @@ def symbol_vectors(graph: CodebaseGraph) -> np.ndarray:
         cols, signs = _slots(index.vocab)
         projection = sp.csr_matrix((signs, (np.arange(len(cols)), cols)), shape=(len(cols), DIMENSIONS))
         logtf = index.tf.copy()
-        logtf.data = 1.0 + np.log(logtf.data)
+        logtf.data = 1.0 + libm.log(logtf.data)
         ix.hashed_vectors = _normalise(np.asarray((logtf @ projection).todense()))
     return ix.hashed_vectors
 
@@ -59,7 +61,7 @@ def query_vector(query: str) -> np.ndarray:
         counts[t] = counts.get(t, 0) + 1
     for t, c in counts.items():
         slot, sign = _slot(t)
-        vec[slot] += sign * (1.0 + np.log(c))
+        vec[slot] += sign * (1.0 + math.log(c))
     return _normalise(vec)
 
 

@@ -29,6 +29,7 @@ see the README before reading its numbers as localization skill.
 """
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
@@ -37,6 +38,7 @@ from ..graph.codebase import CodebaseGraph
 from ..repo.history import LineHistory, RepoHistory
 from .file_index import file_index
 from .masks import module_mask, packable, test_files
+from . import libm
 
 
 def function_history_scores(graph: CodebaseGraph, lines: LineHistory, *, tau: float,
@@ -57,7 +59,7 @@ def function_history_scores(graph: CodebaseGraph, lines: LineHistory, *, tau: fl
             s = symbols[i]
             ds = np.unique(arr[s.start_line: s.end_line + 1])
             ds = ds[ds >= max(skip, 0)]
-            out[i] = float(np.exp(-ds / tau).sum())
+            out[i] = float(libm.exp(-ds / tau).sum())
     return out
 
 
@@ -69,7 +71,7 @@ def history_scores(history: RepoHistory, paths: Sequence[str], *, tau: float, ma
     for d, files in enumerate(history.commits):
         if d < skip or len(files) > max_files:
             continue
-        w = float(np.exp(-d / tau))
+        w = math.exp(-d / tau)
         for f in files:
             i = pos.get(f)
             if i is not None:

@@ -41,8 +41,9 @@ import scipy.sparse as sp
 if TYPE_CHECKING:
     from ..graph.codebase import CodebaseGraph
 
-# Bump when any stored member's builder changes its output, or this layout changes.
-INDEX_FORMAT = 1
+# Bump when any stored member's builder changes its output, or this layout changes. 2: idf weights and hashed
+# vectors computed through ``libm`` (the C library), so a store written by numpy's AVX-512 loops is not reused.
+INDEX_FORMAT = 2
 _SPARSE = {cls.__name__: cls for cls in (sp.csr_matrix, sp.csc_matrix, sp.csr_array, sp.csc_array)}
 
 

@@ -126,6 +126,8 @@ class GraphIndexes:
     transitions: dict[EdgeWeights, Transition] = field(default_factory=dict)
     walk_adjacency: dict[EdgeWeights, sp.csr_matrix] = field(default_factory=dict)
     global_ranks: dict[tuple, Diffusion] = field(default_factory=dict)  # (weights, beta, tol, max_iter)
+    # (π_global + ε)^γ per (weights, beta, gamma, eps): Perron's specificity denominator (``libm.power`` per node)
+    specificity: dict[tuple, np.ndarray] = field(default_factory=dict)
     path_words: PathWords | None = None  # loose path words of every file (``mentions.loose_path_matches``)
     # issue-structure signals (signals_real): module table and spans, the code's string-literal fragments
     issue_graph: GraphIndex | None = None

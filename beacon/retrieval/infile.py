@@ -22,6 +22,7 @@ from ..graph.codebase import CodebaseGraph
 from .file_index import file_index
 from .stemmed import field_matrix, query_stems
 from .text import term_index
+from . import libm
 
 FIELDS = ("terms", "stemmed", "name")  # the term index's documents; stemmed; stemmed path + qualified name
 
@@ -69,7 +70,7 @@ def local_scores(graph: CodebaseGraph, query: str, total: np.ndarray, cand: np.n
             continue
         tf = matrix[nodes][:, cols].toarray()
         df = (tf > 0).sum(axis=0)
-        idf = np.log1p((len(nodes) - df + 0.5) / (df + 0.5))
+        idf = libm.log1p((len(nodes) - df + 0.5) / (df + 0.5))
         lengths = np.asarray(matrix[nodes].sum(axis=1)).ravel()
         norm = k1 * (1 - b + b * lengths / max(float(lengths.mean()), 1e-9))
         # Summed per row by numpy, not a BLAS mat-vec, whose kernel (and order of addition) depends on the CPU.

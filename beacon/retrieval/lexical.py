@@ -13,6 +13,7 @@ from .file_index import file_index
 from .indexes import indexes_for
 from .query_weights import NEUTRAL, QueryWeights
 from .text import identifiers, term_index
+from . import libm
 
 
 def bm25_symbol_weights(graph: CodebaseGraph, k1: float = 1.2, b: float = 0.75) -> sp.csc_matrix:
@@ -24,7 +25,7 @@ def bm25_symbol_weights(graph: CodebaseGraph, k1: float = 1.2, b: float = 0.75) 
         tf = index.tf.tocsr()
         n_docs = tf.shape[0]
         df = np.bincount(tf.indices, minlength=tf.shape[1])
-        idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
+        idf = libm.log1p((n_docs - df + 0.5) / (df + 0.5))
         avgdl = float(index.doc_len.mean()) if n_docs else 1.0
         norm = k1 * (1 - b + b * index.doc_len / max(avgdl, 1e-9))
         rows = np.repeat(np.arange(n_docs), np.diff(tf.indptr))

@@ -35,7 +35,8 @@ from ..graph.codebase import CodebaseGraph
 from ..repo.history import NO_INPUTS, RepoInputs
 from .base import RankThenPack
 from .costs import Selection
-from .diffusion import Diffusion, global_rank_for, personalized_pagerank, softmax_prior, specificity
+from .diffusion import (Diffusion, global_rank_for, personalized_pagerank, softmax_prior, specificity,
+                        specificity_for)
 from .anderson import PRECISIONS
 from .push import warm_pagerank
 from .rowsplit import resolve_threads
@@ -161,7 +162,9 @@ class Perron(RankThenPack):
         if not self.use_specificity:
             return PerronScores(walk.pi, None, walk.pi, walk)
         pi_global = global_rank_for(graph, self.weights, beta=self.beta).pi
-        spec = specificity(walk.pi, pi_global, gamma=self.gamma, eps=self.eps)
+        spec = specificity(walk.pi, pi_global, gamma=self.gamma, eps=self.eps,
+                           denominator=specificity_for(graph, self.weights, beta=self.beta, gamma=self.gamma,
+                                                       eps=self.eps))
         return PerronScores(walk.pi, pi_global, spec, walk)
 
     def _candidates(self, graph: CodebaseGraph, scored: PerronScores) -> np.ndarray:

@@ -47,6 +47,7 @@ from .signals_real.usesites import callee_scores, error_user_scores, overrider_s
 from .stemmed import bm25_field
 from .text import term_index
 from .transition import EdgeWeights
+from . import libm
 
 if TYPE_CHECKING:
     from .blend import Blend
@@ -141,7 +142,7 @@ def expansion(m: Blend, graph: CodebaseGraph, query: str, cand: np.ndarray, tota
         parts["ctx"] = weighted_scores(context_matrix(graph, m.ctx_weight), qcols, qvals)
         extra += m.w_ctx * unit_scale(parts["ctx"], cand)
     if m.w_cover:
-        parts["cover"] = file_coverage(graph, query)[fidx.file_of] ** m.cover_power
+        parts["cover"] = libm.power(file_coverage(graph, query), m.cover_power)[fidx.file_of]
         extra += m.w_cover * unit_scale(parts["cover"], cand)
     if m.w_cooc:
         parts["cooc"] = symbol_coverage(graph, query)
@@ -175,7 +176,7 @@ def priors(m: Blend, graph: CodebaseGraph, inputs: RepoInputs, cand: np.ndarray,
         total = total + m.w_function * parts["function_history"]
     if m.file_size_power:
         sizes = np.bincount(file_of, weights=cand.astype(float), minlength=int(file_of.max()) + 1)
-        total = total / (1.0 + np.log(np.maximum(sizes, 1.0)))[file_of] ** m.file_size_power
+        total = total / libm.power(1.0 + libm.log(np.maximum(sizes, 1.0)), m.file_size_power)[file_of]
     return total
 
 

@@ -28,6 +28,7 @@ from .file_index import file_index
 from .query_weights import NEUTRAL, QueryWeights, weighted_vector
 from .term_rows import Table, count_rows, keys_after, known, lookup_array, symbol_names
 from .text import term_index, terms
+from . import libm
 
 # Longest first; a suffix is stripped only if at least MIN_STEM characters remain.
 _SUFFIXES = ("ational", "ations", "ation", "ments", "ment", "ings", "ing", "ions", "ion", "ers", "er",
@@ -120,7 +121,7 @@ def bm25_weights(tf: sp.csr_matrix, k1: float = 1.2, b: float = 0.75) -> sp.csc_
     """Okapi BM25 term weights of a docs x terms count matrix (as ``lexical.bm25_scores``)."""
     n_docs = tf.shape[0]
     df = np.bincount(tf.indices, minlength=tf.shape[1])
-    idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
+    idf = libm.log1p((n_docs - df + 0.5) / (df + 0.5))
     doc_len = np.asarray(tf.sum(axis=1)).ravel()
     avgdl = float(doc_len.mean()) if n_docs else 1.0
     norm = k1 * (1 - b + b * doc_len / max(avgdl, 1e-9))

@@ -62,7 +62,8 @@ from pathlib import Path
 import numpy as np
 
 from beacon.graph.codebase import csr_from_pairs
-from beacon.retrieval.diffusion import DiffusionNotConverged, global_pagerank, personalized_pagerank, softmax_prior, specificity
+from beacon.retrieval.diffusion import (DiffusionNotConverged, global_pagerank, personalized_pagerank, softmax_prior,
+                                        specificity, specificity_denominator)
 from beacon.retrieval.frontier import FixedCosts, frontier_pack
 from beacon.retrieval import get_method
 from beacon.retrieval.perron import Perron
@@ -219,6 +220,7 @@ def run_synthetic(n: int, queries: int, caller: float, seed: int = 0) -> dict:
         del t
         glob, global_s = timed(lambda: global_pagerank(loaded))
         glob = replace(glob, step=loaded.transposed @ glob.pi)  # as global_rank_for memoises it
+        denominator = specificity_denominator(glob.pi)  # as specificity_for memoises it
         adjacency = (loaded.matrix + loaded.matrix.T).tocsr()
         costs = np.clip(rng.lognormal(np.log(120), 0.8, n), 10, 2000).astype(np.int64)
         compared, packing = [], []
@@ -230,7 +232,7 @@ def run_synthetic(n: int, queries: int, caller: float, seed: int = 0) -> dict:
             walk = compared[-1]["new"]
 
             def pack_one():
-                spec = specificity(walk.pi, glob.pi)
+                spec = specificity(walk.pi, glob.pi, denominator=denominator)
                 pool = np.argpartition(-spec, min(199, n - 1))[:200]
                 pool = pool[np.lexsort((pool, -spec[pool]))]
                 frontier_pack(spec, pool, adjacency, FixedCosts(costs), BUDGET)

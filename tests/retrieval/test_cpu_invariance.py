@@ -8,6 +8,9 @@ process below runs under different kernels and every score must agree to
 the last bit (``float.hex``), not just to a tolerance. Before the push
 solver's extrapolation and the hashed cosine stopped calling BLAS,
 ``perron_push``, ``ppr_push``, ``vector`` and ``bca`` differed here.
+Transcendental functions go through ``libm`` (the C library), whose answers
+are tested here against ``math`` and, on a CPU without AVX-512, against
+numpy's byte for byte.
 """
 from __future__ import annotations
 
@@ -135,3 +138,81 @@ def test_least_squares_minimises_the_residual_even_when_the_differences_repeat(k
     best = np.linalg.lstsq(dg.T, g, rcond=None)[0]
     assert np.linalg.norm(g - gamma @ dg) <= np.linalg.norm(g - best @ dg) * (1 + 1e-6) + 1e-9
     assert _least_squares(np.zeros((k, k)), np.zeros(k)).tolist() == [0.0] * k
+
+
+# ---- libm: numpy's transcendental functions, computed by the C library --------------------------------------------
+
+def _has_avx512() -> bool:
+    from numpy._core._multiarray_umath import __cpu_features__
+    return bool(__cpu_features__.get("AVX512F"))
+
+
+EDGES = np.array([0.0, -0.0, -1.0, -2.0, 1.0, np.inf, -np.inf, np.nan, 1e-300, 5.0, 709.0, 710.0, -800.0, 1e200])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31), st.integers(0, 3000))
+def test_libm_is_the_c_library_value_by_value(seed, size):
+    import math
+
+    from beacon.retrieval import libm
+
+    rng = np.random.default_rng(seed)
+    x = np.concatenate([rng.random(size) * 50, rng.integers(0, 300, size).astype(float)])  # floats and counts
+
+    def each(function, values):
+        return np.array([function(v) for v in values.tolist()], dtype=np.float64).tobytes()
+
+    assert libm.log(x + 1).tobytes() == each(math.log, x + 1)
+    assert libm.log1p(x).tobytes() == each(math.log1p, x)
+    assert libm.exp(-x).tobytes() == each(math.exp, -x)
+    assert libm.power(x, 0.7).tobytes() == each(lambda v: math.pow(v, 0.7), x)
+    assert libm.log(x.reshape(2, -1) + 1).shape == (2, size)
+
+
+def test_libm_keeps_numpys_answers_at_the_edges():
+    from beacon.retrieval import libm
+
+    with np.errstate(all="ignore"):
+        for ours, theirs in ((libm.log, np.log), (libm.log1p, np.log1p), (libm.exp, np.exp)):
+            assert np.array_equal(ours(EDGES), theirs(EDGES), equal_nan=True), ours.__name__
+        for p in (0.7, -1.0, 2.0, 0.5, 0.0, 1.0, 3.0, -0.5):
+            assert np.array_equal(libm.power(EDGES, p), np.power(EDGES, p), equal_nan=True), p
+    assert libm.log([]).shape == (0,) and float(libm.exp(0.0)) == 1.0
+
+
+@pytest.mark.skipif(_has_avx512(), reason="numpy's AVX-512 loops round differently: that is why libm exists")
+def test_without_avx512_libm_is_numpy_byte_for_byte():
+    from beacon.retrieval import libm
+
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.random(50_000) * 100 + 1e-3, rng.integers(1, 500, 50_000).astype(float)])
+    assert libm.log(x).tobytes() == np.log(x).tobytes()
+    assert libm.log1p(x).tobytes() == np.log1p(x).tobytes()
+    assert libm.exp(-x / 7).tobytes() == np.exp(-x / 7).tobytes()
+    for p in (0.7, 1.3, 0.5, 2.0):
+        assert libm.power(x, p).tobytes() == np.power(x, p).tobytes(), p
+
+
+# Calls whose result numpy lets the CPU decide: BLAS/LAPACK kernels, and transcendental loops with AVX-512 variants.
+CPU_DEPENDENT = {"exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "power", "float_power", "dot", "vdot",
+                 "inner", "einsum", "matmul", "tensordot", "solve", "lstsq", "inv", "pinv", "cholesky", "qr", "svd"}
+
+
+def test_ranking_code_makes_no_cpu_dependent_numpy_call():
+    """A static guard: ``np.<name>(…)``/``np.linalg.<name>(…)`` with a name above, anywhere in ``beacon/retrieval``
+    but ``libm.py``, fails here (use ``libm``, or an elementwise product and a numpy sum)."""
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "beacon" / "retrieval").rglob("*.py")):
+        if path.name == "libm.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in CPU_DEPENDENT:
+                base = node.func.value
+                if isinstance(base, ast.Attribute) and base.attr == "linalg":
+                    base = base.value
+                if isinstance(base, ast.Name) and base.id in {"np", "numpy"}:
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}: np.{node.func.attr}")
+    assert not found, found

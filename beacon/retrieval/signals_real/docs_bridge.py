@@ -20,6 +20,7 @@ helped (docs/localization_real.md, "the docs bridge").
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,7 @@ from .docs_parse import Reference, Section, read_sections
 from .dotted import member, resolve
 from .index import SignalScores, scores
 from .names import definitions
+from .. import libm
 
 MAX_BARE = 2  # a bare name borne by more definitions than this names nothing
 REF_KINDS = frozenset({"role", "directive", "code"})  # how a name must be cited to count
@@ -84,7 +86,7 @@ def _bm25(docs: list[list[str]]) -> tuple[sp.csr_matrix, dict[str, int]]:
             vals.append(tf)
     tf = sp.csr_matrix((np.asarray(vals, float), (rows, cols)), shape=(len(docs), len(vocab)))
     df = np.bincount(cols, minlength=len(vocab)) if cols else np.zeros(0)
-    idf = np.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+    idf = libm.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
     lengths = np.asarray([len(d) for d in docs], float)
     norm = K1 * (1 - B + B * lengths / max(lengths.mean() if len(docs) else 1.0, 1e-9))
     coo = tf.tocoo()
@@ -104,13 +106,13 @@ def build(graph: CodebaseGraph, secs: list[Section]) -> DocsIndex:
             if (ref.name, ref.module) not in memo:
                 memo[(ref.name, ref.module)] = resolve_ref(graph, ref)
     df = Counter(n for refs in cited for n in {x for ref in refs for x in memo[(ref.name, ref.module)]})
-    norm = np.log1p(len(secs)) if secs else 1.0
+    norm = math.log1p(len(secs)) if secs else 1.0
     ptr, nodes, share = [0], [], []
     for refs in cited:
         for ref in refs:
             found = memo[(ref.name, ref.module)]
             nodes += found
-            share += [(np.log1p(len(secs) / df[n]) / norm if CITE_IDF else 1.0) / len(found) for n in found]
+            share += [(math.log1p(len(secs) / df[n]) / norm if CITE_IDF else 1.0) / len(found) for n in found]
         ptr.append(len(nodes))
     return DocsIndex(weights, vocab, np.asarray(ptr, np.int64), np.asarray(nodes, np.int64),
                      np.asarray(share, float), len(secs), words)

@@ -34,6 +34,7 @@ from ..indexes import indexes_for
 from ..lexical import bm25_scores
 from ..masks import test_files, vendored_mask
 from .index import SignalScores, graph_index
+from .. import libm
 
 _CALLABLE = ("function", "method")
 # A test file's imports and mirrored source vote this share of the test's weight (its targets vote all of it)
@@ -94,7 +95,7 @@ def _rows(lists: list[list[int]], width: int) -> sp.csr_matrix:
     data = np.concatenate([np.full(len(x), 1.0 / len(x)) for x in lists if x] or [np.zeros(0)])
     if IDF and len(indices):
         df = np.bincount(indices, minlength=width)
-        data = data * np.log1p(len(lists) / np.maximum(df[indices], 1))
+        data = data * libm.log1p(len(lists) / np.maximum(df[indices], 1))
     return sp.csr_matrix((data, indices, indptr), shape=(len(lists), width))
 
 
