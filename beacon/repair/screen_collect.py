@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from typing import Mapping
 
 from .screen_bases import LibraryBases
@@ -904,13 +905,21 @@ def _plain_slots(value: ast.AST) -> bool:
                and (not i.value.startswith("__") or i.value == "__weakref__") for i in items)
 
 
-def constructs(source: str) -> list[tuple[str, str, int]]:
+def constructs(source: str) -> tuple[tuple[str, str, int], ...]:
     """Every screened construct in ``source`` as ``(rule, key, line)``; raises ``SyntaxError``.
 
     The file is parsed from the UTF-8 bytes the harness writes, so a coding
     declaration (``# coding: utf-7``, ``unicode_escape``) is honoured exactly
     as the interpreter will honour it: the screen sees the code that runs.
+    Remembered by text (the answer is a function of the text alone): each
+    attempt on a task screens the task's mutated and pristine file again, four
+    of the five parses of a ``screen_edit``. An exception is not remembered.
     """
+    return _constructs(source)
+
+
+@functools.lru_cache(maxsize=64)
+def _constructs(source: str) -> tuple[tuple[str, str, int], ...]:
     data = source.encode("utf-8")
     tree = ast.parse(data)
     collector = Collector(import_aliases(tree))
@@ -924,4 +933,4 @@ def constructs(source: str) -> list[tuple[str, str, int]]:
             line = next((n.lineno for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
                          and any((a.asname or a.name.split(".")[0]) == name for a in n.names)), 1)
             collector.found.append(("interpreter", f"{name} imported from {' and '.join(sorted(origins))}", line))
-    return collector.found
+    return tuple(collector.found)
