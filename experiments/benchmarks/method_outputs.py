@@ -69,7 +69,10 @@ def machine() -> dict[str, str]:
 
     import numpy as np
     import scipy
-    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:  # numpy < 2
+        from numpy.core._multiarray_umath import __cpu_dispatch__, __cpu_features__
 
     cpu = ""
     with contextlib.suppress(OSError):

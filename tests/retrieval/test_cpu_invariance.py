@@ -35,8 +35,20 @@ QUERIES = (
     "BM25 scores of the query terms: idf is negative for a term in every document",
     "the hashed vector cosine of a symbol and the query",
 )
-# Kernels unlike the default of any current x86-64 CPU: OpenBLAS's generic SSE3 kernels, numpy's baseline loops.
-VARIANTS = ({}, {"OPENBLAS_CORETYPE": "Prescott", "NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4"})
+
+
+def _cpu_tables() -> tuple[list, dict]:
+    """numpy's dispatched feature names and this CPU's features (``numpy._core`` from numpy 2, ``numpy.core`` before)."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:
+        from numpy.core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    return list(__cpu_dispatch__), dict(__cpu_features__)
+
+
+# Kernels unlike the default of any current x86-64 CPU: OpenBLAS's generic SSE3 kernels, and numpy's baseline loops
+# (every feature it dispatches on turned off, in this numpy's own names: ``X86_V3 X86_V4 …`` in numpy 2.4).
+VARIANTS = ({}, {"OPENBLAS_CORETYPE": "Prescott", "NPY_DISABLE_CPU_FEATURES": " ".join(_cpu_tables()[0])})
 
 SCRIPT = r"""
 import json, sys
@@ -143,8 +155,7 @@ def test_least_squares_minimises_the_residual_even_when_the_differences_repeat(k
 # ---- libm: numpy's transcendental functions, computed by the C library --------------------------------------------
 
 def _has_avx512() -> bool:
-    from numpy._core._multiarray_umath import __cpu_features__
-    return bool(__cpu_features__.get("AVX512F"))
+    return bool(_cpu_tables()[1].get("AVX512F"))
 
 
 EDGES = np.array([0.0, -0.0, -1.0, -2.0, 1.0, np.inf, -np.inf, np.nan, 1e-300, 5.0, 709.0, 710.0, -800.0, 1e200])
