@@ -17,7 +17,9 @@ gold patch's first file (it needs a location). A method that raises on an
 instance contributes the exception's type and message, so a new error shows
 as a change too. The file records the machine (``machine()``: CPU, numpy's
 dispatch level, OpenBLAS's kernel, versions), and ``--check`` prints both
-machines when they differ.
+machines when they differ. ``--kernels`` runs the same again in a child process
+under other CPU kernels (OpenBLAS's generic ones, numpy's baseline loops) and
+compares: the release check that rankings do not depend on the CPU's kernels.
 """
 from __future__ import annotations
 
@@ -25,7 +27,10 @@ import argparse
 import contextlib
 import hashlib
 import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -146,10 +151,45 @@ def dump(limit: int | None, methods: list[str], cache_dir: Path) -> dict:
             "seconds": {m: round(s, 2) for m, s in seconds.items()}}
 
 
+def kernel_variant_env() -> dict[str, str]:
+    """The environment of the ``--kernels`` re-run: OpenBLAS's generic SSE3 kernels and numpy's baseline loops
+    (every feature it dispatches on turned off, in its own names), unlike the default of any current x86-64 CPU."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__
+    except ImportError:  # numpy < 2
+        from numpy.core._multiarray_umath import __cpu_dispatch__
+    return {**os.environ, "OPENBLAS_CORETYPE": "Prescott", "NPY_DISABLE_CPU_FEATURES": " ".join(__cpu_dispatch__)}
+
+
+def compare(result: dict, saved: dict, methods: list[str], label: str, here_label: str = "this run") -> int:
+    """Print SAME/CHANGED/NEW per method (and GONE for saved ones not run); the number of CHANGED methods."""
+    here, there = result["machine"], saved.get("machine", {})
+    if here != there:
+        print(f"machine: {label}: {there or '(not recorded)'}; {here_label}: {here}")
+    changed = 0
+    for m in methods:
+        before = saved["instances"].get(m)
+        if before is None:
+            print(f"NEW      {m}: not in {label}")
+            continue
+        diffs = sorted(k for k in result["instances"][m] if before.get(k) != result["instances"][m][k])
+        if diffs:
+            changed += 1
+            print(f"CHANGED  {m}: {len(diffs)} of {len(before)} outputs, e.g. {diffs[:3]}")
+        else:
+            print(f"SAME     {m}")
+    for m in sorted(set(saved["instances"]) - set(methods)):
+        print(f"GONE     {m}")
+    return changed
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, help="write the hashes here (JSON)")
     ap.add_argument("--check", type=Path, help="compare with this saved file; exit 1 on any difference")
+    ap.add_argument("--kernels", action="store_true",
+                    help="also run again in a child process under other CPU kernels (kernel_variant_env) and "
+                         "compare; exit 1 on any difference")
     ap.add_argument("--methods", default=None, help="comma-separated (default: every registered method)")
     ap.add_argument("--limit", type=int, default=None, help="first N instances of each set (development)")
     ap.add_argument("--cache-dir", type=Path, default=Path(".beacon-cache"))
@@ -160,26 +200,20 @@ def main(argv: list[str] | None = None) -> int:
         args.out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
     for m in methods:
         print(f"{m:<28}{result['methods'][m][:16]}  {result['seconds'][m]:8.1f} s")
-    if not args.check:
-        return 0
-    saved = json.loads(args.check.read_text())
-    here, there = result["machine"], saved.get("machine", {})
-    if here != there:
-        print(f"machine: the baseline's {there or '(not recorded)'}; this one's {here}")
-    changed = 0
-    for m in methods:
-        before = saved["instances"].get(m)
-        if before is None:
-            print(f"NEW      {m}: not in {args.check}")
-            continue
-        diffs = sorted(k for k in result["instances"][m] if before.get(k) != result["instances"][m][k])
-        if diffs:
-            changed += 1
-            print(f"CHANGED  {m}: {len(diffs)} of {len(before)} outputs, e.g. {diffs[:3]}")
-        else:
-            print(f"SAME     {m}")
-    for m in sorted(set(saved["instances"]) - set(methods)):
-        print(f"GONE     {m}")
+    changed = compare(result, json.loads(args.check.read_text()), methods, str(args.check)) if args.check else 0
+    if args.kernels:
+        with tempfile.TemporaryDirectory(prefix="method-outputs-") as tmp:
+            out = Path(tmp) / "variant.json"
+            child = [sys.executable, "-m", "experiments.benchmarks.method_outputs", "--out", str(out),
+                     "--methods", ",".join(methods), "--cache-dir", str(args.cache_dir)]
+            if args.limit is not None:
+                child += ["--limit", str(args.limit)]
+            env = kernel_variant_env()
+            print(f"--kernels: OPENBLAS_CORETYPE={env['OPENBLAS_CORETYPE']} "
+                  f"NPY_DISABLE_CPU_FEATURES={env['NPY_DISABLE_CPU_FEATURES']!r}", flush=True)
+            subprocess.run(child, env=env, check=True, stdout=subprocess.DEVNULL)
+            changed += compare(json.loads(out.read_text()), result, methods, "default kernels",
+                               "--kernels' variant")
     return 1 if changed else 0
 
 
