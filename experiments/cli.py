@@ -34,7 +34,7 @@ from experiments.errors import full_error, is_named, one_line
 
 log = logging.getLogger("beacon")
 # Overrides that never change results (and must not split a sweep into two folders).
-NEUTRAL_KEYS = ("work_dir", "cache_dir", "progress", "print_table", "hydra.launcher.n_jobs")
+NEUTRAL_KEYS = ("work_dir", "cache_dir", "share_validation", "progress", "print_table", "hydra.launcher.n_jobs")
 _MAX_NAME = 120  # bytes of a folder name before it is shortened with a hash (file systems allow 255)
 
 
@@ -88,6 +88,15 @@ def resolve_input(path: str) -> str:
     if not Path(path).is_absolute() and not resolved.exists() and (PROJECT_ROOT / path).exists():
         return str((PROJECT_ROOT / path).resolve())
     return str(resolved)
+
+
+def sweep_folder(hc: HydraConfig) -> Path | None:
+    """The multirun's folder, absolute (relative to the launch directory, as Hydra makes it); None in a single run."""
+    from hydra.utils import to_absolute_path
+
+    if hc.mode != RunMode.MULTIRUN:
+        return None
+    return Path(to_absolute_path(str(hc.sweep.dir)))
 
 
 def hydra_task(body: Callable[[DictConfig], Any]) -> Callable[[DictConfig], Any]:

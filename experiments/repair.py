@@ -14,7 +14,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from experiments.cli import hydra_task, resolve_input
+from experiments.cli import hydra_task, resolve_input, sweep_folder
 from experiments.runner import execute, print_table
 from experiments.schema import check_values, validate
 
@@ -24,7 +24,8 @@ def run(cfg: DictConfig) -> None:
     valid = validate(cfg)
     check_values(valid)
     summary = execute(valid, job_dir=Path(hc.runtime.output_dir),
-                      overrides=list(hc.overrides.task), resolve_path=resolve_input)
+                      overrides=list(hc.overrides.task), resolve_path=resolve_input,
+                      sweep_dir=sweep_folder(hc))
     run_dir = Path(hc.runtime.output_dir) / "run"
     # Also when the run was already complete (re-running a sealed config just shows it again).
     if valid.print_table and (summary is not None or (run_dir / "MANIFEST.sha256").exists()):

@@ -20,6 +20,7 @@ from beacon.providers import Recorder, ReplayProvider, make_provider
 from beacon.repair.attempt import AttemptSpec
 from beacon.repair.control import make_control_repo
 from beacon.repair.job import JobSummary, oracle_for, run_repair_job
+from beacon.repair.shared_validation import SharedValidation
 from beacon.records import RECORD_SCHEMA
 from beacon.repair.sandbox import path_placeholders
 from beacon.repair.limits import Limits
@@ -37,7 +38,7 @@ WORK_PREFIX = "beacon-work-"  # + "<pid>.<host>-<random>" under TMPDIR, when no 
 # Fields that never change results: kept in run.json's config, left out of the hash.
 # Never in the config hash. ``limits`` protect the machine, not a result: a run that reaches one fails and says so in
 # its row (``checks.limits.hit``), and configs archived before limits existed keep their hash.
-_NOT_SCIENTIFIC = {"work_dir", "cache_dir", "progress", "print_table", "paper", "limits"}
+_NOT_SCIENTIFIC = {"work_dir", "cache_dir", "share_validation", "progress", "print_table", "paper", "limits"}
 # TasksConf keys added after runs were archived: left out while unused, so earlier configs keep their hash.
 _LATER_TASK_KEYS = ("pypi", "repos_dirs", "split", "more_instances")
 # ProviderConf keys added later, with the value that means "as before": left out at that value.
@@ -160,19 +161,27 @@ def provider_factory(cfg: DictConfig, run_dir: Path, resolve_path):
     return lambda prepared, spec: shared
 
 
-def execute(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolve_path) -> JobSummary | None:
-    """Run one job; a failure after the run folder exists is recorded in its run.json, then re-raised."""
+def execute(cfg: DictConfig, *, job_dir: Path, overrides: list[str], resolve_path,
+            sweep_dir: Path | None = None) -> JobSummary | None:
+    """Run one job; a failure after the run folder exists is recorded in its run.json, then re-raised.
+
+    ``sweep_dir``: the multirun's folder, whose ``.shared/validation`` holds the task validations its jobs share
+    (``share_validation``; ``beacon.repair.shared_validation``)."""
     run_dir = job_dir / "run"
     discard_setup_failure(run_dir)
     # A temp work folder (snapshots, scratch) is ours to remove, also after an exception or Ctrl-C, and the next
     # run sweeps the one of a run killed outright (beacon.scratch); a configured work_dir is the user's.
+    shared = None
+    if sweep_dir is not None and cfg.get("share_validation", True):
+        shared = SharedValidation(Path(sweep_dir) / ".shared" / "validation", label=job_dir.name)
     if cfg.work_dir:
-        return _execute(cfg, run_dir, Path(cfg.work_dir), overrides, resolve_path)
+        return _execute(cfg, run_dir, Path(cfg.work_dir), overrides, resolve_path, shared)
     with owned_tempdir(WORK_PREFIX) as work:
-        return _execute(cfg, run_dir, work, overrides, resolve_path)
+        return _execute(cfg, run_dir, work, overrides, resolve_path, shared)
 
 
-def _execute(cfg: DictConfig, run_dir: Path, work: Path, overrides: list[str], resolve_path) -> JobSummary | None:
+def _execute(cfg: DictConfig, run_dir: Path, work: Path, overrides: list[str], resolve_path,
+             shared: SharedValidation | None = None) -> JobSummary | None:
     tasks, resolve, inputs = load_tasks(cfg, work, resolve_path)
     spec = RunSpec(run_dir, config=OmegaConf.to_container(cfg, resolve=True), scientific=scientific_config(cfg),
                    overrides=list(overrides), inputs=inputs)
@@ -183,14 +192,18 @@ def _execute(cfg: DictConfig, run_dir: Path, work: Path, overrides: list[str], r
                              "set allow_local_execution=true (or dry_run=true to only assemble prompts)")
         settings = RunSettings(allow_local_execution=cfg.allow_local_execution, timeout_s=cfg.timeout_s,
                                sandbox=cfg.sandbox, network=cfg.network, limits=run_limits(cfg))
+        cache = cfg.get("cache_dir")
         summary = run_repair_job(tasks, resolve, attempt_specs(cfg), writer=writer, work_dir=work / "tasks",
                                  settings=settings, provider_for=provider_factory(cfg, run_dir, resolve_path),
-                                 dry_run=cfg.dry_run, progress=cfg.progress)
+                                 dry_run=cfg.dry_run, progress=cfg.progress, shared=shared,
+                                 parse_cache=Path(resolve_path(cache)) / "parse-cache" if cache else None)
         writer.set_environment("tests_sandboxed", summary.sandboxed)
         writer.set_environment("records_schema", RECORD_SCHEMA)  # see beacon.records
         # Rows name the Python mounts of the sandbox by label; the host paths behind the labels:
         writer.set_environment("sandbox_path_placeholders", {v: k for k, v in path_placeholders().items()})
         writer.set_environment("invalid_tasks", summary.invalid_tasks)
+        # which tasks this job validated itself and which verdicts it took from the sweep's other jobs
+        writer.set_environment("validation", summary.validation)
         writer.set_environment("rows", {"written": summary.rows_written, "resumed": summary.rows_resumed})
         return summary
 

@@ -113,6 +113,8 @@ class RepairConf:
     network: str = "deny"
     limits: LimitsConf = field(default_factory=LimitsConf)
     work_dir: Optional[str] = None
+    cache_dir: Optional[str] = ".beacon-cache"  # file parses by content (shared by runs; null: none)
+    share_validation: bool = True  # a sweep validates each task once (beacon/repair/shared_validation.py)
     progress: Optional[bool] = None
     print_table: bool = True
 

@@ -26,6 +26,7 @@ from ..data.manifest import Task
 from ..data.queries import build_query
 from .attempt import AttemptSpec, run_attempt
 from .prepare import PreparedTask, RunSettings, prepare_task
+from .shared_validation import SharedValidation
 from .process import remove_tree
 
 
@@ -36,6 +37,8 @@ class JobSummary:
     outcomes: dict[str, int] = field(default_factory=dict)
     invalid_tasks: dict[str, str] = field(default_factory=dict)
     sandboxed: bool | None = None
+    # per prepared task: "ran" (validated by this job) or "shared <key>" (another job of the sweep's verdict)
+    validation: dict[str, str] = field(default_factory=dict)
 
 
 def oracle_for(prepared: PreparedTask, spec: AttemptSpec) -> Provider:
@@ -65,8 +68,13 @@ def run_repair_job(
     dry_run: bool = False,
     progress: bool | None = None,
     only_keys: frozenset[str] | None = None,
+    shared: SharedValidation | None = None,
+    parse_cache: Path | None = None,
 ) -> JobSummary:
-    """Score every task × spec row not yet in ``writer``; ``only_keys``: just those rows (a sampled reproduction)."""
+    """Score every task × spec row not yet in ``writer``; ``only_keys``: just those rows (a sampled reproduction).
+
+    ``shared``: the sweep's task validations (``beacon.repair.shared_validation``); ``parse_cache``: file parses by
+    content, shared by runs. Neither changes a row."""
     if not dry_run and not settings.allow_local_execution:
         raise PermissionError("scoring executes the tasks' repository code: set allow_local_execution=true "
                               "explicitly (or dry_run=true to assemble prompts only)")
@@ -90,7 +98,8 @@ def run_repair_job(
         work = Path(work_dir) / f"task-{index:04d}"
         remove_tree(work)
         try:
-            prepared = prepare_task(task, resolve_repo(task.repo), work, settings, needs)
+            prepared = prepare_task(task, resolve_repo(task.repo), work, settings, needs, shared=shared,
+                                    parse_cache=parse_cache)
         except Exception as exc:  # recorded per row below; the sweep goes on
             prepared, failure = None, f"{type(exc).__name__}: {exc}".replace(str(work), "<work>")
         else:
@@ -99,6 +108,9 @@ def run_repair_job(
                 summary.invalid_tasks[task.task_id] = prepared.invalid_reason
             if prepared.sandboxed is not None:
                 summary.sandboxed = prepared.sandboxed
+            if prepared.validation:
+                summary.validation[task.task_id] = prepared.validation + (
+                    f" {prepared.validation_key}" if prepared.validation == "shared" else "")
         for slot, (spec, key) in enumerate(todo):
             if prepared is None:
                 row, timing = _prepare_failure(task, spec, failure, dry_run), {}

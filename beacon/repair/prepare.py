@@ -24,6 +24,7 @@ from .addopts import ProjectConfigError
 from .controls import snapshot_protected
 from .limits import Limits
 from .pytest_runner import PytestRun, run_pytest, sandbox_hint, verify_run
+from .shared_validation import SharedValidation
 from .task_policy import source_file_problems
 
 
@@ -54,6 +55,8 @@ class PreparedTask:
     mutant: dict = field(default_factory=dict)
     sandboxed: bool | None = None
     invalid_reason: str | None = None
+    validation: str = ""  # "ran" here, "shared" from another job of the sweep, "" when not run
+    validation_key: str = ""  # the shared entry's key (``shared_validation``)
 
     @property
     def valid(self) -> bool:
@@ -92,11 +95,14 @@ def summarize_run(run: PytestRun) -> dict:
 
 
 def prepare_task(task: Task, source: GitSource, work: Path, settings: RunSettings,
-                 needs: frozenset[str] = frozenset()) -> PreparedTask:
+                 needs: frozenset[str] = frozenset(), *, shared: SharedValidation | None = None,
+                 parse_cache: Path | None = None) -> PreparedTask:
     """Snapshot, index and (with local execution) check the preconditions of ``task``.
 
     ``needs``: the history inputs the job's methods declare (``Method.needs``), read as the localization
     runner reads them (``beacon.repo.history.read_inputs`` at the task's commit, blaming its non-test files).
+    ``shared``: the sweep's validations (``beacon.repair.shared_validation``), used when the sandbox is required.
+    ``parse_cache``: a folder of file parses by content hash (``beacon.graph.parse_store``), shared by runs.
     """
     work.mkdir(parents=True, exist_ok=True)
     pristine = materialize(source, task.commit, work / "pristine")
@@ -105,7 +111,7 @@ def prepare_task(task: Task, source: GitSource, work: Path, settings: RunSetting
     prepared = PreparedTask(
         task=task, source=source, work=work,
         mutated_text=(indexed / task.path).read_text(encoding="utf-8"),
-        graph=CodebaseGraph.from_repo(indexed),
+        graph=CodebaseGraph.from_repo(indexed, cache_dir=parse_cache),
     )
     if needs:
         paths = sorted({s.path for s in prepared.graph.symbols if not s.is_test})
@@ -114,10 +120,31 @@ def prepare_task(task: Task, source: GitSource, work: Path, settings: RunSetting
     if problems:
         prepared.invalid_reason = "policy: " + "; ".join(problems)
         return prepared
-    selection = task.tests.selection
-    prepared.protected = snapshot_protected(pristine, extra=selected_files(pristine, selection))
+    prepared.protected = snapshot_protected(pristine, extra=selected_files(pristine, task.tests.selection))
     if not settings.allow_local_execution:
         return prepared
+
+    def validate() -> dict:
+        return validate_task(prepared, pristine, settings)
+
+    if shared is not None and settings.sandbox == "required":
+        verdict, prepared.validation, prepared.validation_key = shared.get_or_run(task, settings, validate)
+    else:
+        verdict, prepared.validation = validate(), "ran"
+    prepared.sandboxed = verdict["sandboxed"]
+    prepared.baseline, prepared.mutant = verdict["baseline"], verdict["mutant"]
+    prepared.original_ids = tuple(verdict["original_ids"])
+    prepared.invalid_reason = verdict["invalid_reason"]
+    return prepared
+
+
+def validate_task(prepared: PreparedTask, pristine: Path, settings: RunSettings) -> dict:
+    """The task's verdict from two fresh snapshots: the original suite must pass (its test ids recorded from the
+    JUnit report), the mutant must complete and fail at least one of them. ``original_ids`` is empty and
+    ``invalid_reason`` says why when the task is not valid. Plain JSON values (``shared_validation`` stores them)."""
+    task, source, work = prepared.task, prepared.source, prepared.work
+    verdict = {"sandboxed": None, "baseline": {}, "mutant": {}, "original_ids": [], "invalid_reason": None}
+    selection = task.tests.selection
     run_kw = dict(protected=prepared.protected, flags=task.tests.flags or ("-q",), timeout=settings.timeout_s,
                   sandbox=settings.sandbox, network=settings.network, limits=settings.limits,
                   sources=(task.path,), pristine={task.path: _text(pristine / task.path)},
@@ -126,35 +153,34 @@ def prepare_task(task: Task, source: GitSource, work: Path, settings: RunSetting
         original = run_pytest(materialize(source, task.commit, work / "original-run"), selection,
                               report_dir=work / "reports" / "original", **run_kw)
     except ProjectConfigError as exc:  # the project's own pytest cannot start with this config either
-        prepared.invalid_reason = f"project config: {exc}"
-        return prepared
-    prepared.sandboxed = original.sandboxed
-    prepared.baseline = summarize_run(original)
+        verdict["invalid_reason"] = f"project config: {exc}"
+        return verdict
+    verdict["sandboxed"] = original.sandboxed
+    baseline = verdict["baseline"] = summarize_run(original)
     cases = original.report.testcases if original.report else ()
     ids = sorted({tc.node_id for tc in cases if tc.node_id})
     if not ids:
-        prepared.invalid_reason = "original suite: no test ids in the JUnit report " + str(original.report_error or "")
-        return prepared
-    verdict = verify_run(original, ids)
-    if not verdict.passed:
+        verdict["invalid_reason"] = "original suite: no test ids in the JUnit report " + str(original.report_error or "")
+        return verdict
+    passed = verify_run(original, ids)
+    if not passed.passed:
         hint = sandbox_hint(original)
-        prepared.invalid_reason = "original suite does not pass: " + "; ".join(verdict.reasons[:5]) + (
+        verdict["invalid_reason"] = "original suite does not pass: " + "; ".join(passed.reasons[:5]) + (
             f" (in the sandbox: {hint})" if hint else "")
-        return prepared
-    prepared.original_ids = tuple(ids)
-    prepared.baseline["ids"] = len(ids)
-    prepared.baseline["ids_sha256"] = hashlib.sha256("\n".join(ids).encode()).hexdigest()
+        return verdict
+    baseline["ids"] = len(ids)
+    baseline["ids_sha256"] = hashlib.sha256("\n".join(ids).encode()).hexdigest()
     mutant = run_pytest(prepared.fresh_mutant("mutant-run"), selection,
                         report_dir=work / "reports" / "mutant", **run_kw)
-    prepared.mutant = summarize_run(mutant)
+    summary = verdict["mutant"] = summarize_run(mutant)
     if mutant.timed_out or mutant.report is None:
-        prepared.invalid_reason = "mutant does not complete: " + (
+        verdict["invalid_reason"] = "mutant does not complete: " + (
             "timed out" if mutant.timed_out else str(mutant.report_error))
-        prepared.original_ids = ()
-        return prepared
+        return verdict
     killed = sorted(i for i, outcome in verify_run(mutant, ids).outcomes.items() if outcome != "passed")
-    prepared.mutant["failing_ids"] = killed
+    summary["failing_ids"] = killed
     if not killed:
-        prepared.invalid_reason = "mutant survives: every original test still passes"
-        prepared.original_ids = ()
-    return prepared
+        verdict["invalid_reason"] = "mutant survives: every original test still passes"
+        return verdict
+    verdict["original_ids"] = ids
+    return verdict

@@ -90,6 +90,11 @@ def test_real_multirun_and_collect(tmp_path):
     out = run("-m", "beacon.artifacts", "collect", str(sweep))
     index = json.loads((sweep / "sweep_index.json").read_text())
     assert len(index["jobs"]) == 4 and "sweep_index" in out.stdout
+    # the one task was validated by one job; the other three took its verdict (beacon/repair/shared_validation.py)
+    hows = sorted(json.loads((r / "run.json").read_text())["sessions"][-1]["environment"]["validation"].popitem()[1]
+                  .split()[0] for r in runs)
+    assert hows == ["ran", "shared", "shared", "shared"]
+    assert len(list((sweep / ".shared" / "validation").glob("*.json"))) == 1
 
 
 def test_a_failing_job_does_not_lose_the_others(tmp_path):
@@ -97,13 +102,17 @@ def test_a_failing_job_does_not_lose_the_others(tmp_path):
     # provider=replay without recordings fails inside the job; oracle jobs complete.
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    out = run("-m", "experiments.repair", "-m", "provider=oracle,replay", "tasks.limit=1",
+    # (share_validation=false: each job validates its own tasks, and the sweep keeps no verdicts)
+    out = run("-m", "experiments.repair", "-m", "provider=oracle,replay", "tasks.limit=1", "share_validation=false",
               "allow_local_execution=true", f"hydra.sweep.dir={sweep}", check=False, tmpdir=scratch)
     # the sweep ends non-zero, naming the failed cell and why
     assert out.returncode == 1 and "1 of 2 jobs" in out.stderr and "provider.recordings" in out.stderr
     metas = {p.parent.parent.name: json.loads(p.read_text()) for p in sweep.rglob("run.json")}
     statuses = {name.split("provider=")[1].split(",")[0]: m["status"] for name, m in metas.items()}
     assert statuses == {"oracle": "complete", "replay": "failed"}
+    assert not (sweep / ".shared").exists()
+    oracle = next(m for m in metas.values() if m["status"] == "complete")
+    assert list(oracle["sessions"][-1]["environment"]["validation"].values()) == ["ran"]
     assert list(scratch.iterdir()) == []  # the failed job's work folder went too
     failed = next(m for m in metas.values() if m["status"] == "failed")
     assert "recordings" in json.dumps(failed["error"])

@@ -53,3 +53,10 @@ def test_readme_first_paper_compares_methods_with_intervals(tmp_path):
     assert coverage["no_retrieval|dev_report|replay|diff|2000|no"]["Coverage (%)"] == 0.0
     for png in ("fig_coverage.png", "fig_pass_rate.png"):
         assert (tmp_path / "paper" / "build" / png).stat().st_size > 10_000
+    # the sweep validated each of its 3 tasks once (two sandboxed runs each), and its 8 jobs shared the verdicts
+    sweep = tmp_path / "outputs" / "sweeps" / "boltons_replay" / "+experiment=boltons_replay"
+    validations = [json.loads(p.read_text())["sessions"][-1]["environment"]["validation"]
+                   for p in sweep.glob("*/run/run.json")]
+    assert len(validations) == 8 and all(len(v) == 3 for v in validations)
+    assert sorted(how for v in validations for how in v.values() if how == "ran") == ["ran"] * 3
+    assert len(list((sweep / ".shared" / "validation").glob("*.json"))) == 3
