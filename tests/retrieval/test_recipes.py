@@ -133,6 +133,36 @@ def test_malformed_recipes_name_the_file_and_key(conf_dir, files, message):
     assert str(conf_dir) in str(info.value)
 
 
+@pytest.mark.parametrize("files, message", [
+    ({"a": "defaults: [b, _self_]\nname: a\nparams: {}\n", "b": "defaults: [a]\nname: b\nparams: {}\n"}, "cycle a -> b -> a"),
+    ({"a": "defaults: [_self_, hybrid]\nname: a\nparams: {}\n"}, "_self_ must come last"),
+    ({"a": "defaults: [nowhere, _self_]\nname: a\nparams: {}\n"}, "no recipe for retrieval method 'nowhere'"),
+    ({"a": "defaults: hybrid\nname: a\nparams: {}\n"}, "defaults: expected a list of recipe names"),
+    ({"a": "- name\n- params\n"}, "expected a mapping with name and params"),
+])
+def test_the_composers_read_finds_the_same_structural_errors(conf_dir, files, message):
+    for name, text in files.items():
+        _write(conf_dir, name, text)
+    for read in (recipes.recipe_composers, lambda: method_params("a")):
+        with pytest.raises(RecipeError, match=message) as info:
+            read()
+        assert str(conf_dir) in str(info.value)
+
+
+def test_the_composers_read_agrees_with_the_composition_on_every_recipe(conf_dir):
+    # inheritance: the file's own key wins (also null), else the last base in defaults: order that sets one
+    _write(conf_dir, "base_p", "name: base_p\ncomposer: perron\nparams: {}\n")
+    _write(conf_dir, "base_none", "name: base_none\nparams: {}\n")
+    _write(conf_dir, "two", "defaults: [bca, base_p, base_none, _self_]\nname: two\nparams: {}\n")
+    _write(conf_dir, "own", "defaults: [base_p, _self_]\nname: own\ncomposer: bca\nparams: {}\n")
+    _write(conf_dir, "cleared", "defaults: [base_p, _self_]\nname: cleared\ncomposer: null\nparams: {}\n")
+    _write(conf_dir, "empty", "")
+    composers = recipes.recipe_composers()
+    assert composers == {name: recipes._compose(name, ()).get("composer") for name in composers}
+    assert (composers["two"], composers["own"], composers["cleared"], composers["empty"]) == ("perron", "bca", None, None)
+    assert len(composers) == len(list(conf_dir.glob("*.yaml"))) > 60
+
+
 def test_an_unknown_method_has_no_recipe():
     with pytest.raises(RecipeError, match=r"no recipe for retrieval method 'hybird': expected .*hybird\.yaml"):
         method_params("hybird")
