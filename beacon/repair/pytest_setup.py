@@ -51,7 +51,7 @@ def check_pytest_versions(pytest_version: str | None = None, pluggy_version: str
 
 
 ALLOWED_FLAGS = frozenset({"-q", "-qq", "-v", "-vv", "--tb=short", "--tb=long", "--tb=line", "--tb=no"})
-_PASSTHROUGH_ENV = ("PATH", "LANG", "LC_ALL", "TZ")
+PASSTHROUGH_ENV = ("PATH", "LANG", "LC_ALL", "TZ")  # what a test run takes from the harness environment
 _CREDENTIAL_ENV = re.compile(
     r"TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|(^|_)KEY($|_)|^(AWS|GITHUB|GH|OPENAI|ANTHROPIC|HF|SSH|GOOGLE|AZURE)_",
     re.IGNORECASE,
@@ -82,7 +82,7 @@ def check_flags(flags: Iterable[str]) -> list[str]:
 
 def build_env(home: str, tmpdir: str, extra_env: Mapping[str, str] | None = None) -> dict[str, str]:
     """The child's whole environment: an allowlist, never the harness's secrets."""
-    env = {k: os.environ[k] for k in _PASSTHROUGH_ENV if k in os.environ}
+    env = {k: os.environ[k] for k in PASSTHROUGH_ENV if k in os.environ}
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", os.defpath)
     env.setdefault("LANG", "C.UTF-8")
     env.update(

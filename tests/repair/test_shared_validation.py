@@ -5,7 +5,10 @@ import dataclasses
 import json
 import logging
 import multiprocessing
+import os
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -14,8 +17,10 @@ from beacon.repair.control import make_control_repo
 from beacon.repair.limits import Limits
 from beacon.repair.prepare import RunSettings, prepare_task
 from beacon.repair.sandbox import find_bwrap
-from beacon.repair.shared_validation import (FIELDS, SharedValidation, harness_digest, key_inputs, tree_digest,
-                                             validation_key)
+import beacon
+from beacon.repair.pytest_setup import PASSTHROUGH_ENV
+from beacon.repair.shared_validation import (FIELDS, SharedValidation, harness_digest, installed_digest, key_inputs,
+                                             tree_digest, validation_key)
 
 BWRAP, WHY_NO_BWRAP = find_bwrap()
 SETTINGS = RunSettings(allow_local_execution=True, timeout_s=20, sandbox="required")
@@ -57,7 +62,15 @@ def test_the_key_names_the_task_the_settings_and_the_harness(control):
     ]
     keys = {validation_key(inputs) for inputs in others}
     assert base not in keys and len(keys) == len(others)
-    assert key_inputs(tasks[0], SETTINGS)["harness"] == harness_digest()
+    inputs = key_inputs(tasks[0], SETTINGS)
+    assert sorted(inputs) == ["bwrap", "environment", "executable", "format", "harness", "installed", "platform",
+                              "pluggy", "pytest", "python", "settings", "task"]
+    assert (inputs["harness"], inputs["installed"], inputs["python"], inputs["executable"]) == (
+        harness_digest(), installed_digest(), sys.version, sys.executable)
+    assert inputs["environment"] == {name: os.environ.get(name) for name in PASSTHROUGH_ENV}
+    assert inputs["task"] == tasks[0].to_json() and inputs["settings"]["sandbox"] == "required"
+    # the whole package, not one folder of it
+    assert harness_digest() == tree_digest(Path(beacon.__file__).resolve().parent)
 
 
 def test_the_harness_digest_changes_with_any_module(tmp_path):
@@ -92,7 +105,8 @@ def test_a_verdict_is_made_once_then_shared(control, tmp_path):
     assert calls.n == 3
 
 
-@pytest.mark.parametrize("damage", ["truncated", "other_key", "missing_field", "wrong_type", "not_ids"])
+@pytest.mark.parametrize("damage", ["truncated", "other_key", "missing_field", "wrong_type", "not_ids", "invalid",
+                                    "no_ids", "writable_by_others"])
 def test_a_damaged_entry_is_validated_again_and_replaced(control, tmp_path, caplog, damage):
     _, tasks = control
     shared, calls = SharedValidation(tmp_path / "v"), Calls()
@@ -101,6 +115,8 @@ def test_a_damaged_entry_is_validated_again_and_replaced(control, tmp_path, capl
     entry = json.loads(path.read_text())
     if damage == "truncated":
         path.write_text(path.read_text()[:40])
+    elif damage == "writable_by_others":
+        path.chmod(0o666)
     else:
         if damage == "other_key":
             entry["key"] = "0" * 64
@@ -108,6 +124,10 @@ def test_a_damaged_entry_is_validated_again_and_replaced(control, tmp_path, capl
             del entry["validation"]["invalid_reason"]
         elif damage == "wrong_type":
             entry["validation"]["original_ids"] = "t::a"
+        elif damage == "invalid":  # only valid verdicts are shared
+            entry["validation"]["invalid_reason"] = "mutant survives: every original test still passes"
+        elif damage == "no_ids":
+            entry["validation"]["original_ids"] = []
         else:
             entry["validation"]["original_ids"] = [1, 2]
         path.write_text(json.dumps(entry))
@@ -116,6 +136,20 @@ def test_a_damaged_entry_is_validated_again_and_replaced(control, tmp_path, capl
     assert (verdict, how, calls.n) == (VERDICT, "ran", 2)
     assert str(path) in caplog.text and "validating the task again" in caplog.text
     assert json.loads(path.read_text())["validation"] == VERDICT  # replaced
+    assert path.stat().st_mode & 0o777 == 0o644
+
+
+@pytest.mark.parametrize("verdict", [
+    {**VERDICT, "original_ids": [], "invalid_reason": "original suite does not pass: t::a: failed"},
+    {**VERDICT, "original_ids": [], "invalid_reason": "mutant does not complete: timed out"},
+    {**VERDICT, "original_ids": [], "invalid_reason": None},
+])
+def test_an_invalid_verdict_is_measured_by_each_job(control, tmp_path, verdict):
+    """A timeout or a suite that failed once must not drop the task from the whole sweep and its resumes."""
+    _, tasks = control
+    shared, calls = SharedValidation(tmp_path / "v"), Calls(verdict)
+    assert [shared.get_or_run(tasks[0], SETTINGS, calls)[:2] for _ in range(2)] == [(verdict, "ran")] * 2
+    assert calls.n == 2 and list((tmp_path / "v").glob("*.json")) == []
 
 
 def test_a_failing_validation_is_not_stored(control, tmp_path):
@@ -134,10 +168,11 @@ def test_a_failing_validation_is_not_stored(control, tmp_path):
     assert sorted(FIELDS) == sorted(VERDICT)
 
 
-def _ask(folder, manifest_root, counter, out):
+def _ask(folder, manifest_root, counter, out, barrier):
     """A job in another process: asks for task 0's verdict, validating slowly (counted in ``counter``)."""
     resolve = repo_resolver(manifest_root / "repos")
     task = load_manifest(manifest_root / "tasks.jsonl", resolve_repo=resolve)[0]
+    barrier.wait(60)  # every process asks at once, so without the lock each would find no entry and validate
 
     def slow() -> dict:
         with open(counter, "a") as fh:
@@ -156,7 +191,8 @@ def test_two_jobs_starting_together_validate_once(tmp_path):
     assert (root / "repos").is_dir() and manifest.name == "tasks.jsonl"
     counter, out = tmp_path / "count", tmp_path / "out"
     context = multiprocessing.get_context("spawn")
-    jobs = [context.Process(target=_ask, args=(tmp_path / "v", root, counter, out)) for _ in range(3)]
+    barrier = context.Barrier(3)
+    jobs = [context.Process(target=_ask, args=(tmp_path / "v", root, counter, out, barrier)) for _ in range(3)]
     for job in jobs:
         job.start()
     for job in jobs:
@@ -184,4 +220,11 @@ def test_a_shared_verdict_prepares_the_task_as_validating_it_does(control, tmp_p
     # a sweep that does not require the sandbox validates in every job
     auto = dataclasses.replace(SETTINGS, sandbox="auto")
     assert prepare_task(task, resolve(task.repo), tmp_path / "auto", auto, shared=shared).validation == "ran"
+    assert len(list(shared.folder.glob("*.json"))) == 1
+    # a task found invalid (here its mutant survives) is validated by every job and never stored
+    survives = dataclasses.replace(task, mutated_line=task.original_line + "  # unchanged")
+    for name in ("s1", "s2"):
+        prepared = prepare_task(survives, resolve(task.repo), tmp_path / name, SETTINGS, shared=shared)
+        assert prepared.validation == "ran" and not prepared.valid
+        assert prepared.invalid_reason == "mutant survives: every original test still passes"
     assert len(list(shared.folder.glob("*.json"))) == 1
