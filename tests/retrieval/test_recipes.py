@@ -118,10 +118,17 @@ def test_a_blend_variant_is_a_yaml_file(conf_dir, tmp_path):
     assert asdict(variant) == asdict(get_method("hybrid", w_name=0.0)) | {"name": "hybrid_no_name"}
 
 
-@pytest.mark.parametrize("files, message", [
+# Errors in a recipe's structure: both reads (method_params' composition, the composers' read at import) find them.
+STRUCTURAL = [
     ({"a": "defaults: [b, _self_]\nname: a\nparams: {}\n", "b": "defaults: [a]\nname: b\nparams: {}\n"}, "cycle a -> b -> a"),
     ({"a": "defaults: [_self_, hybrid]\nname: a\nparams: {}\n"}, "_self_ must come last"),
     ({"a": "defaults: [nowhere, _self_]\nname: a\nparams: {}\n"}, "no recipe for retrieval method 'nowhere'"),
+    ({"a": "defaults: hybrid\nname: a\nparams: {}\n"}, "defaults: expected a list of recipe names"),
+    ({"a": "- name\n- params\n"}, "expected a mapping with name and params"),
+]
+
+
+@pytest.mark.parametrize("files, message", [
     ({"a": "name: b\nparams: {}\n"}, "name: expected 'a', got 'b'"),
     ({"a": "name: a\nparams: [1, 2]\n"}, "params: expected a mapping"),
 ])
@@ -133,13 +140,7 @@ def test_malformed_recipes_name_the_file_and_key(conf_dir, files, message):
     assert str(conf_dir) in str(info.value)
 
 
-@pytest.mark.parametrize("files, message", [
-    ({"a": "defaults: [b, _self_]\nname: a\nparams: {}\n", "b": "defaults: [a]\nname: b\nparams: {}\n"}, "cycle a -> b -> a"),
-    ({"a": "defaults: [_self_, hybrid]\nname: a\nparams: {}\n"}, "_self_ must come last"),
-    ({"a": "defaults: [nowhere, _self_]\nname: a\nparams: {}\n"}, "no recipe for retrieval method 'nowhere'"),
-    ({"a": "defaults: hybrid\nname: a\nparams: {}\n"}, "defaults: expected a list of recipe names"),
-    ({"a": "- name\n- params\n"}, "expected a mapping with name and params"),
-])
+@pytest.mark.parametrize("files, message", STRUCTURAL)
 def test_the_composers_read_finds_the_same_structural_errors(conf_dir, files, message):
     for name, text in files.items():
         _write(conf_dir, name, text)
