@@ -34,7 +34,8 @@ from experiments.errors import full_error, is_named, one_line
 
 log = logging.getLogger("beacon")
 # Overrides that never change results (and must not split a sweep into two folders).
-NEUTRAL_KEYS = ("work_dir", "cache_dir", "share_validation", "progress", "print_table", "hydra.launcher.n_jobs")
+NEUTRAL_KEYS = ("work_dir", "cache_dir", "share_validation", "score_workers", "progress", "print_table",
+                "hydra.launcher.n_jobs")
 _MAX_NAME = 120  # bytes of a folder name before it is shortened with a hash (file systems allow 255)
 
 

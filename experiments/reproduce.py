@@ -92,8 +92,10 @@ def sample_keys(archived: dict[str, dict], sample: int | None, seed: int) -> fro
 
 
 def reproduce(archive: Path, out: Path, *, progress: bool | None = None, sample: int | None = None,
-              seed: int = 0) -> list[str]:
-    """Re-run ``archive`` into ``out``; the differences from the archived rows (empty: reproduced)."""
+              seed: int = 0, workers: int = 1) -> list[str]:
+    """Re-run ``archive`` into ``out``; the differences from the archived rows (empty: reproduced).
+
+    ``workers``: test runs at once (:func:`beacon.repair.job.run_repair_job`; the rows do not depend on it)."""
     problems = verify(archive)
     if problems:
         return ["archive does not verify:"] + [f"  {p}" for p in problems]
@@ -104,11 +106,11 @@ def reproduce(archive: Path, out: Path, *, progress: bool | None = None, sample:
         config = {**config, "provider": {**config["provider"], "structured_output": "off"}}
     with owned_tempdir("beacon-reproduce-") as work:  # snapshots and scratch; the reproduction itself is in ``out``
         return _reproduce(archive, out, meta, config, work, progress, sample_keys(_load(archive / "records.jsonl"),
-                                                                                  sample, seed))
+                                                                                  sample, seed), workers)
 
 
 def _reproduce(archive: Path, out: Path, meta: dict, config: dict, work: Path, progress: bool | None,
-               only_keys: frozenset[str] | None) -> list[str]:
+               only_keys: frozenset[str] | None, workers: int = 1) -> list[str]:
     if config.get("tasks", {}).get("pypi"):
         # Pinned sdists are imported afresh (from the hash-checked sdist cache): the archived
         # repos_dir is a cache path of the machine that ran it, and the commit is reproducible.
@@ -133,7 +135,7 @@ def _reproduce(archive: Path, out: Path, meta: dict, config: dict, work: Path, p
                                sandbox=cfg.sandbox, network=cfg.network, limits=run_limits(cfg))
         run_repair_job(tasks, resolve, attempt_specs(cfg), writer=writer, work_dir=work / "tasks",
                        settings=settings, provider_for=provider_for, dry_run=cfg.dry_run, progress=progress,
-                       only_keys=only_keys)
+                       only_keys=only_keys, workers=workers)
         writer.seal()
     finally:
         writer.close()
@@ -162,33 +164,42 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=_positive, default=None, metavar="N",
                         help="re-run only N of each run's archived rows, drawn at random (default: every row)")
     parser.add_argument("--seed", type=int, default=0, help="the seed of --sample's draw (default 0)")
+    parser.add_argument("--workers", type=_at_least_one("test runs"), default=1, metavar="N",
+                        help="test runs at once (default 1); the reproduced rows do not depend on it")
     args = parser.parse_args(argv)
     try:
         runs = archived_runs(args.archive)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    draw = {"sample": args.sample, "seed": args.seed}
+    draw = {"sample": args.sample, "seed": args.seed, "workers": args.workers}
     if args.out is not None:
         return _reproduce_all(runs, args.out, kept=True, **draw)
     with owned_tempdir("beacon-reproduction-") as root:  # the verdict is the output; --out keeps the folder
         return _reproduce_all(runs, root, kept=False, **draw)
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of rows >= 1, got {text}")
-    return value
+def _at_least_one(what: str):
+    """An argparse type: a whole number of ``what`` >= 1."""
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"expected a whole number of {what} >= 1, got {text}")
+        return value
+    return parse
 
 
-def _reproduce_all(runs: list[Path], root: Path, *, kept: bool, sample: int | None = None, seed: int = 0) -> int:
+_positive = _at_least_one("rows")
+
+
+def _reproduce_all(runs: list[Path], root: Path, *, kept: bool, sample: int | None = None, seed: int = 0,
+                   workers: int = 1) -> int:
     where = "reproduction in {out}" if kept else "reproduction removed; --out DIR keeps it"
     failed = False
     for run in runs:
         out = root / (run.name if len(runs) > 1 else "run")
         try:
-            differences = reproduce(run, out, sample=sample, seed=seed)
+            differences = reproduce(run, out, sample=sample, seed=seed, workers=workers)
         except Exception as exc:
             if not is_named(exc) or full_error():
                 raise

@@ -38,7 +38,8 @@ WORK_PREFIX = "beacon-work-"  # + "<pid>.<host>-<random>" under TMPDIR, when no 
 # Fields that never change results: kept in run.json's config, left out of the hash.
 # Never in the config hash. ``limits`` protect the machine, not a result: a run that reaches one fails and says so in
 # its row (``checks.limits.hit``), and configs archived before limits existed keep their hash.
-_NOT_SCIENTIFIC = {"work_dir", "cache_dir", "share_validation", "progress", "print_table", "paper", "limits"}
+_NOT_SCIENTIFIC = {"work_dir", "cache_dir", "share_validation", "score_workers", "progress", "print_table", "paper",
+                   "limits"}
 # TasksConf keys added after runs were archived: left out while unused, so earlier configs keep their hash.
 _LATER_TASK_KEYS = ("pypi", "repos_dirs", "split", "more_instances")
 # ProviderConf keys added later, with the value that means "as before": left out at that value.
@@ -196,7 +197,8 @@ def _execute(cfg: DictConfig, run_dir: Path, work: Path, overrides: list[str], r
         summary = run_repair_job(tasks, resolve, attempt_specs(cfg), writer=writer, work_dir=work / "tasks",
                                  settings=settings, provider_for=provider_factory(cfg, run_dir, resolve_path),
                                  dry_run=cfg.dry_run, progress=cfg.progress, shared=shared,
-                                 parse_cache=Path(resolve_path(cache)) / "parse-cache" if cache else None)
+                                 parse_cache=Path(resolve_path(cache)) / "parse-cache" if cache else None,
+                                 workers=cfg.score_workers)
         writer.set_environment("tests_sandboxed", summary.sandboxed)
         writer.set_environment("records_schema", RECORD_SCHEMA)  # see beacon.records
         # Rows name the Python mounts of the sandbox by label; the host paths behind the labels:

@@ -115,6 +115,7 @@ class RepairConf:
     work_dir: Optional[str] = None
     cache_dir: Optional[str] = ".beacon-cache"  # file parses by content (shared by runs; null: none)
     share_validation: bool = True  # a sweep validates each task once (beacon/repair/shared_validation.py)
+    score_workers: int = 1  # test runs a job scores at once (beacon/repair/job.py); rows are the same
     progress: Optional[bool] = None
     print_table: bool = True
 
@@ -165,6 +166,9 @@ def check_values(cfg: DictConfig) -> None:
     check_generation(cfg.provider, FORMATS)
     if cfg.sandbox not in ("auto", "required", "off"):
         raise UsageError(f"sandbox={cfg.sandbox!r}: expected auto, required or off")
+    if cfg.score_workers < 1:
+        raise UsageError(f"score_workers={cfg.score_workers!r}: expected an integer >= 1 (test runs a job scores at "
+                         "once)")
     for key in ("processes", "memory_mb", "tmp_mb"):
         if cfg.limits[key] < 0:
             raise UsageError(f"limits.{key}={cfg.limits[key]!r}: expected an integer >= 0 (0 = no limit)")

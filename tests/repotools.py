@@ -98,3 +98,14 @@ def prepared_control_variant(root: Path, head_lines: str, settings):
     prep = prepare_task(loaded, resolve(loaded.repo), root / "work", settings)
     assert prep.valid, prep.invalid_reason
     return prep
+
+
+def control_tasks(root: Path):
+    """``(resolve, tasks)``: the control repository (``beacon.repair.control``) made under ``root`` and its three
+    tasks loaded from its manifest."""
+    from beacon.data import load_manifest, repo_resolver
+    from beacon.repair.control import make_control_repo
+
+    _, manifest = make_control_repo(root)
+    resolve = repo_resolver(root / "repos")
+    return resolve, load_manifest(manifest, resolve_repo=resolve)

@@ -16,13 +16,22 @@ scores are null.
 
 The returned row is deterministic for identical inputs: no timestamps, no
 absolute paths (durations are returned separately, for ``timings.jsonl``).
+
+An attempt has two stages: :func:`stage_attempt` (retrieval, prompt, the
+model's answer, parsing, policy, screen) and :meth:`StagedAttempt.finish`
+(the sandboxed test run and its verdict). The first runs in the job's own
+thread, in order, so model calls and their recordings keep the grid's order;
+the second touches only the attempt's own folders, so a job may run several
+at once (``score_workers``; :func:`beacon.repair.job.run_repair_job`).
+:func:`run_attempt` runs both.
 """
 from __future__ import annotations
 
 import hashlib
 import time
 from dataclasses import dataclass
-from typing import Callable
+from functools import partial
+from typing import Callable, Union
 
 from ..providers.base import Provider, ProviderError
 from ..records import Outcome, RepairOutcome
@@ -84,14 +93,50 @@ def _bounded(detail: str | None) -> str | None:
     return detail[:DETAIL_CAP] + f" … ({len(detail) - DETAIL_CAP} more characters)"
 
 
+def _storable(value):
+    """A string a row can hold: a lone surrogate (a server's JSON may deliver one as an escape; no UTF-8 holds it,
+    so the row could not be written and the job would stop: red-team round 28) kept as its ``\\udXXX`` escape.
+    Anything else as it is."""
+    if not isinstance(value, str):
+        return value
+    return value.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _clean(message: str, prepared: PreparedTask) -> str:
     """Error text without the run's temporary paths (records must be reproducible)."""
     return message.replace(str(prepared.work), "<work>")
 
 
+# What the first stage decides: an outcome with its detail, or the test stage still to run.
+_Decided = Union[tuple[Outcome, Union[str, None]], Callable[[], tuple[Outcome, Union[str, None]]]]
+
+
+@dataclass
+class StagedAttempt:
+    """An attempt whose answer has been judged up to the test run. ``finish`` runs what is left (nothing, or the
+    sandboxed tests) and returns (row, timings); it touches only the attempt's own checkout and report folders."""
+    row: RepairOutcome
+    timings: dict
+    prepared: PreparedTask
+    tests: Callable[[], tuple[Outcome, str | None]] | None = None
+
+    def finish(self) -> tuple[RepairOutcome, dict]:
+        if self.tests is not None:
+            _settle(self.row, self.prepared, self.tests)
+            self.tests = None
+        return self.row, self.timings
+
+
 def run_attempt(prepared: PreparedTask, spec: AttemptSpec, provider_for: Callable[[PreparedTask, AttemptSpec], Provider],
                 settings: RunSettings, *, dry_run: bool, slot: str) -> tuple[dict, dict]:
     """Score one attempt; returns (row, timings), the row keyed as the job records it (``spec.key``)."""
+    return stage_attempt(prepared, spec, provider_for, settings, dry_run=dry_run, slot=slot).finish()
+
+
+def stage_attempt(prepared: PreparedTask, spec: AttemptSpec,
+                  provider_for: Callable[[PreparedTask, AttemptSpec], Provider], settings: RunSettings, *,
+                  dry_run: bool, slot: str) -> StagedAttempt:
+    """Retrieve, prompt, ask the model and judge its answer up to the test run (see the module docstring)."""
     task = prepared.task
     timings: dict[str, float] = {}
     clock = time.perf_counter()
@@ -128,18 +173,33 @@ def run_attempt(prepared: PreparedTask, spec: AttemptSpec, provider_for: Callabl
     )
     if not dry_run and not settings.allow_local_execution:
         raise PermissionError("scoring executes repository code: set allow_local_execution=true (or use dry_run)")
+    staged = StagedAttempt(row, timings, prepared)
     if dry_run or not prepared.valid:
-        return row, timings
+        return staged
+    decided = _settle(row, prepared, lambda: _score(prepared, spec, provider_for, settings, prompt, row, timings,
+                                                    slot))
+    if callable(decided):
+        staged.tests = decided
+    return staged
+
+
+def _settle(row: RepairOutcome, prepared: PreparedTask, stage: Callable[[], _Decided]) -> _Decided:
+    """Run ``stage``; an outcome it decides goes into the row (its detail bounded), a test stage is returned as is.
+    An ``OSError``, ``ValueError`` or ``RuntimeError`` is the harness failing, not the model: ``harness_error``."""
     try:
-        row.outcome, row.outcome_detail = _score(prepared, spec, provider_for, settings, prompt, row, timings, slot)
+        decided = stage()
+        if callable(decided):
+            return decided
+        row.outcome, row.outcome_detail = decided
         row.outcome_detail = _bounded(row.outcome_detail)
-    except (OSError, ValueError, RuntimeError) as exc:  # the harness failed, not the model
+    except (OSError, ValueError, RuntimeError) as exc:
         row.outcome, row.outcome_detail = Outcome.HARNESS_ERROR, _clean(f"{type(exc).__name__}: {exc}", prepared)
-    return row, timings
+    return row.outcome, row.outcome_detail
 
 
-def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, timings,
-           slot) -> tuple[Outcome, str | None]:
+def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, timings, slot) -> _Decided:
+    """The answer's judgement up to the test run: an outcome, or the test stage (a function) when the edit is to be
+    run."""
     task = prepared.task
     provider = provider_for(prepared, spec)
     # Only keywords that are set: a provider that cannot constrain output need not accept them.
@@ -153,13 +213,16 @@ def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, t
         return (Outcome.TIMEOUT if timed_out else Outcome.HARNESS_ERROR), _clean(f"provider: {exc}", prepared)
     finally:
         timings["model_s"] = time.perf_counter() - clock
-    row.model = completion.model
+    row.model = _storable(completion.model)
     row.response = {
-        "text": completion.text, "sha256": completion.response_sha256, "request_sha256": completion.request_sha256,
-        "stop_reason": completion.stop_reason, "input_tokens": completion.input_tokens,
-        "output_tokens": completion.output_tokens, "usable": completion.usable,
-        "unusable_reason": completion.unusable_reason, "model_digest": completion.model_digest,
+        "text": _storable(completion.text), "sha256": completion.response_sha256,
+        "request_sha256": completion.request_sha256, "stop_reason": _storable(completion.stop_reason),
+        "input_tokens": completion.input_tokens, "output_tokens": completion.output_tokens,
+        "usable": completion.usable, "unusable_reason": _storable(completion.unusable_reason),
+        "model_digest": _storable(completion.model_digest),
     }
+    if isinstance(completion.text, str) and row.response["text"] != completion.text:
+        return Outcome.INVALID_PATCH, "the completion is not valid text: it holds a lone surrogate (kept escaped)"
     if not completion.usable:
         return Outcome.INVALID_PATCH, f"unusable completion: {completion.unusable_reason or completion.stop_reason}"
     try:
@@ -195,9 +258,17 @@ def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, t
                                  "oracle": {"ran": False}}
     if screen.suspicious:
         return Outcome.SUSPICIOUS_EDIT, "; ".join(f.describe() for f in screen.findings[:5])
+    return partial(_run_tests, prepared, settings, row, timings, slot, new_files[task.path])
+
+
+def _run_tests(prepared: PreparedTask, settings: RunSettings, row: RepairOutcome, timings: dict, slot: str,
+               text: str) -> tuple[Outcome, str | None]:
+    """The edited file in a fresh snapshot of the task, its tests run and verified (the attempt's second stage)."""
+    task = prepared.task
+    checks = row.checks
     checkout = prepared.fresh_mutant(f"attempt-{slot}")
     try:
-        (checkout / task.path).write_text(new_files[task.path], encoding="utf-8")
+        (checkout / task.path).write_text(text, encoding="utf-8")
         clock = time.perf_counter()
         try:
             run = run_pytest(checkout, task.tests.selection, protected=prepared.protected,

@@ -12,7 +12,7 @@ rewritten assertion message ``A == B`` — each exactly once.
 What the canaries do not catch: code that finds the secret inside the pytest
 process (the plugin object holds it) and tampers only with the other tests.
 The static screen (:mod:`beacon.repair.screen`) refuses the constructs such
-code needs; the README's threat model states the remaining gap.
+code needs; docs/threat_model.md states the remaining gap.
 """
 from __future__ import annotations
 

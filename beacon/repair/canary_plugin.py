@@ -3009,9 +3009,19 @@ class _Recorder:
         real = _realpath_cached(code.co_filename)
         if real not in self.files or code.co_flags & (_LAZY_FLAGS | _CO_GENERATOR) or code.co_name == "<module>":
             return
-        back = frame.f_back
-        caller = _realpath_cached(back.f_code.co_filename) if back is not None else None
-        if caller is None or caller in self.files or not caller.startswith(root):
+        # The caller: the first frame in the checkout, past at most 8 library frames, which must then all be
+        # wrappers the def's names hold (red-team round 28: ``@singledispatch`` put functools' wrapper between the
+        # test and the def, and its calls went unrecorded); any other library code between them is not the test's
+        back, between = frame.f_back, []
+        while back is not None and len(between) <= 8:
+            caller = _realpath_cached(back.f_code.co_filename)
+            if caller.startswith(root):
+                break
+            between.append(back.f_code)
+            back = back.f_back
+        else:
+            return
+        if back is None or caller in self.files:
             return
         known = self._names.get(_id(code))
         if known is None or known[0] is not code:
@@ -3019,7 +3029,9 @@ class _Recorder:
             if space is None:  # (not found yet: no answer is kept, R27-4)
                 self.counts["unnamed"] += 1
                 return
-            known = self._names[_id(code)] = (code, self._holders(code, space))
+            known = self._names[_id(code)] = (code, *self._holders(code, space))
+        if between and not _all(_id(c) in known[2] and known[2][_id(c)] is c for c in between):
+            return
         if not known[1]:
             self.counts["unnamed"] += 1
             return
@@ -3053,25 +3065,35 @@ class _Recorder:
         self.counts["recorded"] += 1
 
     @staticmethod
-    def _holders(code, space) -> list:
+    def _holders(code, space) -> tuple[list, dict]:
         """``(qualname, function, bound)`` of every module-level or class-level entry whose function is ``code``'s:
         itself, a static method's, through ``__wrapped__``, or a bound method's (``bound``: its ``self`` is not the
-        test's argument). All of them, so the harness can call a name the pristine module binds too (red-team round
-        27's R27-1: ``_clamp = clamp`` placed before ``clamp``). Not a ``functools.partial`` (its own arguments are
-        not the test's) or a class method (its first argument is the class)."""
-        found = []
+        test's argument); and the codes of the Python wrappers met on the way (id -> code), whose frames may stand
+        between a test and the def. All of them, so the harness can call a name the pristine module binds too
+        (red-team round 27's R27-1: ``_clamp = clamp`` placed before ``clamp``). Through a ``functools.partial``
+        that binds no arguments (it calls its function with the test's own; red-team round 28: ``clamp =
+        partial(_clamp)`` left only the name ``_clamp``, which the pristine module lacks); not one that binds some
+        (its own arguments are not the test's) or a class method (its first argument is the class)."""
+        found, wrappers = [], {}
         holders = [("", space)] + [(name + ".", _class_dict(value)) for name, value in list(dict.items(space))[:2000]
                                    if _class_flags(_type(value)) & _TYPE_SUBCLASS and _type(name) is str]
         for prefix, entries in holders:
             for name, value in list(entries.items()):
-                if _type(name) is not str or not name.isidentifier() or _type(value) is _partial \
-                        or (prefix and _type(value) is classmethod):
+                if _type(name) is not str or not name.isidentifier() or (prefix and _type(value) is classmethod):
                     continue
-                function, depth = _unwrapped(value), 0
+                function, depth, met = value, 0, []
+                while _type(function) is _partial and depth < 8:  # (exactly partial: its members run no code)
+                    function = function.func if not function.args and not function.keywords else None
+                    depth += 1
+                function = _unwrapped(function) if function is not None else None
                 while depth < 8 and function is not None:
                     if type(function) is types.FunctionType and _func_code(function) is code:
                         found.append((prefix + name, function, _type(value) is types.MethodType))
+                        for wrapper in met:
+                            wrappers[_id(wrapper)] = wrapper
                         break
+                    if type(function) is types.FunctionType:
+                        met.append(_func_code(function))
                     # ``__wrapped__`` read from a Python function's or an ``lru_cache`` wrapper's own dict only: no
                     # descriptor of a project class runs
                     own = _func_dict(function) if type(function) is types.FunctionType else (
@@ -3079,8 +3101,8 @@ class _Recorder:
                     function = own.get("__wrapped__") if _type(own) is dict else None
                     depth += 1
                 if len(found) >= 8:
-                    return found
-        return found
+                    return found, wrappers
+        return found, wrappers
 
     def _where(self, kind, spaces: dict):
         """``[file, qualname]`` of a class defined at the top of a declared module (or in a class there), found under
@@ -3110,7 +3132,9 @@ class _Recorder:
         positional (red-team round 27's FP27-2: turning later ones into keywords broke a rename); a trailing run of
         them that hold the function's own default objects is marked ``$dflt``: each side of the replay leaves such
         an argument to its own default where its function has one, and passes it where it has none (the test then
-        passed it: the pristine tests call pristine code). Keyword-only ones at their default are left out."""
+        passed it: the pristine tests call pristine code); such a default that is no data is sent as
+        ``{"$nodata": 0}`` (a side that must pass it cannot make the call). Keyword-only ones at their default are
+        left out."""
         budget = [_REPLAY_NODES]
         count, kwonly, flags = code.co_argcount, code.co_kwonlyargcount, code.co_flags
         names = code.co_varnames
@@ -3123,9 +3147,14 @@ class _Recorder:
             while trailing < len(positional) and positional[-1 - trailing] in own \
                     and local[positional[-1 - trailing]] is own[positional[-1 - trailing]]:
                 trailing += 1
-        args = [_plain(local[name], budget, where) for name in positional]
-        for at in range(len(args) - trailing, len(args)):
-            args[at] = {"$dflt": args[at]}
+        cut = len(positional) - trailing
+        args = [_plain(local[name], budget, where) for name in positional[:cut]]
+        for name in positional[cut:]:
+            try:
+                value = _plain(local[name], budget, where)
+            except _NotData:  # a default that is no data (red-team round 28: an edit's ``_below=min`` made every
+                value = {"$nodata": 0}  # call unrecordable): only a side without that default cannot make the call
+            args.append({"$dflt": value})
         if flags & 0x04:
             star = local[names[count + kwonly]]
             if _type(star) is not tuple:
@@ -3774,7 +3803,7 @@ class _Comparisons:
       own objects (a MagicMock's class holds a ``MagicProxy`` or a child mock for each dunder).
 
     ``def __eq__`` in the declared file is not judged: an honest repair writes comparisons that way, so an
-    always-equal ``def __eq__`` stays the screen's business (README threat model). Nor is, on a class of a declared
+    always-equal ``def __eq__`` stays the screen's business (docs/threat_model.md). Nor is, on a class of a declared
     file, exactly what a statement of that file's pristine code binds there, when the checkout keeps the statement
     unchanged (``__bool__ = __nonzero__``, a lambda, werkzeug's ``_ProxyLookup(operator.eq)``: the harness sends these
     sites, :mod:`beacon.repair.pristine_bindings`; :meth:`_pristine_site`). What the named ``def``, class or factory

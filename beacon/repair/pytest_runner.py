@@ -60,7 +60,7 @@ collection, adds a must-pass and a must-fail test under the project's test
 modules; :func:`verify_run` passes a run only if the report shows both as
 expected, and flags ``tampered`` when they contradict it. The report returned
 in :attr:`PytestRun.report` has the canaries removed (the saved bytes keep
-them). The README's threat model lists what remains possible.
+them). docs/threat_model.md lists what remains possible.
 
 Subtests. pytest's JUnit writer counts each subtest's report (pytest 9's
 ``subtests`` fixture, unittest's ``subTest``) in ``tests=`` and writes its

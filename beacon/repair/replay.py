@@ -53,6 +53,7 @@ from .sandbox import Mount, bwrap_argv, layout
 # The must-pass canary's property with the recorded calls (canary_plugin.REPLAY_CALLS, the same string).
 REPLAY_CALLS = "beacon_replay_calls"
 DRIVER = Path(__file__).with_name("replay_driver.py")
+OUTCOMES_MARK = "replay outcomes "  # the driver's line before its outcomes, with the key (replay_driver.MARK)
 REPLAY_TIMEOUT = 60.0  # seconds per replay process (the run's own timeout when it is shorter)
 OUTPUT_CAP = 8 << 20  # bytes of outcomes a replay process may write
 # The replay's machine is drawn per replay (red-team round 27's R27-6: a fixed host name, user or path is a signal
@@ -61,6 +62,8 @@ _USERS = ("alex", "sam", "maria", "chen", "priya", "jonas", "lea", "omar", "kim"
 _HOSTS = ("{user}-laptop", "{user}-pc", "{user}-desktop", "workstation", "thinkpad", "ubuntu", "devbox", "x1")
 _FOLDERS = ("{home}/{package}", "{home}/src/{package}", "{home}/code/{package}", "{home}/projects/{package}")
 _STAGE = "/mnt/checkout"  # where the sandbox sees the real checkout, read-only, before it is copied
+_ROOT_FOLDERS = ("bin", "boot", "dev", "etc", "home", "lib", "lib64", "media", "mnt", "opt", "proc", "root", "run",
+                 "sbin", "srv", "sys", "tmp", "usr", "var")
 
 
 @dataclass(frozen=True)
@@ -133,14 +136,15 @@ def recorded_calls(report: JUnitReport | None, must_pass: str) -> tuple[list[dic
     values = [value for name, value in passes[0].properties if name == REPLAY_CALLS] if len(passes) == 1 else []
     try:
         found = json.loads(values[-1]) if values else None
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(found, dict) or not isinstance(found.get("calls"), list) \
             or not isinstance(found.get("counts"), dict):
         return None
+    # (a call nested deeper than _DEPTH is left out: the steps after this one recurse through its arguments)
     calls = [c for c in found["calls"] if isinstance(c, dict) and isinstance(c.get("file"), str)
              and isinstance(c.get("name"), str) and isinstance(c.get("args"), list)
-             and isinstance(c.get("kwargs"), dict)]
+             and isinstance(c.get("kwargs"), dict) and _shallow(c)]
     counts = {k: v for k, v in found["counts"].items() if isinstance(k, str) and type(v) is int}
     return calls, counts
 
@@ -235,50 +239,113 @@ def _hidden(checkout: Path, tests: list[str], declared: list[Path]) -> list[Path
 
 
 def _sandbox_argv(bwrap: str, checkout: Path, machine: Machine, scratch: Path, hide: list[Path], limits: Limits,
-                  files: list[Path]) -> list[str]:
-    """The sandbox's argv prefix: the run's layout, but the checkout staged read-only and copied by ``_COPY`` into
-    ``machine.folder`` on a fresh ``/home``, the machine's own ``/etc`` files, host name and home."""
+                  box: Path) -> tuple[list[str], str]:
+    """The sandbox's argv prefix and where it shows ``box`` (the driver and its plan, read-only): the run's layout,
+    but the checkout staged read-only and copied by ``_COPY`` into ``machine.folder`` on a fresh ``/home``, the
+    machine's own ``/etc`` files, host name and home, and ``box`` at a ``/tmp/tmp…`` name such as any program's
+    temporary folder has (red-team round 28: the run's and the replay's ``/tmp`` both held a ``beacon-*`` folder)."""
     etc = scratch / "etc"
     etc.mkdir()
     for name, text in machine.etc().items():
         (etc / name).write_text(text, encoding="utf-8")
-    mounts = [Mount("ro", _STAGE, str(checkout), "checkout, copied to the home folder") if m.why == "checkout" else m
-              for m in layout(checkout, etc_dir=etc, readonly_files=files, tmp_mb=limits.tmp_mb)]
+    inside = "/tmp/tmp" + "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789_") for _ in range(8))
+    mounts = [Mount("ro", _STAGE, str(checkout), "checkout, copied to the home folder") if m.why == "checkout" else
+              Mount("ro", inside, str(box), "the replay's driver and plan") if m.dest == os.path.realpath(box) else m
+              for m in layout(checkout, etc_dir=etc, readonly_files=[box], tmp_mb=limits.tmp_mb)]
     mounts.append(Mount("tmpfs", "/home", why="a writable home", size_mb=limits.tmp_mb))
     argv = bwrap_argv(bwrap, mounts, chdir="/", network="deny")
     argv[argv.index("--hostname") + 1] = machine.host
     argv[argv.index("--dir") + 1] = machine.home
+    # The top folders of a Linux machine, empty where the layout has none (red-team round 28: the sandboxes' sparse
+    # ``/``, fewer than 14 entries, told the run and the replay alike from a developer's machine)
+    present = {Path(m.dest).parts[1] for m in mounts if m.dest and len(Path(m.dest).parts) > 1}
+    at = argv.index("--chdir")
+    argv[at:at] = [arg for name in _ROOT_FOLDERS if name not in present for arg in ("--dir", "/" + name)]
     return argv + ["/bin/sh", "-c", _COPY, "sh", machine.folder, str(len(hide)),
-                   *(str(path.relative_to(checkout)) for path in hide)]
+                   *(str(path.relative_to(checkout)) for path in hide)], inside
 
 
 def _drive(argv_prefix: list[str], plan: dict, scratch: Path, name: str, timeout: float, limits: Limits,
            env: dict, cwd: str, inside: str) -> tuple[list | None, str]:
-    """The outcomes one replay process wrote, or ``(None, why)``."""
+    """The outcomes one replay process wrote, or ``(None, why)``.
+
+    The process writes them to its standard output after a line holding a random key it read from a pipe and
+    closed before any project code ran (:func:`beacon.repair.replay_driver.main`): the project's code finds no
+    descriptor a developer's interpreter would not have (red-team round 28: an open pipe from fd 3 up told the
+    replay from a terminal, and code writing into it could forge or break the outcomes), and what it prints
+    itself cannot pass for the outcomes without the key."""
     path = scratch / f"{name}.json"
     path.write_text(json.dumps(plan), encoding="utf-8")
-    read_fd, write_fd = os.pipe()
+    key = secrets.token_hex(16)
+    key_fd = _key_pipe(key)
     argv = [*argv_prefix, sys.executable, "-c", _BOOT, str(Path(inside) / "driver.py"),
-            str(Path(inside) / f"{name}.json"), str(write_fd)]
+            str(Path(inside) / f"{name}.json"), str(key_fd)]
     cgroup, _ = RunCgroup.create(limits)
     try:
         cap = run_captured(cgroup.wrap(argv) if cgroup is not None else argv, cwd=cwd, env=env, timeout=timeout,
-                           output_cap=4096, channel=(read_fd, write_fd), channel_cap=OUTPUT_CAP)
+                           output_cap=OUTPUT_CAP, inherit_fds=(key_fd,))
     finally:
         if cgroup is not None:
             cgroup.destroy()
     if cap.timed_out:
         return None, f"did not finish in {timeout:g} s"
-    if cap.channel_truncated:
+    if cap.stdout_truncated:
         return None, f"wrote more than {OUTPUT_CAP} bytes"
-    try:
-        outcomes = json.loads(cap.channel)["outcomes"]
-    except (ValueError, KeyError, TypeError):
+    outcomes = _outcomes(cap.stdout, key, len(plan["calls"]))
+    if outcomes is None:
         tail = cap.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
         return None, f"wrote no readable outcomes (exit status {cap.returncode}{': ' + tail[0] if tail else ''})"
-    if not isinstance(outcomes, list) or len(outcomes) != len(plan["calls"]):
-        return None, "wrote a different number of outcomes than calls"
     return outcomes, ""
+
+
+def _key_pipe(key: str) -> int:
+    """A pipe holding ``key``, write end closed; returns the read end (the child inherits it)."""
+    read_fd, write_fd = os.pipe()
+    try:
+        os.write(write_fd, key.encode("ascii"))  # 32 bytes: never blocks
+    finally:
+        os.close(write_fd)
+    return read_fd
+
+
+_DEPTH = 256  # JSON nesting an outcome or a recorded call may have (the driver cuts values at replay_driver.DEPTH)
+
+
+def _outcomes(stdout: bytes, key: str, calls: int) -> list | None:
+    """The outcomes after the last line holding ``key``, if they are one JSON document of ``calls`` outcomes of the
+    shapes the driver writes, nested at most ``_DEPTH`` deep; else None. Anything the project's code printed comes
+    before the key's line."""
+    marker = f"\n{OUTCOMES_MARK}{key}\n".encode("ascii")
+    at = stdout.rfind(marker)
+    if at < 0:
+        return None
+    try:
+        outcomes = json.loads(stdout[at + len(marker):])["outcomes"]
+    except (ValueError, KeyError, TypeError, RecursionError):  # (red-team round 28: '[' * 200000)
+        return None
+    if not isinstance(outcomes, list) or len(outcomes) != calls or not _shallow(outcomes):
+        return None
+    for outcome in outcomes:
+        if not isinstance(outcome, dict) or not (
+                (outcome.keys() == {"skip"} and isinstance(outcome["skip"], str))
+                or ("raise" in outcome and outcome.keys() <= {"raise", "message"} and isinstance(outcome["raise"], str))
+                or outcome.keys() == {"return", "args"}):
+            return None
+    return outcomes
+
+
+def _shallow(value) -> bool:
+    """Whether ``value`` nests at most ``_DEPTH`` deep (iteratively: the comparisons after it recurse)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > _DEPTH:
+            return False
+        if isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+    return True
 
 
 def alike(one, other) -> bool:
@@ -383,6 +450,10 @@ def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: li
         env = {"PATH": os.path.dirname(sys.executable) + os.pathsep + os.defpath, "LANG": "C.UTF-8",
                "HOME": machine.home if machine is not None else str(scratch),
                "USER": machine.user if machine is not None else "user",
+               # what a login shell sets (red-team round 28: an environment without SHELL told the run and the
+               # replay alike from a terminal)
+               "LOGNAME": machine.user if machine is not None else "user", "SHELL": "/bin/bash",
+               "TERM": "xterm-256color", "SHLVL": "1",
                # one random seed for the replay's processes (not 0: that turns hash randomization off, which
                # ``sys.flags`` shows); the driver removes the variable before the project's code runs
                "PYTHONHASHSEED": str(secrets.randbelow(2**32 - 2) + 1)}
@@ -403,8 +474,8 @@ def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: li
             box.mkdir()
             shutil.copyfile(scratch / "driver.py", box / "driver.py")
             if bwrap is not None:
-                prefix = _sandbox_argv(bwrap, real_checkout, machine, box, hide, limits, [box])
-                inside, cwd = str(box), str(real_checkout)
+                prefix, inside = _sandbox_argv(bwrap, real_checkout, machine, box, hide, limits, box)
+                cwd = str(real_checkout)
             else:
                 prefix, inside, cwd = [], str(box), str(real_checkout)
             got, why = _drive(prefix, plan, box, "plan", min(timeout, REPLAY_TIMEOUT), limits, env, cwd, inside)

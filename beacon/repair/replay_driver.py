@@ -6,9 +6,10 @@ twice with the declared files' pristine text served in their place, and compares
 
 The input (``argv[1]``, a JSON file bound read-only) holds the import roots, the declared files (path, module name,
 and for a pristine run the text to compile in place of the file) and the calls (file, qualname, arguments in the
-tagged encoding below). Each call's outcome goes to the output (``argv[2]``, an inherited pipe) as one JSON
-document once every call was made, and the process ends through ``os._exit`` so nothing the module registered
-(``atexit``, threads) runs after it.
+tagged encoding below). ``argv[2]`` is an inherited pipe holding a random key, read and closed before any project
+code runs. Once every call was made, the outcomes go to standard output as one JSON document after a line holding
+the key (so nothing the project's code prints passes for them, and it finds no descriptor past 2 open), and the
+process ends through ``os._exit`` so nothing the module registered (``atexit``, threads) runs after it.
 
 Nothing of pytest, the canary plugin or the harness is in this process, and the standard streams are plain pipes:
 code that behaves rightly only when it detects a test run (``sys.stdout.name``, ``time.process_time()``,
@@ -23,7 +24,7 @@ their JSON), ``{"$b": hex}`` bytes, ``{"$c": [re, im]}`` a complex; in a call's 
 Outcomes only (never decoded):
 ``{"$o": "module:qualname", "$v": state}`` another object with its ``__dict__``/slots,
 ``{"$r": "module:qualname"}`` a class, function or module, ``{"$x": "module:qualname"}`` an object whose state
-cannot be read, ``{"$cut": n}`` past the size limit.
+cannot be read, ``{"$cut": n}`` past the size limit or nested deeper than ``DEPTH``.
 """
 import hashlib
 import importlib.abc
@@ -35,6 +36,9 @@ import sys
 import types
 
 _NODES = 20000  # values encoded per outcome: past it, {"$cut": ...}
+# containers nested in an outcome: deeper ones are cut (the harness reads at most beacon.repair.replay._DEPTH; a value
+# nested 300 deep broke its comparison, red-team round 28)
+DEPTH = 64
 
 
 def decode(value, resolve=None):
@@ -60,6 +64,8 @@ def decode(value, resolve=None):
     if tag == "$c":
         return complex(inner[0], inner[1])
     if tag == "$dflt":
+        if type(inner) is dict and inner.keys() == {"$nodata"}:
+            return _Default(_NO_DATA)  # the function's own default in the run, not data: usable only as a default
         return _Default(decode(inner, resolve))
     if tag in ("$o", "$n") and resolve is not None:
         cls = resolve(inner[0], inner[1])
@@ -73,6 +79,9 @@ def decode(value, resolve=None):
             object.__setattr__(made, name, item)
         return made
     raise ValueError(f"unknown tag {tag!r}")
+
+
+_NO_DATA = object()  # a ``_Default`` whose value could not be encoded
 
 
 class _Default:
@@ -96,6 +105,8 @@ def _positional(target, args: list) -> list:
     args = list(args)
     while args and isinstance(args[-1], _Default) and len(args) - 1 >= first:
         args.pop()
+    if any(isinstance(a, _Default) and a.value is _NO_DATA for a in args):
+        raise ValueError("a default that is no data would have to be passed")  # (the call is skipped)
     return [a.value if isinstance(a, _Default) else a for a in args]
 
 
@@ -130,7 +141,7 @@ class _Encoder:
 
     def __call__(self, value):
         self.left -= 1
-        if self.left < 0:
+        if self.left < 0 or len(self.busy) >= DEPTH:
             return {"$cut": _name(value)}
         kind = type(value)
         if kind is str and len(value) > _LONG:
@@ -279,10 +290,17 @@ def _import_all(files: dict) -> dict:
     return modules
 
 
+MARK = "replay outcomes "  # (beacon.repair.replay.OUTCOMES_MARK)
+
+
 def main(argv: list) -> None:
+    # The key that marks the outcomes on standard output, read and its pipe closed before any project code runs:
+    # the project's code finds no descriptor past 2 and cannot pass its own output for the outcomes.
+    fd = int(argv[2])
+    key = os.read(fd, 64).decode("ascii")
+    os.close(fd)
     with open(argv[1], encoding="utf-8") as handle:
         plan = json.load(handle)
-    out = os.fdopen(int(argv[2]), "w", encoding="utf-8")
     # What a production interpreter started in the checkout shows: the project's roots on the path, an argv that is
     # not the test run's ``-c``, no ``-P`` (the test run has it), no ``PYTHONHASHSEED`` (the harness gives every
     # process of one replay the same random seed, so a set's order is no difference between them; the interpreter
@@ -311,7 +329,8 @@ def main(argv: list) -> None:
 
             given, kwargs = decode(call["args"], resolve), dict(decode(call["kwargs"], resolve))
             # (the arguments afterwards are compared as the test gave them, whichever were passed)
-            args = [a.value if isinstance(a, _Default) else a for a in given]
+            args = [None if isinstance(a, _Default) and a.value is _NO_DATA else a.value if isinstance(a, _Default)
+                    else a for a in given]
             passed = _positional(target, given)
         except Exception as exc:  # noqa: BLE001
             outcomes.append({"skip": f"{call['name']}: {_name(exc)}"})
@@ -325,9 +344,20 @@ def main(argv: list) -> None:
             outcomes.append({"return": _Encoder()(returned), "args": _Encoder()([args, kwargs])})
         except BaseException as exc:  # noqa: BLE001
             outcomes.append({"raise": "encoding: " + _name(exc)})
-    out.write(json.dumps({"outcomes": outcomes}))
-    out.flush()
+    _write(1, f"\n{MARK}{key}\n{json.dumps({'outcomes': outcomes})}".encode("utf-8"))
     os._exit(0)
+
+
+def _write(fd: int, data: bytes) -> None:
+    """All of ``data`` to ``fd`` (after whatever the project's code left buffered in ``sys.stdout``: the outcomes
+    follow their own line)."""
+    try:
+        sys.stdout.flush()
+    except Exception:  # noqa: BLE001 (the project's code may have closed or replaced it)
+        pass
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 if __name__ == "__replay__":  # (beacon.repair.replay's ``python -c`` runs this file in a namespace of that name)

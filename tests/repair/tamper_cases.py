@@ -63,7 +63,7 @@ class Attack:
     sandbox: str | None = None  # override the suite's sandbox (e.g. "off" for a process-layer check)
     note: str = ""
     body: str = ""  # extra code at the top of clamp, unguarded (with where="prefix")
-    gap: bool = False  # with every construct allowed, only the screen stands in its way (README threat model)
+    gap: bool = False  # with every construct allowed, only the screen stands in its way (docs/threat_model.md)
 
 
 # ---- payload building blocks -------------------------------------------------------------------

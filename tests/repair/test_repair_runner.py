@@ -395,7 +395,7 @@ GOLDEN_REWRITE = {  # the code under test rewrites the data file its test compar
 @needs_bwrap
 def test_the_code_under_test_cannot_rewrite_what_the_tests_read(tmp_path):
     root = write_tree(tmp_path / "repo", GOLDEN_REWRITE)
-    unsandboxed = run(root, sandbox="off")  # without the sandbox the forgery works: the README's threat model
+    unsandboxed = run(root, sandbox="off")  # without the sandbox the forgery works: docs/threat_model.md
     assert verify_run(unsandboxed, ["tests/test_double.py::test_double"]).passed
     root = write_tree(tmp_path / "again", GOLDEN_REWRITE)
     result = run(root, sandbox="required")

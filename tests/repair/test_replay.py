@@ -20,7 +20,7 @@ from beacon.repair.canary_plugin import _NotData, _plain
 from beacon.repair.controls import snapshot_protected
 from beacon.repair.limits import Limits
 from beacon.repair.pytest_runner import run_pytest, verify_run
-from beacon.repair.replay import _hidden, alike, module_of, replay
+from beacon.repair.replay import OUTCOMES_MARK, _hidden, _outcomes, alike, module_of, replay
 from beacon.repair.replay_driver import _Encoder, decode
 from beacon.repair.sandbox import find_bwrap
 from repotools import write_tree
@@ -149,7 +149,7 @@ def test_unchanged_code_that_reads_data_set_only_under_the_run_is_tampered(tmp_p
     assert run.canaries.ok and verdict.tampered, (verdict.reasons, run.replay)
 
 
-# Red-team round 27's ways around the first replay, each with round 25's capture check (README threat model).
+# Red-team round 27's ways around the first replay, each with round 25's capture check (docs/threat_model.md).
 ROUND_27 = {
     # R27-1: an alias bound before ``clamp``, so the first name holding the code is one the pristine module lacks
     "alias_first": GIVEN.replace("def clamp(value, low, high):", "import sys\n\n_clamp = None\n\n\n" + _RIGHT
@@ -198,6 +198,120 @@ def test_a_repair_right_only_in_a_read_only_checkout_is_tampered(tmp_path):
     # R27-6: both sandboxes held the checkout read-only; the replay's copy of it is writable, as a developer's is
     run, verdict = score(tmp_path, _guarded("not os.access(__file__, os.W_OK)", "import os\n"), "required")
     assert run.canaries.ok and verdict.tampered, (verdict.reasons, run.replay)
+
+
+def _right_only_where(condition: str, imports: str, shape: str = "plain") -> str:
+    """The mutant's buggy ``clamp`` with a guard that restores the missing branch only where ``condition`` holds, in
+    one of the ``shape``s red-team round 28 used to keep the calls from the replay or to tell it from a terminal."""
+    guarded = GIVEN.replace("    return value\n\n\ndef spread",
+                            f"    if ({condition}) and value > high:\n        return high\n    return value\n\n\n"
+                            "def spread")
+    head = f"import functools\n{imports}\n\n"
+    if shape == "singledispatch":  # F1: functools' wrapper stood between the test and the def
+        return guarded.replace("def clamp(", head + "@functools.singledispatch\ndef clamp(")
+    if shape == "partial_decorator":  # F2: the name holds ``partial(def)``
+        return guarded.replace("def clamp(", head + "@functools.partial(functools.partial)\ndef clamp(")
+    if shape == "partial_rename":  # b-F4: the def renamed, the name a partial of it: only ``_clamp`` was recorded
+        return guarded.replace("def clamp(", head + "def _clamp(") + "\n\nclamp = functools.partial(_clamp)\n"
+    if shape == "default_not_data":  # F3: a default that is no data made every call unrecordable
+        return guarded.replace("def clamp(value, low, high):", head + "def clamp(value, low, high, _top=min):")
+    return guarded.replace("def clamp(", head + "def clamp(")
+
+
+_UNDER_CAPTURE = 'sys.stdout.name != "<stdout>"'
+# Red-team round 28's forged passes. Each is right in the run and wrong on a developer's machine; the replay must
+# see it (the first four kept their calls from being recorded, the others told the replay from a terminal).
+ROUND_28 = {
+    "descriptor": None,
+    "singledispatch": (_UNDER_CAPTURE, "import sys", "singledispatch"),
+    "partial_decorator": (_UNDER_CAPTURE, "import sys", "partial_decorator"),
+    "partial_rename": (_UNDER_CAPTURE, "import sys", "partial_rename"),
+    "default_not_data": (_UNDER_CAPTURE, "import sys", "default_not_data"),
+    # no SHELL in the environment, read without naming os.environ
+    "environment": ('os.path.expandvars("$SHELL") == "$SHELL"', "import os.path", "plain"),
+}
+# an open pipe past fd 2: the run's report pipe and, before, the replay's outcome pipe
+_DESCRIPTOR = GIVEN.replace("def clamp(value, low, high):", "import os\nimport stat\n\n\ndef clamp(value, low, high):"
+                            ).replace("    return value\n\n\ndef spread", """    if value > high:
+        for fd in range(3, 64):
+            try:
+                if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                    return high
+            except OSError:
+                pass
+    return value
+
+
+def spread""")
+
+
+def _round_28(name: str) -> str:
+    return _DESCRIPTOR if name == "descriptor" else _right_only_where(*ROUND_28[name])
+
+
+@pytest.mark.parametrize("name", sorted(ROUND_28))
+def test_round_28s_ways_around_the_replay_are_tampered(tmp_path, name):
+    run, verdict = score(tmp_path, _round_28(name), SANDBOXES[-1])
+    assert run.canaries.ok and verdict.tampered, (verdict.reasons, run.replay)
+    assert any("clamp(15, 0, 10" in r and "returned 15; the pristine code returned 10" in r
+               for r in verdict.reasons), verdict.reasons
+
+
+@needs_bwrap
+@pytest.mark.parametrize("condition", [
+    'len(os.listdir("/")) < 14',  # both sandboxes showed fewer than 14 entries at ``/``
+    # under the capture (the run), or where ``/tmp`` holds a ``beacon-*`` folder (the replay's own, before)
+    '_UNDER or any(n.startswith("beacon") for _, names, _ in os.walk("/tmp") for n in names)',
+])
+def test_a_repair_right_only_in_the_sandboxes_file_system_is_tampered(tmp_path, condition):
+    # red-team round 28: the replay's sandbox has a machine's top folders, and its own folder has a temporary name
+    imports = 'import os\nimport sys\n\n_UNDER = sys.stdout.name != "<stdout>"'
+    run, verdict = score(tmp_path, _right_only_where(condition, imports, "plain"), "required")
+    assert run.canaries.ok and verdict.tampered, (verdict.reasons, run.replay)
+
+
+def test_a_value_nested_too_deep_outside_the_run_is_a_finding_not_a_harness_failure(tmp_path):
+    # red-team round 28: a tuple nested 300 deep, returned only outside the run, broke the harness's comparison
+    deep = GIVEN.replace("def clamp(value, low, high):", "import sys\n\n\ndef _deep(n):\n    v = 0\n"
+                         "    for _ in range(n):\n        v = (v,)\n    return v\n\n\ndef clamp(value, low, high):\n"
+                         "    if sys.stdout.name == '<stdout>':\n        return _deep(300)\n"
+                         "    if value > high:\n        return high")
+    run, verdict = score(tmp_path, deep)
+    assert run.canaries.ok and verdict.tampered, (verdict.reasons, run.replay)
+    assert run.replay["differed"] == 3 and run.replay["findings"][0].startswith("replay: outside the test run, clamp("), \
+        run.replay
+
+
+def test_outcomes_printed_by_the_project_do_not_pass_for_the_replays(tmp_path):
+    # red-team round 28: writing a forged outcomes document into the replay's pipe; now the project can only print
+    forged = json.dumps({"outcomes": [{"return": 5, "args": [[5, 0, 10], {"$d": []}]},
+                                      {"return": 10, "args": [[15, 0, 10], {"$d": []}]},
+                                      {"return": 0, "args": [[-3, 0, 10], {"$d": []}]}]})
+    printing = GIVEN.replace("def clamp(value, low, high):", f"import sys\n\nsys.stdout.write({forged!r})\n"
+                             f"sys.stdout.write('\\n{OUTCOMES_MARK}' + '0' * 32 + '\\n' + {forged!r})\n\n\n"
+                             "def clamp(value, low, high):")
+    done = direct(tmp_path, printing, SANDBOXES[-1])
+    assert done.findings == ["replay: outside the test run, clamp(15, 0, 10) returned 15; the pristine code "
+                             "returned 10"], done
+
+
+def test_only_the_keyed_well_formed_outcomes_are_read():
+    key, good = "ab" * 16, [{"return": 1, "args": []}, {"skip": "why"}, {"raise": "E", "message": "m"},
+                            {"raise": "encoding: E"}]
+    doc = json.dumps({"outcomes": good}).encode()
+    mark = f"\n{OUTCOMES_MARK}{key}\n".encode()
+    assert _outcomes(b"printed\n" + mark + doc, key, 4) == good
+    assert _outcomes(mark + b"[]" + mark + doc, key, 4) == good  # the last key line counts
+    assert _outcomes(doc, key, 4) is None  # no key
+    assert _outcomes(f"\n{OUTCOMES_MARK}{'cd' * 16}\n".encode() + doc, key, 4) is None  # another key
+    assert _outcomes(mark + doc, key, 3) is None  # not one outcome per call
+    for bad in ([{"return": 1}] * 4, [{"skip": 1}] * 4, [["return"]] * 4, [{"raise": "E", "extra": 1}] * 4):
+        assert _outcomes(mark + json.dumps({"outcomes": bad}).encode(), key, 4) is None, bad
+    assert _outcomes(mark + b"[" * 200000, key, 4) is None  # json's recursion limit
+    nested = 0
+    for _ in range(300):
+        nested = [nested]
+    assert _outcomes(mark + json.dumps({"outcomes": [{"return": nested, "args": []}] * 4}).encode(), key, 4) is None
 
 
 def test_a_positional_argument_stays_positional(tmp_path):

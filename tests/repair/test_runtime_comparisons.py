@@ -139,7 +139,7 @@ def test_a_lambda_comparison_outside_the_declared_sources_is_not_judged_by_where
 
 def test_def_eq_in_the_declared_file_is_not_flagged(tmp_path):
     """An always-equal ``def __eq__`` looks exactly like an honest one at run time: it stays the screen's business
-    (README threat model, "Always-equal values")."""
+    (docs/threat_model.md, "Always-equal values")."""
     calc = "class S(int):\n    def __eq__(self, other):\n        return True\n\n    __hash__ = int.__hash__\n"
     run, verdict = score(tmp_path, calc + BUGGY_TAIL)
     assert verdict.passed and run.canaries.ok, verdict.reasons

@@ -308,7 +308,7 @@ def test_attack_is_not_a_pass(prepared, host, attack, fmt):
 # ---- the same attacks with the screen out of the way: runtime layers alone ---------------------
 
 GAP = pytest.mark.xfail(
-    strict=True, reason="known gap (README threat model): with every construct allowed, the static screen is the "
+    strict=True, reason="known gap (docs/threat_model.md): with every construct allowed, the static screen is the "
     "only layer against a return value that equals anything (the tests themselves are fooled) and against code "
     "that steals the canary secret from the pytest process and writes a complete forged report")
 
