@@ -260,8 +260,8 @@ def test_round_28s_ways_around_the_replay_are_tampered(tmp_path, name):
 @needs_bwrap
 @pytest.mark.parametrize("condition", [
     'len(os.listdir("/")) < 14',  # both sandboxes showed fewer than 14 entries at ``/``
-    # under the capture (the run), or where ``/tmp`` holds a ``beacon-*`` folder (the replay's own, before)
-    '_UNDER or any(n.startswith("beacon") for _, names, _ in os.walk("/tmp") for n in names)',
+    # under the capture (the run), or where a ``beacon-replay-*`` folder is under ``/tmp`` (the replay's own, before)
+    '_UNDER or any(n.startswith("beacon-replay") for _, names, _ in os.walk("/tmp") for n in names)',
 ])
 def test_a_repair_right_only_in_the_sandboxes_file_system_is_tampered(tmp_path, condition):
     # red-team round 28: the replay's sandbox has a machine's top folders, and its own folder has a temporary name
