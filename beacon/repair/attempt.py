@@ -221,10 +221,11 @@ def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, t
         "usable": completion.usable, "unusable_reason": _storable(completion.unusable_reason),
         "model_digest": _storable(completion.model_digest),
     }
+    if not completion.usable:
+        why = row.response["unusable_reason"] or row.response["stop_reason"]
+        return Outcome.INVALID_PATCH, f"unusable completion: {why}"
     if isinstance(completion.text, str) and row.response["text"] != completion.text:
         return Outcome.INVALID_PATCH, "the completion is not valid text: it holds a lone surrogate (kept escaped)"
-    if not completion.usable:
-        return Outcome.INVALID_PATCH, f"unusable completion: {completion.unusable_reason or completion.stop_reason}"
     try:
         edit = parse_edit(completion.text, spec.edit_format)
     except EditParseError as exc:

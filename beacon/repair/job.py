@@ -15,6 +15,7 @@ that order too, so the records are the same bytes for any ``workers``.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 from collections import deque
@@ -36,6 +37,8 @@ from .attempt import AttemptSpec, StagedAttempt, stage_attempt
 from .prepare import PreparedTask, RunSettings, prepare_task
 from .shared_validation import SharedValidation
 from .process import remove_tree
+
+log = logging.getLogger("beacon")
 
 
 @dataclass
@@ -86,6 +89,11 @@ def run_repair_job(
     content, shared by runs; ``workers``: test runs at once (see the module docstring). None changes a row."""
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
+    if workers > 1 and settings.sandbox != "required":
+        # without the sandbox, runs share the machine's /tmp, ports and the user's files: one at a time
+        log.warning("score_workers=%d needs sandbox=required; without it the job runs its tests one at a time",
+                    workers)
+        workers = 1
     if not dry_run and not settings.allow_local_execution:
         raise PermissionError("scoring executes the tasks' repository code: set allow_local_execution=true "
                               "explicitly (or dry_run=true to assemble prompts only)")
@@ -110,8 +118,10 @@ def run_repair_job(
             bar.update(1)
 
     def write_first(waiting: deque) -> None:
-        key, staged, running = waiting.popleft()  # the test stage runs here when no worker took it
-        write(key, *(running.result() if running is not None else staged.finish()))
+        key, staged, running = waiting[0]  # (popped once written: an interrupt meanwhile still waits for it below)
+        row, timing = running.result() if running is not None else staged.finish()  # (no worker took it: here)
+        waiting.popleft()
+        write(key, row, timing)
 
     # Up to ``workers`` test stages run at once while the next attempts are staged; rows are written in order.
     with ThreadPoolExecutor(workers, thread_name_prefix="beacon-tests") if workers > 1 else nullcontext() as pool:

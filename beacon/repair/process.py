@@ -46,13 +46,23 @@ class Captured:
 
 
 class _Sink:
-    def __init__(self, cap: int):
-        self.cap = cap
+    """The first ``cap`` bytes of a stream, or with ``tail`` its last ``cap`` bytes."""
+
+    def __init__(self, cap: int, tail: bool = False):
+        self.cap, self.tail = cap, tail
         self.chunks: list[bytes] = []
         self.kept = 0
         self.truncated = False
 
     def add(self, data: bytes) -> None:
+        if self.tail:
+            self.chunks.append(data)
+            self.kept += len(data)
+            if self.kept > 2 * self.cap:  # (trimmed now and then: memory stays under 2 x cap)
+                self.truncated = True
+                self.chunks = [b"".join(self.chunks)[-self.cap:]]
+                self.kept = self.cap
+            return
         room = self.cap - self.kept
         if len(data) > room:
             self.truncated = True
@@ -62,7 +72,11 @@ class _Sink:
             self.kept += len(data)
 
     def value(self) -> bytes:
-        return b"".join(self.chunks)
+        data = b"".join(self.chunks)
+        if self.tail and len(data) > self.cap:
+            self.truncated = True
+            return data[-self.cap:]
+        return data
 
 
 def remove_tree(path: os.PathLike | str) -> None:
@@ -113,10 +127,14 @@ def run_captured(
     channel: tuple[int, int] | None = None,
     channel_cap: int = 0,
     inherit_fds: tuple[int, ...] = (),
+    stdout_cap: int | None = None,
+    stdout_tail: bool = False,
 ) -> Captured:
     """Run ``argv``; ``channel`` is a ``(read_fd, write_fd)`` pipe whose write end
     the child inherits at the same number. Both channel fds are closed here, and
-    so are ``inherit_fds`` (more fds the child inherits at the same numbers)."""
+    so are ``inherit_fds`` (more fds the child inherits at the same numbers).
+    ``stdout_cap``: standard output's own cap (default ``output_cap``); ``stdout_tail``: keep its last bytes, not
+    its first (the replay's driver writes its outcomes last)."""
     read_fd, write_fd = channel if channel is not None else (None, None)
     inherited = list(inherit_fds)
     sinks: dict[int, _Sink] = {}
@@ -140,11 +158,12 @@ def run_captured(
         while inherited:
             os.close(inherited.pop())
         assert proc.stdout is not None and proc.stderr is not None
-        streams = {proc.stdout.fileno(): output_cap, proc.stderr.fileno(): output_cap}
+        streams = {proc.stdout.fileno(): output_cap if stdout_cap is None else stdout_cap,
+                   proc.stderr.fileno(): output_cap}
         if read_fd is not None:
             streams[read_fd] = channel_cap
         for fd, cap in streams.items():
-            sinks[fd] = _Sink(cap)
+            sinks[fd] = _Sink(cap, tail=stdout_tail and fd == proc.stdout.fileno())
             sel.register(fd, selectors.EVENT_READ)
         try:
             pidfd = os.pidfd_open(proc.pid)

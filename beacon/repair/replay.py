@@ -41,6 +41,7 @@ import secrets
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,8 +95,22 @@ _COPY = ('d="$1"; n="$2"; shift 2; mkdir -p "$d" && cp -a ' + _STAGE + '/. "$d" 
          'while [ "$n" -gt 0 ]; do rm -rf "$d/$1" || exit 97; shift; n=$((n - 1)); done; cd "$d" || exit 97; '
          'exec "$@"')
 # ``python -c``: the driver runs in a namespace of its own, so ``__main__`` holds nothing of it.
-_BOOT = ("import sys\ndel sys.path[0]\n"
-         "exec(compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec'), {'__name__': '__replay__'})\n")
+_BOOT = ("import sys\n"
+         "def _boot():\n"
+         "    import json, os\n"
+         "    del sys.path[0]\n"
+         "    fd, parts = int(sys.argv[1]), []\n"
+         "    while True:\n"
+         "        part = os.read(fd, 1 << 16)\n"
+         "        if not part:\n"
+         "            break\n"
+         "        parts.append(part)\n"
+         "    os.close(fd)\n"
+         "    payload = json.loads(b''.join(parts))\n"
+         "    space = {'__name__': '__replay__'}\n"
+         "    exec(compile(payload.pop('driver'), 'replay_driver.py', 'exec'), space)\n"
+         "    space['main'](payload)\n"
+         "globals().pop('_boot')()\n")  # (``__main__`` then holds nothing of it but ``sys``, as before)
 _REL, _ABS = 1e-9, 1e-12  # numbers alike within these (the oracle of calls' tolerance)
 _SHOWN = 3  # findings listed per replay
 
@@ -238,20 +253,18 @@ def _hidden(checkout: Path, tests: list[str], declared: list[Path]) -> list[Path
     return sorted(p for p in out if not any(p != q and p.is_relative_to(q) for q in out))
 
 
-def _sandbox_argv(bwrap: str, checkout: Path, machine: Machine, scratch: Path, hide: list[Path], limits: Limits,
-                  box: Path) -> tuple[list[str], str]:
-    """The sandbox's argv prefix and where it shows ``box`` (the driver and its plan, read-only): the run's layout,
-    but the checkout staged read-only and copied by ``_COPY`` into ``machine.folder`` on a fresh ``/home``, the
-    machine's own ``/etc`` files, host name and home, and ``box`` at a ``/tmp/tmp…`` name such as any program's
-    temporary folder has (red-team round 28: the run's and the replay's ``/tmp`` both held a ``beacon-*`` folder)."""
+def _sandbox_argv(bwrap: str, checkout: Path, machine: Machine, scratch: Path, hide: list[Path],
+                  limits: Limits) -> list[str]:
+    """The sandbox's argv prefix: the run's layout, but the checkout staged read-only and copied by ``_COPY`` into
+    ``machine.folder`` on a fresh ``/home``, the machine's own ``/etc`` files, host name and home. Nothing of the
+    harness is in its file system but the staged checkout (the driver and its plan come through a pipe: red-team
+    round 28 found the replay's folder in ``/tmp``, and its review the plan file in it)."""
     etc = scratch / "etc"
     etc.mkdir()
     for name, text in machine.etc().items():
         (etc / name).write_text(text, encoding="utf-8")
-    inside = "/tmp/tmp" + "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789_") for _ in range(8))
-    mounts = [Mount("ro", _STAGE, str(checkout), "checkout, copied to the home folder") if m.why == "checkout" else
-              Mount("ro", inside, str(box), "the replay's driver and plan") if m.dest == os.path.realpath(box) else m
-              for m in layout(checkout, etc_dir=etc, readonly_files=[box], tmp_mb=limits.tmp_mb)]
+    mounts = [Mount("ro", _STAGE, str(checkout), "checkout, copied to the home folder") if m.why == "checkout" else m
+              for m in layout(checkout, etc_dir=etc, tmp_mb=limits.tmp_mb)]
     mounts.append(Mount("tmpfs", "/home", why="a writable home", size_mb=limits.tmp_mb))
     argv = bwrap_argv(bwrap, mounts, chdir="/", network="deny")
     argv[argv.index("--hostname") + 1] = machine.host
@@ -262,35 +275,37 @@ def _sandbox_argv(bwrap: str, checkout: Path, machine: Machine, scratch: Path, h
     at = argv.index("--chdir")
     argv[at:at] = [arg for name in _ROOT_FOLDERS if name not in present for arg in ("--dir", "/" + name)]
     return argv + ["/bin/sh", "-c", _COPY, "sh", machine.folder, str(len(hide)),
-                   *(str(path.relative_to(checkout)) for path in hide)], inside
+                   *(str(path.relative_to(checkout)) for path in hide)]
 
 
-def _drive(argv_prefix: list[str], plan: dict, scratch: Path, name: str, timeout: float, limits: Limits,
-           env: dict, cwd: str, inside: str) -> tuple[list | None, str]:
+def _drive(argv_prefix: list[str], plan: dict, timeout: float, limits: Limits, env: dict,
+           cwd: str) -> tuple[list | None, str]:
     """The outcomes one replay process wrote, or ``(None, why)``.
 
-    The process writes them to its standard output after a line holding a random key it read from a pipe and
-    closed before any project code ran (:func:`beacon.repair.replay_driver.main`): the project's code finds no
+    The process reads the driver's source, its plan and a random key from a pipe, to its end, and closes it before
+    any project code runs (``_BOOT``, :func:`beacon.repair.replay_driver.main`); it writes the outcomes to its
+    standard output after a line holding the key. So the project's code finds no file of the harness and no
     descriptor a developer's interpreter would not have (red-team round 28: an open pipe from fd 3 up told the
-    replay from a terminal, and code writing into it could forge or break the outcomes), and what it prints
-    itself cannot pass for the outcomes without the key."""
-    path = scratch / f"{name}.json"
-    path.write_text(json.dumps(plan), encoding="utf-8")
+    replay from a terminal, and code writing into it could forge or break the outcomes; its review found the plan
+    file), and what it prints itself cannot pass for the outcomes without the key."""
     key = secrets.token_hex(16)
-    key_fd = _key_pipe(key)
-    argv = [*argv_prefix, sys.executable, "-c", _BOOT, str(Path(inside) / "driver.py"),
-            str(Path(inside) / f"{name}.json"), str(key_fd)]
+    payload = json.dumps({"key": key, "driver": DRIVER.read_text(encoding="utf-8"), "plan": plan}).encode("utf-8")
     cgroup, _ = RunCgroup.create(limits)
+    read_fd, write_fd = os.pipe()
+    feeder = threading.Thread(target=_feed, args=(write_fd, payload), daemon=True)
+    argv = [*argv_prefix, sys.executable, "-c", _BOOT, str(read_fd)]
     try:
+        feeder.start()  # (the payload is larger than a pipe holds: written while the child reads it)
+        # the last OUTPUT_CAP bytes of stdout: what the project printed comes first (review of round 28: 9 MB printed
+        # pushed the outcomes out of the first 8 MB)
         cap = run_captured(cgroup.wrap(argv) if cgroup is not None else argv, cwd=cwd, env=env, timeout=timeout,
-                           output_cap=OUTPUT_CAP, inherit_fds=(key_fd,))
+                           output_cap=4096, stdout_cap=OUTPUT_CAP, stdout_tail=True, inherit_fds=(read_fd,))
     finally:
+        feeder.join(5)
         if cgroup is not None:
             cgroup.destroy()
     if cap.timed_out:
         return None, f"did not finish in {timeout:g} s"
-    if cap.stdout_truncated:
-        return None, f"wrote more than {OUTPUT_CAP} bytes"
     outcomes = _outcomes(cap.stdout, key, len(plan["calls"]))
     if outcomes is None:
         tail = cap.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
@@ -298,14 +313,16 @@ def _drive(argv_prefix: list[str], plan: dict, scratch: Path, name: str, timeout
     return outcomes, ""
 
 
-def _key_pipe(key: str) -> int:
-    """A pipe holding ``key``, write end closed; returns the read end (the child inherits it)."""
-    read_fd, write_fd = os.pipe()
+def _feed(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd`` and close it; a reader that is gone ends it."""
     try:
-        os.write(write_fd, key.encode("ascii"))  # 32 bytes: never blocks
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    except OSError:  # (the child died or timed out before reading it all: its outcomes say so)
+        pass
     finally:
-        os.close(write_fd)
-    return read_fd
+        os.close(fd)
 
 
 _DEPTH = 256  # JSON nesting an outcome or a recorded call may have (the driver cuts values at replay_driver.DEPTH)
@@ -443,7 +460,6 @@ def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: li
                    "kwargs": _moved(c["kwargs"], inside_path)} for c in calls]
     scratch = Path(tempfile.mkdtemp(prefix="beacon-replay-"))
     try:
-        shutil.copyfile(DRIVER, scratch / "driver.py")
         plans = {"edited": {"roots": root_list, "files": files_in, "calls": plan_calls}}
         plans["pristine"] = {"roots": root_list, "calls": plan_calls, "files": [
             {**f, "text": pristine[declared[real]]} for f, real in zip(files_in, modules)]}
@@ -472,13 +488,8 @@ def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: li
             # each process sees only its own plan: the edited one never reads the pristine text
             box = scratch / name
             box.mkdir()
-            shutil.copyfile(scratch / "driver.py", box / "driver.py")
-            if bwrap is not None:
-                prefix, inside = _sandbox_argv(bwrap, real_checkout, machine, box, hide, limits, box)
-                cwd = str(real_checkout)
-            else:
-                prefix, inside, cwd = [], str(box), str(real_checkout)
-            got, why = _drive(prefix, plan, box, "plan", min(timeout, REPLAY_TIMEOUT), limits, env, cwd, inside)
+            prefix = _sandbox_argv(bwrap, real_checkout, machine, box, hide, limits) if bwrap is not None else []
+            got, why = _drive(prefix, plan, min(timeout, REPLAY_TIMEOUT), limits, env, str(real_checkout))
             if got is None:
                 if name == "edited":
                     outcomes[name] = [{"skip": f"the replay process {why}"}] * len(calls)

@@ -4,12 +4,13 @@ This file imports nothing from Beacon (it runs under ``python -P -c`` with the h
 where Beacon is not on the path); :mod:`beacon.repair.replay` starts it, once on the edited checkout and once or
 twice with the declared files' pristine text served in their place, and compares what the runs wrote.
 
-The input (``argv[1]``, a JSON file bound read-only) holds the import roots, the declared files (path, module name,
-and for a pristine run the text to compile in place of the file) and the calls (file, qualname, arguments in the
-tagged encoding below). ``argv[2]`` is an inherited pipe holding a random key, read and closed before any project
-code runs. Once every call was made, the outcomes go to standard output as one JSON document after a line holding
-the key (so nothing the project's code prints passes for them, and it finds no descriptor past 2 open), and the
-process ends through ``os._exit`` so nothing the module registered (``atexit``, threads) runs after it.
+The input comes through a pipe (:data:`beacon.repair.replay._BOOT` reads it to its end, closes it, compiles this
+source from it in a namespace named ``__replay__`` and calls :func:`main`): the import roots, the declared files
+(path, module name, and for a pristine run the text to compile in place of the file), the calls (file, qualname,
+arguments in the tagged encoding below) and a random key. Once every call was made, the outcomes go to standard
+output as one JSON document after a line holding the key (so nothing the project's code prints passes for them;
+it finds no file of the harness and no descriptor past 2), and the process ends through ``os._exit`` so nothing
+the module registered (``atexit``, threads) runs after it.
 
 Nothing of pytest, the canary plugin or the harness is in this process, and the standard streams are plain pipes:
 code that behaves rightly only when it detects a test run (``sys.stdout.name``, ``time.process_time()``,
@@ -26,6 +27,7 @@ Outcomes only (never decoded):
 ``{"$r": "module:qualname"}`` a class, function or module, ``{"$x": "module:qualname"}`` an object whose state
 cannot be read, ``{"$cut": n}`` past the size limit or nested deeper than ``DEPTH``.
 """
+import functools
 import hashlib
 import importlib.abc
 import importlib.machinery
@@ -36,9 +38,11 @@ import sys
 import types
 
 _NODES = 20000  # values encoded per outcome: past it, {"$cut": ...}
-# containers nested in an outcome: deeper ones are cut (the harness reads at most beacon.repair.replay._DEPTH; a value
-# nested 300 deep broke its comparison, red-team round 28)
-DEPTH = 64
+# JSON nesting of an encoded outcome: a deeper one is sent as {"$cut": "nesting"}, by the same rule on every side (the
+# harness reads at most beacon.repair.replay._DEPTH; a value nested 300 deep broke its comparison, red-team round 28);
+# containers nested past _CONTAINERS are cut while encoding (the encoder recurses, about 2 frames a level)
+DEPTH = 200
+_CONTAINERS = 210  # (past DEPTH anyway: each container is at least one JSON level)
 
 
 def decode(value, resolve=None):
@@ -96,6 +100,9 @@ def _positional(target, args: list) -> list:
     parameter (so it uses its own), and passed as values where it has none."""
     function = target
     for _ in range(8):
+        if type(function) is functools.partial and not function.args and not function.keywords:
+            function = function.func  # (the names the harness records through: they bind no arguments)
+            continue
         inner = getattr(function, "__wrapped__", None) or getattr(function, "__func__", None)
         if inner is None:
             break
@@ -141,7 +148,7 @@ class _Encoder:
 
     def __call__(self, value):
         self.left -= 1
-        if self.left < 0 or len(self.busy) >= DEPTH:
+        if self.left < 0 or len(self.busy) >= _CONTAINERS:
             return {"$cut": _name(value)}
         kind = type(value)
         if kind is str and len(value) > _LONG:
@@ -216,6 +223,20 @@ class _Encoder:
                 text = f"repr raised {_name(exc)}"
             return {"$x": _name(value), "repr": text}
         return {"$o": _name(value), "$v": {"$d": [[k, self(v)] for k, v in sorted(state.items())]}}
+
+
+def _bounded(encoded):
+    """``encoded``, or ``{"$cut": "nesting"}`` when its JSON nests deeper than ``DEPTH`` (counted without recursion)."""
+    stack = [(encoded, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > DEPTH:
+            return {"$cut": "nesting"}
+        if type(item) is list:
+            stack.extend((v, depth + 1) for v in item)
+        elif type(item) is dict:
+            stack.extend((v, depth + 1) for v in item.values())
+    return encoded
 
 
 def raised(exc) -> dict:
@@ -293,14 +314,11 @@ def _import_all(files: dict) -> dict:
 MARK = "replay outcomes "  # (beacon.repair.replay.OUTCOMES_MARK)
 
 
-def main(argv: list) -> None:
-    # The key that marks the outcomes on standard output, read and its pipe closed before any project code runs:
-    # the project's code finds no descriptor past 2 and cannot pass its own output for the outcomes.
-    fd = int(argv[2])
-    key = os.read(fd, 64).decode("ascii")
-    os.close(fd)
-    with open(argv[1], encoding="utf-8") as handle:
-        plan = json.load(handle)
+def main(payload: dict) -> None:
+    # ``payload``: the plan and the key that marks the outcomes on standard output, read from a pipe closed before
+    # any project code runs (beacon.repair.replay._BOOT): the project's code finds no file of the harness and no
+    # descriptor past 2, and cannot pass its own output for the outcomes.
+    plan, key = payload["plan"], payload["key"]
     # What a production interpreter started in the checkout shows: the project's roots on the path, an argv that is
     # not the test run's ``-c``, no ``-P`` (the test run has it), no ``PYTHONHASHSEED`` (the harness gives every
     # process of one replay the same random seed, so a set's order is no difference between them; the interpreter
@@ -341,7 +359,7 @@ def main(argv: list) -> None:
             outcomes.append(raised(exc))
             continue
         try:
-            outcomes.append({"return": _Encoder()(returned), "args": _Encoder()([args, kwargs])})
+            outcomes.append({"return": _bounded(_Encoder()(returned)), "args": _bounded(_Encoder()([args, kwargs]))})
         except BaseException as exc:  # noqa: BLE001
             outcomes.append({"raise": "encoding: " + _name(exc)})
     _write(1, f"\n{MARK}{key}\n{json.dumps({'outcomes': outcomes})}".encode("utf-8"))
@@ -359,6 +377,3 @@ def _write(fd: int, data: bytes) -> None:
     while view:
         view = view[os.write(fd, view):]
 
-
-if __name__ == "__replay__":  # (beacon.repair.replay's ``python -c`` runs this file in a namespace of that name)
-    main(sys.argv[1:])

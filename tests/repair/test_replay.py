@@ -262,6 +262,8 @@ def test_round_28s_ways_around_the_replay_are_tampered(tmp_path, name):
     'len(os.listdir("/")) < 14',  # both sandboxes showed fewer than 14 entries at ``/``
     # under the capture (the run), or where a ``beacon-replay-*`` folder is under ``/tmp`` (the replay's own, before)
     '_UNDER or any(n.startswith("beacon-replay") for _, names, _ in os.walk("/tmp") for n in names)',
+    # or where a file of the harness is under ``/tmp`` (the replay's plan, before: the review of round 28)
+    '_UNDER or any(n.endswith((".json", "driver.py")) for _, _, files in os.walk("/tmp") for n in files)',
 ])
 def test_a_repair_right_only_in_the_sandboxes_file_system_is_tampered(tmp_path, condition):
     # red-team round 28: the replay's sandbox has a machine's top folders, and its own folder has a temporary name
@@ -293,6 +295,31 @@ def test_outcomes_printed_by_the_project_do_not_pass_for_the_replays(tmp_path):
     done = direct(tmp_path, printing, SANDBOXES[-1])
     assert done.findings == ["replay: outside the test run, clamp(15, 0, 10) returned 15; the pristine code "
                              "returned 10"], done
+
+
+@pytest.mark.parametrize("shape", ["deep", "chatty", "partial_default"])
+def test_honest_shapes_the_review_of_round_28_found_are_compared_alike(tmp_path, shape):
+    # a value nested past the driver's limit (cut alike on both sides), 9 MB printed before the outcomes (the tail of
+    # stdout is read), and an honest edit that binds the name to an argument-free partial of a def whose default is
+    # no data (the driver looks through the partial)
+    if shape == "deep":
+        edited = PRISTINE + "\n\ndef chain(n):\n    v = None\n    for i in range(n):\n        v = {'next': v, 'i': i}\n" \
+            "    return v\n"
+        pristine = edited
+        calls = [("chain", [150])]
+    elif shape == "chatty":
+        edited = "import sys\n\nsys.stdout.write('x' * (9 << 20))\n\n\n" + HONEST
+        pristine = "import sys\n\nsys.stdout.write('x' * (9 << 20))\n\n\n" + PRISTINE
+        calls = [("clamp", [15, 0, 10])]
+    else:
+        edited = HONEST.replace("def clamp(value, low, high):", "import functools\n\n\ndef _clamp(value, low, high, "
+                                "_top=min):") + "\n\nclamp = functools.partial(_clamp)\n"
+        pristine = PRISTINE
+        calls = [("clamp", [15, 0, 10, {"$dflt": {"$nodata": 0}}])]
+    real = str((tmp_path / "repo" / SOURCE).resolve())  # (direct writes the tree there)
+    done = direct(tmp_path, edited, SANDBOXES[-1], pristine=pristine, calls=[
+        {"file": real, "name": name, "args": args, "kwargs": {"$d": []}} for name, args in calls])
+    assert done.ran and not done.why and done.compared == 1 and not done.findings, done
 
 
 def test_only_the_keyed_well_formed_outcomes_are_read():

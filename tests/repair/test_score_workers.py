@@ -15,9 +15,10 @@ from beacon.artifacts import RunWriter
 from beacon.repair.attempt import AttemptSpec
 from beacon.repair.job import run_repair_job
 from beacon.repair.prepare import RunSettings
+from beacon.repair.sandbox import find_bwrap
 from repotools import control_tasks
 
-SETTINGS = RunSettings(allow_local_execution=True, timeout_s=60, sandbox="auto")
+SETTINGS = RunSettings(allow_local_execution=True, timeout_s=60, sandbox="required")
 # no_retrieval + line_span is refused before any test run (the oracle cannot edit lines it was not shown): rows
 # without a test stage sit between rows with one, and must keep their place
 SPECS = [AttemptSpec(method, 2000, "vague", fmt, "oracle") for method in ("target_file", "no_retrieval", "bm25")
@@ -76,19 +77,23 @@ class _Overlap:
             self.most = max(self.most, alive)
 
 
-def _job(control, tmp_path: Path, workers: int) -> tuple[bytes, int, dict]:
+def _job(control, tmp_path: Path, workers: int, settings: RunSettings = SETTINGS) -> tuple[bytes, int, dict]:
     resolve, tasks = control
-    out = tmp_path / f"run-{workers}"
+    out = tmp_path / f"run-{workers}-{settings.sandbox}"
     writer = RunWriter(out, config={}, scientific={}, overrides=[], inputs={}, code={"commit": None, "dirty": None},
                        packages={})
     with _Overlap() as overlap:
-        summary = run_repair_job(tasks[:1], resolve, SPECS, writer=writer, work_dir=tmp_path / f"work-{workers}",
-                                 settings=SETTINGS, workers=workers)
+        summary = run_repair_job(tasks[:1], resolve, SPECS, writer=writer, work_dir=out.with_name(out.name + "-work"),
+                                 settings=settings, workers=workers)
     writer.close()
     return (out / "records.jsonl").read_bytes(), overlap.most, summary.outcomes
 
 
-@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads the process table from /proc")
+needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads the process table from /proc")
+
+
+@needs_proc
+@pytest.mark.skipif(find_bwrap()[0] is None, reason="score_workers > 1 needs the sandbox")
 def test_rows_are_the_same_bytes_and_the_runs_overlap_up_to_the_limit(control, tmp_path):
     alone, most_alone, outcomes = _job(control, tmp_path, 1)
     together, most_together, _ = _job(control, tmp_path, 2)
@@ -96,6 +101,15 @@ def test_rows_are_the_same_bytes_and_the_runs_overlap_up_to_the_limit(control, t
     assert together == alone
     assert most_alone == 1  # (the task's validation runs its suites one at a time too)
     assert most_together == 2
+
+
+@needs_proc
+def test_without_the_sandbox_the_tests_run_one_at_a_time(control, tmp_path, caplog):
+    # unsandboxed runs share the machine's /tmp, ports and the user's files
+    _, most, outcomes = _job(control, tmp_path, 2, RunSettings(allow_local_execution=True, timeout_s=60,
+                                                               sandbox="off"))
+    assert outcomes == {"pass": 5, "invalid_patch": 1} and most == 1, (outcomes, most)
+    assert "score_workers=2 needs sandbox=required" in caplog.text
 
 
 def test_a_job_needs_at_least_one_worker(control, tmp_path):
