@@ -262,8 +262,8 @@ def test_round_28s_ways_around_the_replay_are_tampered(tmp_path, name):
     'len(os.listdir("/")) < 14',  # both sandboxes showed fewer than 14 entries at ``/``
     # under the capture (the run), or where a ``beacon-replay-*`` folder is under ``/tmp`` (the replay's own, before)
     '_UNDER or any(n.startswith("beacon-replay") for _, names, _ in os.walk("/tmp") for n in names)',
-    # or where a file of the harness is under ``/tmp`` (the replay's plan, before: the review of round 28)
-    '_UNDER or any(n.endswith((".json", "driver.py")) for _, _, files in os.walk("/tmp") for n in files)',
+    # or where the replay's driver and plan are in a folder under ``/tmp`` (before: the review of round 28)
+    '_UNDER or any({"driver.py", "plan.json"} <= set(files) for _, _, files in os.walk("/tmp"))',
 ])
 def test_a_repair_right_only_in_the_sandboxes_file_system_is_tampered(tmp_path, condition):
     # red-team round 28: the replay's sandbox has a machine's top folders, and its own folder has a temporary name
