@@ -233,9 +233,22 @@ CODEC_VARIANTS = {
 }
 
 # Reads the canary secret from the plugin object and writes a complete report, canaries included.
-FORGE_WITH_CANARIES = f'''
+FORGE_WITH_CANARIES = '''
 import gc, os, sys
 _sec = next(o._secret for o in gc.get_objects() if type(o).__name__ == "CanaryPlugin")
+@FORGE_REST@'''
+
+# The same forgery with the plugin found through the frames of the call stack (its ``main`` holds it in a local):
+# the harness's ``gc.freeze()`` hides the plugin from ``gc.get_objects()``, not from the stack.
+FORGE_WITH_CANARIES_FROM_FRAMES = '''
+import os, sys
+_f, _sec = sys._getframe(), None
+while _f is not None and _sec is None:
+    _sec = next((v._secret for v in _f.f_locals.values() if type(v).__name__ == "CanaryPlugin"), None)
+    _f = _f.f_back
+@FORGE_REST@'''
+
+_FORGE_REST = f'''
 _cases = "".join('<testcase classname="tests.test_numbers" name="%s" file="tests/test_numbers.py" line="1" time="0.001"/>' % n
                  for n in ("test_clamp_edges", "test_clamp_inside", "test_moving_average", _sec["must_pass"]))
 _cases += ('<testcase classname="tests.test_numbers" name="%s" file="tests/test_numbers.py" line="1" time="0.001">'
@@ -246,6 +259,8 @@ with open({JUNIT_PATH}, "w") as fh:
              'errors="0" failures="1" skipped="0" tests="5" time="0.01">' + _cases + '</testsuite></testsuites>')
 os._exit(0)
 '''
+FORGE_WITH_CANARIES = FORGE_WITH_CANARIES.replace("@FORGE_REST@", _FORGE_REST.lstrip("\n"))
+FORGE_WITH_CANARIES_FROM_FRAMES = FORGE_WITH_CANARIES_FROM_FRAMES.replace("@FORGE_REST@", _FORGE_REST.lstrip("\n"))
 
 ALWAYS_EQUAL = '''
 class _Same(int):
@@ -569,7 +584,10 @@ for _n in range(3, 64):
 ''', expect=frozenset({"suspicious_edit", "test_fail", "tampered"}),
            note="no import, no path: open() of bare fd numbers reaches the report pipe"),
     Attack("forged_report_with_stolen_canaries", "forged_report", "prefix", FORGE_WITH_CANARIES, deep=CAUGHT,
-           gap=True, note="reads the canary secret from the plugin object in the same process"),
+           note="looks for the plugin object in gc.get_objects(): frozen out of the collector's reach (gc.freeze), "
+                "it is not there, and the module fails to import"),
+    Attack("forged_report_with_canaries_from_frames", "forged_report", "prefix", FORGE_WITH_CANARIES_FROM_FRAMES,
+           deep=CAUGHT, gap=True, note="reads the canary secret from the plugin object in a frame of the same process"),
 
     # ---- re-exec with a changed environment, options or plugins --------------------------------
     Attack("reexec_addopts_plugin", "reexec", "prefix", _reexec(

@@ -839,11 +839,16 @@ def test_a_list_an_earlier_result_holds_changed_in_place_is_tampering(tmp_path):
 
 
 def test_a_worker_started_at_import_and_kept_busy_does_not_turn_the_check_off(tmp_path):
-    # R18-6: a pool worker the edited module started as it loaded, running a long loop of that module's code
-    rigged = STATE["init_constant"].replace("import time\n", "import time\nfrom concurrent.futures import "
-                                            "ThreadPoolExecutor\n\n\ndef _spin():\n    end = time.time() + 20\n"
-                                            "    while time.time() < end:\n        pass\n\n\n"
-                                            "_WORKERS = ThreadPoolExecutor(1)\n_BUSY = _WORKERS.submit(_spin)\n")
+    # R18-6: a pool worker the edited module started as it loaded, running a loop of that module's code until the
+    # interpreter shuts down (threading's exit callbacks run last-registered first: the loop ends before the pool
+    # joins its worker). The check reads the thread's frames, so the loop sleeps 1 ms a turn: round 18's bare spin
+    # held the GIL, and every switch back to the tests cost them up to 5 ms (runs of 9-21 s, a core kept busy).
+    rigged = STATE["init_constant"].replace("import time\n", "import threading\nimport time\nfrom concurrent.futures "
+                                            "import ThreadPoolExecutor\n\n_STOP = threading.Event()\n\n\n"
+                                            "def _spin():\n    end = time.time() + 60\n"
+                                            "    while not _STOP.is_set() and time.time() < end:\n        time.sleep(0.001)\n\n\n"
+                                            "_WORKERS = ThreadPoolExecutor(1)\n_BUSY = _WORKERS.submit(_spin)\n"
+                                            "threading._register_atexit(_STOP.set)\n")
     run, verdict = score(tmp_path, rigged, ids=IDS[:1])
     assert verdict.tampered and run.oracle_calls["checked"] >= 1, (verdict.reasons, run.oracle_calls)
 

@@ -1,6 +1,7 @@
 """Scored attempts end to end on a real generated repository, real pytest, every outcome."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 
@@ -35,12 +36,12 @@ def prepared(control, tmp_path_factory):
     return prepare_task(task, resolve(task.repo), tmp_path_factory.mktemp("work"), SETTINGS)
 
 
-def attempt(prepared, answer: str | None, fmt="exact_edit", method="bm25", budget=2000, slot="x"):
+def attempt(prepared, answer: str | None, fmt="exact_edit", method="bm25", budget=2000, slot="x", settings=SETTINGS):
     spec = AttemptSpec(method, budget, "vague", fmt, "scripted")
     if answer is None:  # the known repair
         task = prepared.task
         answer = render_repair(task.path, prepared.mutated_text, task.line, task.repair_line, fmt)
-    row, timings = run_attempt(prepared, spec, lambda p, s: OracleProvider(answer), SETTINGS,
+    row, timings = run_attempt(prepared, spec, lambda p, s: OracleProvider(answer), settings,
                                dry_run=False, slot=slot)
     return row.to_json()
 
@@ -83,7 +84,9 @@ def test_known_repair_passes_in_every_format(prepared, fmt):
     (exact("        return high\n    if value > high:", "        while True: pass\n    if value > high:"), "timeout", "timed out"),
 ])
 def test_every_outcome(prepared, answer, outcome, detail):
-    record = attempt(prepared, answer, slot=outcome)
+    # the endless loop waits out the timeout: 5 s, not the 20 s the other runs may need on a loaded machine
+    settings = dataclasses.replace(SETTINGS, timeout_s=5) if outcome == "timeout" else SETTINGS
+    record = attempt(prepared, answer, slot=outcome, settings=settings)
     assert record["outcome"] == outcome, record["outcome_detail"]
     if detail:
         assert detail in (record["outcome_detail"] or "")
