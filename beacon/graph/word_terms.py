@@ -13,7 +13,8 @@ import re
 from itertools import chain
 
 import numpy as np
-import pandas as pd
+
+from ..factorize import factorize
 
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 STOPWORDS = frozenset(
@@ -77,7 +78,7 @@ def file_terms(vocab: bytes) -> tuple[bytes, np.ndarray, np.ndarray]:
         parts = [hit if hit is not None else split_identifier(w) for hit, w in zip(parts, idents)]
     flat = list(chain.from_iterable(parts))
     # numbered by first occurrence, by one hash-table pass (``pd.factorize`` keeps first-occurrence order)
-    codes, uniques = pd.factorize(np.array(flat, dtype=object)) if flat else (np.zeros(0, dtype=np.int64), ())
+    codes, uniques = factorize(np.array(flat, dtype=object)) if flat else (np.zeros(0, dtype=np.int64), ())
     ptr = np.zeros(len(parts) + 1, dtype=np.int32)
     np.cumsum(np.fromiter(map(len, parts), dtype=np.int32, count=len(parts)), out=ptr[1:])
     return " ".join(uniques).encode("ascii"), codes.astype(code_dtype(len(uniques))), ptr

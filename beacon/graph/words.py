@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
+from ..factorize import factorize
 from .word_terms import code_dtype, file_terms
 
 # Bytes that can be part of an identifier keep their value, every other byte becomes a space: the identifiers
@@ -77,11 +77,11 @@ def word_keys(text: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
         group = longer[size == chunks]
         if not len(group):
             continue
-        code = pd.factorize(keys[group])[0].astype(np.int64)
+        code = factorize(keys[group])[0].astype(np.int64)
         for c in range(1, chunks):
             left = np.minimum(lens[group] - 8 * c, 8)
-            chunk = pd.factorize(window[starts[group] + 8 * c] & _LOW_BYTES[left])[0].astype(np.int64)
-            code = pd.factorize(code * (int(chunk.max()) + 1) + chunk)[0].astype(np.int64)
+            chunk = factorize(window[starts[group] + 8 * c] & _LOW_BYTES[left])[0].astype(np.int64)
+            code = factorize(code * (int(chunk.max()) + 1) + chunk)[0].astype(np.int64)
         keys[group] = np.uint64((0xF8 + chunks) << 56) | code.astype(np.uint64)
     long = longer[size > 4]
     if len(long):
@@ -184,7 +184,7 @@ def file_words(text: str, spans: list[tuple[int, int]]) -> FileWords:
     order = kept[np.argsort(run_owner[kept], kind="stable")]  # definition by definition, each in file order
     def_ptr = np.zeros(len(spans) + 1, dtype=np.int32)
     np.cumsum(np.bincount(run_owner[kept], minlength=len(spans)), out=def_ptr[1:])
-    codes, _ = pd.factorize(word_keys(encoded, starts, ends)[order])
+    codes, _ = factorize(word_keys(encoded, starts, ends)[order])
     seen = order[first_occurrences(codes)]
     vocab = joined_runs(encoded, starts[seen], ends[seen])
     return FileWords(vocab, codes.astype(code_dtype(len(seen))), def_ptr, *file_terms(vocab))

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from itertools import chain, repeat
 
 import numpy as np
-import pandas as pd
 
+from ..factorize import factorize
 from ..graph.codebase import CodebaseGraph
 from ..graph.word_terms import file_terms
 from ..graph.words import FileWords, file_words, first_occurrences, joined_runs, scan_runs, word_keys
@@ -80,7 +80,7 @@ def doc_words(graph: CodebaseGraph, *, with_terms: bool = True) -> DocWords:
     vocab = b" ".join([w.vocab for w in found])
     encoded = vocab + b"\n" + headers.encode("utf-8", "surrogatepass") + b" " * 16
     newlines, starts, ends = scan_runs(encoded)
-    key_ids, _ = pd.factorize(word_keys(encoded, starts, ends))  # one id per distinct word
+    key_ids, _ = factorize(word_keys(encoded, starts, ends))  # one id per distinct word
     n_entries = int(np.searchsorted(starts, len(vocab)))
     sizes = np.fromiter((len(w.codes) for w in found), dtype=np.int64, count=len(found))
     n_words = np.fromiter((len(w.term_ptr) - 1 for w in found), dtype=np.int64, count=len(found))
@@ -111,7 +111,7 @@ def doc_words(graph: CodebaseGraph, *, with_terms: bool = True) -> DocWords:
     first = np.zeros(len(ids), dtype=bool)
     first[head_at] = True
     first[body_at[first_occurrences(entry)]] = True
-    uniques = pd.factorize(ids[first])[1]
+    uniques = factorize(ids[first])[1]
     number = np.empty(len(key_ids) and int(key_ids.max()) + 1, dtype=np.int64)
     number[uniques] = np.arange(len(uniques))
     codes = number[ids]
@@ -154,7 +154,7 @@ def _word_terms(found: list[FileWords], seen: np.ndarray, n_entries: int,
     np.cumsum(word_len, out=ptr[1:])
     gather = np.arange(int(ptr[-1])) + np.repeat(word_start - ptr[:-1], word_len)
     refs = local[gather]  # the words' terms in order, as runs of ``blob``: only these are keyed
-    ids, _ = pd.factorize(word_keys(blob, term_starts[refs], term_ends[refs]))
+    ids, _ = factorize(word_keys(blob, term_starts[refs], term_ends[refs]))
     first = refs[first_occurrences(ids)]  # each term's first run in that order
     vocab = joined_runs(blob, term_starts[first], term_ends[first])
     return WordTerms(ptr, ids.astype(np.int64, copy=False), vocab.decode("ascii").split(" ") if vocab else [])

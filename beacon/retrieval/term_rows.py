@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from itertools import chain, repeat
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
 
+from ..factorize import factorize
 from ..graph.codebase import CodebaseGraph
 from .indexes import indexes_for
 from .text import split_identifier, terms
@@ -84,7 +84,7 @@ def known(lookup: dict[str, int], texts: Iterable[str], key=None) -> list[list[i
 
 def distinct(strings: list[str] | np.ndarray) -> tuple[np.ndarray, list[str]]:
     """Per string the code of its value (numbered by first occurrence), and the distinct values."""
-    codes, uniques = pd.factorize(np.asarray(strings, dtype=object), sort=False)  # hashed in C
+    codes, uniques = factorize(np.asarray(strings, dtype=object), sort=False)  # hashed in C
     return codes.astype(np.int64), list(uniques)
 
 

@@ -81,6 +81,27 @@ CODE_SWAP = (
     "_pytest.reports.BaseReport.failed.fget.__code__ = _failed.__code__\n"
 )
 
+# A caller cached in pytest's path-aware hook proxy (``config.hook``, which ``item.ihook`` is; pytest up to 9.1) by the
+# code under test while test_add runs: the proxy caches its own callers as tests first ask for hooks, and the check
+# after each test call accepts those quickly (``_Internals._only_proxy_cached``); this one is not the relay's own.
+PROXY_CACHE = _FIND_CONFIG + (
+    "class _Forged:\n"
+    "    def __init__(self, caller):\n"
+    "        self._caller = caller\n\n"
+    "    def __getattr__(self, name):\n"
+    "        return getattr(self._caller, name)\n\n"
+    "    def __call__(self, **kwargs):\n"
+    "        report = self._caller(**kwargs)\n"
+    "        if kwargs['item'].name == 'test_add' and report.outcome == 'failed':\n"
+    "            report.outcome, report.longrepr = 'passed', None\n"
+    "        return report\n\n\n"
+    "def add(a, b):\n"
+    "    if _config.hook is not _config.pluginmanager.hook:\n"
+    "        vars(_config.hook)['pytest_runtest_makereport'] = _Forged(\n"
+    "            _config.pluginmanager.hook.pytest_runtest_makereport)\n"
+    "    return a - b\n"
+)
+
 ATTACKS = {
     "subclass_property_shadows_the_base": (SUBCLASS_OVERRIDE, "_pytest.reports.TestReport.passed was added"),
     "hook_caller_hookexec_flips_the_report": (
@@ -88,13 +109,17 @@ ATTACKS = {
     "plugin_manager_inner_hookexec_flips_the_report": (
         INNER_HOOKEXEC, "the plugin manager's _inner_hookexec was replaced"),
     "report_property_code_swapped": (CODE_SWAP, "_pytest.reports.BaseReport.passed: its code or defaults"),
+    "hook_proxy_caches_a_forged_caller": (PROXY_CACHE, "config.hook's pytest_runtest_makereport is not the hook "
+                                                       "relay's own"),
 }
 
 
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
 def test_tampering_with_pytest_or_pluggy_internals_is_seen(tmp_path, attack):
     source, finding = ATTACKS[attack]
-    run, verdict = score(tmp_path, {SOURCE: source + BUGGY_ADD, TEST: ADD_TEST})
+    if attack == "hook_proxy_caches_a_forged_caller" and pytest.version_tuple >= (9, 1):
+        pytest.skip("pytest 9.1 hands out the hook relay itself as config.hook: no proxy caches callers")
+    run, verdict = score(tmp_path, {SOURCE: source + (BUGGY_ADD if "def add(" not in source else ""), TEST: ADD_TEST})
     assert run.report is not None, (run.stdout[-3000:], run.stderr[-2000:])
     assert [tc.outcome for tc in run.report.testcases if tc.name == "test_add"] == ["passed"]  # the forgery...
     assert run.canaries.must_fail == "failed"  # ...spared the canaries

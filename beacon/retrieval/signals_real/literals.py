@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from itertools import chain
 
 import numpy as np
-import pandas as pd
 
+from ...factorize import factorize
 from ...graph.codebase import CodebaseGraph
 # The fragment rules, and their names as this module had them (tests and benchmarks import them from here).
 from ...graph.literal_fragments import (MIN_CHARS, MIN_TOKEN_CHARS, MIN_WORDS, OPTION as _OPTION,  # noqa: F401
@@ -127,7 +127,7 @@ def _build(graph: CodebaseGraph) -> LiteralIndex:
         return LiteralIndex({}, {}, {})
     # Fragments numbered across files in order of first occurrence (each file's names are in that order), and
     # the number of each occurrence's fragment, path by path.
-    number, names = pd.factorize(np.fromiter(chain.from_iterable(f.names for _, f in per_file), dtype=object,
+    number, names = factorize(np.fromiter(chain.from_iterable(f.names for _, f in per_file), dtype=object,
                                              count=sum(len(f.names) for _, f in per_file)))
     names = names.tolist()
     occurrences = [len(f.which) for _, f in per_file]
