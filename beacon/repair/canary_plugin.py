@@ -656,11 +656,6 @@ class _Internals:
         functions = tuple(entry[0] for entry in self.functions.values())
         self._fast_functions = (functions, tuple(_map(_func_code, functions)),
                                 tuple(_map(_func_defaults, functions)), tuple(_map(_func_kwdefaults, functions)))
-        self._rebase_hooks()
-
-    def _rebase_hooks(self) -> None:
-        """The hooks' part of :meth:`_rebase`."""
-        repeat = itertools.repeat
         hooks = self.hooks
         if hooks is not None:
             config, pm, relay, proxy = hooks["config"], hooks["pm"], hooks["relay"], hooks["proxy"]
@@ -723,7 +718,7 @@ class _Internals:
         pending, self.pending = self.pending, []  # found at registration or configure, not yet returned
         out: list = []
         try:
-            changed = not self._same(full) and not self._only_proxy_cached(full)
+            changed = not self._same(full)
         except Exception:  # a hostile value: spelled out below
             changed = True
         if changed:
@@ -741,20 +736,6 @@ class _Internals:
         self.reported.update(new)
         self.reported.update(pending)
         return [f for f in pending if f not in new] + new
-
-    def _only_proxy_cached(self, full: bool) -> bool:
-        """Whether the one change since the last judgement is hook callers that pytest's path-aware proxy cached,
-        each its own (:meth:`_proxy_changes` accepts them into the baseline): then the identity check holds again
-        with only the hooks' part rebuilt. A proxy caches a caller the first time a test's hooks ask for it, after
-        most tests of a run; spelling out every difference and rebuilding the whole baseline for it cost ~15 ms
-        each time. Anything else that changed fails the second identity check and is spelled out as before."""
-        hooks = self.hooks
-        if hooks is None or hooks["proxy"] is hooks["relay"] or _len(vars(hooks["proxy"])) == _len(hooks["cached"]):
-            return False
-        if self._proxy_changes():  # a cached entry that is not the relay's own: found by the full check
-            return False
-        self._rebase_hooks()
-        return self._same(full)
 
     def _new_callers(self) -> list[str]:
         hooks = self.hooks
