@@ -144,15 +144,16 @@ def secret_pipe(secret: CanarySecret) -> int:
 # than a check before the open (a symlink flipped by another thread races it). The path is copied to an exact
 # ``str``/``bytes`` first: a subclass could otherwise answer the check's own method calls. Paths resolve against the
 # working directory. A refusal raises ``PermissionError`` naming the guard. The same hook runs the plugin's checks of
-# ``object.__setattr__`` events (``canary_plugin.AUDIT_CHECKS``: a declared source's function given other code), so
-# each audit event costs one Python call, not two.
+# ``object.__setattr__`` events (``canary_plugin.AUDIT_CHECKS``: a declared source's function given other code) and of
+# ``sys.settrace``/``sys.setprofile`` (a trace function installed by the code under test), so each audit event costs one
+# Python call, not two.
 MEMORY_GUARD = (
     "_beacon_checks = []\n"
     "def _beacon_memory_guard(event, args, _rp=__import__('os').path.realpath,\n"
     "                         _fs=__import__('os').fsdecode,\n"
     "                         _bad=__import__('re').compile(r'/proc(/[0-9]+(/task(/[0-9]+(/mem)?)?|/mem)?)?'),\n"
     "                         _checks=_beacon_checks):\n"
-    "    if event == 'object.__setattr__' and _checks:\n"
+    "    if (event == 'object.__setattr__' or event == 'sys.settrace' or event == 'sys.setprofile') and _checks:\n"
     "        for check in _checks:\n"
     "            check(event, args)\n"
     "    elif event == 'open' and isinstance(args[0], (str, bytes)):\n"

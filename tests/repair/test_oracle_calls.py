@@ -280,11 +280,13 @@ def test_calls_at_import_do_not_spend_the_limits(tmp_path):
 
 
 def test_a_removed_trace_function_is_a_finding(tmp_path):
-    # The screen refuses ``sys.settrace`` in an edit; the plugin also notices the check was switched off.
+    # The screen refuses ``sys.settrace`` in an edit; at run time the plugin's audit hook refuses the call from a
+    # declared source (session 33, red-team round 30), so the oracle's trace function is never switched off.
     off = HONEST.replace("import time\n", "import sys\nimport time\n").replace(
         "def weigh(grams):\n", "def weigh(grams):\n    sys.settrace(None)\n")
     run, verdict = score(tmp_path, off, ids=IDS[:1])
-    assert verdict.tampered and "trace function" in findings(run), run.canaries.reasons
+    assert verdict.tampered and "sys.settrace was called by pkg/stock.py, a declared source" in " ".join(
+        run.canaries.reasons), run.canaries.reasons
 
 
 def test_a_reformatted_module_binding_is_not_a_rebinding():
