@@ -753,6 +753,7 @@ class _Internals:
         self.hooks = None  # pluggy's per-hook state, from pytest_configure
         self.pending: list = []  # findings made at pytest_configure, reported by the next check
         self.odd: list = []  # what the last check's odd_keys found (the plugin's other checks are skipped then)
+        self._descriptors: dict = {}  # (id(class), names) -> (the class, descriptors()'s answer)
         self._seen_modules = 0
         # pytester's in-process runs import pytest's remaining modules and then restore ``sys.modules``, leaving the
         # submodule bound on ``_pytest`` without its ``sys.modules`` entry: import them all before the snapshot (about
@@ -832,6 +833,16 @@ class _Internals:
         the snapshot recorded them (pytest's and pluggy's classes) or as they are. Reading through them runs no
         ``__getattribute__``, property or ``__dict__`` the edit sets on a class, as ``vars`` and ``getattr`` would
         (red-team round 29). A getter is None (a name left out) where the first entry is another kind of thing."""
+        key = (_id(cls), names)
+        cached = self._descriptors.get(key)
+        if cached is not None and cached[0] is cls:
+            return cached[1]
+        found = self._descriptors_of(cls, names)
+        if found[0] is not None or found[1]:
+            self._descriptors[key] = (cls, found)  # (kept only when found: a class in the making may gain them)
+        return found
+
+    def _descriptors_of(self, cls, names) -> tuple:
         getter, slots, pending = None, {}, set(names)
         dict_seen = False
         for klass in _class_mro(cls):
@@ -4520,7 +4531,7 @@ class _Comparisons:
                 elif _type(item) in (types.MemberDescriptorType, types.GetSetDescriptorType):
                     if item.__objclass__ is not klass:
                         return False
-                elif not _plain_data(item):
+                elif _id(_type(item)) not in _PLAIN_IDS:  # (_plain_data, inline: a hot loop)
                     return False
         return True
 
@@ -4604,7 +4615,7 @@ class _Comparisons:
         ``library`` (outside the checkout, or with ``outside=False`` inside it but not declared) and builtins or
         classes with one of ``names``."""
         for item in held:
-            if item is None or item is _ABSENT or _plain_data(item):
+            if item is None or item is _ABSENT or _id(_type(item)) in _PLAIN_IDS:  # (_plain_data, inline)
                 continue
             if _type(item) is types.FunctionType:
                 code = _func_code(item)
