@@ -627,6 +627,15 @@ def _pluggy_call_codes() -> tuple:
     return (multicall or None), old_style
 
 
+class _Traced:
+    """How a test function's call ended when a trace function that is not allowed was active (``_record_test_calls``)."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: str):
+        self.why = why
+
+
 def _record_test_calls(python, plugin):
     """Put a recording function in place of pytest's own ``pytest_pyfunc_call`` implementation in ``_pytest.python``
     (before pytest registers that module as a plugin, and before the watches' snapshots: they hold it as pytest's
@@ -637,17 +646,22 @@ def _record_test_calls(python, plugin):
     original = _module_dict(python).get("pytest_pyfunc_call")
     if _type(original) is not types.FunctionType:
         return None
-    calls = plugin._calls
 
-    def pytest_pyfunc_call(pyfuncitem):
-        if pyfuncitem is not plugin._calling:  # (a subtest's, or a call outside the item's own call phase)
-            return original(pyfuncitem)
+    # What it calls and where it records are defaults, not closure cells (red-team round 31 swapped the cell holding
+    # pytest's function for a swallower, ``cell_contents`` being writable with no audit event); assigning
+    # ``__defaults__`` is an audit event the plugin refuses for this function (``_SourceCode.guarded``). pluggy
+    # passes only the hook's own argument.
+    def pytest_pyfunc_call(pyfuncitem, _original=original, _calls=plugin._calls, _tracer=plugin._tracer_why):
         try:
-            result = original(pyfuncitem)
+            result = _original(pyfuncitem)
         except BaseException as exc:
-            calls[_id(pyfuncitem)] = (pyfuncitem, exc)
+            _calls[_id(pyfuncitem)] = (pyfuncitem, exc)
             raise
-        calls.setdefault(_id(pyfuncitem), (pyfuncitem, "returned"))  # (a second call cannot hide the first's raise)
+        # A trace or profile function active as the test function returns, not the oracle's own nor a file's def
+        # that is not a declared source (round 31 installed one through weakref.finalize and bdb, whose frames
+        # call sys.settrace): it could have rewritten the test frame's locals.
+        why = _tracer()
+        _calls.setdefault(_id(pyfuncitem), (pyfuncitem, "returned" if why is None else _Traced(why)))
         return result
 
     _func_dict(pytest_pyfunc_call).update(_func_dict(original))  # pluggy's options (trylast) and pytest's marker
@@ -2302,6 +2316,7 @@ _YIELD_VALUE, _RESUME = dis.opmap["YIELD_VALUE"], dis.opmap["RESUME"]
 _get_instructions = dis.get_instructions  # bound before any project file loads
 _NUMBERS = frozenset({bool, int, float})
 _deepcopy, _settrace, _gettrace, _isclose, _isnan = copy.deepcopy, sys.settrace, sys.gettrace, math.isclose, math.isnan
+_getprofile = sys.getprofile
 _get_ident, _active_count, _current_frames = threading.get_ident, threading.active_count, sys._current_frames
 # Where the interpreter's own code lives (the standard library, installed packages): a thread whose every frame is
 # there is parked (an idle pool worker), not running the project's or a test's code.
@@ -5548,6 +5563,8 @@ def _first_lines(source: bytes, filename: str) -> dict:
         node, outer = todo.pop()
         if type(node) in _DEFS:
             out[(node.name, node.decorator_list[0].lineno if node.decorator_list else node.lineno)] = outer
+        elif type(node) is ast.Lambda:  # (a hook bound to a lambda in a conftest: round 31's honest case)
+            out.setdefault(("<lambda>", node.lineno), False)
         body_holder = type(node) is ast.Module or type(node) is ast.ClassDef
         for field in type(node)._fields:
             value = getattr(node, field, None)
@@ -5671,6 +5688,7 @@ class _SourceCode:
                     self._own_codes.update((_id(c), c) for c in codes)
         self._dispatcher = _ABSENT  # (learning)
         self._callers: dict = {}  # (realpath, co_filename) -> the file's code objects (_compiled_from)
+        self.guarded = None  # the plugin's recording function: its code and defaults may not be assigned
         # (also with no declared source: the trace-function check applies to every run)
         # Through the bootstrap's own hook (one Python call per audit event: a second hook made the oracle of
         # calls' runs about a quarter slower, its function-code reads being audit events), else a hook of its own.
@@ -5704,6 +5722,14 @@ class _SourceCode:
             frame = frame.f_back
         if frame is None or self._own_codes.get(_id(frame.f_code)) is frame.f_code:
             return
+        # Any declared source's frame up the stack is the caller too (round 31: weakref.finalize(obj, sys.settrace,
+        # f)() and a bdb.Bdb subclass's set_trace, called from the edit, put a library frame in between).
+        up = frame.f_back
+        while up is not None:
+            if self._real(up.f_code.co_filename) in self.sources:
+                frame = up
+                break
+            up = up.f_back
         code = frame.f_code
         filename = code.co_filename
         real = self._real(filename)
@@ -5745,6 +5771,11 @@ class _SourceCode:
         if event != "object.__setattr__" or _len(args) < 3 or args[1] not in _GUARDED_ATTRS \
                 or _type(args[0]) is not types.FunctionType:
             return
+        if args[0] is self.guarded:  # the plugin's recording function (_record_test_calls)
+            finding = f"source: the plugin's recording of test calls had its {args[1]} assigned at run time"
+            if finding not in self.refused:
+                self.refused.append(finding)
+            raise PermissionError("beacon: " + finding)
         code = _func_code(args[0])
         real = self._real(code.co_filename)
         if real not in self.sources or self.pristine.get(_id(code)) is code:
@@ -6147,6 +6178,7 @@ class CanaryPlugin:
         self._provenance = _Provenance(os.getcwd(), self._comparisons.sources)
         # (its audit hook: before any project file loads)
         self._source_code = _SourceCode(self._comparisons.sources, self._comparisons.oracle)
+        self._source_code.guarded = self._inner_call
         self._source_code.rewritten = self._provenance._pristine
         if not _REPORT_DICT:
             reports = sys.modules["_pytest.reports"]
@@ -6183,6 +6215,26 @@ class CanaryPlugin:
         found = sorted(set(self._seen + self._watch.changes(self._items)))
         wholesale = self._internals.reported  # after the other layers' findings: the report's message is shortened
         return [f for f in found if f not in wholesale] + [f for f in found if f in wholesale]
+
+    def _tracer_why(self) -> str | None:
+        """Why the active trace or profile function is not allowed while a test function runs (None when it is):
+        none, the oracle of calls' own, a C-level tracer, or a def of a file that is not a declared source."""
+        for kind, function in (("trace", _gettrace()), ("profile", _getprofile())):
+            for _ in range(4):  # a functools.partial is judged by what it calls
+                if _type(function) is functools.partial:
+                    function = function.func
+            if function is None:
+                continue
+            if _type(function) is types.MethodType:
+                if function.__self__ is self._shadow and function.__func__ is _Shadow.trace:
+                    continue
+                function = function.__func__
+            if _type(function) is not types.FunctionType:
+                continue  # a C-level tracer (coverage's); the code under test cannot make one
+            why = self._provenance.hook_function(function)
+            if why is not None:
+                return f"a {kind} function ({why})"
+        return None
 
     def _hook_origin(self, plugin, function) -> str | None:
         """Why a watched hook's implementation is not pytest's, pluggy's, this plugin's or a def of a file that is
@@ -6360,7 +6412,10 @@ class CanaryPlugin:
             # How pytest's own implementation's call of the test function ended (absent when another implementation,
             # a conftest's, called it instead): an exception there, however a wrapper turned it into a return.
             ended = self._calls.get(_id(item), (None, None))
-            if ended[0] is item and _type(ended[1]) is not str:  # (an exception: never compared, never asked)
+            if ended[0] is item and _type(ended[1]) is _Traced:
+                self._seen.append(f"{item.nodeid} call: reported passed, but its test function returned while "
+                                  f"{ended[1].why} was active")
+            elif ended[0] is item and _type(ended[1]) is not str:  # (an exception: never compared, never asked)
                 self._seen.append(f"{item.nodeid} call: raised {_class_name(_type(ended[1]))} in its test function "
                                   "(pytest's own call of it) but the call is reported passed")
         if call.when == "call" and not subtest:

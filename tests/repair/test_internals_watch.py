@@ -843,7 +843,7 @@ def test_round_30s_forgeries_are_refused(tmp_path, attack):
     assert not verdict.passed, (verdict.reasons, run.stdout[-2000:])
     finding = ROUND_30[attack]
     if finding is None:
-        assert "sys.settrace was called by code that is no file's" in run.stdout + run.stderr, run.stdout[-3000:]
+        assert "sys.settrace was called by pkg/calc.py, a declared source" in run.stdout + run.stderr, run.stdout[-3000:]
     else:
         assert verdict.tampered and finding in run.stdout, (verdict.reasons, findings(run))  # (stdout: not shortened)
     assert not marker.exists(), marker.read_text()
@@ -872,4 +872,33 @@ def test_honest_hook_implementations_from_the_tests_files_pass(tmp_path, shape):
              "tests/sub/__init__.py": "", **HONEST_HOOKS[shape],
              "tests/sub/test_sub.py": "from pkg.calc import add\n\n\ndef test_sub_add():\n    assert add(1, 1) == 2\n"}
     run, verdict = score(tmp_path, files, EXPECTED + ["tests/sub/test_sub.py::test_sub_add"])
+    assert verdict.passed, (verdict.reasons, findings(run))
+
+
+# Red-team round 31 (helper 114, on round 30's fixes; tests/repair/round31/): a trace function installed through a
+# library frame (weakref.finalize called at once, or later by the garbage collector; a bdb.Bdb subclass's set_trace),
+# and the recording function's closure cell swapped for a swallower (its state is now in audited defaults, so the
+# attack fails at import). ``None``: refused at import (a PermissionError or the missing closure stops collection).
+ROUND_31 = {
+    "a1": None,  # weakref.finalize(obj, sys.settrace, f)(), called from the declared source: refused up the stack
+    "a2": "its test function returned while a trace function",  # the same, run later by the garbage collector
+    "a3": None,  # a bdb.Bdb subclass's set_trace, called from the declared source
+    "a5": None,  # the recording function's closure cell holding pytest's function, swapped for a swallower
+}
+ROUND_31_DIR = Path(__file__).parent / "round31"
+
+
+@pytest.mark.parametrize("attack", sorted(ROUND_31))
+def test_round_31s_forgeries_are_refused(tmp_path, attack):
+    source = (ROUND_31_DIR / f"{attack}.py.txt").read_text(encoding="utf-8")
+    run, verdict = score(tmp_path, {SOURCE: source, TEST: ADD_TEST})
+    assert not verdict.passed, (verdict.reasons, run.stdout[-2000:])
+    if ROUND_31[attack] is not None:
+        assert verdict.tampered and ROUND_31[attack] in run.stdout, (verdict.reasons, findings(run))
+
+
+def test_a_conftest_hook_bound_to_a_lambda_passes(tmp_path):
+    files = {SOURCE: "def add(a, b):\n    return a + b\n", TEST: ADD_TEST,
+             "tests/conftest.py": "pytest_runtest_setup = lambda item: None\n"}
+    run, verdict = score(tmp_path, files)
     assert verdict.passed, (verdict.reasons, findings(run))
