@@ -1329,6 +1329,101 @@ def _namespace(module) -> dict | None:
     return _module_dict(module)
 
 
+def _set_trace_now(function, must: bool = False) -> bool:
+    """``sys.settrace(function)`` for this thread; False when CPython refused it because another thread was
+    installing its own at that moment (a thread starting under ``threading.settrace``: "Cannot install a trace
+    function while another trace function is being installed"). With ``must``, tried again until it is taken (the
+    other installation is a moment long)."""
+    for attempt in range(100000 if must else 1):
+        try:
+            _settrace(function)
+            return True
+        except RuntimeError:
+            if attempt % 64 == 63:
+                time.sleep(0.0005)  # (let the installing thread finish)
+    return False
+
+
+class _RewriteGuard:
+    """What pytest's assertion rewriting calls outside pytest's watched state, as it was when the plugin started:
+    checked as each module's rewriting starts (session 34). Code of the edit that runs inside the rewriting can
+    reach the module's syntax tree (through frames) and take the asserts out of a test: a patched
+    ``ast.iter_fields`` or ``builtins.isinstance`` did so for one test module with no other layer noticing, since
+    the provenance check compiles the test file through the same rewriting (a forged pass with the runtime layers
+    alone). The rewriting calls functions of ``ast`` (the node visitor, ``iter_fields``, ``copy_location``),
+    ``pathlib`` (the module's path), ``tokenize`` (an assert's source text), builtins, ``os.fspath`` and
+    ``sys.intern``; it builds nodes of ``ast``'s classes. Watched: those modules' namespaces and their classes'
+    own dicts (keys and values by position and identity), pytest's rewriting module and ``AssertionRewriter``,
+    and of ``builtins`` every name but those tests commonly patch (the patch ends with the test; the rewriting
+    calls none of them), found by the key's identity. Nothing is hashed or compared: no code of the edit runs in
+    the check. No code of the edit can run inside a rewriting unless something it calls was changed before it
+    started, so a check at the start sees it; the provenance check then compiles from the file with what was
+    there at the start (a change made and undone inside one rewriting is its finding)."""
+
+    _WHOLE = ("ast", "pathlib", "tokenize")
+    _ONLY = {"os": ("fspath",), "sys": ("intern",)}
+    _BUILTINS_LEFT = frozenset({"open", "print", "input", "__import__", "help", "exit", "quit", "breakpoint", "_",
+                                "copyright", "credits", "license"})
+
+    def __init__(self, rewrite_module):
+        self._parts: list = []  # (label, a module dict or class dict proxy, its keys, its values)
+        seen: set = set()
+        for name, module in [(name, sys.modules.get(name)) for name in self._WHOLE] + [
+                ("_pytest.assertion.rewrite", rewrite_module)]:
+            space = _namespace(module)
+            if space is None:
+                continue
+            self._add(name, space)
+            for value in list(dict.values(space)):
+                if _type(value) is type and _id(value) not in seen and _class_module(value) in (name, "_ast"):
+                    seen.add(_id(value))
+                    self._add(f"{name}.{_class_name(value)}", _class_dict(value))
+        # Live views: a module's and a class's dict are never replaced, so these follow them.
+        self._keys = [part[1] for part in self._parts]
+        self._values = [_proxy_values(m) if _type(m) is types.MappingProxyType else dict.values(m)
+                        for m in self._keys]
+        self._spots: list = []  # (label, namespace, [(its key object, the value)])
+        builtins_space = _namespace(sys.modules.get("builtins"))
+        picks = [("builtins", builtins_space, [k for k in builtins_space if _type(k) is str
+                                               and k not in self._BUILTINS_LEFT])]
+        picks += [(label, _namespace(sys.modules.get(label)), names) for label, names in self._ONLY.items()]
+        for label, space, names in picks:
+            keys = {k: k for k in space if _type(k) is str}  # (no code of the edit has run yet)
+            self._spots.append((label, space, [(keys[n], dict.get(space, n)) for n in names if n in keys]))
+        self._start = self._flat()
+
+    def _add(self, label: str, mapping) -> None:
+        values = _proxy_values(mapping) if _type(mapping) is types.MappingProxyType else dict.values(mapping)
+        self._parts.append((label, mapping, tuple(mapping), tuple(values)))
+
+    def _flat(self) -> tuple:
+        chain = itertools.chain.from_iterable
+        return tuple(chain(self._keys)), tuple(chain(self._values))
+
+    def changed(self) -> str | None:
+        """What differs from the start, or None: one identity pass (C-level), the details only on a change."""
+        for label, space, spots in self._spots:
+            keys = tuple(space)  # (iterating hashes nothing; positions found by the key objects' ids)
+            values = tuple(dict.values(space))
+            at = dict(zip(_map(_id, keys), range(_len(keys))))
+            for key, before in spots:
+                i = at.get(_id(key))
+                if i is None or values[i] is not before:
+                    return f"{label}.{key} was replaced"
+        now = self._flat()
+        if _all(_len(a) == _len(b) and _all(_map(_is, a, b)) for a, b in zip(now, self._start)):
+            return None
+        for label, mapping, keys, values in self._parts:
+            now_keys = tuple(mapping)
+            if _len(now_keys) != _len(keys) or not _all(_map(_is, now_keys, keys)):
+                return f"{label}: a name was added, removed or re-made"
+            now_values = _proxy_values(mapping) if _type(mapping) is types.MappingProxyType else dict.values(mapping)
+            for key, before, after in zip(keys, values, now_values):
+                if before is not after:
+                    return f"{label}.{key if _type(key) is str else '?'} was replaced"
+        return "a watched namespace changed"
+
+
 # functools' method wrappers that hold the function they call as ``func`` (judged in its place).
 _WRAPPING_DESCRIPTORS = (functools.partialmethod, functools.singledispatchmethod)
 
@@ -1601,13 +1696,6 @@ def _all_classes() -> list:
 # ``isinstance`` call), read through ``type``'s own descriptor: a metaclass's ``__getattribute__`` is not asked.
 _type_lookup = type.__dict__["__getattribute__"]
 _repeat, _getattr = itertools.repeat, getattr
-
-
-def _exact_keys(own) -> bool:
-    """Whether every key of a class's ``__dict__`` is an exact ``str``, checked without hashing one (C-level): a str
-    subclass kept by a ``type()`` namespace runs its ``__hash__``/``__eq__`` in any set or dict operation on the
-    keys, in the middle of a check (red-team round 8, R8-2)."""
-    return _all(_map(_is, _map(_type, own), _repeat(str)))
 
 
 def _odd_key(own) -> str:
@@ -1901,6 +1989,10 @@ class _Oracle:
                 continue  # the harness's own data: malformed only by a bug; that file's oracle is off
         self._spaces: dict = {}  # real path -> the declared module's namespace (found by its functions' globals)
         self._modules_seen = -1
+        # The modules loaded before any project file (the plugin is made under ``-P``, after pytest's import): none is
+        # a declared module, so ``_find_spaces`` passes them by (most of a small run's modules; it was ~15% of an
+        # oracle run's time, asked each time sys.modules grows). One replaced in sys.modules is a new object: looked at.
+        self._early: dict = {_id(m): m for m in list(dict.values(_sys_modules))} if self.files else {}
         self._entries: dict = {}  # id(class or namespace) -> (it, its size, [(key, value, function, real)])
         self._reached: dict = {}  # id(container) -> (it, its length, whether it reaches a heap class): one test's
         self.active = False
@@ -2138,18 +2230,29 @@ class _Oracle:
         if len(self._spaces) == len(self.files) or _len(_sys_modules) == self._modules_seen:
             return self._spaces
         self._modules_seen = _len(_sys_modules)
+        early, files, function_type, real_of = self._early, self.files, types.FunctionType, self._real
         for module in list(dict.values(_sys_modules)):
+            if early.get(_id(module)) is module:
+                continue
             space = _namespace(module)
             if _type(space) is not dict:
                 continue
             for value in list(dict.values(space))[:2000]:
-                functions = [value] if type(value) is types.FunctionType else (
-                    [f for f in _proxy_values(_class_dict(value)) if type(f) is types.FunctionType]
-                    if _class_flags(_type(value)) & _TYPE_SUBCLASS else [])
+                if type(value) is function_type:
+                    functions = (value,)
+                elif _class_flags(_type(value)) & _TYPE_SUBCLASS:
+                    functions = [f for f in _proxy_values(_class_dict(value)) if type(f) is function_type]
+                else:
+                    continue
                 # A dataclass's generated ``__init__`` has the module's globals and the file ``<string>``: keep
                 # looking (red-team round 13, R13-3: a dataclass first in the module hid the module).
-                real = next((self._real(f) for f in functions if f.__globals__ is space and self._real(f) in self.files),
-                            None)
+                real = None
+                for function in functions:
+                    if function.__globals__ is space:
+                        real = real_of(function)
+                        if real in files:
+                            break
+                        real = None
                 if real is not None:
                     self._spaces[real] = space
                     break
@@ -2386,6 +2489,10 @@ class _Shadow:
         self.oracle = oracle
         self.found: list[str] = []  # findings, each once (the run's verdict takes them only if every test passed)
         self._kinds: dict = {}  # id(code) -> (code, its spec, the set of its RETURN_VALUE offsets) or (code, None)
+        # id(code) -> code, for code whose file is not a declared source: the trace function's first question. None
+        # of its branches acts on such a call (the recorder and the counts look at declared files only), and the
+        # run's calls are mostly pytest's, the libraries' and the tests' (~2 lookups and a call per event saved).
+        self._foreign: dict = {}
         self._calls: dict = {}  # id(code) -> checked calls
         self._functions: dict = {}  # id(code) -> the live function (for its defaults)
         self._large: dict = {}  # id(code) -> its calls in a row whose arguments were too large to copy
@@ -2420,6 +2527,20 @@ class _Shadow:
         gc.callbacks.append(self._collecting)
         self.installed = True
 
+    def may_pause(self) -> bool:
+        """Whether pytest's assertion rewriting of a module may run with this thread's trace function off (when it is
+        this one's). Rewriting is pure syntax-tree work that calls a Python function per node: under the trace
+        function it was ~40% of a run of boltons' ``strutils`` tests (one big test module). No code of the edit can
+        run there unseen: what the rewriting calls outside pytest's own objects is checked unchanged as it starts
+        (:class:`_RewriteGuard`), and pytest's result is compared with the plugin's own rewriting of the file
+        (:meth:`_Comparisons.rewritten_elsewhere`) before the window ends, with nothing but the plugin's code and
+        C functions after the comparison. (The rewriter's ``__init__``, which asks the config, runs before it:
+        traced.)"""
+        if not self.installed:
+            return False
+        tracer = _gettrace()
+        return _type(tracer) is types.MethodType and tracer.__self__ is self and tracer.__func__ is _Shadow.trace
+
     def _collecting(self, phase, info) -> None:
         if phase == "start" and self._held:
             # (a new list, bound at once: a collection can start inside a loop over the old one; the references to
@@ -2439,6 +2560,9 @@ class _Shadow:
         if self._steps and _id(frame) in self._steps and (self.running or self.oracle.active or _PROBING[0] or (
                 self.inside and self.inside.get(_get_ident()))):
             self._lose(frame)  # a checked generator resumed by changed code: the pristine one would fall out of step
+        code = frame.f_code
+        if self._foreign.get(_id(code)) is code:
+            return None  # code of a file that is not declared: nothing below looks at it (most calls, every time)
         if _PROBING[0]:
             return None  # the probe's question (``_ask``), not the tests'
         if self.inside and self.inside.get(_get_ident()):
@@ -2459,11 +2583,12 @@ class _Shadow:
                 self.recorder.note(frame, spaces, self.test_root)
             except Exception:  # noqa: BLE001 (the recorder's own failure: never the test's)
                 self.recorder.counts["failed"] += 1
-        code = frame.f_code
         known = self._kinds.get(_id(code))
         if known is None or known[0] is not code:
             known = self._kinds[_id(code)] = (code, *self._classify(code))
         if known[1] is None:
+            if _realpath_cached(code.co_filename) not in self.oracle.files:  # (held: its id is never reused)
+                self._foreign[_id(code)] = code
             return None
         if code.co_flags & _CO_GENERATOR:
             try:
@@ -2580,7 +2705,7 @@ class _Shadow:
         filename = code.co_filename
         if type(filename) is not str or filename[:1] == "<" or code.co_flags & _LAZY_FLAGS:
             return None, None
-        entry = self.oracle.files.get(os.path.realpath(filename))
+        entry = self.oracle.files.get(_realpath_cached(filename))
         qualname = code.co_qualname
         if entry is None or code.co_firstlineno not in entry[1][0] or qualname in entry[1][1] \
                 or code.co_name == "__del__":
@@ -4242,6 +4367,9 @@ class _Comparisons:
 
     def __init__(self, sources=(), root: str = "", edited=(), pristine=(), oracle=()):
         self.oracle = _Oracle(oracle)  # the pristine code of the defs the edit changed (see _Oracle)
+        self.shadow = None  # the oracle of calls (_Shadow), when the plugin made one: rewriting may pause its trace
+        self.rewrite_guard = None  # what the rewriting calls, checked as each rewriting starts (_RewriteGuard)
+        self.provenance = None  # the provenance check (_Provenance): takes the plugin's rewriting of each file
         self.sources = {}
         for path in sources:
             real = os.path.realpath(path)
@@ -4262,7 +4390,6 @@ class _Comparisons:
         self._outside_files: dict = {}  # co_filename -> whether it is outside the checkout (or not a file at all)
         # a library module's real path -> the qualnames of the classes its source defines (``f.<locals>.C`` too)
         self._class_defs: dict = {}
-        self._exact_ok: dict = {}  # id(class) -> weak reference: a new class whose dict keys were all exact strs
         # functools.total_ordering's generated methods (``_gt_from_lt`` …): functions under another name, by design.
         convert = getattr(sys.modules.get("functools"), "_convert", None)
         self.total_ordering = frozenset(f for ops in (convert.values() if type(convert) is dict else ())
@@ -4971,9 +5098,7 @@ class _Comparisons:
         out = []
         known, none_of, subclasses, class_dict, names = (self.known, _COMPARISON_SET.isdisjoint, _subclasses,
                                                          _class_dict, _COMPARISONS)
-        snapshot, exact, flags, checked, lookup = (self._snapshot_ids, _exact_keys, _class_flags, _CACHE_CHECKED,
-                                                   _type_lookup)
-        exact_ok = self._exact_ok
+        exact, flags, checked, lookup = _str_keys, _class_flags, _CACHE_CHECKED, _type_lookup
         seen: set = set()
         todo = [object]
         pop, push, mark = todo.pop, todo.extend, seen.add
@@ -4985,13 +5110,9 @@ class _Comparisons:
             push(subclasses(cls))
             own = class_dict(cls)
             try:
-                if id(cls) not in snapshot:  # before anything hashes the keys (R8-2); once per class (only a raw
-                    seen_ok = exact_ok.get(id(cls))  # dict write, no setattr, adds a key that is not an exact str)
-                    if seen_ok is None or seen_ok() is not cls:
-                        if not exact(own):
-                            out.append(f"comparison check of {self._label(cls)}: {_odd_key(own)}")
-                            continue
-                        exact_ok[id(cls)] = weakref.ref(cls)
+                if not exact(own):  # before anything hashes the keys (R8-2); every class, every walk: a raw write
+                    out.append(f"comparison check of {self._label(cls)}: {_odd_key(own)}")  # into a class dict
+                    continue  # (gc) adds a key setattr would have made an exact str, to a class seen before too
                 if none_of(own):  # hashes the keys (exact strs, or a class from the snapshot)
                     continue
                 heap = flags(cls) & _HEAPTYPE
@@ -5301,14 +5422,9 @@ class _Comparisons:
         plain = _type(cls) is type  # no metaclass: its cached lookup is read directly (the common case)
         for owner in _class_mro(cls):
             own = _class_dict(owner)
-            if id(owner) not in self._snapshot_ids:  # before hashing a key (R8-2), once per class
-                seen_ok = self._exact_ok.get(id(owner))
-                if seen_ok is None or seen_ok() is not owner:
-                    if not _exact_keys(own):
-                        self._report_at_assert(
-                            f"comparison check of {self._label(owner)}: {_odd_key(own)} (at an assert)")
-                        return
-                    self._exact_ok[id(owner)] = weakref.ref(owner)
+            if not _str_keys(own):  # before hashing a key (R8-2), each time (see findings)
+                self._report_at_assert(f"comparison check of {self._label(owner)}: {_odd_key(own)} (at an assert)")
+                return
             found = left.intersection(own)  # iterates own's keys in C
             if not found:
                 continue
@@ -5354,6 +5470,42 @@ class _Comparisons:
         if finding not in self.reported:
             self.reported.add(finding)
             self.at_asserts.append(finding)
+
+    def rewritten_elsewhere(self, rewriter, own: dict, mod, path: str, transform) -> str | None:
+        """Why pytest's rewritten tree ``mod`` of the file at ``path`` is not the plugin's own rewriting of the file's
+        bytes (None when it is; session 34). The plugin reads the file itself, parses it (C), and has a fresh
+        ``AssertionRewriter`` with no config (the pass hook's setting copied from pytest's as a bool) rewrite it, so
+        nothing the edit reached through pytest's objects (the config, the source pytest read, the tree it was
+        given) shapes the copy; what the rewriting calls outside them is :class:`_RewriteGuard`'s. A module that is
+        no test module (a helper whose asserts pytest rewrites) had no other check. The compiled results go to the
+        provenance check, which then does not compile the file again."""
+        try:
+            with _open(path, "rb") as fh:
+                source = fh.read()
+        except OSError:
+            return None  # (no file of that name: code pytest was handed another way)
+        hook = dict.get(own, "enable_assertion_pass_hook", False)
+        if _type(hook) is not bool:
+            return f"pytest's rewriting of {path} was given a pass-hook setting that is not a bool"
+        try:
+            tree = _compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+            fresh = _type(rewriter)(path, None, source)
+            fresh.enable_assertion_pass_hook = hook
+            transform(fresh, tree)
+            mine = _compile(tree, path, "exec", dont_inherit=True)
+            theirs = _compile(mod, path, "exec", dont_inherit=True)
+        except Exception as exc:  # noqa: BLE001 (a tree that does not compile: pytest's compile fails the same way)
+            return f"the plugin's rewriting of {path} raised {_class_name(_type(exc))}"
+        if mine != theirs:  # (code objects compare in C: their constants are Python's own kinds)
+            return (f"pytest's rewriting of {path} is not the plugin's rewriting of the file (code of the edit "
+                    f"changed the tree or the source pytest was given)")
+        provenance = self.provenance
+        if provenance is not None:  # (by the file name: no os.path function, which the guard does not cover)
+            out: dict = {}
+            _nested_codes(_compile(source, path, "exec", dont_inherit=True), out)
+            _nested_codes(mine, out)
+            provenance.rewritten[path] = out
+        return None
 
     def install_judge(self, rewrite) -> None:
         """Patch ``rewrite.AssertionRewriter`` (pytest's ``_pytest.assertion.rewrite``) so rewritten asserts call
@@ -5461,19 +5613,42 @@ class _Comparisons:
                     main[-1].test.operand = truth(self, main[-1].test.operand)
             return statements
 
-        def run_rewriter(self, mod):  # noqa: N802
+        def transform(rewriter_self, mod):
             # Comparisons outside the asserts pytest rewrites (and inside their lambdas and comprehensions) become
             # calls of ``_beacon_cmp`` (compare_call); only in runs that hand over edited code with an oracle, and only
             # when pytest will rewrite the module (it adds the ``@pytest_ar`` import the calls use).
             first = mod.body[0] if mod.body else None
             doc = first.value.value if (type(first) is ast.Expr and type(first.value) is ast.Constant
                                         and type(first.value.value) is str) else None
-            if mod.body and comparisons.oracle.files and not (doc is not None and self.is_rewrite_disabled(doc)):
+            if mod.body and comparisons.oracle.files and not (doc is not None
+                                                                and rewriter_self.is_rewrite_disabled(doc)):
                 _CompareCalls().visit(mod)
                 ast.fix_missing_locations(mod)
-            return run(self, mod)
+            run(rewriter_self, mod)
+
+        def run_rewriter(self, mod):  # noqa: N802
+            guard = comparisons.rewrite_guard  # first: the transform below calls ast's visitor too
+            why = guard.changed() if guard is not None else None
+            own = rewriter_dict(self) if _type(self) is rewriter and rewriter_dict is not None else None
+            path = dict.get(own, "module_path") if _type(own) is dict else None
+            shown = path if _type(path) is str else "a module"
+            if why is not None:
+                comparisons._report_at_assert(f"assertion rewriting: {why} before pytest rewrote {shown} (code of "
+                                              f"the edit run inside the rewriting can take a test's asserts out)")
+            shadow = comparisons.shadow
+            paused = shadow is not None and shadow.may_pause() and _set_trace_now(None)  # (this thread's only)
+            try:
+                transform(self, mod)
+                if _type(path) is str and why is None:
+                    why = comparisons.rewritten_elsewhere(self, own, mod, path, transform)
+                    if why is not None:
+                        comparisons._report_at_assert(f"assertion rewriting: {why}")
+            finally:
+                if paused:
+                    _set_trace_now(shadow.trace, must=True)
 
         comparisons = self
+        rewriter_dict = _instance_dict_getter(rewriter)  # (the instances' own __dict__, read by the C getter)
         for name, patched in (("visit_Compare", visit_Compare), ("visit_Assert", visit_Assert),
                               ("visit_UnaryOp", visit_UnaryOp), ("visit_BoolOp", visit_BoolOp),
                               ("run", run_rewriter)):
@@ -5949,6 +6124,8 @@ class _Provenance:
         self._defs: dict = {}  # realpath -> {(name, first line): top-level def}, or None when it cannot be parsed
         self._ok: dict = {}  # id(code) -> (code judged fine (held: no id reuse), its def is top-level, file shown)
         self._compiled: dict = {}  # (realpath, co_filename) -> {(name, first line): [code, ...]} from the file
+        # file name -> the same, from the plugin's own rewriting of each module pytest rewrote (rewritten_elsewhere)
+        self.rewritten: dict = {}
         rewrite = sys.modules.get("_pytest.assertion.rewrite")  # imported with pytest, before any project file
         self._rewrite_asserts = getattr(rewrite, "rewrite_asserts", None)
         self.config = None  # set at pytest_configure: the rewriting depends on it
@@ -6021,6 +6198,8 @@ class _Provenance:
         """The code objects of the file at ``real``, compiled plainly and as pytest rewrites a test module (both
         under ``filename``, the name pytest compiled it under: the rewriting embeds it)."""
         key = (real, filename)
+        if key not in self._compiled and filename in self.rewritten and _realpath_cached(filename) == real:
+            self._compiled[key] = self.rewritten[filename]  # the plugin's own rewriting, as pytest imported it
         if key not in self._compiled:
             out: dict = {}
             try:
@@ -6166,16 +6345,19 @@ class CanaryPlugin:
                                          secret.get("edited", ()), secret.get("pristine", ()),
                                          secret.get("oracle", ()))
         self._comparisons.install_judge(sys.modules["_pytest.assertion.rewrite"])  # before the watches' snapshots
+        self._comparisons.rewrite_guard = _RewriteGuard(sys.modules["_pytest.assertion.rewrite"])  # (after it)
         _record_patches()  # (also before them: the wrappers are the originals the watch notes)
         self._comparisons.install_unittest_judge(sys.modules["unittest.case"])  # (imported by _Comparisons)
         # The pristine code re-makes each call of changed code (installed when the conftests load, before any
         # project file does; see _Shadow).
         self._shadow = _Shadow(self._comparisons.oracle)
+        self._comparisons.shadow = self._shadow
         self._oracle_calls = secret.get("oracle_calls") is True
         self._calls: dict = {}  # id(item) -> (item, how its test function's call ended: "returned" or the exception)
         self._inner_call = _record_test_calls(sys.modules["_pytest.python"], self)  # (before the watches' snapshots)
         self._watch = _Watch()  # before pytest loads any project file
         self._provenance = _Provenance(os.getcwd(), self._comparisons.sources)
+        self._comparisons.provenance = self._provenance
         # (its audit hook: before any project file loads)
         self._source_code = _SourceCode(self._comparisons.sources, self._comparisons.oracle)
         self._source_code.guarded = self._inner_call

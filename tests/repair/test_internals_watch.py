@@ -492,6 +492,156 @@ def test_the_watch_hashes_no_class_of_the_code_under_test(tmp_path):
     assert not marker.exists(), marker.read_text()
 
 
+# A key written straight into a class's dict (its mappingproxy's dict, reached through gc) after the comparison check
+# has seen the class once: setattr copies a str subclass to an exact str, a raw write does not. The check scans every
+# class's keys by class on each walk before it hashes one (session 33 checked each new class once).
+_RAW_CLASS_KEY = """import gc
+
+import _pytest.reports
+
+
+_written = []
+
+
+class _Key(str):
+    def __hash__(self):
+        if _written:  # the edit's own write hashes it once
+            open(@MARKER@, 'a').write('hash\\n')
+        return str.__hash__(self)
+
+    def __eq__(self, other):
+        if _written:
+            open(@MARKER@, 'a').write('eq\\n')
+        return str.__eq__(self, other)
+
+
+class Plain:
+    pass
+
+
+def add(a, b):
+    raw = gc.get_referents(@CLASS@.__dict__)[0]
+    raw[_Key('probe')] = 1
+    _written.append(1)
+    return a - b
+"""
+
+
+@pytest.mark.parametrize("cls", ["Plain", "_pytest.reports.TestReport"])
+def test_a_key_written_raw_into_a_class_dict_is_a_finding_and_never_hashed(tmp_path, cls):
+    marker = tmp_path / "ran"
+    source = _RAW_CLASS_KEY.replace("@MARKER@", repr(str(marker))).replace("@CLASS@", cls)
+    run, verdict = score(tmp_path, {SOURCE: source, TEST: ADD_TEST})
+    assert not verdict.passed and verdict.tampered, (verdict.reasons, findings(run), run.stderr[-2000:])
+    assert ("a class dict key of type _Key" if cls == "Plain" else "TestReport: a key that is not a string") in findings(
+        run), findings(run)
+    assert not marker.exists(), marker.read_text()
+
+
+# Session 34: code of the edit run inside pytest's assertion rewriting of a later test module (through something the
+# rewriting calls: an ``ast`` function, a builtin) takes that module's asserts out through the frames; the provenance
+# check compiled the file through the same rewriting, so the runtime layers alone saw nothing (a forged pass).
+_STRIPS_ASSERTS = """import ast
+import builtins
+import sys
+
+_original = @ORIGINAL@
+
+
+def _strip(*args):
+    node = args[0]
+    if type(node) is ast.Module:
+        rewriter = sys._getframe(1).f_locals.get("self")
+        if str(getattr(rewriter, "module_path", "")).endswith("test_later.py"):
+            for statement in node.body:
+                if type(statement) is ast.FunctionDef:
+                    statement.body = [ast.copy_location(ast.Pass(), s) if type(s) is ast.Assert else s
+                                      for s in statement.body]
+            @RESTORE@
+    return _original(*args)
+
+
+@TARGET@ = _strip
+
+
+def add(a, b):
+    return a - b
+"""
+STRIPPERS = {
+    "ast_iter_fields": ("ast.iter_fields", "pass", "ast.iter_fields was replaced"),
+    "builtins_isinstance": ("builtins.isinstance", "pass", "builtins.isinstance was replaced"),
+    "builtins_isinstance_restored_after_use": ("builtins.isinstance", "builtins.isinstance = _original",
+                                               "builtins.isinstance was replaced"),
+}
+LATER = "from pkg.calc import add\n\n\ndef test_later():\n    assert add(2, 3) == 5\n"
+FIRST = "from pkg.calc import add\n\n\ndef test_a():\n    assert add(1, 0) == 1\n"
+
+
+@pytest.mark.parametrize("how", sorted(STRIPPERS))
+def test_code_run_inside_the_assertion_rewriting_is_seen(tmp_path, how):
+    target, restore, finding = STRIPPERS[how]
+    source = _STRIPS_ASSERTS.replace("@ORIGINAL@", target).replace("@TARGET@", target).replace("@RESTORE@", restore)
+    run, verdict = score(tmp_path, {SOURCE: source, "tests/test_a.py": FIRST, "tests/test_later.py": LATER},
+                         expected=["tests/test_a.py::test_a", "tests/test_later.py::test_later"])
+    assert not verdict.passed and verdict.tampered, (verdict.reasons, findings(run), run.stderr[-2000:])
+    assert f"assertion rewriting: {finding} before pytest rewrote " in findings(run), findings(run)
+    assert "tests/test_later.py" in findings(run), findings(run)
+
+
+# A helper module (its asserts rewritten by pytest, no provenance check of its own): the edit's code runs inside
+# the rewriting through pytest's config (its ini cache swapped for a dict subclass, put back once used), takes the
+# helper's asserts out and leaves nothing changed. The plugin rewrites each module's file itself and compares.
+_CONFIG_CACHE = """import ast
+import gc
+import sys
+
+import _pytest.config
+
+
+class _Cache(dict):
+    def __getitem__(self, key):
+        frame = sys._getframe(1)
+        while frame is not None and "mod" not in frame.f_locals:
+            frame = frame.f_back
+        if frame is not None and str(frame.f_locals.get("module_path", "")).endswith("helpers.py"):
+            for statement in frame.f_locals["mod"].body:
+                if type(statement) is ast.FunctionDef:
+                    statement.body = [ast.copy_location(ast.Pass(), s) if type(s) is ast.Assert else s
+                                      for s in statement.body]
+            _config.__dict__["_inicache"] = _original
+        return dict.__getitem__(self, key)
+
+
+_config = next(o for o in gc.get_objects() if type(o) is _pytest.config.Config)
+_original = _config.__dict__["_inicache"]
+_config.__dict__["_inicache"] = _Cache(_original)
+
+
+def add(a, b):
+    return a - b
+"""
+
+
+def test_a_helper_modules_asserts_taken_out_inside_its_rewriting_are_seen(tmp_path):
+    helpers = "def check(value, expected):\n    assert value == expected\n"
+    test = "from pkg.calc import add\nfrom tests.helpers import check\n\n\ndef test_later():\n    check(add(2, 3), 5)\n"
+    run, verdict = score(tmp_path, {SOURCE: _CONFIG_CACHE, "tests/__init__.py": "", "tests/helpers.py": helpers,
+                                    "tests/test_later.py": test}, expected=["tests/test_later.py::test_later"])
+    assert not verdict.passed and verdict.tampered, (verdict.reasons, findings(run), run.stderr[-2000:])
+    assert "tests/helpers.py is not the plugin's rewriting" in findings(run), findings(run)
+
+
+def test_a_conftest_that_adds_a_builtin_passes(tmp_path):
+    # Names added to builtins, and the builtins tests patch (open, print, input), are not what the rewriting calls.
+    conftest = ("import builtins\n\nbuiltins.gettext_ = str\n\n\ndef pytest_configure(config):\n"
+                "    builtins.print = builtins.print\n")
+    test = ("import builtins\n\nfrom pkg.calc import add\n\n\ndef test_add(monkeypatch):\n"
+            "    monkeypatch.setattr(builtins, 'open', lambda *a, **k: None)\n    assert add(2, 3) == 5\n")
+    run, verdict = score(tmp_path, {SOURCE: "\n\ndef add(a, b):\n    return a + b\n", "tests/conftest.py": conftest,
+                                    TEST: test})
+    assert verdict.passed and not verdict.tampered, (verdict.reasons, findings(run), run.stderr[-2000:])
+
+
 def test_the_screen_refuses_the_rekeyed_proxy_attack():
     from beacon.repair.screen import screen_edit
 

@@ -289,6 +289,27 @@ def test_a_removed_trace_function_is_a_finding(tmp_path):
         run.canaries.reasons), run.canaries.reasons
 
 
+def test_code_of_the_edit_reached_from_the_assertion_rewriting_is_refused(tmp_path):
+    # Session 34: pytest's assertion rewriting runs with the trace function off (it is pure syntax-tree work). The
+    # edit's added ``_spy``, put in ``ast.copy_location`` (pytest's rewriter calls it for each assert), would run
+    # there unseen as tests/test_zlater.py is rewritten, after tests/test_stock.py imported the edit; the check
+    # that starts each rewriting finds ``ast`` changed.
+    spy = HONEST.replace("import itertools\n", "import ast\nimport itertools\n") + (
+        "\n\n_copy = ast.copy_location\n\n\ndef _spy(new, old):\n    return _copy(new, old)\n\n\n"
+        "ast.copy_location = _spy\n")
+    later = "from pkg.stock import weigh\n\n\ndef test_later():\n    assert weigh(0).value == 0\n"
+    root = write_tree(tmp_path / "repo", {"pkg/__init__.py": "", SOURCE: spy, "tests/test_stock.py": TEST,
+                                          "tests/test_zlater.py": later})
+    ids = [*IDS, "tests/test_zlater.py::test_later"]
+    run = run_pytest(root, ["tests"], protected=snapshot_protected(root, extra=["tests/test_stock.py",
+                                                                               "tests/test_zlater.py"]),
+                     sandbox="off", report_dir=tmp_path / "report", sources=(SOURCE,),
+                     before={SOURCE: (GIVEN, PRISTINE)}, pristine={SOURCE: PRISTINE}, oracle=True)
+    verdict = verify_run(run, ids)
+    reasons = " ".join(run.canaries.reasons)
+    assert verdict.tampered and "assertion rewriting: ast.copy_location was replaced" in reasons, verdict.reasons
+
+
 def test_a_reformatted_module_binding_is_not_a_rebinding():
     # session 22's benchmark: ``ast.unparse`` re-quoted boltons strutils' ``_line_ending_re = re.compile(...)``, the
     # binding read as changed, and every pristine call reading it met a poison. Bindings compare as syntax trees.
