@@ -1360,16 +1360,26 @@ class _RewriteGuard:
     started, so a check at the start sees it; the provenance check then compiles from the file with what was
     there at the start (a change made and undone inside one rewriting is its finding)."""
 
-    _WHOLE = ("ast", "pathlib", "tokenize")
+    _WHOLE = ("ast", "pathlib", "tokenize")  # and every module their namespaces and the rewriting module's hold
     _ONLY = {"os": ("fspath",), "sys": ("intern",)}
+    # Reached from those namespaces but changed by honest code at run time (pytest's capture sets sys.stdout,
+    # catch_warnings sets warnings.showwarning, tests patch os.path) or watched as pytest's own: names only, or not.
+    _NOT_WHOLE = frozenset({"os", "sys", "warnings", "posixpath", "ntpath", "builtins", "_pytest.assertion.util"})
     _BUILTINS_LEFT = frozenset({"open", "print", "input", "__import__", "help", "exit", "quit", "breakpoint", "_",
                                 "copyright", "credits", "license"})
 
     def __init__(self, rewrite_module):
         self._parts: list = []  # (label, a module dict or class dict proxy, its keys, its values)
         seen: set = set()
-        for name, module in [(name, sys.modules.get(name)) for name in self._WHOLE] + [
-                ("_pytest.assertion.rewrite", rewrite_module)]:
+        roots = [sys.modules.get(name) for name in self._WHOLE] + [rewrite_module]
+        modules: dict = {}
+        for module in roots:  # (red-team round 32: rewrite.py's ``itertools.count()``, unwatched, ran the edit's code)
+            space = _namespace(module)
+            for value in [module] + (list(dict.values(space)) if space is not None else []):
+                name = _namespace(value).get("__name__") if _namespace(value) is not None else None
+                if _type(name) is str and name not in self._NOT_WHOLE and sys.modules.get(name) is value:
+                    modules.setdefault(name, value)
+        for name, module in modules.items():
             space = _namespace(module)
             if space is None:
                 continue
@@ -5504,7 +5514,10 @@ class _Comparisons:
             out: dict = {}
             _nested_codes(_compile(source, path, "exec", dont_inherit=True), out)
             _nested_codes(mine, out)
-            provenance.rewritten[path] = out
+            first = provenance.rewritten.setdefault(path, out)
+            if first is not out and first != out:  # (lists of code objects: compared in C)
+                return (f"{path} was rewritten again and came out different (the first rewriting stands for the "
+                        f"provenance check)")
         return None
 
     def install_judge(self, rewrite) -> None:

@@ -1047,6 +1047,26 @@ def test_round_31s_forgeries_are_refused(tmp_path, attack):
         assert verdict.tampered and ROUND_31[attack] in run.stdout, (verdict.reasons, findings(run))
 
 
+# Red-team round 32 (helper 115, on session 34's first rewriting checks; tests/repair/round32/): pytest's
+# ``visit_Assert`` calls ``itertools.count()``, which the guard did not watch, so the edit's replacement ran inside
+# every rewriting with the oracle's trace paused and set each assert's test to ``True`` (a1: a conftest imports the
+# edit first); a2 used that window, while the canary module was rewritten, to push the imported test file through
+# pytest's rewriting hook again (the plugin's own rewriting was fooled the same way, and its later result replaced
+# the provenance check's) and copy the stripped code into the collected tests. The guard now watches every module
+# the rewriting's namespaces hold (os, sys, warnings, os.path by name or not at all); a file rewritten again that
+# comes out different is a finding, and the first rewriting stands.
+ROUND_32 = {"a1": {"tests/conftest.py": "import pkg.calc  # noqa: F401\n"}, "a2": {}}
+ROUND_32_DIR = Path(__file__).parent / "round32"
+
+
+@pytest.mark.parametrize("attack", sorted(ROUND_32))
+def test_round_32s_forgeries_are_refused(tmp_path, attack):
+    source = (ROUND_32_DIR / f"{attack}.py.txt").read_text(encoding="utf-8")
+    run, verdict = score(tmp_path, {SOURCE: source, TEST: ADD_TEST, **ROUND_32[attack]})
+    assert not verdict.passed and verdict.tampered, (verdict.reasons, run.stdout[-2000:])
+    assert "assertion rewriting: itertools.count was replaced" in findings(run), findings(run)
+
+
 def test_a_conftest_hook_bound_to_a_lambda_passes(tmp_path):
     files = {SOURCE: "def add(a, b):\n    return a + b\n", TEST: ADD_TEST,
              "tests/conftest.py": "pytest_runtest_setup = lambda item: None\n"}

@@ -140,7 +140,9 @@ def test_a_round8_forgery_is_tampering(tmp_path, shape):
     if shape != "str_subclass_key":  # there the judge no longer hashes the key: the forgery's hook never runs
         assert run.report is not None and [tc.outcome for tc in run.report.testcases] == ["passed"]  # the forgery...
     assert not verdict.passed and verdict.tampered, verdict.reasons  # ...is caught
-    assert finding in findings(run), findings(run)
+    # (a class planted in functools is also the assertion-rewriting guard's finding, listed first since session 34:
+    # the comparison judge's is then further down the canary's message, in the run's output)
+    assert finding in findings(run) or finding in run.stdout, findings(run)
 
 
 A_LIBRARY = """
