@@ -103,8 +103,8 @@ import marshal
 import math
 import operator
 import os
-import random
 import shutil
+import _random
 import stat
 import sys
 import sysconfig
@@ -115,6 +115,92 @@ import types
 import weakref
 import zlib
 from pathlib import Path
+
+
+# ---- What the plugin calls, as it was when the plugin was imported (session 35, red-team round 33) -------------------
+# This module's functions looked up builtins and the attributes of the modules above when they ran, and the edit's code
+# runs in the same process: rebinding ``itertools.chain`` handed the rewriting guard its own snapshot back (a forged
+# pass), and ``posixpath.abspath`` ran inside a dozen checks (``os.path.realpath`` is Python code that looks up its
+# helpers in posixpath's namespace). The plugin is imported before any project code, so from here on:
+# - its functions get a private copy of the builtins (a function takes its builtins from the module's
+#   ``__builtins__`` when it is made: name lookups, ``class`` and ``import`` statements in it use the copy);
+# - its module names (os, itertools, types, ...) are snapshots of those modules (:func:`_pinned`): an attribute
+#   rebound later is not seen. For the modules whose Python functions the checks call to resolve paths and copy or
+#   read code (os, posixpath, genericpath, stat, shutil, tempfile, copy, dis, fnmatch), those functions are made
+#   again over a private copy of their module's namespace, in which these modules are the snapshots too (sys a
+#   snapshot, the builtins the copy): ``os.path.realpath`` then calls the snapshot's ``_joinrealpath`` and ``os.lstat``.
+# What stays live: classes' methods (their own namespaces: ``pathlib.Path``, ``json.JSONEncoder``, hence _dumps),
+# ``re`` (through fnmatch's patterns), and ``sys``, ``threading``, ``_thread`` in this module (it sets attributes on
+# them; the functions it calls there are bound below).
+__builtins__ = dict(vars(sys.modules["builtins"]))
+
+_PINNED_DEEP = ("os", "posixpath", "genericpath", "stat", "shutil", "tempfile", "copy", "dis", "fnmatch")
+
+
+def _pinned(modules) -> dict:
+    """``{name: a snapshot namespace}`` for ``modules``; those named in :data:`_PINNED_DEEP` with their Python functions
+    made again over a private copy of their namespace (dict globals copied too: ``copy``'s dispatch table)."""
+    deep = {name: sys.modules[name] for name in _PINNED_DEEP if name in sys.modules}
+    spaces = {id(vars(m)): dict(vars(m)) for m in deep.values()}
+    frozen_sys = types.SimpleNamespace(**{k: v for k, v in vars(sys).items() if type(k) is str})
+    out = {name: types.SimpleNamespace() for name in {**deep, **{m.__name__: m for m in modules}}}
+    clones: dict = {}
+
+    def clone(function):
+        made = clones.get(id(function))
+        if made is None:
+            made = clones[id(function)] = types.FunctionType(function.__code__, spaces[id(function.__globals__)],
+                                                             function.__name__, function.__defaults__,
+                                                             function.__closure__)
+            made.__kwdefaults__, made.__qualname__ = function.__kwdefaults__, function.__qualname__
+            made.__dict__.update(function.__dict__)
+        return made
+
+    for space in spaces.values():
+        space["__builtins__"] = __builtins__  # (the private copy above)
+        for key, value in list(space.items()):
+            if type(value) is types.ModuleType and value.__name__ in deep:
+                space[key] = out[value.__name__]
+            elif value is sys:
+                space[key] = frozen_sys
+            elif type(value) is types.FunctionType and id(value.__globals__) in spaces:
+                space[key] = clone(value)
+            elif type(value) is dict and key.startswith("_") and not key.startswith("__"):
+                space[key] = dict(value)
+            elif type(value) is functools._lru_cache_wrapper and id(value.__wrapped__.__globals__) in spaces:
+                space[key] = functools.lru_cache(maxsize=value.cache_parameters()["maxsize"])(clone(value.__wrapped__))
+    for name, namespace in out.items():
+        module = deep.get(name) or sys.modules[name]
+        source = spaces.get(id(vars(module))) or vars(module)
+        namespace.__dict__.update({k: v for k, v in source.items() if type(k) is str})
+        if name not in deep:  # (a shallow snapshot: a submodule bound on it is the snapshot when there is one)
+            namespace.__dict__.update({k: out[v.__name__] for k, v in source.items()
+                                       if type(v) is types.ModuleType and v.__name__ in out and type(k) is str})
+    return out
+
+
+_PINNED = _pinned([ast, binascii, copy, ctypes, dis, enum, fnmatch, functools, gc, importlib, io, itertools, json,
+                   marshal, math, operator, os, shutil, stat, sysconfig, tempfile, time, types, weakref, zlib])
+(ast, binascii, copy, ctypes, dis, enum, fnmatch, functools, gc, importlib, io, itertools, json, marshal, math, operator,
+ os, shutil, stat, sysconfig, tempfile, time, types, weakref, zlib) = (
+    _PINNED[name] for name in ("ast", "binascii", "copy", "ctypes", "dis", "enum", "fnmatch", "functools", "gc",
+                               "importlib", "io", "itertools", "json", "marshal", "math", "operator", "os",
+                               "shutil", "stat", "sysconfig", "tempfile", "time", "types", "weakref", "zlib"))
+_json_encoder = sys.modules["json.encoder"]
+_JSON_MAKE, _JSON_STRING = _json_encoder.c_make_encoder, _json_encoder.c_encode_basestring_ascii
+
+
+def _json_default(value):
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _dumps(value) -> str:
+    """``json.dumps(value, sort_keys=True)`` through the C encoder bound above (``json.dumps`` runs ``JSONEncoder``'s
+    methods, which look up their helpers in ``json.encoder`` when called)."""
+    if _JSON_MAKE is None:  # (a Python without the _json accelerator)
+        return json.dumps(value, sort_keys=True)
+    return "".join(_JSON_MAKE({}, _json_default, _JSON_STRING, None, ": ", ", ", True, False, True)(value, 0))
+
 
 # pytest is imported only after the secret has been read (see main): importing it runs no project code
 # under `python -P`, but nothing is imported from where the checkout could shadow it before then.
@@ -570,10 +656,17 @@ _func_code = types.FunctionType.__dict__["__code__"].__get__
 _func_defaults = types.FunctionType.__dict__["__defaults__"].__get__
 _func_dict = types.FunctionType.__dict__["__dict__"].__get__
 _func_kwdefaults = types.FunctionType.__dict__["__kwdefaults__"].__get__
+_func_annotations = types.FunctionType.__dict__["__annotations__"].__get__
 _proxy_values = types.MappingProxyType.values
 _dict_get, _type, _id, _map, _len, _property, _all, _is = dict.get, type, id, map, len, property, all, operator.is_
 _any = any
 _clock = time.perf_counter  # bound before any project file loads
+# What a function holds, read in C with one audit event per call. Reading ``__code__``, ``__defaults__`` or
+# ``__kwdefaults__`` raises an ``object.__getattr__`` audit event each, and every event runs the memory guard's Python
+# hook: three reads of each of pytest's ~2,100 functions cost ~6 ms, the bulk of a full check of pytest's internals.
+_referents = gc.get_referents
+_FUNCTION_END = (object(),)  # ends each function's referents in _Internals' fast check
+_PARTS = frozenset({"modules", "classes", "functions", "hooks"})  # what _Internals' fast check tells apart
 # Plain data: a module global holding one is never compared (pytest sets ``_pytest.assertion.util._reprcompare``,
 # ``_assertion_pass`` and ``_config`` from None to its own objects around each test, and keeps counters and caches).
 _PLAIN = frozenset({type(None), bool, int, float, complex, str, bytes, tuple, frozenset, list, dict, set, bytearray})
@@ -773,7 +866,7 @@ class _Internals:
         # submodule bound on ``_pytest`` without its ``sys.modules`` entry: import them all before the snapshot (about
         # 12 ms; a builtin plugin would import most of them anyway).
         import pkgutil  # noqa: PLC0415 (standard library; only here)
-        package = sys.modules.get("_pytest")
+        package = _sys_modules.get("_pytest")
         for found in pkgutil.iter_modules(getattr(package, "__path__", ()), "_pytest."):
             try:
                 importlib.import_module(found.name)
@@ -836,6 +929,10 @@ class _Internals:
         elif _type(value) is types.FunctionType and _id(value) not in self.functions:
             self.functions[_id(value)] = (value, label, _func_code(value), _func_defaults(value),
                                           _func_kwdefaults(value))
+            # Made now, as pytest would make them when it first reads them (a dict when asked for, annotations turned
+            # from their compact tuple into a dict): otherwise the fast check sees an honest change of the referents.
+            _func_dict(value)
+            _func_annotations(value)
 
     def more_modules(self) -> None:
         """Baselines for pytest's and pluggy's modules imported since the snapshot (compared first)."""
@@ -1035,30 +1132,42 @@ class _Internals:
                 out.append(f"{what}: an attribute whose name is not a string")
         return out
 
-    def _rebase(self) -> None:
-        """What the fast check compares against: the current state, once it has been judged (so it holds the
-        snapshot plus the changes allowed, or already reported), every value held."""
+    def _rebase(self, parts=_PARTS) -> None:
+        """What the fast check compares against, for ``parts``: the current state, once it has been judged (so it
+        holds the snapshot plus the changes allowed, or already reported), every value held."""
         repeat, compress = itertools.repeat, itertools.compress
-        fast = []
-        for name, (module, cls, own, watched, _keys) in self.modules.items():
-            # By position, never by key: while a module's keys are these very objects in this order (exact strs,
-            # scanned before any rebase), its watched globals are at these positions.
-            keys = tuple(own)
-            mask = tuple(_map(watched.__contains__, keys))
-            fast.append((name, module, cls, own, _len(own), keys, mask, tuple(compress(dict.values(own), mask))))
-        self._fast_modules = tuple(fast)
-        classes = tuple(entry[0] for entry in self.classes.values())
-        proxies = tuple(_map(_class_dict, classes))
-        # keys too, by identity (red-team round 29: a key re-made in place, order and values kept, went unseen)
-        self._fast_classes = (classes, proxies, tuple(_map(_class_mro, classes)), tuple(_map(_type, classes)),
-                              tuple(_map(_len, proxies)),
-                              tuple(itertools.chain.from_iterable(_map(_proxy_values, proxies))),
-                              tuple(itertools.chain.from_iterable(proxies)))
-        functions = tuple(entry[0] for entry in self.functions.values())
-        self._fast_functions = (functions, tuple(_map(_func_code, functions)),
-                                tuple(_map(_func_defaults, functions)), tuple(_map(_func_kwdefaults, functions)))
+        if "modules" in parts:
+            fast = []
+            for name, (module, cls, own, watched, _keys) in self.modules.items():
+                # By position, never by key: while a module's keys are these very objects in this order (exact strs,
+                # scanned before any rebase), its watched globals are at these positions.
+                keys = tuple(own)
+                mask = tuple(_map(watched.__contains__, keys))
+                fast.append((name, module, cls, own, _len(own), keys, mask, tuple(compress(dict.values(own), mask))))
+            self._fast_modules = tuple(fast)
+        if "classes" in parts:
+            classes = tuple(entry[0] for entry in self.classes.values())
+            proxies = tuple(_map(_class_dict, classes))
+            # keys too, by identity (red-team round 29: a key re-made in place, order and values kept, went unseen)
+            self._fast_classes = (classes, proxies, tuple(_map(_class_mro, classes)), tuple(_map(_type, classes)),
+                                  tuple(_map(_len, proxies)),
+                                  tuple(itertools.chain.from_iterable(_map(_proxy_values, proxies))),
+                                  tuple(itertools.chain.from_iterable(proxies)))
+        if "functions" in parts:
+            # Every function's referents in one C call (gc.get_referents: its code, globals, builtins, module name,
+            # defaults, keyword defaults, doc, name, dict, closure, annotations, qualname, in that order, those
+            # that are not NULL), each function's followed by _FUNCTION_END's one referent. The code comes first and
+            # is never NULL, so a list identical object for object has every code unchanged; the defaults (a tuple)
+            # and keyword defaults (a dict) can only be taken out and the list kept if another slot took their
+            # object at that place and the rest moved up one, and what follows them (the doc, then the name and
+            # qualname, which must be strs, the dict and annotations, which must be dicts) cannot fill in behind:
+            # the end marker pins each function's count. Any other difference (a dict made when first read) only
+            # sends the check to the per-function comparison of _differences.
+            functions = tuple(entry[0] for entry in self.functions.values())
+            args = tuple(itertools.chain.from_iterable(zip(functions, repeat(_FUNCTION_END))))
+            self._fast_functions = (args, tuple(_referents(*args)))
         hooks = self.hooks
-        if hooks is not None:
+        if hooks is not None and "hooks" in parts:
             config, pm, relay, proxy = hooks["config"], hooks["pm"], hooks["relay"], hooks["proxy"]
             dicts = hooks["dicts"]
             config_vars, pm_vars, relay_vars, proxy_vars = (dicts[k][1] for k in ("config", "pm", "relay", "proxy"))
@@ -1075,27 +1184,45 @@ class _Internals:
                 tuple((tuple(callers), get, tuple(_read(get, c) for c in callers))
                       for cls_id, callers in by_class.items() for _slot, get in hooks["slots"][cls_id]))
 
-    def _same(self, full: bool) -> bool:
-        """Whether everything is as at the last judgement: identity only, C-level loops (``all(map(is_, …))``).
-        Functions' code and defaults only when ``full`` (at arm and in must_pass; see the README for the cost)."""
-        every, same, repeat, compress = _all, _is, itertools.repeat, itertools.compress
+    def _changed_parts(self, full: bool) -> frozenset:
+        """Which parts (:data:`_PARTS`) differ from the last judgement: identity only, C-level loops
+        (``all(map(is_, …))``). Functions only when ``full`` (at arm and in must_pass) or when another part changed
+        (their per-function comparison then ran too, before the parts were told apart)."""
+        changed = set()
+        if not self._same_modules():
+            changed.add("modules")
+        if not self._same_classes():
+            changed.add("classes")
+        if not self._same_hooks():
+            changed.add("hooks")
+        if (full or changed) and not self._same_functions():
+            changed.add("functions")
+        return frozenset(changed)
+
+    def _same_modules(self) -> bool:
+        every, same, compress = _all, _is, itertools.compress
         for name, module, cls, own, size, keys, mask, values in self._fast_modules:
             if (_sys_modules.get(name) is not module or _type(module) is not cls or _len(own) != size
                     or not every(_map(same, own, keys))
                     or not every(_map(same, compress(dict.values(own), mask), values))):
                 return False
+        return True
+
+    def _same_classes(self) -> bool:
+        every, same = _all, _is
         classes, proxies, mros, metas, sizes, values, keys = self._fast_classes
-        if not (tuple(_map(_len, proxies)) == sizes and every(_map(same, _map(_class_mro, classes), mros))
+        return (tuple(_map(_len, proxies)) == sizes and every(_map(same, _map(_class_mro, classes), mros))
                 and every(_map(same, _map(_type, classes), metas))
                 and every(_map(same, itertools.chain.from_iterable(_map(_proxy_values, proxies)), values))
-                and every(_map(same, itertools.chain.from_iterable(proxies), keys))):
-            return False
-        if full:
-            functions, codes, defaults, kwdefaults = self._fast_functions
-            if not (every(_map(same, _map(_func_code, functions), codes))
-                    and every(_map(same, _map(_func_defaults, functions), defaults))
-                    and every(_map(same, _map(_func_kwdefaults, functions), kwdefaults))):
-                return False
+                and every(_map(same, itertools.chain.from_iterable(proxies), keys)))
+
+    def _same_functions(self) -> bool:
+        args, then = self._fast_functions
+        now = _referents(*args)
+        return _len(now) == _len(then) and _all(_map(_is, now, then))
+
+    def _same_hooks(self) -> bool:
+        every, same, repeat = _all, _is, itertools.repeat
         if self.hooks is None:
             return True
         (roots, cached_size, cached_names, cached_values, pm_names, pm_values, relay_size, caller_names,
@@ -1124,12 +1251,12 @@ class _Internals:
         # The keys first (odd_keys): sys.modules and pluggy's dicts always; pytest's module globals only when the fast
         # check saw a change (it reads them by position, and finds any key that is not the snapshot's own object).
         odd = self.odd_keys(modules=False)
-        changed = True
+        changed = _PARTS
         if not odd:
             try:
-                changed = not self._same(full)
+                changed = self._changed_parts(full)
             except Exception:  # a hostile value: spelled out below
-                changed = True
+                changed = _PARTS
             if changed:
                 odd = self.odd_keys()
         self.odd = odd
@@ -1142,16 +1269,17 @@ class _Internals:
         out: list = []
         if changed:
             try:
-                out += self._differences()  # against the snapshot (allowed changes join it)
+                out += self._differences(changed)  # against the snapshot (allowed changes join it)
             except Exception as exc:  # a hostile value: a finding, never a crash of the check
                 out.append(f"the check of pytest's internals raised {_class_name(_type(exc))}")
         hooks = self.hooks
-        if self._new_modules(full) or (hooks is not None
-                                       and _len(hooks["dicts"]["relay"][1]) != _len(hooks["callers"])):
-            out += self._new_callers()  # baselines for what appeared since (after the comparison above)
-            changed = True
+        if self._new_modules(full):  # baselines for what appeared since (after the comparison above)
+            changed = changed | {"modules", "classes", "functions"}
+        if hooks is not None and _len(hooks["dicts"]["relay"][1]) != _len(hooks["callers"]):
+            out += self._new_callers()
+            changed = changed | {"hooks"}
         if changed:
-            self._rebase()
+            self._rebase(changed)
         pending, self.pending = pending + self.pending, []  # a new module not baselined (_new_modules)
         new = [f for f in out if f not in self.reported]
         self.reported.update(new)
@@ -1173,7 +1301,23 @@ class _Internals:
             fresh.append((name, entry))
         return self._judge_hooks(fresh)
 
-    def _differences(self) -> list[str]:
+    def _differences(self, parts=_PARTS) -> list[str]:
+        """The differences from the snapshot in ``parts`` (those the fast check saw change), spelled out."""
+        out = []
+        if "modules" in parts:
+            out += self._module_differences()
+        if "classes" in parts:
+            out += self._class_differences()
+        if "functions" in parts:
+            out += [f"{label}: its code or defaults were replaced"
+                    for function, label, code, defaults, kwdefaults in self.functions.values()
+                    if (_func_code(function) is not code or _func_defaults(function) is not defaults
+                        or _func_kwdefaults(function) is not kwdefaults)]
+        if "hooks" in parts:
+            out += self._hook_differences()
+        return out
+
+    def _module_differences(self) -> list[str]:
         out = []
         for name, (module, cls, own, watched, keys) in self.modules.items():
             now = _sys_modules.get(name)
@@ -1192,6 +1336,10 @@ class _Internals:
                     keys.add(key)  # the import system binds a submodule on its package when it is first imported
                     continue
                 out.append(f"{name}.{key} was added")
+        return out
+
+    def _class_differences(self) -> list[str]:
+        out = []
         for cls, label, mro, meta, own in self.classes.values():
             now = _class_dict(cls)
             if not _str_keys(now):
@@ -1211,11 +1359,6 @@ class _Internals:
                     own[key] = value  # pytest's own doing: joins the snapshot
                     continue
                 out.append(f"{label}.{key} was {'added' if before is _ABSENT else 'replaced'}")
-        for function, label, code, defaults, kwdefaults in self.functions.values():
-            if (_func_code(function) is not code or _func_defaults(function) is not defaults
-                    or _func_kwdefaults(function) is not kwdefaults):
-                out.append(f"{label}: its code or defaults were replaced")
-        out += self._hook_differences()
         return out
 
     def _pytest_sets(self, key: str, before, value) -> bool:
@@ -1371,40 +1514,56 @@ class _RewriteGuard:
     def __init__(self, rewrite_module):
         self._parts: list = []  # (label, a module dict or class dict proxy, its keys, its values)
         seen: set = set()
-        roots = [sys.modules.get(name) for name in self._WHOLE] + [rewrite_module]
+        roots = [_sys_modules.get(name) for name in self._WHOLE] + [rewrite_module]
         modules: dict = {}
         for module in roots:  # (red-team round 32: rewrite.py's ``itertools.count()``, unwatched, ran the edit's code)
             space = _namespace(module)
             for value in [module] + (list(dict.values(space)) if space is not None else []):
                 name = _namespace(value).get("__name__") if _namespace(value) is not None else None
-                if _type(name) is str and name not in self._NOT_WHOLE and sys.modules.get(name) is value:
+                if _type(name) is str and name not in self._NOT_WHOLE and _sys_modules.get(name) is value:
                     modules.setdefault(name, value)
         for name, module in modules.items():
             space = _namespace(module)
             if space is None:
                 continue
-            self._add(name, space)
+            self._add(name, space, space)
             for value in list(dict.values(space)):
                 if _type(value) is type and _id(value) not in seen and _class_module(value) in (name, "_ast"):
                     seen.add(_id(value))
-                    self._add(f"{name}.{_class_name(value)}", _class_dict(value))
+                    self._add(f"{name}.{_class_name(value)}", _class_dict(value), value)
         # Live views: a module's and a class's dict are never replaced, so these follow them.
         self._keys = [part[1] for part in self._parts]
         self._values = [_proxy_values(m) if _type(m) is types.MappingProxyType else dict.values(m)
                         for m in self._keys]
         self._spots: list = []  # (label, namespace, [(its key object, the value)])
-        builtins_space = _namespace(sys.modules.get("builtins"))
+        builtins_space = _namespace(_sys_modules.get("builtins"))
         picks = [("builtins", builtins_space, [k for k in builtins_space if _type(k) is str
                                                and k not in self._BUILTINS_LEFT])]
-        picks += [(label, _namespace(sys.modules.get(label)), names) for label, names in self._ONLY.items()]
+        picks += [(label, _namespace(_sys_modules.get(label)), names) for label, names in self._ONLY.items()]
         for label, space, names in picks:
             keys = {k: k for k in space if _type(k) is str}  # (no code of the edit has run yet)
             self._spots.append((label, space, [(keys[n], dict.get(space, n)) for n in names if n in keys]))
+        self._builtin_names = frozenset(k for k in builtins_space if _type(k) is str)
         self._start = self._flat()
 
-    def _add(self, label: str, mapping) -> None:
+    def _add(self, label: str, mapping, holder) -> None:
+        """``holder``: the module's namespace dict (a module: ``mapping`` is it) or the class."""
         values = _proxy_values(mapping) if _type(mapping) is types.MappingProxyType else dict.values(mapping)
-        self._parts.append((label, mapping, tuple(mapping), tuple(values)))
+        self._parts.append((label, mapping, tuple(mapping), tuple(values), _id(holder), mapping is holder))
+
+    @staticmethod
+    def _patched(holder_id: int, key, value) -> bool:
+        """Whether ``value`` is what a test's own monkeypatch or mock.patch last put at ``key`` (red-team round 33's
+        FP: a test patched ``pathlib.Path.exists`` and imported a helper module inside the test)."""
+        return _type(key) is str and dict.get(_PATCHED_VALUES, (holder_id, key), _ABSENT) is value
+
+    def _added_ok(self, key) -> bool:
+        """A name added to a module's namespace that no code of the rewriting can be looking up: every name it looks
+        up existed at the start (or it would fail), so only a dunder (``__getattr__``) or a builtin's name, which a
+        module's global shadows, could change what it does (red-team round 33's FP: ``collections.Mapping =
+        collections.abc.Mapping``, a legacy compatibility line, at a declared source's import)."""
+        return (_type(key) is str and key not in self._builtin_names
+                and not (key[:2] == "__" and key[-2:] == "__"))
 
     def _flat(self) -> tuple:
         chain = itertools.chain.from_iterable
@@ -1418,20 +1577,25 @@ class _RewriteGuard:
             at = dict(zip(_map(_id, keys), range(_len(keys))))
             for key, before in spots:
                 i = at.get(_id(key))
-                if i is None or values[i] is not before:
+                if i is None or (values[i] is not before and not self._patched(_id(space), key, values[i])):
                     return f"{label}.{key} was replaced"
         now = self._flat()
         if _all(_len(a) == _len(b) and _all(_map(_is, a, b)) for a, b in zip(now, self._start)):
             return None
-        for label, mapping, keys, values in self._parts:
+        for label, mapping, keys, values, holder, module in self._parts:
             now_keys = tuple(mapping)
-            if _len(now_keys) != _len(keys) or not _all(_map(_is, now_keys, keys)):
-                return f"{label}: a name was added, removed or re-made"
-            now_values = _proxy_values(mapping) if _type(mapping) is types.MappingProxyType else dict.values(mapping)
+            count = _len(keys)  # (a name added goes after the others; one removed or re-made moves them)
+            if _len(now_keys) < count or not _all(_map(_is, now_keys[:count], keys)):
+                return f"{label}: a name was removed or re-made"
+            now_values = tuple(_proxy_values(mapping) if _type(mapping) is types.MappingProxyType
+                               else dict.values(mapping))
             for key, before, after in zip(keys, values, now_values):
-                if before is not after:
+                if before is not after and not self._patched(holder, key, after):
                     return f"{label}.{key if _type(key) is str else '?'} was replaced"
-        return "a watched namespace changed"
+            for key in now_keys[count:]:
+                if not (module and self._added_ok(key)):
+                    return f"{label}: a name was added ({key if _type(key) is str else '?'})"
+        return None
 
 
 # functools' method wrappers that hold the function they call as ``func`` (judged in its place).
@@ -1622,7 +1786,7 @@ def _resolved(parts: tuple, space: dict):
     (C) ``__name__``; ``_ABSENT`` for anything else (a Python function or class a name could be rebound to)."""
     item = dict.get(space, parts[0], _ABSENT)
     if item is _ABSENT:
-        item = dict.get(_namespace(sys.modules.get("builtins")) or {}, parts[0], _ABSENT)
+        item = dict.get(_namespace(_sys_modules.get("builtins")) or {}, parts[0], _ABSENT)
     for part in parts[1:]:
         inner = _namespace(item)
         if inner is not None:
@@ -2435,6 +2599,16 @@ _get_ident, _active_count, _current_frames = threading.get_ident, threading.acti
 # there is parked (an idle pool worker), not running the project's or a test's code.
 _INSTALLED = tuple({os.path.realpath(p) + os.sep for key, p in sysconfig.get_paths().items()
                     if key in ("stdlib", "platstdlib", "purelib", "platlib")})
+# ... and every folder the site module put on sys.path for packages (user site, a venv's base): the only places outside
+# the checkout whose files the run cannot have written (red-team round 33: a trace function and a hook defined in a file
+# the edit wrote to /tmp passed as "outside the checkout, as installed libraries are")
+_LIBRARIES = tuple(sorted(set(_INSTALLED) | {os.path.realpath(p) + os.sep for p in sys.path
+                                             if type(p) is str and p.endswith(("site-packages", "dist-packages"))}))
+
+
+def _in_libraries(real: str) -> bool:
+    """Whether the (real) path ``real`` is in the interpreter's standard library or site-packages folders."""
+    return _type(real) is str and real.startswith(_LIBRARIES)
 _locals_to_fast = ctypes.pythonapi.PyFrame_LocalsToFast  # (a frame's locals dict written back, missing ones dropped)
 _locals_to_fast.argtypes, _locals_to_fast.restype = (ctypes.py_object, ctypes.c_int), None
 _Enum = enum.Enum  # members are shared by their deep copies by design
@@ -2512,7 +2686,7 @@ class _Shadow:
         self.main = _get_ident()
         self.in_test = False  # a test's setup, call or teardown is running (the limits count only those calls)
         self.test_root = None  # the checkout's real path and a separator while a test runs (its frames' locals)
-        self._rng = random.Random(os.urandom(16))
+        self._rng = _random.Random(int.from_bytes(os.urandom(16), "big"))  # (C: no class attribute to rebind)
         self.spent = 0.0
         self.counts = {"checked": 0, "differed": 0, "self_disagreed": 0, "uncopyable": 0, "unchecked": 0}
         self.installed = False
@@ -3505,7 +3679,7 @@ def _plain(value, budget: list, where=None, busy=None):
                            for k, v in list(dict.items(value))]}
         if kind is set or kind is frozenset:
             items = sorted((_plain(v, budget, where, busy) for v in list(value)),
-                           key=lambda v: json.dumps(v, sort_keys=True))
+                           key=_dumps)
             return {"$s" if kind is set else "$fs": items}
         found = where(kind) if where is not None else None
         if found is None:
@@ -3608,8 +3782,8 @@ class _Recorder:
         try:
             args, kwargs = self._arguments(code, frame.f_locals, function, lambda kind: self._where(kind, spaces),
                                            bound)
-            text = json.dumps({"file": real, "name": qualname, "names": [h[0] for h in known[1]], "args": args,
-                               "kwargs": kwargs}, sort_keys=True)
+            text = _dumps({"file": real, "name": qualname, "names": [h[0] for h in known[1]], "args": args,
+                           "kwargs": kwargs})
         except (_NotData, RecursionError, ValueError, TypeError, KeyError):
             self.counts["not_data"] += 1
             self._misses[_id(code)] = self._misses.get(_id(code), 0) + 1
@@ -3910,6 +4084,31 @@ def _source_value(source: str, attribute: str, scan: bool = False):
 
 
 _PATCHED_ANY: set = set()  # every (id(holder), name) a test's monkeypatch or mock.patch set (_Watch.module_changes)
+_PATCHED_VALUES: dict = {}  # (id(holder), name) -> the value the last such patch put there (_RewriteGuard)
+_DECLARED: set = set()  # the declared sources' real paths (set by the plugin): their frames patch nothing for a test
+
+
+def _declared_on_stack() -> bool:
+    """Whether code of a declared source is anywhere on this thread's stack."""
+    frame = _sys_getframe(1)
+    while frame is not None:
+        if _realpath_cached(frame.f_code.co_filename) in _DECLARED:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _known_to_inspect(module) -> None:
+    """Tell ``inspect`` which module the canaries' file is, as its own scan would find. pytest formats must_fail's
+    failure through ``inspect.getsourcefile``, and for a file that is gone (the canaries' module is deleted once
+    imported) ``inspect.getmodule`` resolves every loaded module's file (``os.path.realpath`` each, ~25 ms with
+    pytest's ~500 modules) to find it, in every run. Its cache maps the file to the name it would have found."""
+    inspect = _sys_modules.get("inspect")
+    cache = getattr(inspect, "modulesbyfile", None)
+    name = getattr(module, "__name__", None)
+    filename = getattr(module, "__file__", None)
+    if type(cache) is dict and type(name) is str and type(filename) is str and _sys_modules.get(name) is module:
+        cache.setdefault(filename, name)
 
 
 def _record_patches() -> None:
@@ -3919,8 +4118,13 @@ def _record_patches() -> None:
     (``test_framework``). Installed when the plugin is created, before its watch of pytest's internals notes them."""
     def note(holder, name):
         space = _namespace(holder) if _type(holder) is types.ModuleType else holder
-        if type(name) is str:
-            _PATCHED_ANY.add((_id(space), name))
+        if type(name) is not str or _declared_on_stack():
+            return  # (red-team round 33: only a test's own patch is one, not the code under test calling monkeypatch)
+        _PATCHED_ANY.add((_id(space), name))
+        if _type(space) is dict:
+            _PATCHED_VALUES[(_id(space), name)] = dict.get(space, name, _ABSENT)
+        elif _is_class(space):
+            _PATCHED_VALUES[(_id(space), name)] = types.MappingProxyType.get(_class_dict(space), name, _ABSENT)
     try:
         from _pytest.monkeypatch import MonkeyPatch
         original = MonkeyPatch.setattr
@@ -3962,7 +4166,7 @@ def _record_threads(starts: dict, files: dict) -> None:
             if _realpath_cached(frame.f_code.co_filename) in files:
                 codes.append(frame.f_code)
             frame, depth = frame.f_back, depth + 1
-        starter = _thread.get_ident()
+        starter = _get_ident()
         ident = original(function, args) if kwargs is _ABSENT else original(function, args, kwargs)
         starts[ident] = (starter, tuple(codes))  # (an ident reused by a later thread gets that thread's record)
         return ident
@@ -4401,7 +4605,7 @@ class _Comparisons:
         # a library module's real path -> the qualnames of the classes its source defines (``f.<locals>.C`` too)
         self._class_defs: dict = {}
         # functools.total_ordering's generated methods (``_gt_from_lt`` …): functions under another name, by design.
-        convert = getattr(sys.modules.get("functools"), "_convert", None)
+        convert = getattr(_sys_modules.get("functools"), "_convert", None)
         self.total_ordering = frozenset(f for ops in (convert.values() if type(convert) is dict else ())
                                         for _, f in ops if type(f) is types.FunctionType)
         # id(class) -> (weak reference to the class, {dunder: (hold(value), hold(its code) or None)}): what was
@@ -4414,7 +4618,7 @@ class _Comparisons:
         for cls in self._keep:
             own = _class_dict(cls)
             self.known[id(cls)] = (weakref.ref(cls), {name: _state(own[name]) for name in _COMPARISONS if name in own})
-        case = sys.modules.get("unittest.case")  # imported with pytest, before any project file
+        case = _sys_modules.get("unittest.case")  # imported with pytest, before any project file
         if case is None:
             import unittest.case as case  # noqa: PLC0415 (the standard library's; mock.py lies next to it)
         self.mock_file = os.path.join(os.path.dirname(case.TestCase.__init__.__code__.co_filename), "mock.py")
@@ -4606,7 +4810,7 @@ class _Comparisons:
         if not sites:
             return False
         module_name = _class_module(cls)
-        space = _namespace(sys.modules.get(module_name)) if type(module_name) is str else None
+        space = _namespace(_sys_modules.get(module_name)) if type(module_name) is str else None
         path = dict.get(space or {}, "__file__")
         if type(path) is not str or path[:1] == "<" or _found_at(space, qualname) is not cls:
             return False
@@ -4750,7 +4954,7 @@ class _Comparisons:
             return False
         for klass in (kind, cls):
             module_name = _class_module(klass)
-            space = _namespace(sys.modules.get(module_name) if type(module_name) is str else None)
+            space = _namespace(_sys_modules.get(module_name) if type(module_name) is str else None)
             where = dict.get(space, "__file__") if space is not None else None
             if type(where) is not str or _realpath(where) != path or _found_at(space, _class_name(klass)) is not klass:
                 return False
@@ -4796,7 +5000,7 @@ class _Comparisons:
         qualname = _class_name(cls)
         if type(qualname) is not str or ".<locals>." not in qualname:
             return False
-        path = dict.get(_namespace(sys.modules.get(_class_module(cls))) or {}, "__file__")
+        path = dict.get(_namespace(_sys_modules.get(_class_module(cls))) or {}, "__file__")
         if type(path) is not str or path[:1] == "<" or not self._outside_path(path):
             return False
         path = os.path.realpath(path)
@@ -4842,8 +5046,8 @@ class _Comparisons:
         if cls is None or id(cls) in self._snapshot_ids or code.co_name != f"{_class_name(cls)}_{name}":
             return False
         module_name = _class_module(cls)
-        space = _namespace(sys.modules.get(module_name)) if type(module_name) is str else None
-        top = _namespace(sys.modules.get(module_name.partition(".")[0])) if space is not None else None
+        space = _namespace(_sys_modules.get(module_name)) if type(module_name) is str else None
+        top = _namespace(_sys_modules.get(module_name.partition(".")[0])) if space is not None else None
         path, package = dict.get(space or {}, "__file__"), dict.get(top or {}, "__file__")
         if (type(path) is not str or type(package) is not str or path[:1] == "<" or package[:1] == "<"
                 or dict.get(space, _class_name(cls)) is not cls or not self._outside_path(path)
@@ -4858,7 +5062,7 @@ class _Comparisons:
         if cls is None:
             return False
         qualname = _class_name(cls)
-        space = _namespace(sys.modules.get(_class_module(cls)))
+        space = _namespace(_sys_modules.get(_class_module(cls)))
         if space is None or type(qualname) is not str or "<" in qualname:
             return False
         live = _found_at(space, qualname)
@@ -4874,7 +5078,7 @@ class _Comparisons:
         module_name, class_name = _class_module(cls), _class_name(cls)
         if type(module_name) is not str or type(class_name) is not str or "<" in class_name:
             return False
-        space = _namespace(sys.modules.get(module_name))
+        space = _namespace(_sys_modules.get(module_name))
         path = dict.get(space or {}, "__file__")
         if (type(path) is not str or not path.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
                 or not self._outside_path(path) or (module_name, class_name) in self._snapshot_names):
@@ -4918,7 +5122,7 @@ class _Comparisons:
         the label says why (red-team round 10's R10-2, ``__module__ = "textkit.strings"``; round 11's R11-3, a test
         module or a module that is not loaded named instead)."""
         module_name = _class_module(cls)
-        module = sys.modules.get(module_name) if type(module_name) is str else None
+        module = _sys_modules.get(module_name) if type(module_name) is str else None
         space = _namespace(module)
         path = dict.get(space or {}, "__file__")
         qualname = _class_name(cls)
@@ -4993,12 +5197,12 @@ class _Comparisons:
         module_name, class_name = _class_module(cls), _class_name(cls)
         if type(module_name) is not str or type(class_name) is not str or "<" in class_name:
             return False
-        module = sys.modules.get(module_name)
+        module = _sys_modules.get(module_name)
         namespace = space = _namespace(module)
         if space is None:
             return False
         owner = _found_at(space, class_name)
-        top = sys.modules.get(module_name.partition(".")[0])
+        top = _sys_modules.get(module_name.partition(".")[0])
         path = dict.get(_namespace(top) or {}, "__file__")
         if owner is not cls or type(path) is not str or path[:1] == "<":
             return False
@@ -5052,7 +5256,7 @@ class _Comparisons:
     def _compiled_file(function) -> str | None:
         """The real path of the compiled extension module a Cython function's ``__module__`` names, or None."""
         module_name = getattr(function, "__module__", None)
-        module = sys.modules.get(module_name) if type(module_name) is str else None
+        module = _sys_modules.get(module_name) if type(module_name) is str else None
         path = dict.get(_namespace(module) or {}, "__file__")
         if type(path) is not str or not path.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
             return None
@@ -5068,7 +5272,7 @@ class _Comparisons:
         if cls is None or id(cls) in self._snapshot_ids or "<locals>" not in getattr(code, "co_qualname", ""):
             return False
         module_name = _class_module(cls)
-        module = sys.modules.get(module_name) if type(module_name) is str else None
+        module = _sys_modules.get(module_name) if type(module_name) is str else None
         path = dict.get(_namespace(module) or {}, "__file__")
         if type(path) is not str or path[:1] == "<" or self._declared(path) is not None or not self._outside(code):
             return False
@@ -5514,7 +5718,7 @@ class _Comparisons:
             out: dict = {}
             _nested_codes(_compile(source, path, "exec", dont_inherit=True), out)
             _nested_codes(mine, out)
-            first = provenance.rewritten.setdefault(path, out)
+            first = provenance.rewritten.setdefault(path, (source, out))[1]  # (the bytes: see _Provenance._pristine)
             if first is not out and first != out:  # (lists of code objects: compared in C)
                 return (f"{path} was rewritten again and came out different (the first rewriting stands for the "
                         f"provenance check)")
@@ -5676,7 +5880,7 @@ class _Comparisons:
         source. Its names (its stem, and its dotted path from the checkout) join the rewriting hook's marked names,
         as ``pytest.register_assert_rewrite`` would add them (without its already-imported warning). Only the
         failure messages of its asserts change."""
-        rewrite = sys.modules["_pytest.assertion.rewrite"]
+        rewrite = _sys_modules["_pytest.assertion.rewrite"]
         hook = next((f for f in sys.meta_path if isinstance(f, rewrite.AssertionRewritingHook)), None)
         marked = getattr(hook, "_must_rewrite", None)
         if type(marked) is not set or not self.root:
@@ -5825,8 +6029,9 @@ class _SourceCode:
 
     DEPTH = 8
 
-    def __init__(self, sources: dict, oracle=None):
+    def __init__(self, sources: dict, oracle=None, root: str = ""):
         self.sources = sources  # realpath -> as shown
+        self.root = _realpath(root) + os.sep if root else os.sep  # the checkout (its files may call settrace)
         # The oracle's pristine code (claims the declared file's name): the functions it builds from it get their
         # defaults set by the plugin itself (``_Oracle._pristine``), never by the code under test.
         self.pristine: dict = {}
@@ -5932,6 +6137,8 @@ class _SourceCode:
                     why = f"{filename}, not a regular file"
             except OSError:
                 why = f"{filename}, not a file"
+        if why is None and not (real.startswith(self.root) or _in_libraries(real)):
+            why = f"{filename}, outside the checkout and the installed libraries"
         if why is None and not self._compiled_from(code, real, filename):
             why = f"code that claims {filename} but is not compiled from it"  # (compile(src, "/usr/lib/…/os.py"))
         if why is None:
@@ -5980,7 +6187,7 @@ class _SourceCode:
     def _module(self, real: str):
         module = self._modules.get(real)
         if module is None:
-            for candidate in list(dict.values(sys.modules)):
+            for candidate in list(dict.values(_sys_modules)):
                 space = _namespace(candidate)
                 filename = dict.get(space, "__file__") if space is not None else None
                 if _type(filename) is str and self._real(filename) == real:
@@ -6139,7 +6346,7 @@ class _Provenance:
         self._compiled: dict = {}  # (realpath, co_filename) -> {(name, first line): [code, ...]} from the file
         # file name -> the same, from the plugin's own rewriting of each module pytest rewrote (rewritten_elsewhere)
         self.rewritten: dict = {}
-        rewrite = sys.modules.get("_pytest.assertion.rewrite")  # imported with pytest, before any project file
+        rewrite = _sys_modules.get("_pytest.assertion.rewrite")  # imported with pytest, before any project file
         self._rewrite_asserts = getattr(rewrite, "rewrite_asserts", None)
         self.config = None  # set at pytest_configure: the rewriting depends on it
 
@@ -6160,8 +6367,12 @@ class _Provenance:
                     regular = False
                 if not regular:
                     place = real, f"from {filename}, not a regular file"
-                else:
-                    place = real, "inside" if real.startswith(self.root + os.sep) else "outside"
+                elif real.startswith(self.root + os.sep):
+                    place = real, "inside"
+                elif _in_libraries(real):
+                    place = real, "outside"
+                else:  # (a file the run could have written: /tmp, a folder of its own)
+                    place = real, f"from {filename}, outside the checkout and the installed libraries"
             self._where[filename] = place
         return place
 
@@ -6211,13 +6422,19 @@ class _Provenance:
         """The code objects of the file at ``real``, compiled plainly and as pytest rewrites a test module (both
         under ``filename``, the name pytest compiled it under: the rewriting embeds it)."""
         key = (real, filename)
-        if key not in self._compiled and filename in self.rewritten and _realpath_cached(filename) == real:
-            self._compiled[key] = self.rewritten[filename]  # the plugin's own rewriting, as pytest imported it
         if key not in self._compiled:
             out: dict = {}
             try:
                 with _open(real, "rb") as fh:
                     source = fh.read()
+                # The plugin's own rewriting, as pytest imported the file, when it was of these very bytes: a name
+                # resolves where it points now (red-team round 33: the stripped copy of a test file rewritten under a
+                # symlink's name, or a relative name from another working directory, then the name pointed back at
+                # the checkout's file and the stripped rewriting stood for it).
+                done = dict.get(self.rewritten, filename)
+                if done is not None and _type(done[0]) is bytes and done[0] == source:
+                    self._compiled[key] = done[1]
+                    return done[1]
                 _nested_codes(_compile(source, filename, "exec", dont_inherit=True), out)
                 if self._rewrite_asserts is not None:
                     tree = _compile(source, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
@@ -6232,7 +6449,7 @@ class _Provenance:
         """The test inside Hypothesis's ``@given`` wrapper ``function``, or None if it does not have that shape."""
         handle = dict.get(function.__dict__, "hypothesis", None)
         inner = getattr(handle, "inner_test", None)
-        if type(inner) is not types.FunctionType or sys.modules.get("hypothesis.core") is None:
+        if type(inner) is not types.FunctionType or _sys_modules.get("hypothesis.core") is None:
             return None
         code, test = function.__code__, inner.__code__
         if (code.co_filename, code.co_firstlineno, code.co_name) != (test.co_filename, test.co_firstlineno,
@@ -6357,33 +6574,34 @@ class CanaryPlugin:
         self._comparisons = _Comparisons(secret.get("sources", ()), os.getcwd(),  # before any project file loads
                                          secret.get("edited", ()), secret.get("pristine", ()),
                                          secret.get("oracle", ()))
-        self._comparisons.install_judge(sys.modules["_pytest.assertion.rewrite"])  # before the watches' snapshots
-        self._comparisons.rewrite_guard = _RewriteGuard(sys.modules["_pytest.assertion.rewrite"])  # (after it)
+        self._comparisons.install_judge(_sys_modules["_pytest.assertion.rewrite"])  # before the watches' snapshots
+        self._comparisons.rewrite_guard = _RewriteGuard(_sys_modules["_pytest.assertion.rewrite"])  # (after it)
+        _DECLARED.update(self._comparisons.sources)
         _record_patches()  # (also before them: the wrappers are the originals the watch notes)
-        self._comparisons.install_unittest_judge(sys.modules["unittest.case"])  # (imported by _Comparisons)
+        self._comparisons.install_unittest_judge(_sys_modules["unittest.case"])  # (imported by _Comparisons)
         # The pristine code re-makes each call of changed code (installed when the conftests load, before any
         # project file does; see _Shadow).
         self._shadow = _Shadow(self._comparisons.oracle)
         self._comparisons.shadow = self._shadow
         self._oracle_calls = secret.get("oracle_calls") is True
         self._calls: dict = {}  # id(item) -> (item, how its test function's call ended: "returned" or the exception)
-        self._inner_call = _record_test_calls(sys.modules["_pytest.python"], self)  # (before the watches' snapshots)
+        self._inner_call = _record_test_calls(_sys_modules["_pytest.python"], self)  # (before the watches' snapshots)
         self._watch = _Watch()  # before pytest loads any project file
         self._provenance = _Provenance(os.getcwd(), self._comparisons.sources)
         self._comparisons.provenance = self._provenance
         # (its audit hook: before any project file loads)
-        self._source_code = _SourceCode(self._comparisons.sources, self._comparisons.oracle)
+        self._source_code = _SourceCode(self._comparisons.sources, self._comparisons.oracle, os.getcwd())
         self._source_code.guarded = self._inner_call
         self._source_code.rewritten = self._provenance._pristine
         if not _REPORT_DICT:
-            reports = sys.modules["_pytest.reports"]
+            reports = _sys_modules["_pytest.reports"]
             _REPORT_DICT.append(_class_dict(reports.BaseReport)["__dict__"].__get__)
         self._internals = _Internals()  # last: whatever the plugin itself set up in pytest is in its snapshot
         self._watch.descriptors, self._watch.hook_impls = self._internals.descriptors, self._internals.hook_impls
         self._multicall, self._old_style = _pluggy_call_codes()
         self._failed: list[str] = []  # non-canary reports that failed ("nodeid when"), for the failure ledger
         self._subtests = 0  # subtest reports logged (pytest 9's SubtestReport), for must_pass's SUBTESTS property
-        self._subtest_report = getattr(sys.modules.get("_pytest.subtests"), "SubtestReport", ())  # bound before tests
+        self._subtest_report = getattr(_sys_modules.get("_pytest.subtests"), "SubtestReport", ())  # bound before tests
         self._canaries: tuple = ()
         self._canary_reports: list = []  # the canaries' reports, as the outermost makereport wrapper returned them
         self._status = None  # pytest's own exit status, as its session-finish hook was given it
@@ -6448,7 +6666,7 @@ class CanaryPlugin:
         findings stop nothing: the other checks' evidence is kept (what was found is recorded before they run)."""
         internals = self._internals
         found = internals.findings(full)
-        if internals.odd:  # (not _Watch.odd_keys after sys.modules was found odd: it reads it)
+        if internals.odd:  # (not _Watch.odd_keys after _sys_modules was found odd: it reads it)
             return found + [f for f in internals.odd if f not in found], True
         odd = self._watch.odd_keys(items, internal=False)
         return found + odd, bool(odd)
@@ -6516,7 +6734,6 @@ class CanaryPlugin:
     @_hookimpl(trylast=True)  # after any project hook that reorders or deselects
     def pytest_collection_modifyitems(self, session, config, items):
         s = self._secret
-        rng = random.SystemRandom()
         # In the run's box (a folder the tests can write to but not list or chmod, when the harness could make it
         # so): the module's name holds the secret's token, so a test thread cannot find it while it exists.
         folder = tempfile.mkdtemp(prefix="c", dir=s.get("box") or None)
@@ -6529,6 +6746,7 @@ class CanaryPlugin:
             own = pytest.Module.from_parent(session, path=path)
             functions = [getattr(own.obj, name) for name in (s["must_pass"], s["must_fail"])]
             own.obj._beacon_watch = self._final_changes
+            _known_to_inspect(own.obj)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
         self._items = list(items)
@@ -6542,7 +6760,7 @@ class CanaryPlugin:
             if module is not None:
                 last_of[module] = index
         candidates = [m for m in last_of if not any(mark.name in _MODULE_MARKS_TO_AVOID for mark in m.iter_markers())]
-        chosen = rng.choice(candidates) if candidates else own
+        chosen = candidates[int.from_bytes(os.urandom(8), "big") % _len(candidates)] if candidates else own
         must_fail = self._canary(chosen, items[last_of[chosen]] if chosen in last_of else None, functions[1], own)
         final = items[-1].getparent(pytest.Module) if items else None
         must_pass = self._canary(final if final in candidates else own, items[-1] if items else None, functions[0], own)
@@ -6634,10 +6852,10 @@ class CanaryPlugin:
             if item is self._must_pass:  # last: JUnit writes the teardown report's properties into its testcase
                 report.user_properties.append((SUBTESTS, self._subtests))
                 if self._shadow.installed:
-                    report.user_properties.append((ORACLE_CALLS, json.dumps(self._shadow.evidence(), sort_keys=True)))
+                    report.user_properties.append((ORACLE_CALLS, _dumps(self._shadow.evidence())))
                     recorder = self._shadow.recorder
                     report.user_properties.append((REPLAY_CALLS, '{"counts": %s, "calls": [%s]}' % (
-                        json.dumps(recorder.evidence(), sort_keys=True), ", ".join(recorder.calls))))
+                        _dumps(recorder.evidence()), ", ".join(recorder.calls))))
         return report
 
     # The failure ledger reads each report's own outcome (red-team round 7: ``TestReport.failed`` overridden by a
