@@ -671,6 +671,7 @@ _PARTS = frozenset({"modules", "classes", "functions", "hooks"})  # what _Intern
 # ``_assertion_pass`` and ``_config`` from None to its own objects around each test, and keeps counters and caches).
 _PLAIN = frozenset({type(None), bool, int, float, complex, str, bytes, tuple, frozenset, list, dict, set, bytearray})
 _PLAIN_IDS = frozenset(map(id, _PLAIN))
+_SCALAR_IDS = frozenset(map(id, (type(None), bool, int, float, complex, str, bytes)))
 
 
 def _plain_data(value) -> bool:
@@ -1545,6 +1546,27 @@ class _RewriteGuard:
             self._spots.append((label, space, [(keys[n], dict.get(space, n)) for n in names if n in keys]))
         self._builtin_names = frozenset(k for k in builtins_space if _type(k) is str)
         self._start = self._flat()
+        # The Python functions those namespaces and class dicts hold, by what they hold (code, defaults, ...: red-team
+        # round 34 swapped AssertionRewriter.visit_Call's __code__ for a stub that put it back after the rewriting)
+        functions: dict = {}
+        for _label, _mapping, _keys, values, _holder, _module in self._parts:
+            for value in values:
+                kind = _type(value)
+                if kind is staticmethod or kind is classmethod:
+                    value = value.__func__
+                parts = (value.fget, value.fset, value.fdel) if _type(value) is property else (value,)
+                for part in parts:
+                    if _type(part) is types.FunctionType:
+                        functions.setdefault(_id(part), part)
+                        _func_dict(part)  # (made now, as _Internals does: a first read would change the referents)
+                        _func_annotations(part)
+        self._functions = tuple(functions.values())
+        self._function_args = tuple(itertools.chain.from_iterable(zip(self._functions,
+                                                                      itertools.repeat(_FUNCTION_END))))
+        self._function_referents = tuple(_referents(*self._function_args))
+        # what is compared when the referents differ (a name set anew, as functools.total_ordering sets its shared
+        # functions' __name__, changes them too)
+        self._function_state = tuple((_func_code(f), _func_defaults(f), _func_kwdefaults(f)) for f in self._functions)
 
     def _add(self, label: str, mapping, holder) -> None:
         """``holder``: the module's namespace dict (a module: ``mapping`` is it) or the class."""
@@ -1579,6 +1601,14 @@ class _RewriteGuard:
                 i = at.get(_id(key))
                 if i is None or (values[i] is not before and not self._patched(_id(space), key, values[i])):
                     return f"{label}.{key} was replaced"
+        now_functions = _referents(*self._function_args)
+        if _len(now_functions) != _len(self._function_referents) or not _all(
+                _map(_is, now_functions, self._function_referents)):
+            for function, (code, defaults, kwdefaults) in zip(self._functions, self._function_state):
+                if (_func_code(function) is not code or _func_defaults(function) is not defaults
+                        or _func_kwdefaults(function) is not kwdefaults):
+                    return f"{code.co_qualname} (of {code.co_filename}) was given other code or defaults"
+            self._function_referents = tuple(now_functions)  # (nothing compared changed: this is the new baseline)
         now = self._flat()
         if _all(_len(a) == _len(b) and _all(_map(_is, a, b)) for a, b in zip(now, self._start)):
             return None
@@ -1590,7 +1620,9 @@ class _RewriteGuard:
             now_values = tuple(_proxy_values(mapping) if _type(mapping) is types.MappingProxyType
                                else dict.values(mapping))
             for key, before, after in zip(keys, values, now_values):
-                if before is not after and not self._patched(holder, key, after):
+                if before is not after and not self._patched(holder, key, after) and not (
+                        module and _id(_type(before)) in _SCALAR_IDS and _id(_type(after)) in _SCALAR_IDS):
+                    # (a module's number or string set anew: ``re._MAXCACHE = 1024``, red-team round 34's FP)
                     return f"{label}.{key if _type(key) is str else '?'} was replaced"
             for key in now_keys[count:]:
                 if not (module and self._added_ok(key)):
@@ -2606,9 +2638,19 @@ _LIBRARIES = tuple(sorted(set(_INSTALLED) | {os.path.realpath(p) + os.sep for p 
                                              if type(p) is str and p.endswith(("site-packages", "dist-packages"))}))
 
 
+_STARTED_NS = time.time_ns()  # (the plugin is imported before any project code: a file changed since was the run's)
+
+
 def _in_libraries(real: str) -> bool:
-    """Whether the (real) path ``real`` is in the interpreter's standard library or site-packages folders."""
-    return _type(real) is str and real.startswith(_LIBRARIES)
+    """Whether the (real) path ``real`` is a file of the interpreter's standard library or site-packages folders that
+    was there, unchanged, before the run started (its inode's change time is older: red-team round 34 wrote a trace
+    function's file into site-packages, which a run without the sandbox, as root, can)."""
+    if _type(real) is not str or not real.startswith(_LIBRARIES):
+        return False
+    try:
+        return os.stat(real).st_ctime_ns < _STARTED_NS
+    except OSError:
+        return False
 _locals_to_fast = ctypes.pythonapi.PyFrame_LocalsToFast  # (a frame's locals dict written back, missing ones dropped)
 _locals_to_fast.argtypes, _locals_to_fast.restype = (ctypes.py_object, ctypes.c_int), None
 _Enum = enum.Enum  # members are shared by their deep copies by design
@@ -4053,7 +4095,7 @@ def _imported_names(module) -> list:
     path = getattr(module, "__file__", None)
     try:
         with open(path, "rb") as fh:
-            tree = ast.parse(fh.read())
+            tree = compile(fh.read(), "<test module>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)  # (C: no ast.parse)
     except (OSError, TypeError, SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     package = getattr(module, "__package__", None) or ""
@@ -4083,9 +4125,19 @@ def _source_value(source: str, attribute: str, scan: bool = False):
     return dict.get(held, attribute, _ABSENT)
 
 
+_PRECOMPUTE_FILES = 400  # at most this many test folders' files rewritten before any project code (_Comparisons.precompute)
+
+
+def _with_filename(code, filename: str):
+    """``code`` and the code objects in its constants with ``co_filename`` set to ``filename``."""
+    consts = tuple(_with_filename(c, filename) if _type(c) is types.CodeType else c for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)
+
+
 _PATCHED_ANY: set = set()  # every (id(holder), name) a test's monkeypatch or mock.patch set (_Watch.module_changes)
 _PATCHED_VALUES: dict = {}  # (id(holder), name) -> the value the last such patch put there (_RewriteGuard)
 _DECLARED: set = set()  # the declared sources' real paths (set by the plugin): their frames patch nothing for a test
+_MAIN_THREAD = _thread.get_ident()  # the plugin is imported in the main thread, where pytest runs the tests
 
 
 def _declared_on_stack() -> bool:
@@ -4118,8 +4170,9 @@ def _record_patches() -> None:
     (``test_framework``). Installed when the plugin is created, before its watch of pytest's internals notes them."""
     def note(holder, name):
         space = _namespace(holder) if _type(holder) is types.ModuleType else holder
-        if type(name) is not str or _declared_on_stack():
-            return  # (red-team round 33: only a test's own patch is one, not the code under test calling monkeypatch)
+        if type(name) is not str or _get_ident() != _MAIN_THREAD or _declared_on_stack():
+            return  # (red-team rounds 33, 34: only a test's own patch is one, not the code under test calling
+            # monkeypatch, in this thread or through another it started, whose stack holds no frame of it)
         _PATCHED_ANY.add((_id(space), name))
         if _type(space) is dict:
             _PATCHED_VALUES[(_id(space), name)] = dict.get(space, name, _ABSENT)
@@ -4138,18 +4191,66 @@ def _record_patches() -> None:
             MonkeyPatch.setattr = setattr
     except Exception:  # noqa: BLE001,S110 (another pytest: monkeypatched names then get their pristine values)
         pass
-    try:
-        import unittest.mock as mock
-        entered = mock._patch.__enter__
-        if not getattr(entered, "_beacon_noted", False):
-            def __enter__(self):
-                result = entered(self)
-                note(self.target, self.attribute)
-                return result
-            __enter__._beacon_noted = True
-            mock._patch.__enter__ = __enter__
-    except Exception:  # noqa: BLE001,S110
-        pass
+
+    def wrap_mock(mock) -> None:
+        try:
+            entered = mock._patch.__enter__
+            if not getattr(entered, "_beacon_noted", False):
+                def __enter__(self):
+                    result = entered(self)
+                    note(self.target, self.attribute)
+                    return result
+                __enter__._beacon_noted = True
+                mock._patch.__enter__ = __enter__
+        except Exception:  # noqa: BLE001,S110
+            pass
+
+    mock = _sys_modules.get("unittest.mock")
+    if mock is not None:
+        wrap_mock(mock)
+    else:  # (importing it costs ~30 ms of every run, asyncio with it: wrapped as it is imported, by whom ever)
+        sys.meta_path.insert(0, _WrapOnImport("unittest.mock", wrap_mock))
+
+
+class _WrapOnImport:
+    """A finder first on ``sys.meta_path``: the module ``name``, when it is imported, is found by the finders after
+    this one and ``wrap`` is called with it once it has run. Code that takes this finder out only leaves the module
+    unwrapped (for ``unittest.mock``: a test's patches then excuse nothing)."""
+
+    def __init__(self, name: str, wrap):
+        self._name, self._wrap = name, wrap
+
+    def find_spec(self, name, path=None, target=None):
+        if _type(name) is not str or name != self._name:
+            return None
+        spec = None
+        for finder in list(sys.meta_path):
+            find = getattr(finder, "find_spec", None) if finder is not self else None
+            spec = find(name, path, target) if find is not None else None
+            if spec is not None:
+                break
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        spec.loader = _WrappingLoader(loader, self._wrap)
+        return spec
+
+
+class _WrappingLoader:
+    """``loader``'s module creation and execution, then ``wrap(module)``."""
+
+    def __init__(self, loader, wrap):
+        self._loader, self._wrap = loader, wrap
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        self._wrap(module)
+
+    def __getattr__(self, name):  # (get_source, get_code, is_package … of the loader, for inspect and linecache)
+        return getattr(self._loader, name)
 
 
 def _record_threads(starts: dict, files: dict) -> None:
@@ -4583,6 +4684,10 @@ class _Comparisons:
         self.oracle = _Oracle(oracle)  # the pristine code of the defs the edit changed (see _Oracle)
         self.shadow = None  # the oracle of calls (_Shadow), when the plugin made one: rewriting may pause its trace
         self.rewrite_guard = None  # what the rewriting calls, checked as each rewriting starts (_RewriteGuard)
+        # realpath -> (the file's bytes, its rewritten code, its functions' codes for the provenance check, the path
+        # it was compiled under): the test folders' modules rewritten before any project code ran (precompute)
+        self.precomputed: dict = {}
+        self._transform = self._rewriter = None  # (set by install_judge)
         self.provenance = None  # the provenance check (_Provenance): takes the plugin's rewriting of each file
         self.sources = {}
         for path in sources:
@@ -5864,13 +5969,108 @@ class _Comparisons:
                 if paused:
                     _set_trace_now(shadow.trace, must=True)
 
+        rewrite_test = rewrite._rewrite_test
+
+        def _rewrite_test(fn, config):
+            # pytest's read-rewrite-compile of a module it imports: for a module rewritten before any project code
+            # ran (precompute), that code, when the file holds the very bytes rewritten then; else pytest's own.
+            done = comparisons.precomputed_code(fn)
+            return done if done is not None else rewrite_test(fn, config)
+
         comparisons = self
+        self._transform, self._rewriter = transform, rewriter
         rewriter_dict = _instance_dict_getter(rewriter)  # (the instances' own __dict__, read by the C getter)
         for name, patched in (("visit_Compare", visit_Compare), ("visit_Assert", visit_Assert),
                               ("visit_UnaryOp", visit_UnaryOp), ("visit_BoolOp", visit_BoolOp),
                               ("run", run_rewriter)):
             patched.__qualname__ = "AssertionRewriter." + name
             setattr(rewriter, name, patched)
+        if _type(rewrite_test) is types.FunctionType:
+            rewrite._rewrite_test = _rewrite_test
+
+    def precompute(self, config, args) -> None:
+        """Rewrite the modules pytest may rewrite in the test folders before any project code runs (session 35,
+        red-team rounds 32-34: code of the edit run inside pytest's rewriting, reached through what the rewriting
+        calls or reads — ``itertools.count``, ``ast._const_node_type_names``, a function's ``__code__`` swapped and put
+        back — changed the tree, and the plugin's own rewriting, in the same process, agreed). Every ``.py`` file
+        under the test paths the run was given (a file, or a folder's files, ``__pycache__`` and hidden folders left
+        out) and each ``conftest.py`` from the checkout's root down to them, but the declared sources, at most
+        :data:`_PRECOMPUTE_FILES` files: read, parsed in C and rewritten with pytest's rewriting and the plugin's own
+        transform, as :meth:`rewritten_elsewhere` does, and compiled. When pytest then imports one of them and the
+        file still holds those bytes, it gets that code (``_rewrite_test``): nothing the edit did to the rewriting can
+        shape it. The rewriting's one setting, the assertion pass hook's ini option, is read here."""
+        if self._transform is None or not self.root:
+            return
+        try:
+            hook = bool(config.getini("enable_assertion_pass_hook"))
+        except Exception:  # noqa: BLE001 (an ini pytest cannot read: pytest reports it itself)
+            return
+        tests = list(args[list(args).index("--") + 1:]) if "--" in args else []
+        files: dict = {}
+        for test in tests:
+            relative = str(test).split("::")[0]
+            if os.path.isabs(relative) or ".." in relative.split(os.sep):
+                continue
+            path = os.path.normpath(os.path.join(self.root, relative))
+            here = os.path.dirname(path) if not os.path.isdir(path) else path
+            while here.startswith(self.root) and len(files) < _PRECOMPUTE_FILES:  # the conftests above it
+                files.setdefault(os.path.join(here, "conftest.py"), None)
+                if here == self.root:
+                    break
+                here = os.path.dirname(here)
+            if os.path.isfile(path) and path.endswith(".py"):
+                files.setdefault(path, None)
+            elif os.path.isdir(path):
+                for here, dirs, names in os.walk(path):
+                    dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+                    for name in sorted(names):
+                        if name.endswith(".py") and len(files) < _PRECOMPUTE_FILES:
+                            files.setdefault(os.path.join(here, name), None)
+        for path in files:
+            real = os.path.realpath(path)
+            if real in self.sources or real in self.precomputed or not os.path.isfile(real):
+                continue
+            try:
+                with _open(real, "rb") as fh:
+                    source = fh.read()
+                tree = _compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+                fresh = self._rewriter(path, None, source)
+                fresh.enable_assertion_pass_hook = hook
+                self._transform(fresh, tree)
+                code = _compile(tree, path, "exec", dont_inherit=True)
+                out: dict = {}
+                _nested_codes(_compile(source, path, "exec", dont_inherit=True), out)
+                _nested_codes(code, out)
+            except Exception:  # noqa: BLE001 (a file that does not compile: pytest's own rewriting reports it)
+                continue
+            self.precomputed[real] = (source, code, out, path)
+
+    def precomputed_code(self, fn):
+        """``(os.stat_result, code)`` for the module file ``fn`` as :meth:`precompute` rewrote it, or None (not
+        rewritten then, or its bytes changed since)."""
+        if not self.precomputed:
+            return None
+        guard = self.rewrite_guard  # (pathlib's classes, which turn ``fn`` into a path, are among what it watches)
+        why = guard.changed() if guard is not None else None
+        try:
+            path = os.fspath(fn)
+            entry = self.precomputed.get(_realpath(path)) if _type(path) is str else None
+            if entry is None:
+                return None
+            with _open(path, "rb") as fh:
+                source = fh.read()
+            stat = os.stat(path)
+        except Exception:  # noqa: BLE001 (pytest's own rewriting reads it again and reports)
+            return None
+        if source != entry[0]:
+            return None
+        if why is not None:
+            self._report_at_assert(f"assertion rewriting: {why} before pytest rewrote {path} (the plugin's "
+                                   "rewriting made before any project code ran stands for it)")
+        provenance = self.provenance
+        if provenance is not None:
+            provenance.rewritten.setdefault(path, (source, entry[2]))
+        return stat, (entry[1] if entry[3] == path else _with_filename(entry[1], path))
 
     def rewrite_helpers(self, config, args) -> None:
         """Have pytest rewrite the asserts of the test folders' helper modules as it rewrites the test modules'
@@ -6675,6 +6875,7 @@ class CanaryPlugin:
     def pytest_load_initial_conftests(self, early_config, parser, args):
         # Before any conftest imports a helper: the test folders' helper modules get their asserts rewritten too.
         self._comparisons.rewrite_helpers(early_config, args)
+        self._comparisons.precompute(early_config, args)  # (before any conftest: no project code has run)
         if self._oracle_calls:  # not earlier: pytest's own start-up would pay the trace function's cost for nothing
             self._shadow.install()
 

@@ -8,6 +8,7 @@ the attack forges it, and each attack spares the canaries (it flips ``test_add``
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -656,12 +657,24 @@ def add(a, b):
 
 
 def test_a_helper_modules_asserts_taken_out_inside_its_rewriting_are_seen(tmp_path):
+    # Since session 35 the test folders' modules are rewritten before any project code runs, and pytest is handed
+    # that code: the stripped rewriting never runs and check() fails the test as it should. A helper outside the test
+    # folders (registered with register_assert_rewrite) is still rewritten by pytest in the process: there the
+    # plugin's second rewriting of the file differs from pytest's.
     helpers = "def check(value, expected):\n    assert value == expected\n"
-    test = "from pkg.calc import add\nfrom tests.helpers import check\n\n\ndef test_later():\n    check(add(2, 3), 5)\n"
-    run, verdict = score(tmp_path, {SOURCE: _CONFIG_CACHE, "tests/__init__.py": "", "tests/helpers.py": helpers,
-                                    "tests/test_later.py": test}, expected=["tests/test_later.py::test_later"])
-    assert not verdict.passed and verdict.tampered, (verdict.reasons, findings(run), run.stderr[-2000:])
-    assert "tests/helpers.py is not the plugin's rewriting" in findings(run), findings(run)
+    for folder in ("tests", "support"):
+        files = {SOURCE: _CONFIG_CACHE, "tests/__init__.py": "", f"{folder}/__init__.py": "", f"{folder}/helpers.py": helpers,
+                 "tests/test_later.py": f"from pkg.calc import add\nfrom {folder}.helpers import check\n\n\n"
+                                        "def test_later():\n    check(add(2, 3), 5)\n"}
+        if folder == "support":
+            files["tests/conftest.py"] = "import pytest\n\npytest.register_assert_rewrite('support.helpers')\n"
+        run, verdict = score(tmp_path / folder, files, expected=["tests/test_later.py::test_later"])
+        assert not verdict.passed, (folder, verdict.reasons)
+        if folder == "tests":
+            assert "tests/test_later.py::test_later: failed" in " ".join(verdict.reasons), verdict.reasons
+        else:
+            assert verdict.tampered, (verdict.reasons, findings(run), run.stderr[-2000:])
+            assert "support/helpers.py is not the plugin's rewriting" in findings(run), findings(run)
 
 
 def test_a_conftest_that_adds_a_builtin_passes(tmp_path):
@@ -1279,3 +1292,68 @@ def test_the_code_under_tests_own_monkeypatch_excuses_nothing_in_the_source_chec
     run, verdict = score(tmp_path, {SOURCE: BUGGY_ADD + EXCUSED_BY_ITS_OWN_PATCH, TEST: ADD_TEST})
     assert not verdict.passed and verdict.tampered, (verdict.reasons, run.stdout[-2000:])
     assert "source: add" in run.stdout, (findings(run), run.stdout[-3000:])
+
+
+# Red-team round 34 (helper 117, on round 33's fixes; tests/repair/round34/), each a forged pass on a two-module suite
+# (test_a imports the edit, test_later's ``assert add(2, 3) == 5`` is rewritten after it), the first three with the
+# oracle of calls on and under bubblewrap: (a1) ``ast._const_node_type_names``, a dict whose contents the guard does
+# not watch, made ``NodeVisitor.visit_Constant`` run the edit's ``__instancecheck__`` in the middle of the rewriting,
+# which turned the test's constants into (5, 0); (a2) ``ast.iter_fields`` patched through pytest's MonkeyPatch from a
+# thread whose stack held no frame of the declared source, noted as a test's own patch; (a3)
+# ``AssertionRewriter.visit_Call.__code__`` swapped for a stub (compiled under pytest's file name) that put it back
+# after both rewritings. The test folders' modules are now rewritten before any project code runs, and pytest is handed
+# that code (``_Comparisons.precompute``): none of these reaches it. A patch is a test's only in the main thread, and
+# the guard compares the functions it watches by what they hold (a3 outside the test folders).
+ROUND_34 = {"a1": None, "a2": "assertion rewriting: ast.iter_fields was replaced",
+            "a3": "_pytest.assertion.rewrite.AssertionRewriter.visit_Call: its code or defaults were replaced"}
+ROUND_34_DIR = Path(__file__).parent / "round34"
+TWO_MODULES = {"tests/test_a.py": FIRST, "tests/test_later.py": LATER}
+BOTH = ["tests/test_a.py::test_a", "tests/test_later.py::test_later"]
+
+
+@pytest.mark.parametrize("attack", sorted(ROUND_34))
+def test_round_34s_forgeries_are_refused(tmp_path, attack):
+    source = (ROUND_34_DIR / f"{attack}.py.txt").read_text(encoding="utf-8") + BUGGY_ADD
+    run, verdict = score(tmp_path, {SOURCE: source, **TWO_MODULES}, BOTH)
+    assert not verdict.passed, (verdict.reasons, run.stdout[-2000:])
+    # (a1 changes nothing pytest runs now: test_later simply fails, as it should)
+    assert "tests/test_later.py::test_later: failed" in " ".join(verdict.reasons), verdict.reasons
+    if ROUND_34[attack] is not None:
+        assert verdict.tampered and ROUND_34[attack] in run.stdout, (findings(run), run.stdout[-3000:])
+
+
+def test_a_function_the_rewriting_calls_given_other_code_is_seen_where_pytest_still_rewrites(tmp_path):
+    # The canaries' module is written after collection (never rewritten ahead): its rewriting is pytest's, and the
+    # guard's check before it compares ast's functions by what they hold (a copy of iter_fields' own code here).
+    source = ("import ast\n\nast.iter_fields.__code__ = ast.iter_fields.__code__.replace(co_name='iter_fields')\n"
+              + BUGGY_ADD)
+    run, verdict = score(tmp_path, {SOURCE: source, TEST: ADD_TEST})
+    assert not verdict.passed and verdict.tampered, (verdict.reasons, run.stdout[-2000:])
+    assert "assertion rewriting: iter_fields (of " in run.stdout, (findings(run), run.stdout[-3000:])
+
+
+def test_a_trace_function_from_a_file_written_into_site_packages_is_refused(tmp_path):
+    import sysconfig  # noqa: PLC0415
+    folder = Path(sysconfig.get_paths()["purelib"])
+    if not os.access(folder, os.W_OK):
+        pytest.skip(f"{folder} is not writable here (as in the sandbox): the attack cannot write its file")
+    written = folder / "rt34_helperlib.py"  # (the name round 34's file writes)
+    pristine = "\n\ndef add(a, b):\n    return a + b\n"
+    source = (ROUND_34_DIR / "a4.py.txt").read_text(encoding="utf-8") + BUGGY_ADD
+    root = write_tree(tmp_path / "repo", {"pkg/__init__.py": "", SOURCE: source, TEST: ADD_TEST})
+    try:
+        run = run_pytest(root, ["tests"], protected=snapshot_protected(root, extra=[TEST]), sandbox="off",
+                         report_dir=tmp_path / "report", sources=(SOURCE,), before={SOURCE: (BUGGY_ADD, pristine)},
+                         pristine={SOURCE: pristine}, oracle=True)
+    finally:
+        written.unlink(missing_ok=True)
+    verdict = verify_run(run, EXPECTED)
+    assert not verdict.passed, (verdict.reasons, run.stdout[-2000:])
+    assert "rt34_helperlib.py, outside the checkout and the installed libraries" in run.stdout, run.stdout[-3000:]
+
+
+@pytest.mark.parametrize("line", ["import re\n\nre._MAXCACHE = 1024  # a larger regex cache\n",
+                                  "import io\n\nio.DEFAULT_BUFFER_SIZE = 64 * 1024\n"])
+def test_a_declared_source_that_sets_a_number_of_a_watched_module_passes(tmp_path, line):
+    run, verdict = score(tmp_path, {SOURCE: line + "\n\ndef add(a, b):\n    return a + b\n", **TWO_MODULES}, BOTH)
+    assert verdict.passed, (verdict.reasons, findings(run))
