@@ -657,6 +657,7 @@ _func_defaults = types.FunctionType.__dict__["__defaults__"].__get__
 _func_dict = types.FunctionType.__dict__["__dict__"].__get__
 _func_kwdefaults = types.FunctionType.__dict__["__kwdefaults__"].__get__
 _func_annotations = types.FunctionType.__dict__["__annotations__"].__get__
+_func_globals = types.FunctionType.__dict__["__globals__"].__get__
 _proxy_values = types.MappingProxyType.values
 _dict_get, _type, _id, _map, _len, _property, _all, _is = dict.get, type, id, map, len, property, all, operator.is_
 _any = any
@@ -4114,12 +4115,50 @@ def _imported_names(module) -> list:
     return out
 
 
+def _is_module(value) -> bool:
+    """Whether ``value`` is a module (its class ``ModuleType`` or a subclass), read from the class's real MRO."""
+    return _any(_map(_is, _class_mro(_type(value)), _repeat(types.ModuleType)))
+
+
+def _module_class_why(module) -> str | None:
+    """Why a module's class (not ``ModuleType`` itself) changes what ``getattr`` on the module answers: a
+    ``__getattribute__`` of its own, or a data descriptor (a property, a slot) in the class or a base before
+    ``ModuleType``, which wins over the module's namespace. A subclass that only adds ``__getattr__`` (for names the
+    module lacks) or methods, as deprecation shims do, is fine."""
+    cls = _type(module)
+    if cls is types.ModuleType:
+        return None
+    for klass in _class_mro(cls):
+        if klass is types.ModuleType:
+            break
+        own = _class_dict(klass)
+        if not _str_keys(own):
+            return f"its class {_class_name(cls)} has a key that is not a string"
+        for name, value in list(types.MappingProxyType.items(own)):
+            if name == "__getattribute__" or (name[:2] != "__" and (_mro_has(_type(value), "__set__")
+                                                                    or _mro_has(_type(value), "__delete__"))):
+                return f"its class {_class_name(cls)} answers {name!r} itself, not from the module's namespace"
+    return None
+
+
+def _mro_has(cls, name: str) -> bool:
+    """Whether ``cls`` or a base defines ``name`` in its own dict (read without running anything; a dict holding a
+    key that is not a string counts as yes)."""
+    for klass in _class_mro(cls):
+        own = _class_dict(klass)
+        if not _str_keys(own) or name in own:
+            return True
+    return False
+
+
 def _source_value(source: str, attribute: str, scan: bool = False):
     """What the module ``source`` holds under ``attribute`` (``_ABSENT`` when it is not loaded or does not). ``scan``:
     also ``_ABSENT`` when its namespace holds a key that is not a string (at collection; later checks ask
     ``_Watch.odd_keys`` first, which reports it)."""
     origin = _sys_modules.get(source)
-    held = _namespace(origin) if _type(origin) is types.ModuleType else None
+    # (a subclass too: red-team round 35 gave the declared module a class whose property ``add`` handed the tests
+    # operator.add while the namespace kept the def; the namespace is what the checks judge)
+    held = _namespace(origin) if _is_module(origin) else None
     if held is None or (scan and not _str_keys(held)):
         return _ABSENT
     return dict.get(held, attribute, _ABSENT)
@@ -6067,10 +6106,15 @@ class _Comparisons:
         if why is not None:
             self._report_at_assert(f"assertion rewriting: {why} before pytest rewrote {path} (the plugin's "
                                    "rewriting made before any project code ran stands for it)")
+        code = entry[1] if entry[3] == path else _with_filename(entry[1], path)
         provenance = self.provenance
         if provenance is not None:
-            provenance.rewritten.setdefault(path, (source, entry[2]))
-        return stat, (entry[1] if entry[3] == path else _with_filename(entry[1], path))
+            nested: dict = {}
+            _nested_codes(code, nested)
+            provenance.served.setdefault(_realpath(path), {}).update(
+                (_id(c), c) for codes in nested.values() for c in codes)
+            provenance.rewritten.setdefault(path, (source, nested if code is not entry[1] else entry[2]))
+        return stat, code
 
     def rewrite_helpers(self, config, args) -> None:
         """Have pytest rewrite the asserts of the test folders' helper modules as it rewrites the test modules'
@@ -6402,6 +6446,9 @@ class _SourceCode:
             space = _namespace(module) if module is not None else None
             if space is None:
                 continue
+            why = _module_class_why(module)  # (red-team round 35: a property of the module's class won over the def)
+            if why is not None and f"source: the module of {self.sources[real]}: {why}" not in out:
+                out.append(f"source: the module of {self.sources[real]}: {why}")
             for qualname, (lines, decorated) in self.defs.get(real, {}).items():
                 owner, *rest = qualname.rsplit(".", 1) if "." in qualname else (None, qualname)
                 holder = space if owner is None else _found_at(space, owner)
@@ -6546,6 +6593,11 @@ class _Provenance:
         self._compiled: dict = {}  # (realpath, co_filename) -> {(name, first line): [code, ...]} from the file
         # file name -> the same, from the plugin's own rewriting of each module pytest rewrote (rewritten_elsewhere)
         self.rewritten: dict = {}
+        # the files rewritten before any project code ran, when pytest's rewriting is on (_Comparisons.precompute),
+        # and for each, {id: code} of the code objects pytest was handed for it: a test function from such a file
+        # must run one of those very objects
+        self.precomputed: frozenset = frozenset()
+        self.served: dict = {}
         rewrite = _sys_modules.get("_pytest.assertion.rewrite")  # imported with pytest, before any project file
         self._rewrite_asserts = getattr(rewrite, "rewrite_asserts", None)
         self.config = None  # set at pytest_configure: the rewriting depends on it
@@ -6601,6 +6653,11 @@ class _Provenance:
                 return f"{code.co_name} {where}"
             defined = self._defined(real)
             shown = os.path.relpath(real, self.root)
+            if inner and real in self.precomputed and dict.get(self.served.get(real, {}), _id(code)) is not code:
+                # (red-team round 35: a forged .pyc read through sys.pycache_prefix, a module put in sys.modules
+                # before pytest imported the file: the test function's code equalled the def's, but not through us)
+                return (f"{code.co_name} from {shown}, but not the code the plugin rewrote before any project code "
+                        "ran (the test module did not come from pytest's rewriting of its file)")
             if defined is None:
                 return f"{code.co_name} from {shown}, which does not parse"
             top = defined.get((code.co_name, code.co_firstlineno))
@@ -6706,6 +6763,25 @@ class _Provenance:
             return f"{code.co_name} (line {code.co_firstlineno}) from {code.co_filename}, but its code is not that def's"
         return None
 
+    def _helpers_why(self, function) -> str | None:
+        """Why the names pytest's rewriting binds in a test module the plugin rewrote (``@pytest_ar``, the rewriting
+        module, which the rewritten asserts call; ``@py_builtins``) are not what they were bound to (red-team round
+        35: ``@pytest_ar`` rebound, while the module ran, to a copy whose ``_beacon_link`` said yes). None if fine."""
+        if _type(function) is not types.FunctionType:
+            return None
+        code = _func_code(function)
+        if _type(code.co_filename) is not str or _realpath_cached(code.co_filename) not in self.precomputed:
+            return None
+        space = _func_globals(function)
+        if _type(space) is not dict or not _str_keys(space):
+            return "in a module whose namespace cannot be read without running other code"
+        for name, module in (("@pytest_ar", _sys_modules.get("_pytest.assertion.rewrite")),
+                             ("@py_builtins", _sys_modules.get("builtins"))):
+            held = dict.get(space, name, _ABSENT)
+            if held is not _ABSENT and held is not module:
+                return f"in a module whose {name} is not the module pytest's rewriting bound there"
+        return None
+
     @staticmethod
     def _holds(function, wrapped) -> bool:
         for cell in function.__closure__ or ():
@@ -6729,7 +6805,8 @@ class _Provenance:
                 if type(full) is not str or not str.endswith(item.nodeid, "::" + full):
                     why = "under a node id that does not end with its name"
                 else:
-                    why = self.judge(state["attrs"]["_obj"], full.partition("[")[0])
+                    why = (self.judge(state["attrs"]["_obj"], full.partition("[")[0])
+                           or self._helpers_why(state["attrs"]["_obj"]))
             except Exception as exc:  # a hostile object: a finding, never a crash of the check
                 why = f"not judged: {_class_name(type(exc))}"
             if why is not None:
@@ -6876,6 +6953,10 @@ class CanaryPlugin:
         # Before any conftest imports a helper: the test folders' helper modules get their asserts rewritten too.
         self._comparisons.rewrite_helpers(early_config, args)
         self._comparisons.precompute(early_config, args)  # (before any conftest: no project code has run)
+        rewrite = _sys_modules.get("_pytest.assertion.rewrite")
+        hook = getattr(rewrite, "AssertionRewritingHook", None)
+        if any(_type(finder) is hook for finder in list(sys.meta_path)):  # pytest's rewriting is on (--assert=rewrite)
+            self._provenance.precomputed = frozenset(self._comparisons.precomputed)
         if self._oracle_calls:  # not earlier: pytest's own start-up would pay the trace function's cost for nothing
             self._shadow.install()
 

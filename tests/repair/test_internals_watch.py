@@ -1132,11 +1132,11 @@ def test_a_conftest_hook_bound_to_a_lambda_passes(tmp_path):
 # of the modules it calls (os, posixpath's realpath, itertools, ...), made when it is imported.
 FIRST = "from pkg.calc import add\n\n\ndef test_a():\n    assert add(1, 0) == 1\n"
 LATER = "from pkg.calc import add\n\n\ndef test_later():\n    assert add(2, 3) == 5\n"
-ROUND_33 = {
-    "a1": ({}, "tests/test_calc.py::test_add: the collected test function is test_add (line 4) from tests/test_calc.py, "
-               "but its code is not that def's"),
-    "a2": ({}, "tests/test_calc.py::test_add: the collected test function is test_add (line 4) from tests/test_calc.py, "
-               "but its code is not that def's"),
+ROUND_33 = {  # (a1, a2: since round 35 the identity check of the rewritten ahead code objects answers first)
+    "a1": ({}, "tests/test_calc.py::test_add: the collected test function is test_add from tests/test_calc.py, "
+               "but not the code the plugin rewrote before any project code ran"),
+    "a2": ({}, "tests/test_calc.py::test_add: the collected test function is test_add from tests/test_calc.py, "
+               "but not the code the plugin rewrote before any project code ran"),
     "a4": ({"tests/test_a.py": FIRST, "tests/test_later.py": LATER}, "assertion rewriting: ast.iter_fields was replaced"),
 }
 ROUND_33_DIR = Path(__file__).parent / "round33"
@@ -1356,4 +1356,65 @@ def test_a_trace_function_from_a_file_written_into_site_packages_is_refused(tmp_
                                   "import io\n\nio.DEFAULT_BUFFER_SIZE = 64 * 1024\n"])
 def test_a_declared_source_that_sets_a_number_of_a_watched_module_passes(tmp_path, line):
     run, verdict = score(tmp_path, {SOURCE: line + "\n\ndef add(a, b):\n    return a + b\n", **TWO_MODULES}, BOTH)
+    assert verdict.passed, (verdict.reasons, findings(run))
+
+
+# Red-team round 35 (helper 118, on round 34's fixes; tests/repair/round35/), each a forged pass, the first three with
+# the oracle of calls on and under bubblewrap: (a1) a forged cached .pyc of test_later read through
+# ``sys.pycache_prefix`` (pytest's ``_read_pyc`` honours it; the rewriting, and so the precomputed code, never ran);
+# (a2) a module made from a plain compile of test_later put in ``sys.modules`` before pytest imported the file;
+# (a3) the declared module's ``__class__`` swapped for a subclass whose property ``add`` hands the tests operator.add
+# (the imported-names check read only exact ModuleType modules); (a4) the test module's ``@pytest_ar`` rebound while it
+# ran, to a copy whose ``_beacon_link`` says yes. A test function from a file the plugin rewrote ahead must now run
+# the very code objects pytest was handed for it; a declared module's class may not answer names itself; a test
+# module's ``@pytest_ar`` and ``@py_builtins`` must be what the rewriting bound.
+ROUND_35 = {
+    "a1": (True, "but not the code the plugin rewrote before any project code ran"),
+    "a2": (True, "but not the code the plugin rewrote before any project code ran"),
+    "a3": (False, "source: the module of pkg/calc.py: its class _M answers 'add' itself"),
+    "a4": (False, "in a module whose @pytest_ar is not the module pytest's rewriting bound there"),
+}
+ROUND_35_DIR = Path(__file__).parent / "round35"
+
+
+@pytest.mark.parametrize("attack", sorted(ROUND_35))
+def test_round_35s_forgeries_are_refused(tmp_path, attack):
+    two, finding = ROUND_35[attack]
+    source = (ROUND_35_DIR / f"{attack}.py.txt").read_text(encoding="utf-8") + BUGGY_ADD
+    if two:
+        run, verdict = score(tmp_path, {SOURCE: source, **TWO_MODULES}, BOTH)
+    else:
+        run, verdict = score(tmp_path, {SOURCE: source, TEST: ADD_TEST})
+    assert not verdict.passed and verdict.tampered, (verdict.reasons, run.stdout[-2000:])
+    assert finding in run.stdout, (findings(run), run.stdout[-3000:])
+
+
+# The same round's honest suites (no false positive found, kept as checks of the precompute): pytester's in-process
+# runs writing and importing test files of their own, and a PYTEST_DONT_REWRITE module beside a helper registered for
+# rewriting by a conftest.
+HONEST_35 = {
+    "pytester": ({"tests/conftest.py": "pytest_plugins = ['pytester']\n",
+                  "tests/test_p.py": "def test_inner(pytester):\n"
+                                     "    pytester.makepyfile(test_x='def test_y():\\n    assert 1 + 1 == 2\\n')\n"
+                                     "    r = pytester.runpytest()\n    r.assert_outcomes(passed=1)\n\n\n"
+                                     "def test_inner_fail(pytester):\n"
+                                     "    pytester.makepyfile(test_x='def test_y():\\n    assert 1 + 1 == 3\\n')\n"
+                                     "    r = pytester.runpytest()\n    r.assert_outcomes(failed=1)\n",
+                  TEST: ADD_TEST},
+                 ["tests/test_p.py::test_inner", "tests/test_p.py::test_inner_fail", EXPECTED[0]]),
+    "dont_rewrite_and_a_registered_helper": (
+        {"tests/test_d.py": "'''PYTEST_DONT_REWRITE'''\nfrom pkg.calc import add\n\n\ndef test_add():\n"
+                            "    assert add(2, 3) == 5\n",
+         "tests/conftest.py": "import pytest\npytest.register_assert_rewrite('tests.helpers')\n", "tests/__init__.py": "",
+         "tests/helpers.py": "def check(a, b):\n    assert a == b\n",
+         "tests/test_h.py": "from tests.helpers import check\nfrom pkg.calc import add\n\n\ndef test_h():\n"
+                            "    check(add(1, 1), 2)\n"},
+        ["tests/test_d.py::test_add", "tests/test_h.py::test_h"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HONEST_35))
+def test_round_35s_honest_suites_pass(tmp_path, case):
+    files, expected = HONEST_35[case]
+    run, verdict = score(tmp_path, {SOURCE: "def add(a, b):\n    return a + b\n", **files}, expected)
     assert verdict.passed, (verdict.reasons, findings(run))

@@ -127,8 +127,10 @@ ATTACKS = {
         "tests/test_calc.py::test_add: the collected test function is <lambda> from pkg/calc.py, a declared source"),
     "code_replaced_with_a_forged_place": (
         {SOURCE: FORGED_CODE_SWAP + BUGGY_ADD, **FORGED_CODE_SWAP_TESTS},
-        "tests/test_calc.py::test_add: the collected test function is test_add (line 1) from tests/test_calc.py, "
-        "but its code is not that def's (replaced or rewritten)"),
+        # (since session 35 the test module's own functions must be the very code objects the plugin rewrote ahead:
+        # that check comes first)
+        "tests/test_calc.py::test_add: the collected test function is test_add from tests/test_calc.py, "
+        "but not the code the plugin rewrote before any project code ran"),
     "exec_built_function": (
         {SOURCE: COLLECT_SWAP.format(setup="_ns = {}\nexec(compile('def test_add():\\n    pass\\n', '<string>', "
                                            "'exec'), _ns)\n", target="_ns['test_add']") + BUGGY_ADD,
