@@ -369,6 +369,7 @@ class _Watch:
     """
 
     def __init__(self):
+        self.canaries_module = None  # (the plugin's own: its file is gone once imported)
         self.internals = self._internals()
         self.hooks: dict | None = None
         self.items: dict = {}
@@ -434,15 +435,27 @@ class _Watch:
                                              else _ABSENT)
         for item in items:
             module = getattr(item, "module", None)
+            if _is_module(module) and _type(module) is not types.ModuleType:
+                # (red-team round 36: a test module's class whose property answered test_add with a function of the
+                # served code over other globals; pytest makes every test module a plain module)
+                changes.append(f"the test module of {item.nodeid} is of a subclass of ModuleType "
+                               f"({_class_name(_type(module))}), not a plain module")
+                continue
             if _type(module) is types.ModuleType and _id(module) not in self.modules:
                 space = _namespace(module)
                 if not _str_keys(space):
                     changes.append(f"the test module of {item.nodeid}: a global whose name is not a string")
                     continue
+                imported = _imported_names(module, getattr(item, "path", None))
+                if imported is None:  # (the canaries' file, deleted once imported: their module's own file)
+                    imported = _imported_names(module) if module is not self.canaries_module else []
+                if imported is None:  # (round 36: a module whose __file__ pointed nowhere skipped this check)
+                    changes.append(f"the test module of {item.nodeid}: its file cannot be read")
+                    imported = []
                 self.module_names[_id(module)] = dict.get(space, "__name__", "?")
                 self.modules[_id(module)] = (module, space, dict.copy(space), [
                     (name, source, attribute, _source_value(source, attribute, scan=True))
-                    for name, source, attribute in _imported_names(module)])
+                    for name, source, attribute in imported])
         return changes
 
     def module_changes(self) -> list[str]:
@@ -4090,18 +4103,26 @@ def _restore(saved) -> None:
             base.update(container, contents)
 
 
-def _imported_names(module) -> list:
+def _imported_names(module, path=None) -> list | None:
     """``(name, source module, attribute)`` for each top-level ``from source import attribute as name`` of a test
-    module's file (relative imports resolved by its package), or [] when its source cannot be read."""
-    path = getattr(module, "__file__", None)
+    module's file (relative imports resolved by its package), and ``(name, module, None)`` for each ``import module``
+    (``import a.b`` binds ``a``), or None when the file cannot be read. ``path``: the file pytest collected (the
+    module's ``__file__`` is the module's to say: red-team round 36 pointed it nowhere)."""
     try:
+        path = os.fspath(path) if path is not None else getattr(module, "__file__", None)
         with open(path, "rb") as fh:
             tree = compile(fh.read(), "<test module>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)  # (C: no ast.parse)
-    except (OSError, TypeError, SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
+    except SyntaxError:
+        return []  # (pytest reports it)
+    except (OSError, TypeError, ValueError, RecursionError, MemoryError):
+        return None
     package = getattr(module, "__package__", None) or ""
     out = []
     for node in tree.body:
+        if isinstance(node, ast.Import):  # (round 36: a module name rebound in the test module before collection)
+            out += [(a.asname, a.name, None) if a.asname else (a.name.partition(".")[0], a.name.partition(".")[0], None)
+                    for a in node.names]
+            continue
         if not isinstance(node, ast.ImportFrom) or any(a.name == "*" for a in node.names):
             continue
         if node.level:
@@ -4156,6 +4177,8 @@ def _source_value(source: str, attribute: str, scan: bool = False):
     also ``_ABSENT`` when its namespace holds a key that is not a string (at collection; later checks ask
     ``_Watch.odd_keys`` first, which reports it)."""
     origin = _sys_modules.get(source)
+    if attribute is None:  # (``import source``: the module itself)
+        return origin if origin is not None else _ABSENT
     # (a subclass too: red-team round 35 gave the declared module a class whose property ``add`` handed the tests
     # operator.add while the namespace kept the def; the namespace is what the checks judge)
     held = _namespace(origin) if _is_module(origin) else None
@@ -6598,6 +6621,7 @@ class _Provenance:
         # must run one of those very objects
         self.precomputed: frozenset = frozenset()
         self.served: dict = {}
+        self._item_real = None  # the file of the item being judged (findings)
         rewrite = _sys_modules.get("_pytest.assertion.rewrite")  # imported with pytest, before any project file
         self._rewrite_asserts = getattr(rewrite, "rewrite_asserts", None)
         self.config = None  # set at pytest_configure: the rewriting depends on it
@@ -6640,6 +6664,15 @@ class _Provenance:
     def _judge_code(self, code, inner: bool, name: str | None) -> str | None:
         """Why a function with ``code`` at this level is a finding, or None. ``name`` is the test's own name (from
         its node id, without parameters) when ``code`` is the innermost function's."""
+        here = self._item_real
+        if (inner and here is not None and here in self.precomputed and _type(code.co_filename) is str
+                and _realpath_cached(code.co_filename) == here
+                and dict.get(self.served.get(here, {}), _id(code)) is not code):
+            # (red-team round 35: a forged .pyc read through sys.pycache_prefix, a module put in sys.modules before
+            # pytest imported the file: the test function's code equalled the def's, but not through us. Only for the
+            # item's own file: a test function re-exported from a module loaded another way is judged as before)
+            return (f"{code.co_name} from {os.path.relpath(here, self.root)}, but not the code the plugin rewrote "
+                    "before any project code ran (the test module did not come from pytest's rewriting of its file)")
         known = self._ok.get(id(code))
         if known is None or known[0] is not code:
             if not _plain_code(code):  # (round 30: names of a str subclass were hashed and compared below)
@@ -6653,11 +6686,6 @@ class _Provenance:
                 return f"{code.co_name} {where}"
             defined = self._defined(real)
             shown = os.path.relpath(real, self.root)
-            if inner and real in self.precomputed and dict.get(self.served.get(real, {}), _id(code)) is not code:
-                # (red-team round 35: a forged .pyc read through sys.pycache_prefix, a module put in sys.modules
-                # before pytest imported the file: the test function's code equalled the def's, but not through us)
-                return (f"{code.co_name} from {shown}, but not the code the plugin rewrote before any project code "
-                        "ran (the test module did not come from pytest's rewriting of its file)")
             if defined is None:
                 return f"{code.co_name} from {shown}, which does not parse"
             top = defined.get((code.co_name, code.co_firstlineno))
@@ -6782,6 +6810,30 @@ class _Provenance:
                 return f"in a module whose {name} is not the module pytest's rewriting bound there"
         return None
 
+    def _globals_why(self, function, module, path) -> str | None:
+        """Why a function of the test module's own file, on the collected function's ``__wrapped__`` chain, runs over
+        other globals than that module's namespace (red-team round 36: the served code object made into a function
+        over a dict in which ``add`` was operator.add). None when each does."""
+        space = _namespace(module)
+        if space is None or _type(module) is not types.ModuleType:
+            return None  # (judged by the watch: a test module of another class is a finding there)
+        try:
+            real = _realpath_cached(os.fspath(path))  # (the file pytest collected, not the module's __file__)
+        except TypeError:
+            return None
+        for _ in range(self.DEPTH):
+            if _type(function) is types.MethodType:
+                function = function.__func__
+            if _type(function) is not types.FunctionType:
+                return None
+            code = _func_code(function)
+            # (the code pytest was handed for the file: Hypothesis's wrapper claims the file with code of its own)
+            if (real is not None and dict.get(self.served.get(real, {}), _id(code)) is code
+                    and _func_globals(function) is not space):
+                return f"{code.co_name} from {code.co_filename}, run over other globals than its test module's"
+            function = dict.get(_func_dict(function), "__wrapped__", _ABSENT)
+        return None
+
     @staticmethod
     def _holds(function, wrapped) -> bool:
         for cell in function.__closure__ or ():
@@ -6805,8 +6857,14 @@ class _Provenance:
                 if type(full) is not str or not str.endswith(item.nodeid, "::" + full):
                     why = "under a node id that does not end with its name"
                 else:
+                    try:
+                        self._item_real = _realpath_cached(os.fspath(getattr(item, "path", None)))
+                    except TypeError:
+                        self._item_real = None
                     why = (self.judge(state["attrs"]["_obj"], full.partition("[")[0])
-                           or self._helpers_why(state["attrs"]["_obj"]))
+                           or self._helpers_why(state["attrs"]["_obj"])
+                           or self._globals_why(state["attrs"]["_obj"], getattr(item, "module", None),
+                                                getattr(item, "path", None)))
             except Exception as exc:  # a hostile object: a finding, never a crash of the check
                 why = f"not judged: {_class_name(type(exc))}"
             if why is not None:
@@ -7028,6 +7086,7 @@ class CanaryPlugin:
             own = pytest.Module.from_parent(session, path=path)
             functions = [getattr(own.obj, name) for name in (s["must_pass"], s["must_fail"])]
             own.obj._beacon_watch = self._final_changes
+            self._watch.canaries_module = own.obj  # (its file is deleted once imported)
             _known_to_inspect(own.obj)
         finally:
             shutil.rmtree(folder, ignore_errors=True)

@@ -1418,3 +1418,60 @@ def test_round_35s_honest_suites_pass(tmp_path, case):
     files, expected = HONEST_35[case]
     run, verdict = score(tmp_path, {SOURCE: "def add(a, b):\n    return a + b\n", **files}, expected)
     assert verdict.passed, (verdict.reasons, findings(run))
+
+
+# Red-team round 36 (helper 119, on round 35's fixes; tests/repair/round36/), three forged passes with the oracle of
+# calls on and under bubblewrap, one without it, each built on the served code objects themselves: made into
+# functions over other globals (``types.FunctionType(served_code, {..., "add": operator.add})``) and handed to pytest
+# through (a1) a test module class whose property answered ``test_add``, (a2) the same for the later modules, put in
+# ``sys.modules`` after calling the plugin's ``_rewrite_test`` to get their code, (a3) a plain module made the same way
+# with ``__file__`` pointed nowhere (the imported-names check then read nothing), (a4) a module ``__getattr__`` that
+# pytest's ``getattr(mod, "pytest_plugins")`` ran, swapping ``test_add`` in place (without the oracle). A test module
+# must now be a plain module; a function of the test module's own file on the collected chain must run over that
+# module's namespace; the imported names are read from the file pytest collected, ``import x`` names too.
+ROUND_36 = {
+    "a1": (False, "is of a subclass of ModuleType (module), not a plain module"),
+    "a2": (True, "is of a subclass of ModuleType (module), not a plain module"),
+    "a3": (True, "tests.test_later: the test module's name 'add' is not pkg.calc.add, which it imported"),
+    "a4": (False, "run over other globals than its test module's"),
+}
+ROUND_36_DIR = Path(__file__).parent / "round36"
+
+
+@pytest.mark.parametrize("attack", sorted(ROUND_36))
+def test_round_36s_forgeries_are_refused(tmp_path, attack):
+    two, finding = ROUND_36[attack]
+    source = (ROUND_36_DIR / f"{attack}.py.txt").read_text(encoding="utf-8") + BUGGY_ADD
+    if two:
+        run, verdict = score(tmp_path, {SOURCE: source, **TWO_MODULES}, BOTH)
+    else:
+        run, verdict = score(tmp_path, {SOURCE: source, TEST: ADD_TEST})
+    assert not verdict.passed and verdict.tampered, (verdict.reasons, run.stdout[-2000:])
+    assert finding in run.stdout, (findings(run), run.stdout[-3000:])
+
+
+# Honest ways a test module gets test functions from elsewhere (round 36's checks): a module loaded with importlib
+# from the test folder and its test re-exported, a base class's test methods, a test function imported from a helper.
+HONEST_36 = {
+    "reexported_from_a_module_loaded_by_importlib": (
+        {"tests/shared/cases.py": "from pkg.calc import add\n\n\ndef test_case():\n    assert add(2, 3) == 5\n",
+         "tests/test_foo.py": "import importlib.util, os\n_s = importlib.util.spec_from_file_location('cases', "
+                              "os.path.join(os.path.dirname(__file__), 'shared', 'cases.py'))\n"
+                              "_m = importlib.util.module_from_spec(_s)\n_s.loader.exec_module(_m)\n"
+                              "test_case = _m.test_case\n"}, ["tests/test_foo.py::test_case"]),
+    "inherited_test_methods": (
+        {"tests/base.py": "from pkg.calc import add\n\n\nclass Base:\n    def test_add(self):\n"
+                          "        assert add(2, 3) == 5\n",
+         "tests/test_foo.py": "from tests.base import Base\n\n\nclass TestFoo(Base):\n    pass\n"},
+        ["tests/test_foo.py::TestFoo::test_add"]),
+    "imported_test_function": (
+        {"tests/common.py": "from pkg.calc import add\n\n\ndef test_shared():\n    assert add(2, 3) == 5\n",
+         "tests/test_foo.py": "from tests.common import test_shared\n"}, ["tests/test_foo.py::test_shared"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HONEST_36))
+def test_round_36s_honest_suites_pass(tmp_path, case):
+    files, expected = HONEST_36[case]
+    run, verdict = score(tmp_path, {SOURCE: "def add(a, b):\n    return a + b\n", **files}, expected)
+    assert verdict.passed, (verdict.reasons, findings(run))
