@@ -1368,8 +1368,8 @@ def test_a_declared_source_that_sets_a_number_of_a_watched_module_passes(tmp_pat
 # ran, to a copy whose ``_beacon_link`` says yes. A test function from a file the plugin rewrote ahead must now run
 # the very code objects pytest was handed for it; a declared module's class may not answer names itself; a test
 # module's ``@pytest_ar`` and ``@py_builtins`` must be what the rewriting bound.
-ROUND_35 = {
-    "a1": (True, "but not the code the plugin rewrote before any project code ran"),
+ROUND_35 = {  # (a1's forged .pyc is not read by pytest 9.2, which CI installs: there test_later just fails)
+    "a1": (True, "but not the code the plugin rewrote before any project code ran", False),
     "a2": (True, "but not the code the plugin rewrote before any project code ran"),
     "a3": (False, "source: the module of pkg/calc.py: its class _M answers 'add' itself"),
     "a4": (False, "in a module whose @pytest_ar is not the module pytest's rewriting bound there"),
@@ -1377,16 +1377,24 @@ ROUND_35 = {
 ROUND_35_DIR = Path(__file__).parent / "round35"
 
 
-@pytest.mark.parametrize("attack", sorted(ROUND_35))
-def test_round_35s_forgeries_are_refused(tmp_path, attack):
-    two, finding = ROUND_35[attack]
-    source = (ROUND_35_DIR / f"{attack}.py.txt").read_text(encoding="utf-8") + BUGGY_ADD
+def refused(tmp_path, folder: Path, attack: str, two: bool, finding: str, always: bool = True) -> None:
+    """The attack file ``folder/attack.py.txt`` before the buggy add, on two test modules or one: not a pass, and
+    tampered with ``finding`` in the run's output (unless not ``always``: then only where the attack took effect, every
+    test reported passed)."""
+    source = (folder / f"{attack}.py.txt").read_text(encoding="utf-8") + BUGGY_ADD
     if two:
         run, verdict = score(tmp_path, {SOURCE: source, **TWO_MODULES}, BOTH)
     else:
         run, verdict = score(tmp_path, {SOURCE: source, TEST: ADD_TEST})
-    assert not verdict.passed and verdict.tampered, (verdict.reasons, run.stdout[-2000:])
-    assert finding in run.stdout, (findings(run), run.stdout[-3000:])
+    assert not verdict.passed, (verdict.reasons, run.stdout[-2000:])
+    if always or set(verdict.outcomes.values()) == {"passed"}:
+        assert verdict.tampered, (verdict.reasons, run.stdout[-2000:])
+        assert finding in run.stdout, (findings(run), run.stdout[-3000:])
+
+
+@pytest.mark.parametrize("attack", sorted(ROUND_35))
+def test_round_35s_forgeries_are_refused(tmp_path, attack):
+    refused(tmp_path, ROUND_35_DIR, attack, *ROUND_35[attack])
 
 
 # The same round's honest suites (no false positive found, kept as checks of the precompute): pytester's in-process
@@ -1440,14 +1448,7 @@ ROUND_36_DIR = Path(__file__).parent / "round36"
 
 @pytest.mark.parametrize("attack", sorted(ROUND_36))
 def test_round_36s_forgeries_are_refused(tmp_path, attack):
-    two, finding = ROUND_36[attack]
-    source = (ROUND_36_DIR / f"{attack}.py.txt").read_text(encoding="utf-8") + BUGGY_ADD
-    if two:
-        run, verdict = score(tmp_path, {SOURCE: source, **TWO_MODULES}, BOTH)
-    else:
-        run, verdict = score(tmp_path, {SOURCE: source, TEST: ADD_TEST})
-    assert not verdict.passed and verdict.tampered, (verdict.reasons, run.stdout[-2000:])
-    assert finding in run.stdout, (findings(run), run.stdout[-3000:])
+    refused(tmp_path, ROUND_36_DIR, attack, *ROUND_36[attack])
 
 
 # Honest ways a test module gets test functions from elsewhere (round 36's checks): a module loaded with importlib
