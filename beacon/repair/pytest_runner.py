@@ -329,7 +329,8 @@ def run_pytest(
     if secret.oracle_calls and report is not None and canaries.ok and _all_passed(report):
         replayed = replay(checkout, recorded_calls(full, secret.must_pass), sources=list(sources),
                           pristine=dict(pristine or {}), tests=tests, bwrap=bwrap, limits=limits,
-                          timeout=timeout).evidence()
+                          timeout=timeout,
+                          expected=any(not entry.get("overflow") for entry in secret.oracle)).evidence()
     return PytestRun(
         argv=tuple(argv), exit_code=cap.returncode, timed_out=cap.timed_out, timeout=timeout,
         duration=cap.duration,

@@ -121,7 +121,7 @@ class Replay:
 
     ran: bool = False
     why: str = ""  # why it did not run, or why it is no evidence
-    recorded: dict = field(default_factory=dict)  # the plugin's counts (recorded, not_data, unnamed, over)
+    recorded: dict = field(default_factory=dict)  # the plugin's counts (recorded, not_data, unnamed, over, failed)
     calls: int = 0
     compared: int = 0
     differed: int = 0
@@ -414,16 +414,31 @@ def _finding(call: dict, mine: dict, right: dict) -> str:
 
 
 def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: list[str], pristine: dict[str, str],
-           tests: list[str], bwrap: str | None, limits: Limits, timeout: float) -> Replay:
+           tests: list[str], bwrap: str | None, limits: Limits, timeout: float, expected: bool = False) -> Replay:
     """Replay the recorded calls (``found``: :func:`recorded_calls`' answer; see the module docstring).
     ``pristine``: checkout-relative path -> the declared file's pristine text; ``tests``: the run's selection (their
-    files are hidden); ``bwrap``: the sandbox's binary, or None to run unsandboxed at the checkout's own path."""
+    files are hidden); ``bwrap``: the sandbox's binary, or None to run unsandboxed at the checkout's own path;
+    ``expected``: the plugin was sent the oracle's data for a declared file, so it always records (a report without
+    the recording fails closed)."""
     start = time.monotonic()
     result = Replay()
     if found is None:
         result.why = "no recorded calls in the report"
+        if expected:  # (the plugin records whenever it has the oracle's data: red-team round 37)
+            result.ran = True
+            result.findings.append("replay: the report holds no recording of the tests' calls, which the plugin "
+                                   "makes whenever it has the oracle's data")
         return result
     calls, result.recorded = found
+    if result.recorded.get("failed"):
+        # The recording runs in the tests' process: an exception inside it (red-team round 37 raised one from an
+        # audit hook in every call) would leave nothing to replay, so it fails closed
+        result.ran = True
+        result.findings.append(f"replay: the plugin's recording of the tests' calls failed "
+                               f"{result.recorded['failed']} time(s) inside the run, so what the tests called "
+                               "cannot be replayed")
+        result.seconds = round(time.monotonic() - start, 3)
+        return result
     declared = {os.path.realpath(checkout / rel): rel for rel in sources}
     known = {real for real, rel in declared.items() if rel in pristine}
     calls = [c for c in calls if c["file"] in known and _files_in(c) <= known]

@@ -1476,3 +1476,192 @@ def test_round_36s_honest_suites_pass(tmp_path, case):
     files, expected = HONEST_36[case]
     run, verdict = score(tmp_path, {SOURCE: "def add(a, b):\n    return a + b\n", **files}, expected)
     assert verdict.passed, (verdict.reasons, findings(run))
+
+
+# Red-team round 37 (helper 120, on ffa4d74; tests/repair/round37/): ten forged passes, all with the oracle of calls on
+# and under bubblewrap, through four openings. (1) The edit's own audit hook (a5, a10): builtins.id is audited, so it
+# ran inside every check that calls id(), compile or open and changed what they read — the judged left operand set to
+# the right one's value, a SyntaxError where the collected test file was parsed (its imported names then went
+# unchecked). No audit hook may now be added after the harness's (refused and recorded). (2) ctypes writes into the
+# code objects pytest was handed (a1: a constant in the constants tuple; a2: a rewritten assert's raise made a
+# POP_TOP; a3: the same in the precomputed entries, found through gc before they were served): each code object the
+# plugin compiles ahead has an image (instructions read from the live adaptive array, constants), checked after its
+# test's call and in must_pass. (3) pytest state the watch did not read: the item's funcargs
+# (a4) and a TestCase instance's equality table (a9). (4) In-process rewriting past the precompute (a12: a helper
+# registered outside the test paths; and over 400 files, round 34's a1): the guard now compares the contents of the
+# dicts, lists and sets of ast, pathlib, tokenize and pytest's rewriting module. Most shapes also left the replay
+# nothing to check (the recorder was installed only when the edit changed a def; an exception inside it, or no
+# recording in the report, passed silently): see tests/repair/test_replay.py.
+ROUND_37_DIR = Path(__file__).parent / "round37"
+FIXTURE_SUITE = {"tests/conftest.py": "import pytest\nfrom pkg.calc import add\n\n\n@pytest.fixture\ndef total():\n"
+                                      "    return add(2, 3)\n",
+                 "tests/test_a.py": FIRST, "tests/test_later.py": "def test_later(total):\n    assert total == 5\n"}
+UNITTEST_LATER = ("import unittest\nfrom pkg.calc import add\n\n\nclass TestLater(unittest.TestCase):\n"
+                  "    def test_later(self):\n        self.assertEqual(add(2, 3), 5)\n")
+UNITTEST_SUITE = {"tests/test_a.py": FIRST, "tests/test_later.py": UNITTEST_LATER}
+UNITTEST_IDS = ["tests/test_a.py::test_a", "tests/test_later.py::TestLater::test_later"]
+HELPER_SUITE = {"tests/conftest.py": "import pytest\n\npytest.register_assert_rewrite('helpers')\n",
+                "tests/test_a.py": FIRST,
+                "tests/test_later.py": "from helpers import check_five\nfrom pkg.calc import add\n\n\n"
+                                       "def test_later():\n    check_five(add(2, 3))\n",
+                "helpers.py": "def check_five(value):\n    assert value == 5\n"}
+FILLERS = {f"tests/helper_{i:03d}.py": "X = 1\n" for i in range(400)}  # before test_later.py in the walk
+ROUND_37 = {  # attack file -> (suite, its ids, the finding)
+    "a1": (TWO_MODULES, BOTH, "its instructions or constants were written in place since"),
+    "a2": (TWO_MODULES, BOTH, "its instructions or constants were written in place since"),
+    "a3": (TWO_MODULES, BOTH, "its instructions or constants were written in place since"),
+    "a4": (FIXTURE_SUITE, BOTH, "its fixture values are held by a '_Args', not pytest's dict"),
+    "a5": (TWO_MODULES, BOTH, "an audit hook was added during the run"),
+    "a9": (UNITTEST_SUITE, UNITTEST_IDS, "assertEqual passed, but its instance's equality table sends int to "
+                                         "'assertIsNot'"),
+    "a10": (TWO_MODULES, BOTH, "an audit hook was added during the run"),
+    "a12": (HELPER_SUITE, BOTH, "assertion rewriting: ast._const_node_type_names: its contents were changed"),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(ROUND_37))
+def test_round_37s_forgeries_are_refused(tmp_path, attack):
+    suite, expected, finding = ROUND_37[attack]
+    source = (ROUND_37_DIR / f"{attack}.py.txt").read_text(encoding="utf-8")
+    run, verdict = score(tmp_path, {SOURCE: source if "def add" in source else source + BUGGY_ADD, **suite}, expected)
+    assert not verdict.passed, (verdict.reasons, run.stdout[-2000:])
+    if finding is not None:
+        assert verdict.tampered and finding in run.stdout, (findings(run), run.stdout[-3000:])
+
+
+def test_round_34s_constant_table_attack_past_the_precompute_cap_is_refused(tmp_path):
+    # (round 37's a7: with 400 files before it, test_later.py is rewritten by pytest in the run, after the edit ran)
+    source = (ROUND_34_DIR / "a1.py.txt").read_text(encoding="utf-8") + BUGGY_ADD
+    run, verdict = score(tmp_path, {SOURCE: source, **TWO_MODULES, **FILLERS}, BOTH)
+    assert not verdict.passed and verdict.tampered, (verdict.reasons, run.stdout[-2000:])
+    assert "ast._const_node_type_names: its contents were changed" in run.stdout, (findings(run), run.stdout[-3000:])
+
+
+# The same round's honest shapes: a suite past the precompute's cap, a helper rewritten in the run, a fixture, and a
+# TestCase whose tests add type-specific equality functions of their own (for a class of theirs and for float).
+HONEST_37 = {
+    "past_the_cap": ({**TWO_MODULES, **FILLERS}, BOTH),
+    "helper_outside_the_tests": (HELPER_SUITE, BOTH),
+    "fixture": (FIXTURE_SUITE, BOTH),
+    "own_equality_functions": (
+        {"tests/test_a.py": FIRST,
+         "tests/test_later.py": "import math\nimport unittest\nfrom pkg.calc import add\n\n\nclass Box:\n"
+                                "    def __init__(self, v):\n        self.v = v\n\n\n"
+                                "class TestLater(unittest.TestCase):\n    def setUp(self):\n"
+                                "        self.addTypeEqualityFunc(Box, self.same_box)\n"
+                                "        self.addTypeEqualityFunc(float, self.close)\n\n"
+                                "    def same_box(self, a, b, msg=None):\n        if a.v != b.v:\n"
+                                "            raise self.failureException(msg)\n\n"
+                                "    def close(self, a, b, msg=None):\n        if not math.isclose(a, b):\n"
+                                "            raise self.failureException(msg)\n\n"
+                                "    def test_later(self):\n        self.assertEqual(add(2, 3), 5)\n"
+                                "        self.assertEqual(Box(add(1, 1)), Box(2))\n"
+                                "        self.assertEqual(add(0.1, 0.2), 0.3)\n"}, UNITTEST_IDS),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HONEST_37))
+def test_round_37s_honest_suites_pass(tmp_path, case):
+    files, expected = HONEST_37[case]
+    run, verdict = score(tmp_path, {SOURCE: "def add(a, b):\n    return a + b\n", **files}, expected)
+    assert verdict.passed, (verdict.reasons, findings(run))
+
+
+# Red-team round 38 (helper 121, on round 37's fixes; tests/repair/round38/): nine forged passes, eight with the oracle
+# of calls on and under bubblewrap, and five honest suites round 37's checks refused. Two causes ran through most:
+# code the edit compiled under a checkout file's name counted as a test's (its calls filled the replay's per-name
+# limit with calls both versions answer alike, so the test's own call was never replayed), and pytest and unittest
+# state no check read: the code's names tuple swapped with ctypes (a2), unittest's TestCase methods other than the
+# assertions (a5c: ``_callTestMethod = staticmethod(bool)``; a3: ``_getAssertEqualityFunc``), a parametrized test's
+# ``callspec.params`` (a8), a fixture definition's ``func`` (a9) and a session fixture's ``cached_result`` (a10), the
+# last three from a thread. The image now holds the names and the code's shape; every function of unittest.case's
+# classes is watched; an item's parameters and its fixtures' functions are compared with collection's; a fixture's
+# cached value must be what pytest made; the recorder keeps only calls from code a checkout file compiles to.
+ROUND_38_DIR = Path(__file__).parent / "round38"
+PARAM_SUITE = {"tests/test_a.py": FIRST,
+               "tests/test_later.py": "import pytest\nfrom pkg.calc import add\n\n\n"
+                                      "@pytest.mark.parametrize('a, b, expected', [(2, 3, 5)])\n"
+                                      "def test_later(a, b, expected):\n    assert add(a, b) == expected\n"}
+SESSION_SUITE = {"tests/conftest.py": "import pytest\nfrom pkg.calc import add\n\n\n@pytest.fixture(scope='session')\n"
+                                      "def total():\n    return add(2, 3)\n",
+                 "tests/test_a.py": "from pkg.calc import add\n\n\ndef test_a(total):\n    assert add(1, 0) == 1\n",
+                 "tests/test_later.py": "def test_later(total):\n    assert total == 5\n"}
+ROUND_38 = {  # attack file -> (suite, its ids, the finding, whether it always takes effect: threads race the run)
+    "a2": (TWO_MODULES, BOTH, "its instructions or constants were written in place since", True),
+    "a3": (UNITTEST_SUITE, UNITTEST_IDS, "unittest.case.TestCase._getAssertEqualityFunc was replaced", True),
+    "a5c": (UNITTEST_SUITE, UNITTEST_IDS, "unittest.case.TestCase._callTestMethod was replaced", True),
+    "a8": (PARAM_SUITE, ["tests/test_a.py::test_a", "tests/test_later.py::test_later[2-3-5]"],
+           "its parameters were changed after collection", False),
+    "a9": (FIXTURE_SUITE, BOTH, "a fixture it uses was given another function", False),
+    "a10": (SESSION_SUITE, BOTH, "a fixture's cached value was replaced after pytest made it", False),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(ROUND_38))
+def test_round_38s_forgeries_are_refused(tmp_path, attack):
+    suite, expected, finding, always = ROUND_38[attack]
+    source = (ROUND_38_DIR / f"{attack}.py.txt").read_text(encoding="utf-8") + BUGGY_ADD
+    run, verdict = score(tmp_path, {SOURCE: source, **suite}, expected)
+    assert not verdict.passed, (verdict.reasons, run.stdout[-2000:])
+    if always or set(verdict.outcomes.values()) == {"passed"}:
+        assert verdict.tampered and finding in run.stdout, (findings(run), run.stdout[-3000:])
+
+
+# The recorder keeps a call only when its caller is code a checkout file compiles to: calls from the edit's functions
+# compiled under a test file's name (round 38's filler) are counted, never recorded, so they cannot fill the limit.
+FILLER = ("import os as _os\n\n_NS = {}\n_DONE = []\n\n\ndef add(a, b):\n    if not _DONE:\n        _DONE.append(1)\n"
+          "        here = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))\n"
+          "        exec(compile('def fill(add):\\n    for i in range(40):\\n        add(1000 + i, 0)\\n',\n"
+          "                     _os.path.join(here, 'tests', 'test_calc.py'), 'exec'), _NS)\n"
+          "        _NS['fill'](add)\n    return a + b\n")
+
+
+def test_calls_from_code_no_checkout_file_compiles_to_are_not_recorded(tmp_path):
+    pristine = "\n\ndef add(a, b):\n    return a + b\n"
+    root = write_tree(tmp_path / "repo", {"pkg/__init__.py": "", SOURCE: FILLER, TEST: ADD_TEST})
+    run = run_pytest(root, ["tests"], protected=snapshot_protected(root, extra=[TEST]), sandbox="off",
+                     report_dir=tmp_path / "report", sources=(SOURCE,), before={SOURCE: (FILLER, pristine)},
+                     pristine={SOURCE: pristine}, oracle=True)  # (add unchanged: its calls are not checked as a whole)
+    counts = run.replay.get("recorded", {})
+    assert counts.get("not_compiled") == 40 and counts.get("recorded") == 1 and not counts.get("over"), run.replay
+    assert run.replay.get("compared") == 1, run.replay
+
+
+# The round's honest suites that round 37's checks refused: equality functions a test adds by name, as a callable
+# object, or from the package itself; a conftest wrapper that resolves awaitable fixture values in place.
+HONEST_38 = {
+    "equality_by_name_object_and_package_helper": (
+        {"tests/test_a.py": FIRST,
+         "tests/test_later.py": "import collections\nimport unittest\nfrom pkg.calc import add, same\n\n\n"
+                                "class Near:\n    def __init__(self, case):\n        self.case = case\n\n"
+                                "    def __call__(self, a, b, msg=None):\n        if abs(a - b) > 1e-9:\n"
+                                "            raise self.case.failureException(msg)\n\n\n"
+                                "class Pair(tuple):\n    pass\n\n\n"
+                                "class TestLater(unittest.TestCase):\n    def setUp(self):\n"
+                                "        self.addTypeEqualityFunc(collections.OrderedDict, 'assertDictEqual')\n"
+                                "        self.addTypeEqualityFunc(float, Near(self))\n"
+                                "        self.addTypeEqualityFunc(Pair, same)\n\n"
+                                "    def test_later(self):\n        self.assertEqual(add(2, 3), 5)\n"
+                                "        self.assertEqual(collections.OrderedDict(a=add(1, 1)), "
+                                "collections.OrderedDict(a=2))\n"
+                                "        self.assertEqual(add(0.1, 0.2), 0.3)\n"
+                                "        self.assertEqual(Pair((add(1, 1),)), Pair((2,)))\n"},
+        UNITTEST_IDS, "\n\ndef same(a, b, msg=None):\n    assert a == b, msg\n"),
+    "awaitables_resolved_in_place": (
+        {"tests/conftest.py": "import asyncio\nimport inspect\nimport pytest\nfrom pkg.calc import add\n\n\n"
+                              "@pytest.fixture\ndef total():\n    async def make():\n        return add(2, 3)\n"
+                              "    return make()\n\n\n"
+                              "@pytest.hookimpl(wrapper=True)\ndef pytest_runtest_call(item):\n"
+                              "    for name, value in list(item.funcargs.items()):\n"
+                              "        if inspect.iscoroutine(value):\n"
+                              "            item.funcargs[name] = asyncio.run(value)\n    return (yield)\n",
+         "tests/test_a.py": FIRST, "tests/test_later.py": "def test_later(total):\n    assert total == 5\n"},
+        BOTH, ""),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HONEST_38))
+def test_round_38s_honest_suites_pass(tmp_path, case):
+    files, expected, extra = HONEST_38[case]
+    run, verdict = score(tmp_path, {SOURCE: "def add(a, b):\n    return a + b\n" + extra, **files}, expected)
+    assert verdict.passed, (verdict.reasons, findings(run))

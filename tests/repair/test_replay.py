@@ -697,3 +697,21 @@ def test_what_the_oracles_pristine_call_prints_stays_out_of_the_tests_capture(tm
     run, verdict = score(tmp_path, honest, test=test, ids=ids, pristine=pristine, given_text=given_text)
     assert verdict.passed, verdict.reasons
     assert run.oracle_calls["checked"] == 1 and run.replay["compared"] == 1, (run.oracle_calls, run.replay)
+
+
+# Red-team round 37: the replay had nothing to check and said so without a finding when the recording inside the run
+# failed (an exception in every call of the recorder, raised from an audit hook of the edit) or was missing from a
+# run that had the oracle's data (the recorder was installed only when the edit changed a def). Both fail closed now.
+@pytest.mark.parametrize("found, expected, finding", [
+    (([], {"recorded": 0, "failed": 3}), True, "recording of the tests' calls failed 3 time(s)"),
+    (None, True, "holds no recording of the tests' calls"),
+    (None, False, None),  # (no oracle data was sent: no recording to expect)
+    (([], {"recorded": 0, "failed": 0}), True, None),  # (nothing the tests called was plain data: no evidence)
+])
+def test_a_recording_that_failed_or_is_missing_fails_closed(tmp_path, found, expected, finding):
+    done = replay(tmp_path, found, sources=[SOURCE], pristine={SOURCE: "def add(a, b):\n    return a + b\n"},
+                  tests=IDS, bwrap=None, limits=Limits(), timeout=60, expected=expected)
+    if finding is None:
+        assert not done.findings, done.findings
+    else:
+        assert done.ran and len(done.findings) == 1 and finding in done.findings[0], done.evidence()
