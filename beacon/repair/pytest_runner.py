@@ -221,6 +221,9 @@ def run_pytest(
     room = PIPE_BUDGET - 2_000 - len(replace(CanarySecret.new(), box="/" * 200, sources=declared, pristine=sites,
                                              edited=edited).payload())  # what the secret's pipe has left
     oracle = _oracle(checkout, sources, before or {}, pristine or {}, room) if oracle else ()
+    as_pristine = bool(oracle) and oracle_calls and _all_pristine(checkout, sources, pristine or {})
+    if as_pristine:
+        oracle_calls = False  # (the task's own code: nothing for the oracle of calls or the replay to check)
     if network not in {"deny", "allow"}:
         raise ValueError(f"network must be 'deny' or 'allow', got {network!r}")
     bwrap, sandbox_note = pick_sandbox(sandbox)
@@ -325,7 +328,7 @@ def run_pytest(
     if report is not None:
         report = replace(report, subtests=_subtests(full, secret))
     oracle_calls = _oracle_calls(full, secret) if oracle else {}
-    replayed = {}
+    replayed = {"ran": False, "why": "every declared file holds its pristine text"} if as_pristine else {}
     if secret.oracle_calls and report is not None and canaries.ok and _all_passed(report):
         replayed = replay(checkout, recorded_calls(full, secret.must_pass), sources=list(sources),
                           pristine=dict(pristine or {}), tests=tests, bwrap=bwrap, limits=limits,
@@ -495,6 +498,15 @@ def _edited(checkout: Path, sources: tuple[str, ...], before: Mapping[str, Seque
         if lines:
             out.append((str(path), lines))
     return tuple(out)
+
+
+def _all_pristine(checkout: Path, sources: Sequence[str], pristine: Mapping[str, str]) -> bool:
+    """Whether every declared source with a pristine text holds exactly that text: the task's own code runs (the
+    common honest repair, a line put back as it was), so the oracle of calls and the replay, which the plugin installs
+    for any other edit (red-team round 37: an edit that changed no def, only module-level statements, had neither),
+    have nothing to check and cost nothing."""
+    texts = [(rel, _current(checkout, rel)) for rel in sources if rel in pristine]
+    return bool(texts) and all(found is not None and found[1] == pristine[rel] for rel, found in texts)
 
 
 def _current(checkout: Path, rel: str) -> tuple[Path, str] | None:
