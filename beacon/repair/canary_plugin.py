@@ -1587,6 +1587,47 @@ def _set_trace_now(function, must: bool = False) -> bool:
     return False
 
 
+_partial_func = functools.partial.__dict__["func"].__get__
+_static_func = staticmethod.__dict__["__func__"].__get__
+
+
+def _trace_runs(function):
+    """The Python function CPython runs when it calls the trace or profile callable ``function`` (read through C
+    descriptors: nothing of the callable's own runs): itself, a bound method's function, a ``functools.partial``'s or
+    a ``staticmethod``'s (and their subclasses'), or the ``__call__`` def of its class. None for a callable that runs
+    no Python code of its own (a C-level tracer, coverage's ``CTracer``; a profiler object ``sys.getprofile`` returns,
+    never called), which the code under test cannot make. ``_ABSENT`` for one whose call runs Python code the plugin
+    cannot name: a class (its ``__init__``), a weak proxy, an ``lru_cache`` wrapper (its ``__wrapped__`` is only a
+    name), an instance of a Python class whose ``__call__`` is some other C wrapper."""
+    for _ in range(8):
+        kind = _type(function)
+        if kind is types.FunctionType:
+            return function
+        if kind is types.MethodType:
+            function = function.__func__
+            continue
+        mro = _class_mro(kind)
+        if _any(_map(_is, mro, _repeat(functools.partial))):
+            function = _partial_func(function)
+            continue
+        if _any(_map(_is, mro, _repeat(staticmethod))):
+            function = _static_func(function)
+            continue
+        if kind is weakref.CallableProxyType or kind is functools._lru_cache_wrapper \
+                or _class_flags(kind) & _TYPE_SUBCLASS:
+            return _ABSENT  # (a class: the metaclass's __call__ runs its __new__ and __init__)
+        for klass in mro:
+            call = types.MappingProxyType.get(_class_dict(klass), "__call__", _ABSENT)
+            if call is not _ABSENT:
+                break
+        else:
+            return None  # not callable from Python: a C-level registration
+        if _type(call) is types.FunctionType:
+            return call
+        return _ABSENT if _class_flags(kind) & _HEAPTYPE else None
+    return _ABSENT
+
+
 class _RewriteGuard:
     """What pytest's assertion rewriting calls outside pytest's watched state, as it was when the plugin started:
     checked as each module's rewriting starts (session 34). Code of the edit that runs inside the rewriting can
@@ -3013,8 +3054,12 @@ class _Shadow:
                 continue
             while frame is not None:
                 name = frame.f_code.co_filename
-                if type(name) is not str or (name[:1] != "<" and (not os.path.realpath(name).startswith(_INSTALLED)
-                                                                  or os.path.realpath(name) in self.oracle.files)):
+                # (remembered real paths: a stat here lets go of the interpreter lock at every checked call, and a
+                # thread that spins in Python then holds it for a switch interval each time: a test of a thread pool
+                # beside a busy thread ran 7x slower under the oracle)
+                real = _realpath_cached(name)
+                if type(name) is not str or (name[:1] != "<" and (not real.startswith(_INSTALLED)
+                                                                  or real in self.oracle.files)):
                     if origin == "edit":
                         self.report("oracle: a thread that code the edit changed or added started was running the "
                                     "project's code when a call was to be checked; no call can be checked beside it "
@@ -6637,6 +6682,20 @@ class _SourceCode:
                     self._own_codes.update((_id(c), c) for c in codes)
         self._dispatcher = _ABSENT  # (learning)
         self._callers: dict = {}  # (realpath, co_filename) -> the file's code objects (_compiled_from)
+        # Callers _tracer cleared, by identity, so the next call from them costs no stat and no compilation. Python
+        # 3.11 refuses a thread's sys.settrace while another thread's is inside the audit hooks ("Cannot install a
+        # trace function while another trace function is being installed"), and the thread dies before its target
+        # runs. Under the oracle's threading.settrace each new thread calls sys.settrace from threading's bootstrap,
+        # and a check there that lets go of the interpreter lock (a stat, reading and compiling threading.py) killed
+        # the helper threads multiprocessing.pool starts in a row: an honest test hung until the timeout (red-team
+        # round 39). Cleared at once: that bootstrap, as threading was loaded before any project file.
+        self._cleared: dict = {}
+        inner = _class_dict(threading.Thread)["_bootstrap_inner"]
+        self._bootstrap = _func_code(inner)
+        self._cleared[_id(self._bootstrap)] = self._bootstrap
+        self._real(self._bootstrap.co_filename)
+        # What that bootstrap installs: threading's own module globals (the function's, whatever sys.modules holds)
+        self._threading = _func_globals(inner)
         self.guarded = None  # the plugin's recording function: its code and defaults may not be assigned
         # (also with no declared source: the trace-function check applies to every run)
         # Through the bootstrap's own hook (one Python call per audit event: a second hook made the oracle of
@@ -6680,6 +6739,55 @@ class _SourceCode:
                 break
             up = up.f_back
         code = frame.f_code
+        if self._cleared.get(_id(code)) is code:
+            if code is self._bootstrap:
+                self._thread_hook(event)
+            return
+        why = self._code_why(code)
+        if why is None:
+            self._cleared[_id(code)] = code  # (held: its id is never reused)
+            return
+        self._refuse(f"source: {event} was called by {why} (a trace function sees and rewrites the tests' frames)")
+
+    def _refuse(self, finding: str) -> None:
+        if finding not in self.refused:
+            self.refused.append(finding)
+        raise PermissionError("beacon: " + finding)
+
+    def _thread_hook(self, event) -> None:
+        """A new thread installs threading's trace or profile hook (``threading.settrace``, which raises no audit
+        event of its own): the function it runs is judged as a caller of ``sys.settrace`` is. Red-team session 37:
+        the edit's ``threading.settrace(f)`` gave every later thread a trace function that rewrote the tests' frames
+        there (an assert run in a pool's worker passed on a wrong repair), and the oracle's own hook was gone from
+        those threads, so their calls were neither checked nor recorded. Recorded, not refused: a refusal here kills
+        the new thread before its target runs, and the test waiting on it (a pool's result) would hang until the
+        timeout, with no evidence; recorded, the run ends and its verdict carries the finding."""
+        hook = dict.get(self._threading, "_trace_hook" if event == "sys.settrace" else "_profile_hook")
+        if hook is None:
+            return
+        function = _trace_runs(hook)
+        if function is None:
+            return
+        kind = "trace" if event == "sys.settrace" else "profile"
+        if function is _ABSENT:
+            why = f"a {_class_name(_type(hook))} whose call runs code the plugin cannot name"
+        else:
+            code = _func_code(function)
+            if self._own_codes.get(_id(code)) is code or self._cleared.get(_id(code)) is code:
+                return
+            why = self._code_why(code)
+            if why is None:
+                self._cleared[_id(code)] = code
+                return
+        finding = (f"source: threading's {kind} hook, installed by each new thread, runs {why} (a trace function sees "
+                   "and rewrites the tests' frames)")
+        if finding not in self.refused:
+            self.refused.append(finding)
+
+    def _code_why(self, code) -> str | None:
+        """Why code that calls ``sys.settrace`` (or a trace function a thread installs) is not allowed to: a
+        declared source's, code that is no file's, or not compiled from the file it names, outside the checkout and
+        the installed libraries. None when it is allowed."""
         filename = code.co_filename
         real = self._real(filename)
         why = None
@@ -6697,12 +6805,7 @@ class _SourceCode:
             why = f"{filename}, outside the checkout and the installed libraries"
         if why is None and not self._compiled_from(code, real, filename):
             why = f"code that claims {filename} but is not compiled from it"  # (compile(src, "/usr/lib/…/os.py"))
-        if why is None:
-            return
-        finding = f"source: {event} was called by {why} (a trace function sees and rewrites the tests' frames)"
-        if finding not in self.refused:
-            self.refused.append(finding)
-        raise PermissionError("beacon: " + finding)
+        return why
 
     def _compiled_from(self, code, real: str, filename: str) -> bool:
         """Whether ``code`` equals a code object the file at ``real`` compiles to (plainly, or as pytest's assertion
@@ -7286,18 +7389,17 @@ class CanaryPlugin:
         """Why the active trace or profile function is not allowed while a test function runs (None when it is):
         none, the oracle of calls' own, a C-level tracer, or a def of a file that is not a declared source."""
         for kind, function in (("trace", _gettrace()), ("profile", _getprofile())):
-            for _ in range(4):  # a functools.partial is judged by what it calls
-                if _type(function) is functools.partial:
-                    function = function.func
-            if function is None:
+            if function is None or (_type(function) is types.MethodType and function.__self__ is self._shadow
+                                    and function.__func__ is _Shadow.trace):
                 continue
-            if _type(function) is types.MethodType:
-                if function.__self__ is self._shadow and function.__func__ is _Shadow.trace:
-                    continue
-                function = function.__func__
-            if _type(function) is not types.FunctionType:
+            # What CPython runs when it calls the function (a partial's, a method's, a class's __call__ def: until
+            # session 37 an object with a __call__ def counted as a C-level tracer and was let through)
+            runs = _trace_runs(function)
+            if runs is None:
                 continue  # a C-level tracer (coverage's); the code under test cannot make one
-            why = self._provenance.hook_function(function)
+            if runs is _ABSENT:
+                return f"a {kind} function (a {_class_name(_type(function))} whose call runs code the plugin cannot name)"
+            why = self._provenance.hook_function(runs)
             if why is not None:
                 return f"a {kind} function ({why})"
         return None

@@ -104,12 +104,12 @@ IDS = [f"tests/test_stock.py::{name}" for name in ("test_weigh", "test_book", "t
 
 
 def score(tmp_path, source: str, calls: bool = True, pristine: str = PRISTINE, given_text: str = GIVEN,
-          test: str = TEST, ids=IDS):
+          test: str = TEST, ids=IDS, **options):
     root = write_tree(tmp_path / "repo", {"pkg/__init__.py": "", SOURCE: source, "tests/test_stock.py": test})
     run = run_pytest(root, list(ids), protected=snapshot_protected(root, extra=["tests/test_stock.py"]),
                      sandbox="off", report_dir=tmp_path / "report", sources=(SOURCE,),
                      before={SOURCE: (given_text, pristine)}, pristine={SOURCE: pristine}, oracle=True,
-                     oracle_calls=calls)
+                     oracle_calls=calls, **options)
     return run, verify_run(run, list(ids))
 
 
@@ -427,6 +427,30 @@ def test_a_thread_pool_while_the_check_swaps_code_is_left_unchecked(tmp_path):
                    "    assert got[100] == Amount(1)\n")
     run, verdict = score(tmp_path, helper, test=test, ids=["tests/test_stock.py::test_pool"])
     assert verdict.passed and run.oracle_calls["unchecked"] >= 1, (verdict.reasons, run.oracle_calls)
+
+
+# Threads started in a row under the oracle's threading.settrace (red-team round 39's false positive): each new thread
+# calls sys.settrace from threading's bootstrap, and Python 3.11 refuses it while another thread's call is inside the
+# audit hooks. The plugin's check of that caller let go of the interpreter lock (a stat, compiling threading.py), so
+# multiprocessing.pool's helper threads died before they ran and an honest test hung until the timeout.
+THREADS_IN_A_ROW = {
+    "thread_pool": "    from multiprocessing.pool import ThreadPool\n    with ThreadPool(4) as pool:\n"
+                   "        got = pool.map(weigh, range(0, 4000, 10))\n",
+    "fork_pool": "    import multiprocessing\n    with multiprocessing.get_context('fork').Pool(2) as pool:\n"
+                 "        got = pool.map(weigh, range(0, 4000, 10))\n",
+    "threads": "    import threading\n    got = [None] * 400\n"
+               "    def run(i):\n        got[i] = weigh(i * 10)\n"
+               "    threads = [threading.Thread(target=run, args=(i,)) for i in range(400)]\n"
+               "    for thread in threads:\n        thread.start()\n    for thread in threads:\n        thread.join()\n",
+}
+
+
+@pytest.mark.parametrize("how", sorted(THREADS_IN_A_ROW))
+def test_threads_started_in_a_row_run_under_the_oracle(tmp_path, how):
+    test = TEST + "\n\ndef test_pool():\n" + THREADS_IN_A_ROW[how] + "    assert got[100] == Amount(1)\n"
+    run, verdict = score(tmp_path, HONEST, test=test, ids=["tests/test_stock.py::test_pool"], timeout=60)
+    assert verdict.passed, (verdict.reasons, run.oracle_calls, run.stdout[-2000:])
+    assert "Cannot install a trace function" not in run.stdout, run.stdout[-3000:]
 
 
 # _differences: values alike by value, whatever their identity.
