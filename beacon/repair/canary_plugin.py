@@ -1588,7 +1588,17 @@ def _set_trace_now(function, must: bool = False) -> bool:
 
 
 _partial_func = functools.partial.__dict__["func"].__get__
+_partial_args = functools.partial.__dict__["args"].__get__
+_partial_keywords = functools.partial.__dict__["keywords"].__get__
 _static_func = staticmethod.__dict__["__func__"].__get__
+_class_method_func = classmethod.__dict__["__func__"].__get__
+_property_parts = tuple(property.__dict__[part].__get__ for part in ("fget", "fset", "fdel"))
+_C_DESCRIPTORS = frozenset(map(id, (types.GetSetDescriptorType, types.MemberDescriptorType,
+                                    types.WrapperDescriptorType, types.MethodDescriptorType,
+                                    types.ClassMethodDescriptorType, types.BuiltinFunctionType)))
+_TRACE_SCALARS = frozenset(map(id, (type(None), bool, int, float, complex, str, bytes, type(...),
+                                     type(NotImplemented))))
+_PLAIN_CONTAINERS = frozenset(map(id, (tuple, frozenset, list, dict, set)))
 
 
 def _trace_runs(function):
@@ -1599,33 +1609,148 @@ def _trace_runs(function):
     never called), which the code under test cannot make. ``_ABSENT`` for one whose call runs Python code the plugin
     cannot name: a class (its ``__init__``), a weak proxy, an ``lru_cache`` wrapper (its ``__wrapped__`` is only a
     name), an instance of a Python class whose ``__call__`` is some other C wrapper."""
+    return _trace_parts(function)[0]
+
+
+def _trace_parts(function) -> tuple:
+    """(what :func:`_trace_runs` answers, the objects that function runs on): a bound method's ``self``, a partial's
+    arguments, the instance whose class's ``__call__`` runs. A library def runs what they hold (red-team round 40:
+    ``bdb.Bdb.trace_dispatch`` bound to the edit's subclass ran its ``dispatch_call``)."""
+    owners: list = []
     for _ in range(8):
         kind = _type(function)
         if kind is types.FunctionType:
-            return function
+            return function, owners
         if kind is types.MethodType:
+            owners.append(function.__self__)
             function = function.__func__
             continue
         mro = _class_mro(kind)
         if _any(_map(_is, mro, _repeat(functools.partial))):
+            owners.extend(_partial_args(function))
+            owners.extend(dict.values(_partial_keywords(function)))
             function = _partial_func(function)
             continue
         if _any(_map(_is, mro, _repeat(staticmethod))):
             function = _static_func(function)
             continue
-        if kind is weakref.CallableProxyType or kind is functools._lru_cache_wrapper \
-                or _class_flags(kind) & _TYPE_SUBCLASS:
-            return _ABSENT  # (a class: the metaclass's __call__ runs its __new__ and __init__)
+        if kind is functools._lru_cache_wrapper:
+            # its __wrapped__ is only a name; the function it calls is among what it holds for the collector
+            called = [r for r in _referents(function) if _type(r) is not dict
+                      and not _class_flags(_type(r)) & _TYPE_SUBCLASS and _trace_parts(r)[0] is not None]
+            if _len(called) != 1:
+                return _ABSENT, owners
+            function = called[0]
+            continue
+        if kind is weakref.CallableProxyType or _class_flags(kind) & _TYPE_SUBCLASS:
+            return _ABSENT, owners  # (a class: the metaclass's __call__ runs its __new__ and __init__)
         for klass in mro:
             call = types.MappingProxyType.get(_class_dict(klass), "__call__", _ABSENT)
             if call is not _ABSENT:
                 break
         else:
-            return None  # not callable from Python: a C-level registration
+            return None, owners  # not callable from Python: a C-level registration
         if _type(call) is types.FunctionType:
-            return call
-        return _ABSENT if _class_flags(kind) & _HEAPTYPE else None
-    return _ABSENT
+            owners.append(function)
+            return call, owners
+        return (_ABSENT if _class_flags(kind) & _HEAPTYPE else None), owners
+    return _ABSENT, owners
+
+
+def _trace_why(function, judge, depth: int = 0) -> str | None:
+    """Why calling the trace or profile callable ``function`` could run code that ``judge`` (a Python function ->
+    why, or None when it is allowed) does not allow; None when it runs none. Judged: the function it runs, and
+    what that function runs on (:func:`_owner_why`): the classes of a bound ``self`` and of the instance whose
+    ``__call__`` runs, their defs and descriptors, and the callables the instance holds. Deeper attribute chains
+    (``self.x.y()``) are not followed."""
+    runs, owners = _trace_parts(function)
+    if runs is _ABSENT:
+        return f"a {_class_name(_type(function))} whose call runs code the plugin cannot name"
+    if runs is not None:
+        why = judge(runs)
+        if why is not None:
+            return why
+    for owner in owners:
+        why = _owner_why(owner, judge, depth + 1)
+        if why is not None:
+            return why
+    return None
+
+
+def _owner_why(owner, judge, depth: int) -> str | None:
+    """Why the object a trace function runs on (see :func:`_trace_why`) could make it run code ``judge`` does not
+    allow: a def, a descriptor's function or a callable that is not a plain datum in the own dict of a Python class
+    in its class's MRO, or a callable in its instance dict (which shadows the class's defs). C classes' entries are
+    C. None when there is none."""
+    if depth > 3:
+        return None
+    kind = _type(owner)
+    if _id(kind) in _TRACE_SCALARS or kind is types.ModuleType:
+        return None
+    if kind is types.FunctionType:
+        return judge(owner)
+    is_class = _class_flags(kind) & _TYPE_SUBCLASS
+    if not is_class:  # what calling it runs (a partial's argument that is itself called, a bound method)
+        runs, inner = _trace_parts(owner)
+        if runs is _ABSENT:
+            return f"a {_class_name(kind)} whose call runs code the plugin cannot name"
+        if runs is not None:
+            why = judge(runs)
+            if why is not None:
+                return why
+            for other in inner:
+                why = _owner_why(other, judge, depth + 1) if other is not owner else None
+                if why is not None:
+                    return why
+    classes = _class_mro(owner) if is_class else _class_mro(kind)
+    space = None
+    for klass in classes:
+        if not _class_flags(klass) & _HEAPTYPE:
+            continue
+        for name, value in list(_class_dict(klass).items()):
+            if name == "__dict__" and _type(value) is not types.GetSetDescriptorType:
+                return f"{_class_name(klass)}.__dict__ is a {_class_name(_type(value))}, not the instance dict"
+            if name == "__dict__" and space is None and not is_class:
+                space = value.__get__(owner)  # (C: the instance's own dict)
+            why = _member_why(value, judge, depth)
+            if why is not None:  # (a def's answer names its qualname already)
+                return why if _type(value) is types.FunctionType else f"{_class_name(klass)}.{name}: {why}"
+    if _type(space) is dict:
+        for name, value in list(dict.items(space)):
+            if _id(_type(value)) in _TRACE_SCALARS or _type(value) is types.ModuleType:
+                continue
+            if _type(value) is types.FunctionType or _trace_parts(value)[0] is not None:
+                why = _trace_why(value, judge, depth)
+                if why is not None:
+                    return f"its attribute {name}: {why}"
+    return None
+
+
+def _member_why(value, judge, depth: int) -> str | None:
+    """Why one entry of a Python class's own dict could run code ``judge`` does not allow (see :func:`_owner_why`)."""
+    kind = _type(value)
+    if kind is types.FunctionType:
+        return judge(value)
+    if _id(kind) in _TRACE_SCALARS or _id(kind) in _C_DESCRIPTORS or kind is types.ModuleType:
+        return None
+    if kind is staticmethod:
+        return _member_why(_static_func(value), judge, depth)
+    if kind is classmethod:
+        return _member_why(_class_method_func(value), judge, depth)
+    if kind is property:
+        for part in _property_parts:
+            function = part(value)
+            if function is not None:
+                why = _member_why(function, judge, depth)
+                if why is not None:
+                    return why
+        return None
+    if _id(kind) in _PLAIN_CONTAINERS:
+        return None  # (class-level data: its items are not followed)
+    if _class_flags(kind) & _TYPE_SUBCLASS:  # a class held by the class (a nested class, a base's reference)
+        return _owner_why(value, judge, depth + 1) if _class_flags(value) & _HEAPTYPE else None
+    # a callable, or an instance of a Python class (a descriptor runs its __get__; a sentinel has no defs)
+    return _owner_why(value, judge, depth + 1)
 
 
 class _RewriteGuard:
@@ -1818,6 +1943,8 @@ def _found_at(space: dict, qualname: str):
 
 
 _SCALARS = frozenset({type(None), bool, int, float, complex, str, bytes})
+# their identity hashes (object.__hash__: asking a class itself could run its metaclass's __hash__)
+_SCALAR_CLASSES = frozenset(map(object.__hash__, _SCALARS))
 _PRISTINE_KINDS = frozenset({"name", "lambda", "call"})
 
 
@@ -2835,7 +2962,39 @@ def _realpath_cached(filename) -> str | None:
         found = _REAL_PATHS[filename] = os.path.realpath(filename) if filename[:1] != "<" else filename
     return found
 _weakref = weakref.ref
+_ohash = object.__hash__  # an object's identity hash (its address, rotated: one to one), read with no audit event
 _PLACES = 256  # differences listed per comparison of a call's effects; a full list is never excused as self-disagreed
+
+
+class _Quiet:
+    """Made, the warnings shown and the log records emitted go nowhere until :meth:`end`: the ``warnings`` module's
+    ``_showwarnmsg`` (what every shown warning goes through, after the filters: an "error" filter still raises) is a
+    no-op, and ``logging`` is disabled at every level (its loggers' caches cleared both ways, as ``logging.disable``
+    does). Only modules already loaded are touched."""
+
+    def __init__(self):
+        self._warnings = _namespace(_sys_modules.get("warnings"))
+        self._shown = dict.get(self._warnings, "_showwarnmsg", _ABSENT) if self._warnings is not None else _ABSENT
+        if self._shown is not _ABSENT:
+            self._warnings["_showwarnmsg"] = _ignore_warning
+        logging = _sys_modules.get("logging")
+        self._manager = getattr(getattr(logging, "root", None), "manager", None) if logging is not None else None
+        self._disabled = None
+        if self._manager is not None and _type(self._manager.disable) is int:
+            self._disabled = self._manager.disable
+            self._manager.disable = 50  # logging.CRITICAL
+            self._manager._clear_cache()
+
+    def end(self) -> None:
+        if self._shown is not _ABSENT:
+            self._warnings["_showwarnmsg"] = self._shown
+        if self._disabled is not None:
+            self._manager.disable = self._disabled
+            self._manager._clear_cache()
+
+
+def _ignore_warning(message) -> None:
+    return None
 
 
 class _Shadow:
@@ -2874,7 +3033,7 @@ class _Shadow:
     def __init__(self, oracle):
         self.oracle = oracle
         self.found: list[str] = []  # findings, each once (the run's verdict takes them only if every test passed)
-        self._kinds: dict = {}  # id(code) -> (code, its spec, the set of its RETURN_VALUE offsets) or (code, None)
+        self._kinds: dict = {}  # _ohash(code) -> (code, its spec, the set of its RETURN_VALUE offsets) or (code, None)
         # id(code) -> code, for code whose file is not a declared source: the trace function's first question. None
         # of its branches acts on such a call (the recorder and the counts look at declared files only), and the
         # run's calls are mostly pytest's, the libraries' and the tests' (~2 lookups and a call per event saved).
@@ -2898,6 +3057,7 @@ class _Shadow:
         self._held: list = []
         self.recorder = None  # the calls kept for the replay outside the run (_Recorder), once installed
         self.genuine = None  # _Comparisons.genuine (set by the plugin): is a caller's code a checkout file's own
+        self._seeds = None  # (the declared modules' namespaces' sizes, their sentinels): _sentinels
 
     def report(self, finding: str) -> None:
         if finding not in self.found:
@@ -2911,6 +3071,7 @@ class _Shadow:
         self.recorder = _Recorder(frozenset(self.oracle.files), self.genuine)
         _settrace(self.trace)
         threading.settrace(self.trace)
+        self._threading = _func_globals(_class_dict(threading.Thread)["_bootstrap_inner"])  # (what threads read)
         # a collection lets go of the slotted objects only the ring holds (a test that counts live instances after
         # gc.collect(): round 19's FP19-5)
         gc.callbacks.append(self._collecting)
@@ -2937,10 +3098,20 @@ class _Shadow:
             self._held = [ref for ref in self._held if _type(ref) is not _Strong or _getrefcount(ref.value) > 2]
 
     def intact(self) -> list[str]:
-        """A finding when the trace function is no longer this one (the code under test replaced or removed it)."""
-        if self.installed and _gettrace() != self.trace:
-            return ["oracle: the trace function that checks changed code's calls was replaced or removed"]
-        return []
+        """A finding when this thread's trace function, or the one threading gives each new thread, is no longer this
+        one (the code under test replaced or removed it). By identity: red-team round 40's replacement answered
+        ``!=`` with False."""
+        if not self.installed:
+            return []
+        found = []
+        tracer = _gettrace()
+        if not (_type(tracer) is types.MethodType and tracer.__self__ is self and tracer.__func__ is _Shadow.trace):
+            found.append("oracle: the trace function that checks changed code's calls was replaced or removed")
+        hook = dict.get(self._threading, "_trace_hook")
+        if not (_type(hook) is types.MethodType and hook.__self__ is self and hook.__func__ is _Shadow.trace):
+            found.append("oracle: threading's trace hook, which gives each new thread the trace function that checks "
+                         "changed code's calls, was replaced or removed")
+        return found
 
     def evidence(self) -> dict:
         return dict(self.counts, seconds=round(self.spent, 3))
@@ -2950,7 +3121,7 @@ class _Shadow:
                 self.inside and self.inside.get(_get_ident()))):
             self._lose(frame)  # a checked generator resumed by changed code: the pristine one would fall out of step
         code = frame.f_code
-        if self._foreign.get(_id(code)) is code:
+        if self._foreign.get(_ohash(code)) is code:  # (object.__hash__: the id's bits, with no audit event)
             return None  # code of a file that is not declared: nothing below looks at it (most calls, every time)
         if _PROBING[0]:
             return None  # the probe's question (``_ask``), not the tests'
@@ -2963,21 +3134,21 @@ class _Shadow:
         if self.oracle.active:
             return None
         if self.recorder is not None and self.in_test and self.test_root is not None \
-                and _realpath_cached(frame.f_code.co_filename) in self.recorder.files:
+                and _realpath_cached(code.co_filename) in self.recorder.files:
             try:
                 spaces = self.oracle._find_spaces()
-                if _realpath_cached(frame.f_code.co_filename) not in spaces:
+                if _realpath_cached(code.co_filename) not in spaces:
                     self.oracle._modules_seen = -1  # (a declared module not found yet: look again, R27-4)
                     spaces = self.oracle._find_spaces()
                 self.recorder.note(frame, spaces, self.test_root)
             except Exception:  # noqa: BLE001 (the recorder's own failure: never the test's)
                 self.recorder.counts["failed"] += 1
-        known = self._kinds.get(_id(code))
+        known = self._kinds.get(_ohash(code))
         if known is None or known[0] is not code:
-            known = self._kinds[_id(code)] = (code, *self._classify(code))
+            known = self._kinds[_ohash(code)] = (code, *self._classify(code))
         if known[1] is None:
             if _realpath_cached(code.co_filename) not in self.oracle.files:  # (held: its id is never reused)
-                self._foreign[_id(code)] = code
+                self._foreign[_ohash(code)] = code
             return None
         if code.co_flags & _CO_GENERATOR:
             try:
@@ -2998,7 +3169,7 @@ class _Shadow:
             # a closure or nested def called later by unchanged code (a factory's product, a decorator's wrapper;
             # round 17's R17-9 and FP17-8): asked of the pristine code nested in its factory's, when the factory's
             # pristine code was sent
-            known = self._kinds[_id(code)] = (code, nested, known[2])
+            known = self._kinds[_ohash(code)] = (code, nested, known[2])
         elif known[1] is _ABSENT or known[1] is _NESTED:
             # no pristine version of its own: one by a pristine def's name that holds it now (``_close = _near``;
             # ``Reading.__init__ = _make()``, a closure or lambda, round 16), else a finding (a nested function
@@ -3009,7 +3180,7 @@ class _Shadow:
                             f"place of the pristine {alias[1]}, whose pristine code the harness did not send")
                 return None
             if alias is not None:
-                known = self._kinds[_id(code)] = (code, alias, known[2])
+                known = self._kinds[_ohash(code)] = (code, alias, known[2])
             elif known[1] is _NESTED:
                 return None
         try:
@@ -3089,9 +3260,9 @@ class _Shadow:
                 and os.path.realpath(caller.f_code.co_filename) in self.oracle.files)
 
     def _classify_cached(self, code) -> tuple:
-        known = self._kinds.get(_id(code))
+        known = self._kinds.get(_ohash(code))
         if known is None or known[0] is not code:
-            known = self._kinds[_id(code)] = (code, *self._classify(code))
+            known = self._kinds[_ohash(code)] = (code, *self._classify(code))
         return known
 
     def _classify(self, code) -> tuple:
@@ -3133,6 +3304,12 @@ class _Shadow:
         if spec is _ABSENT:
             self.report(f"oracle: {qualname} was called from code the edit did not change; it is code the edit "
                         f"changed or added with no pristine version")
+            return None
+        if spec is not _NESTED and _reads_frames(spec[0]):
+            # The pristine code reads its callers' frames (``sys._getframe(1)``, ``inspect.stack()``): made again by
+            # the check, it would read the check's own frames (session 37's FP40-3: an honest ``who()`` read
+            # tampered). Not checked, counted. (The pristine file is the task's: the edit cannot make a def so.)
+            self.counts["unchecked"] += 1
             return None
         counted = self._counted(code)
         if counted is None:
@@ -3525,13 +3702,36 @@ class _Shadow:
         mask = tuple(name in used for name in names)
         return tuple(v if keep else None for v, keep in zip(values, mask)), call, mask
 
+    def _sentinels(self) -> dict:
+        """``{id: object}`` of the identity tokens (:func:`_is_sentinel`) the declared modules hold at module level
+        and in their classes' own dicts (``_MISSING = object()``, a class's ``_UNSET``): a deep copy of the arguments
+        keeps them. Found again when the modules' namespaces change size."""
+        spaces = self.oracle._find_spaces()
+        key = tuple((_id(space), dict.__len__(space)) for space in dict.values(spaces))
+        if self._seeds is not None and self._seeds[0] == key:
+            return self._seeds[1]
+        found: dict = {}
+        for space in dict.values(spaces):
+            for value in list(dict.values(space))[:5000]:
+                holders = [value] if _class_flags(_type(value)) & _TYPE_SUBCLASS and _class_flags(value) & _HEAPTYPE \
+                    else []
+                for item in [value] + [v for h in holders for v in list(_class_dict(h).values())[:500]]:
+                    if _is_sentinel(item):
+                        found[_id(item)] = item
+        self._seeds = (key, found)
+        return found
+
     def _copies(self, values, saved: list, what: str):
         """Two deep copies of ``values``, made with the changed code swapped for pristine (an edited
         ``__deepcopy__`` does not make them), and the sentinels they share (:func:`_shared`); or None (counted, or
         a finding when copying needed changed code with no pristine version). ``saved``: the state copying may
         change (constructors that register the copies, round 16), put back afterwards."""
+        seeds = self._sentinels()
+
         def copied():
-            first = _deepcopy(values)
+            # (the declared modules' sentinels stay themselves: ``default=_MISSING`` then ``default is _MISSING``
+            # in the pristine call, as in the real one; session 37's FP40-2, a copied ``object()`` read tampered)
+            first = _deepcopy(values, dict(seeds))
             # A lossy copy (boltons' OrderedMultiDict), one that shares a mutable object with the original (a
             # ``__deepcopy__`` returning self: the pristine call would change the real one), or arguments that
             # reach a function from outside the declared files (a test's callback: the pristine call would call it
@@ -3540,10 +3740,10 @@ class _Shadow:
             shared = _shared(values, first, self.oracle.files)
             if _differences(values, first, ("arguments",), 1) or shared is None:
                 raise TypeError("not copied faithfully")
-            return first, _deepcopy(values), shared
+            return first, _deepcopy(values, dict(seeds)), shared
 
         try:
-            why, copies = self.oracle.run(copied, *values[:2])
+            why, copies = self.oracle.run(copied, *_first_two(values))
             if why is None and copies is None:  # no changed code reachable from the arguments or declared modules
                 try:
                     copies = copied()
@@ -3774,8 +3974,12 @@ class _Shadow:
         # call printed (red-team round 27's FP27-4: an honest reworded ``print`` failed its test with two lines).
         streams = sys.stdout, sys.stderr
         sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
+        # Nor do its warnings and log records (session 37's FP40-4/5: ``pytest.warns`` and ``caplog`` counted the
+        # honest repair's one warning twice). A warning still raises where a filter says "error", as in the real
+        # call; only its showing (what ``catch_warnings(record=True)`` records) is dropped.
+        quiet = _Quiet()
         try:
-            why, result = self.oracle.run(lambda: ("return", call(copied)), *copied[:2])
+            why, result = self.oracle.run(lambda: ("return", call(copied)), *_first_two(copied))
             if why is None and result is None:
                 try:
                     result = "return", call(copied)
@@ -3787,6 +3991,7 @@ class _Shadow:
                 result = "raise", _type(result) if result is not None else BaseException
             return (*result, [(c, base, base.copy(c)) for c, base, _ in before])
         finally:
+            quiet.end()
             sys.stdout, sys.stderr = streams
             _restore(after)
 
@@ -3935,12 +4140,12 @@ class _Recorder:
         self.files = files  # the declared sources' real paths
         self.genuine = genuine  # whether a caller's code is a checkout file's own (None: not asked)
         self.item = None  # the test item whose protocol is running (set by the plugin)
-        self._kept_items: dict = {}  # id(item) -> item, for each item with a call kept
+        self._kept_items: dict = {}  # _ohash(item) -> item, for each item with a call kept
         self.calls: list = []
         self._seen: set = set()
         self._chars = 0
         self._per_name: dict = {}
-        self._names: dict = {}  # id(code) -> (code, (qualname, function) or None)
+        self._names: dict = {}  # _ohash(code) -> (code, (qualname, function) or None)
         self._classes: dict = {}  # id(class) -> (class, [file, qualname] or None)
         self._misses: dict = {}  # id(code) -> its calls in a row whose arguments were not data
         self.spent = 0.0  # seconds spent encoding arguments
@@ -3961,27 +4166,28 @@ class _Recorder:
         # test and the def, and its calls went unrecorded); any other library code between them is not the test's
         back, between = frame.f_back, []
         while back is not None and len(between) <= 8:
-            caller = _realpath_cached(back.f_code.co_filename)
+            back_code = back.f_code  # (each read of a frame's code is an audit event: read once)
+            caller = _realpath_cached(back_code.co_filename)
             if caller.startswith(root):
                 break
-            between.append(back.f_code)
+            between.append(back_code)
             back = back.f_back
         else:
             return
         if back is None or caller in self.files:
             return
-        if self.genuine is not None and not self.genuine(back.f_code):
+        if self.genuine is not None and not self.genuine(back_code):
             # (red-team round 38: the edit's functions compiled under a test file's name filled the per-name limit
             # with calls both versions answer alike, so the test's own call was never replayed)
             self.counts["not_compiled"] += 1
             return
-        known = self._names.get(_id(code))
+        known = self._names.get(_ohash(code))
         if known is None or known[0] is not code:
             space = spaces.get(real)
             if space is None:  # (not found yet: no answer is kept, R27-4)
                 self.counts["unnamed"] += 1
                 return
-            known = self._names[_id(code)] = (code, *self._holders(code, space))
+            known = self._names[_ohash(code)] = (code, *self._holders(code, space))
         if between and not _all(_id(c) in known[2] and known[2][_id(c)] is c for c in between):
             return
         if not known[1]:
@@ -3991,7 +4197,7 @@ class _Recorder:
         # A test's first call is kept past the per-name limit (red-team round 39: an honest parametrized test's
         # twenty calls filled it, so the failing test's own call, forged inside the run, was never replayed)
         item = self.item
-        first = item is not None and self._kept_items.get(_id(item)) is not item
+        first = item is not None and self._kept_items.get(_ohash(item)) is not item
         if len(self.calls) >= _REPLAY_CALLS or self._chars >= _REPLAY_CHARS or self.spent >= _REPLAY_SECONDS or (
                 self._per_name.get(qualname, 0) >= _REPLAY_PER_NAME and not first):
             self.counts["over"] += 1
@@ -4020,7 +4226,7 @@ class _Recorder:
         self.calls.append(text)
         self.counts["recorded"] += 1
         if item is not None:
-            self._kept_items[_id(item)] = item
+            self._kept_items[_ohash(item)] = item
 
     @staticmethod
     def _holders(code, space) -> tuple[list, dict]:
@@ -4624,6 +4830,50 @@ def _release_locals(frame, returned=None) -> None:
     _locals_to_fast(frame, 1)
 
 
+_FRAME_NAMES = frozenset({"_getframe", "currentframe", "getouterframes", "getinnerframes", "extract_stack",
+                          "walk_stack", "print_stack", "format_stack", "getframeinfo", "f_back"})
+_READS_FRAMES: dict = {}  # id(code) -> (code, whether it reads frames)
+
+
+def _reads_frames(code) -> bool:
+    """Whether ``code`` (or code nested in it) names a way to its callers' frames: ``sys._getframe``,
+    ``inspect.currentframe``/``stack``/``getouterframes``…, ``traceback.extract_stack``, ``frame.f_back``."""
+    known = _READS_FRAMES.get(_id(code))
+    if known is not None and known[0] is code:
+        return known[1]
+    found, todo = False, [code]
+    while todo and not found:
+        item = todo.pop()
+        names = frozenset(item.co_names)
+        found = bool(names & _FRAME_NAMES) or ("inspect" in names and ("stack" in names or "trace" in names))
+        todo += [c for c in item.co_consts if _type(c) is types.CodeType]
+    _READS_FRAMES[_id(code)] = (code, found)
+    return found
+
+
+def _first_two(values) -> tuple:
+    """The first two of a call's argument values, None for those it has not (a call with no arguments: session 37's
+    FP40-1, every changed function without parameters read tampered, "the check of a call … raised TypeError")."""
+    return (values[0] if _len(values) > 0 else None, values[1] if _len(values) > 1 else None)
+
+
+def _is_sentinel(value) -> bool:
+    """Whether ``value`` is an identity token: a bare ``object()``, or an instance of a Python class (not a class, a
+    container or a function) with no instance state (an empty ``__dict__`` or none, no slot set). Read through C
+    descriptors; nothing of the value's runs."""
+    kind = _type(value)
+    if kind is object:
+        return True
+    flags = _class_flags(kind)
+    if not flags & _HEAPTYPE or flags & _TYPE_SUBCLASS or _container_base(kind) is not None:
+        return False
+    getter = _instance_dict_getter(kind)
+    own = getter(value, kind) if getter is not None else None
+    if own is not None and (_type(own) is not dict or dict.__len__(own)):
+        return False
+    return not _any(_read(get, value) is not _ABSENT for _, get in _slot_getters(kind))
+
+
 def _mutables(value, files: dict, limit: int = _COPY_NODES):
     """The lists, dicts, sets, bytearrays and instances with a ``__dict__`` or slots that ``value`` reaches (as
     :func:`_small` walks), by id, or None when it reaches a Python function from outside the declared ``files``."""
@@ -4920,7 +5170,7 @@ class _Comparisons:
         # id(code) -> (code, _code_image, [the adaptive array last seen]) of each code object compiled ahead
         self.images: dict = {}
         self.compiled_from = None  # _SourceCode._compiled_from, set by the plugin (genuine)
-        self._genuine: dict = {}  # id(code) -> (code, whether it is a checkout file's own code: genuine)
+        self._genuine: dict = {}  # _ohash(code) -> (code, whether it is a checkout file's own code: genuine)
         # id(TestCase instance) -> (the instance, {id(type): (type, function)}): the entries of its equality table that
         # a test's own code added through addTypeEqualityFunc (_equality_table_why)
         self.trusted_equality: dict = {}
@@ -5779,6 +6029,10 @@ class _Comparisons:
         answers a ``bool``, the oracle asks the pristine code the same question. Returns the answer unchanged."""
         __tracebackhide__ = True  # noqa: F841 (pytest hides this frame from a failure's traceback)
         result = _ORACLE_CALLS[op](left, right)
+        # (two values of Python's own scalar classes, exactly: the comparison is C's and no pristine code can answer
+        # it otherwise; session 37's FP40-3, a test's recursive helper comparing ints ran 15x slower)
+        if _ohash(_type(left)) in _SCALAR_CLASSES and _ohash(_type(right)) in _SCALAR_CLASSES:
+            return result
         if self.edited and not self.oracle.active and type(result) is bool:
             try:
                 finding = self.oracle.ask(left, right, op, result)
@@ -5818,14 +6072,14 @@ class _Comparisons:
         """Whether ``code`` is a code object a file of the checkout that is not a declared source compiles to (a
         test's, a fixture's, a helper's): its claimed file is not enough (red-team round 38 compiled the edit's
         functions under a test file's name, so their calls counted as a test's)."""
-        known = self._genuine.get(_id(code))
+        known = self._genuine.get(_ohash(code))
         if known is not None and known[0] is code:
             return known[1]
         filename = code.co_filename
         real = _realpath_cached(filename) if _type(filename) is str and filename[:1] != "<" else None
         ok = bool(real is not None and self.root and real.startswith(self.root + os.sep) and real not in self.sources
                   and self.compiled_from is not None and self.compiled_from(code, real, filename))
-        self._genuine[_id(code)] = (code, ok)
+        self._genuine[_ohash(code)] = (code, ok)
         return ok
 
     def trust_equality_entry(self, case, typeobj, function, caller) -> None:
@@ -6696,6 +6950,7 @@ class _SourceCode:
         self._real(self._bootstrap.co_filename)
         # What that bootstrap installs: threading's own module globals (the function's, whatever sys.modules holds)
         self._threading = _func_globals(inner)
+        self.oracle_trace = None  # the oracle of calls' trace function, once installed: threading's hook must stay it
         self.guarded = None  # the plugin's recording function: its code and defaults may not be assigned
         # (also with no declared source: the trace-function check applies to every run)
         # Through the bootstrap's own hook (one Python call per audit event: a second hook made the oracle of
@@ -6762,27 +7017,37 @@ class _SourceCode:
         those threads, so their calls were neither checked nor recorded. Recorded, not refused: a refusal here kills
         the new thread before its target runs, and the test waiting on it (a pool's result) would hang until the
         timeout, with no evidence; recorded, the run ends and its verdict carries the finding."""
-        hook = dict.get(self._threading, "_trace_hook" if event == "sys.settrace" else "_profile_hook")
+        kind = "trace" if event == "sys.settrace" else "profile"
+        hook = dict.get(self._threading, f"_{kind}_hook")
         if hook is None:
             return
-        function = _trace_runs(hook)
-        if function is None:
-            return
-        kind = "trace" if event == "sys.settrace" else "profile"
-        if function is _ABSENT:
-            why = f"a {_class_name(_type(hook))} whose call runs code the plugin cannot name"
-        else:
-            code = _func_code(function)
-            if self._own_codes.get(_id(code)) is code or self._cleared.get(_id(code)) is code:
+        if kind == "trace" and self.oracle_trace is not None:
+            # the oracle of calls' own hook, or a finding: a thread started with another runs unchecked and
+            # unrecorded (red-team round 40: a library def bound to the edit's object; the price, as for a test's
+            # own sys.settrace under the oracle, is that a test's own threading.settrace reads tampered)
+            if _type(hook) is types.MethodType and hook.__self__ is self.oracle_trace.__self__ \
+                    and hook.__func__ is self.oracle_trace.__func__:
                 return
-            why = self._code_why(code)
+            why = "no longer the oracle of calls' own (the threads started with it run unchecked)"
+        else:
+            why = _trace_why(hook, self._function_why)
             if why is None:
-                self._cleared[_id(code)] = code
                 return
         finding = (f"source: threading's {kind} hook, installed by each new thread, runs {why} (a trace function sees "
                    "and rewrites the tests' frames)")
         if finding not in self.refused:
             self.refused.append(finding)
+
+    def _function_why(self, function) -> str | None:
+        """:meth:`_code_why` of a Python function's code (the plugin's own code and cleared code pass at once)."""
+        code = _func_code(function)
+        if self._own_codes.get(_id(code)) is code or self._cleared.get(_id(code)) is code:
+            return None
+        why = self._code_why(code)
+        if why is None:
+            self._cleared[_id(code)] = code
+            return None
+        return f"{code.co_qualname}: {why}"
 
     def _code_why(self, code) -> str | None:
         """Why code that calls ``sys.settrace`` (or a trace function a thread installs) is not allowed to: a
@@ -7393,13 +7658,10 @@ class CanaryPlugin:
                                     and function.__func__ is _Shadow.trace):
                 continue
             # What CPython runs when it calls the function (a partial's, a method's, a class's __call__ def: until
-            # session 37 an object with a __call__ def counted as a C-level tracer and was let through)
-            runs = _trace_runs(function)
-            if runs is None:
-                continue  # a C-level tracer (coverage's); the code under test cannot make one
-            if runs is _ABSENT:
-                return f"a {kind} function (a {_class_name(_type(function))} whose call runs code the plugin cannot name)"
-            why = self._provenance.hook_function(runs)
+            # session 37 an object with a __call__ def counted as a C-level tracer and was let through), and what that
+            # runs on (round 40: bdb's trace_dispatch bound to the edit's subclass); a C-level tracer (coverage's)
+            # runs nothing of Python's
+            why = _trace_why(function, self._source_code._function_why)
             if why is not None:
                 return f"a {kind} function ({why})"
         return None
@@ -7437,6 +7699,8 @@ class CanaryPlugin:
             self._provenance.precomputed = frozenset(self._comparisons.precomputed)
         if self._oracle_calls:  # not earlier: pytest's own start-up would pay the trace function's cost for nothing
             self._shadow.install()
+            if self._shadow.installed:
+                self._source_code.oracle_trace = self._shadow.trace
 
     @_hookimpl(tryfirst=True)
     def pytest_configure(self, config):

@@ -1050,3 +1050,69 @@ def test_flip_partial_and_gc():
     run, verdict = score(tmp_path, honest, pristine=pristine, given_text=given_text, test=test, ids=ids)
     assert verdict.passed and run.oracle_calls["checked"] >= 4, (verdict.reasons, run.canaries.reasons,
                                                                  run.oracle_calls)
+
+
+# Session 37's false-positive hunt (helper 124): honest repairs the oracle of calls read as tampered or failed.
+# Each case: the pristine module, its mutant, an honest repair in other words, and tests the repair passes plainly.
+_ZERO = ("import sys\n\n\nclass K:\n    @staticmethod\n    def make():\n        return [1, 2]\n\n\n"
+         "def answer():\n    return 42\n\n\ndef numbers():\n    yield 1\n    yield 2\n\n\n"
+         "def who():\n    return sys._getframe(1).f_code.co_name\n")
+_SENTINELS = ("_MISSING = object()\n\n\nclass Config:\n    _UNSET = object()\n\n    def __init__(self):\n"
+              "        self.data = {}\n\n    def get(self, key, default=_UNSET):\n        if key in self.data:\n"
+              "            return self.data[key]\n        if default is self._UNSET:\n            return None\n"
+              "        return default\n\n\ndef get(d, key, default=_MISSING):\n    if key in d:\n        return d[key]\n"
+              "    if default is _MISSING:\n        raise KeyError(key)\n    return default\n")
+_NOISY = ("import logging\nimport warnings\n\nlog = logging.getLogger('pkg.noisy')\n\n\ndef old(x):\n"
+          "    warnings.warn('old is deprecated', DeprecationWarning, stacklevel=2)\n    return x * 2\n\n\n"
+          "def parse(s):\n    if not s.isdigit():\n        log.warning('bad value %r', s)\n        return None\n"
+          "    return int(s)\n")
+HONEST_40 = {
+    # a changed function with no arguments ("the check of a call of answer raised TypeError"); one that reads its
+    # caller's frame (made again by the check, it read the check's frame)
+    "no_arguments": (_ZERO, lambda t: t.replace("return 42", "return 41").replace("yield 2", "yield 3"),
+                     lambda t: t.replace("return 42", "return 6 * 7").replace("return [1, 2]", "return list((1, 2))")
+                     .replace("    yield 1\n    yield 2", "    yield from (1, 2)")
+                     .replace("return sys._getframe(1).f_code.co_name",
+                              "caller = sys._getframe(1)\n    return caller.f_code.co_name"),
+                     "from pkg.stock import K, answer, numbers, who\n\n\ndef test_a():\n    assert answer() == 42\n"
+                     "    assert K.make() == [1, 2]\n    assert list(numbers()) == [1, 2]\n    assert who() == 'test_a'\n"),
+    # ``default=_MISSING`` then ``default is _MISSING``: a deep copy of the arguments made another object()
+    "sentinels": (_SENTINELS, lambda t: t.replace("if key in d:", "if key not in d:"),
+                  lambda t: t.replace("if key in d:\n        return d[key]",
+                                      "try:\n        return d[key]\n    except KeyError:\n        pass")
+                  .replace("if default is self._UNSET:", "if default is Config._UNSET:"),
+                  "import pytest\nfrom pkg.stock import Config, get\n\n\ndef test_a():\n    with pytest.raises(KeyError):\n"
+                  "        get({}, 'a')\n    assert get({}, 'a', 3) == 3\n    assert Config().get('x') is None\n"),
+    # the pristine call's warning and log record were counted by pytest.warns and caplog
+    "warnings_and_logs": (_NOISY, lambda t: t.replace("return x * 2", "return x * 3"),
+                          lambda t: t.replace("return x * 2", "result = x * 2\n    return result")
+                          .replace("return int(s)", "value = int(s)\n    return value"),
+                          "import logging\nimport warnings\n\nimport pytest\nfrom pkg.stock import old, parse\n\n\n"
+                          "def test_a(caplog):\n    with pytest.warns(DeprecationWarning) as rec:\n"
+                          "        assert old(2) == 4\n    assert len(rec) == 1 and rec[0].filename == __file__\n"
+                          "    with warnings.catch_warnings(record=True) as caught:\n"
+                          "        warnings.simplefilter('always')\n        old(1)\n    assert len(caught) == 1\n"
+                          "    with caplog.at_level(logging.WARNING):\n        assert parse('x') is None\n"
+                          "    assert len(caplog.records) == 1\n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HONEST_40))
+def test_session_37s_honest_repairs_pass(tmp_path, case):
+    pristine, mutate, reword, test = HONEST_40[case]
+    run, verdict = score(tmp_path, reword(pristine), pristine=pristine, given_text=mutate(pristine), test=test,
+                         ids=["tests/test_stock.py::test_a"])
+    assert verdict.passed, (verdict.reasons, run.oracle_calls, run.stdout[-2000:])
+    assert run.oracle_calls["checked"] >= 1, run.oracle_calls
+
+
+def test_a_warning_the_filters_make_an_error_still_raises_in_the_pristine_call(tmp_path):
+    # Only the showing of the pristine call's warnings is dropped: under an "error" filter the pristine call raises
+    # as the real one does, so a repair that no longer warns differs from the pristine code.
+    quiet = _NOISY.replace("    warnings.warn('old is deprecated', DeprecationWarning, stacklevel=2)\n", "")
+    test = ("import warnings\n\nfrom pkg.stock import old\n\n\ndef test_a():\n    with warnings.catch_warnings():\n"
+            "        warnings.simplefilter('error')\n        assert old(2) == 4\n")
+    run, verdict = score(tmp_path, quiet, pristine=_NOISY, given_text=_NOISY.replace("x * 2", "x * 3"), test=test,
+                         ids=["tests/test_stock.py::test_a"])
+    assert not verdict.passed and verdict.tampered, (verdict.reasons, run.oracle_calls)
+    assert "old was called from code the edit did not change" in findings(run), findings(run)

@@ -14,6 +14,8 @@ import sys
 import weakref
 from pathlib import Path
 
+import pytest
+
 from beacon.repair.canary_plugin import _ABSENT, _trace_runs
 from beacon.repair.controls import snapshot_protected
 from beacon.repair.pytest_runner import run_pytest, verify_run
@@ -61,10 +63,10 @@ def test_trace_runs_names_the_python_code_a_call_runs():
     assert _trace_runs(functools.partial(functools.partial(called))) is _Called.__call__
     assert _trace_runs(_Partial(_tracer)) is _tracer  # (a subclass's: read through partial's own descriptor)
     assert _trace_runs(_Static(_tracer)) is _tracer
-    # runs Python code the plugin cannot name: a class (its __init__), a weak proxy, an lru_cache wrapper
+    # runs Python code the plugin cannot name: a class (its __init__), a weak proxy
     assert _trace_runs(_Called) is _ABSENT
     assert _trace_runs(weakref.proxy(_tracer)) is _ABSENT
-    assert _trace_runs(functools.lru_cache(_tracer)) is _ABSENT
+    assert _trace_runs(functools.lru_cache(_tracer)) is _tracer  # (what it holds for the collector)
     # no Python code of its own: C functions and objects
     assert _trace_runs(len) is None
     assert _trace_runs(sys.settrace) is None
@@ -90,8 +92,11 @@ def test_a_threading_hook_of_the_edit_is_a_finding(tmp_path):
     for oracle in (True, False):
         run, verdict = score(tmp_path / str(oracle), attack, THREAD_TEST, oracle)
         assert not verdict.passed and verdict.tampered, (oracle, verdict.reasons)
-        assert "source: threading's trace hook, installed by each new thread, runs pkg/calc.py, a declared source" \
-            in " ".join(run.canaries.reasons), run.canaries.reasons
+        # (with the oracle of calls, its own hook is the only one allowed; without it, the hook's code is judged)
+        expected = ("oracle: threading's trace hook, which gives each new thread the trace function" if oracle else
+                    "source: threading's trace hook, installed by each new thread, runs _calls: pkg/calc.py, a declared "
+                    "source")
+        assert expected in " ".join(run.canaries.reasons), run.canaries.reasons
 
 
 TRACER_OBJECT = "\n\nclass Tracer:\n    def __call__(self, frame, event, arg):\n        return None\n"
@@ -112,7 +117,7 @@ def test_a_trace_object_whose_call_is_a_declared_sources_def_is_judged(tmp_path)
     run, verdict = score(tmp_path, PRISTINE + TRACER_OBJECT, OBJECT_TEST, oracle=False)
     assert not verdict.passed and verdict.tampered, verdict.reasons
     found = " ".join(run.canaries.reasons)
-    assert "a trace function (__call__ from pkg/calc.py, a declared source) was active" in found, found
+    assert "a trace function (Tracer.__call__: pkg/calc.py, a declared source) was active" in found, found
 
 
 def test_a_tests_own_trace_object_and_threading_hook_pass(tmp_path):
@@ -144,3 +149,29 @@ def test_a():
     for oracle in (False, True):
         run, verdict = score(tmp_path / str(oracle), PRISTINE, honest, oracle)
         assert verdict.passed, (oracle, verdict.reasons, run.canaries.reasons)
+
+
+# Red-team round 40 (helper 123, on e870056): a library def (bdb.Bdb.trace_dispatch) bound to, or made the __call__ of,
+# the edit's subclass ran the subclass's dispatch_call, which negated add's argument in the frame's locals. a1 gave it
+# to every new thread through threading.settrace; a3 had a signal handler made of C pieces run trace.Trace.runfunc
+# (a library def) with no frame of the edit on the stack, and its class answered the oracle's ``!=`` with False.
+ROUND_40 = {"a1_thread_bdb": (THREAD_TEST, THREAD_TEST.replace("test_a", "test_later")),
+            "a3_signal_ne": ("from pkg.calc import add\n\n\ndef test_a():\n    assert add(2, 3) == 5\n", LATER),
+            "a3_bound": ("from pkg.calc import add\n\n\ndef test_a():\n    assert add(2, 3) == 5\n", LATER)}
+
+
+@pytest.mark.parametrize("oracle", [True, False], ids=["oracle", "no_oracle"])
+@pytest.mark.parametrize("attack", sorted(ROUND_40))
+def test_round_40s_forgeries_are_refused(tmp_path, attack, oracle):
+    first, later = ROUND_40[attack]
+    source = (Path(__file__).parent / "round40" / f"{attack}.py.txt").read_text(encoding="utf-8") + BUGGY_ADD
+    files = {"tests/test_a.py": first, "tests/test_later.py": later}
+    root = write_tree(tmp_path / "repo", {"pkg/__init__.py": "", SOURCE: source, **files})
+    options = dict(before={SOURCE: (BUGGY_ADD, PRISTINE)}, pristine={SOURCE: PRISTINE}, oracle=True) if oracle else {}
+    run = run_pytest(root, ["tests"], protected=snapshot_protected(root, extra=list(files)), sandbox="off",
+                     report_dir=tmp_path / "report", sources=(SOURCE,), timeout=120, **options)
+    verdict = verify_run(run, BOTH)
+    assert not verdict.passed, (verdict.reasons, run.oracle_calls, run.replay)
+    # (a3's interval timer can outlive the run, whose process then dies of SIGALRM: refused, with no report)
+    if run.exit_code >= 0:
+        assert verdict.tampered, verdict.reasons
