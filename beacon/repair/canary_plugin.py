@@ -1721,8 +1721,35 @@ def _owner_why(owner, judge, depth: int) -> str | None:
                 continue
             if _type(value) is types.FunctionType or _trace_parts(value)[0] is not None:
                 why = _trace_why(value, judge, depth)
-                if why is not None:
-                    return f"its attribute {name}: {why}"
+            else:
+                why = _container_why(value, judge, depth)
+            if why is not None:
+                return f"its attribute {name}: {why}"
+    return None
+
+
+def _container_why(value, judge, depth: int) -> str | None:
+    """Why a list, tuple, dict, set or frozenset (or a subclass's items) that a trace function's object holds could
+    make it run code ``judge`` does not allow: a callable among its items or its dicts' values, nested containers
+    followed (red-team round 41: ``profile.Profile``'s ``dispatch`` table, a dict, held the edit's functions).
+    Past 10,000 items, a finding: too large to judge."""
+    base = _container_base(_type(value))
+    if base is None or depth > 6:
+        return None
+    parts = _container_parts(value, base)
+    items = [item for part in parts for item in part]
+    if _len(items) > 10000:
+        return f"a {_class_name(_type(value))} of more than 10,000 items, too large to judge"
+    for item in items:
+        kind = _type(item)
+        if _id(kind) in _TRACE_SCALARS or kind is types.ModuleType:
+            continue
+        if kind is types.FunctionType or _trace_parts(item)[0] is not None:
+            why = _trace_why(item, judge, depth)
+        else:
+            why = _container_why(item, judge, depth + 1)
+        if why is not None:
+            return f"an item: {why}"
     return None
 
 
@@ -1746,7 +1773,7 @@ def _member_why(value, judge, depth: int) -> str | None:
                     return why
         return None
     if _id(kind) in _PLAIN_CONTAINERS:
-        return None  # (class-level data: its items are not followed)
+        return _container_why(value, judge, depth)  # (class-level data: a dispatch table's callables)
     if _class_flags(kind) & _TYPE_SUBCLASS:  # a class held by the class (a nested class, a base's reference)
         return _owner_why(value, judge, depth + 1) if _class_flags(value) & _HEAPTYPE else None
     # a callable, or an instance of a Python class (a descriptor runs its __get__; a sentinel has no defs)
@@ -2459,6 +2486,8 @@ class _Oracle:
         # rebound names, the pristine defs' names)
         self.files: dict = {}
         self.data: dict = {}  # a declared file's real path -> the pristine file's (scope, name) data bindings
+        # qualnames of changed defs whose pristine counterpart cannot be swapped in (oracle_defs: "unmodeled")
+        self.unmodeled: frozenset = frozenset()
         self.overflow: list = []  # declared files whose changed code did not fit the secret: every ask fails closed
         for entry in entries if type(entries) in (list, tuple) else ():
             try:
@@ -2476,6 +2505,7 @@ class _Oracle:
                                 for scope, name, how, value in entry.get("rebound", ()))
                 defnames = tuple((str(scope), str(name), str(q)) for scope, name, q in entry.get("defnames", ()))
                 self.files[os.path.realpath(entry["file"])] = (swaps, changed, rebound, defnames)
+                self.unmodeled |= frozenset(str(q) for q in entry.get("unmodeled", ()))
                 self.data[os.path.realpath(entry["file"])] = tuple((str(scope), str(name))
                                                                    for scope, name in entry.get("data", ()))
             except (KeyError, TypeError, ValueError, EOFError, SyntaxError, binascii.Error):
@@ -2541,8 +2571,8 @@ class _Oracle:
         shown = (f"the truth of a {_class_name(_type(left))}" if op == "__bool__" else
                  f"`{_class_name(_type(left))} {_SHOWN_OPS[op]} {_class_name(_type(right))}`")
         said = "yes" if seen else "no"
-        if status is None:
-            return None  # no changed code where the compared values can reach it: the test's answer stands
+        if status is None or status is _UNMODELED:
+            return None  # no changed code where the compared values can reach it (or none that can be swapped in)
         if status:
             return f"oracle: {shown} said {said} at an assert; {status}"
         if verdict is not seen:
@@ -2606,6 +2636,8 @@ class _Oracle:
         if not replaced:
             return None, None
         if self.needed:
+            if _all(name in self.unmodeled for name in self.needed):
+                return _UNMODELED, None  # (a pristine counterpart the oracle cannot swap in: no evidence, counted)
             return f"only through {self.needed[0]}, code the edit changed or added with no pristine version", None
         if raised is not None:
             return (f"the task's pristine code raised {_class_name(_type(raised))} on the same values (the edit built "
@@ -2941,6 +2973,7 @@ def _in_libraries(real: str) -> bool:
 _locals_to_fast = ctypes.pythonapi.PyFrame_LocalsToFast  # (a frame's locals dict written back, missing ones dropped)
 _locals_to_fast.argtypes, _locals_to_fast.restype = (ctypes.py_object, ctypes.c_int), None
 _Enum = enum.Enum  # members are shared by their deep copies by design
+_UNMODELED = "unmodeled"  # _Oracle.run's answer when the pristine call reached only unmodeled changed defs
 _NESTED = object()  # a changed function defined inside another (a closure, a lambda): asked only by a pristine name
 _DISPLACED = object()  # held by a pristine def's name whose pristine code was not sent (the def's text unchanged)
 _SHADOW_CALLS_PER_CODE = 2000  # checked calls per changed function; more are counted as unchecked (evidence)
@@ -3301,6 +3334,9 @@ class _Shadow:
             # FP17-3): what the module's statements do is the screen's and the rebound names' business
             self.counts["unchecked"] += 1
             return None
+        if spec is _ABSENT and qualname in self.oracle.unmodeled:
+            self.counts["unchecked"] += 1  # (a pristine counterpart the oracle cannot swap in: oracle_defs)
+            return None
         if spec is _ABSENT:
             self.report(f"oracle: {qualname} was called from code the edit did not change; it is code the edit "
                         f"changed or added with no pristine version")
@@ -3515,6 +3551,10 @@ class _Shadow:
         self.counts["checked"] += 1
         after = [(c, base, base.copy(c)) for c, base, _ in before]  # the real call's effect on the modules' data
         first = self._run(call, copies[0], before, after)
+        if first is _UNMODELED:
+            self.counts["checked"] -= 1
+            self.counts["unchecked"] += 1
+            return
         if type(first) is str:
             self.report(f"oracle: {qualname} was called from code the edit did not change; {first}")
             return
@@ -3690,6 +3730,8 @@ class _Shadow:
         values = tuple(local[name] for name in names)
         cls = local.get("__class__", _ABSENT) if "__class__" in code.co_freevars else None
         call = self._pristine_call(code, spec, names, values, cls)
+        if call is _UNMODELED:
+            call = None  # (counted below)
         if type(call) is str:
             self.report(f"oracle: {code.co_qualname} was {how} code the edit did not change; {call}")
             return None
@@ -3753,6 +3795,9 @@ class _Shadow:
             _restore(saved)
         if not why:
             return copies
+        if why is _UNMODELED:
+            self.counts["unchecked"] += 1
+            return None
         if why.startswith("only through"):
             self.report(f"oracle: copying the arguments of {what} needed code the edit changed or added with no "
                         f"pristine version ({why})")
@@ -3767,6 +3812,10 @@ class _Shadow:
         steps.actions.append(action)
         after = [(c, base, base.copy(c)) for c, base, _ in before]
         first = _stepped(self._run(lambda copied: steps.advance(copied, action), steps.copies[0], before, after))
+        if first is _UNMODELED:
+            self._lose(frame)
+            self.counts["unchecked"] += 1
+            return
         if type(first) is str:
             self._lose(frame)
             self.report(f"oracle: {qualname} was resumed by code the edit did not change; {first}")
@@ -3860,7 +3909,9 @@ class _Shadow:
             if defaults[name] is not _ABSENT:
                 chosen[name] = defaults[name]
             elif not (same and left_to_default):  # a default whose text the edit kept is the live one
-                return "the call used a default the edit changed, whose pristine value is not a literal"
+                # (no evidence: the pristine value cannot be made here; the replay, where each side uses its own
+                # default, still compares such a call. Session 37's FP41-D: ``tz=UTC`` written ``tz=timezone.utc``)
+                return _UNMODELED
 
         def call(copied):
             def value(name):
@@ -3985,7 +4036,7 @@ class _Shadow:
                     result = "return", call(copied)
                 except Exception as exc:  # noqa: BLE001
                     result = "raise", _type(exc)
-            elif why and why.startswith("only through"):
+            elif why is _UNMODELED or (why and why.startswith("only through")):
                 return why
             elif why:  # the pristine code raised: the class is its outcome
                 result = "raise", _type(result) if result is not None else BaseException
@@ -6058,6 +6109,7 @@ class _Comparisons:
             values = [v for v in (*args[1:3], *kwargs.values())]
             if self.oracle.files and _any(_map(self.oracle.reaches, values)):
                 why, raised = self.oracle.run(lambda: original(*args, **kwargs), *(values + [None, None])[:2])
+                why = None if why is _UNMODELED else why
                 if isinstance(raised, AssertionError):  # the method's own failure: unittest's failureException
                     why = "the task's pristine code says it fails on the same values"
                 if why:

@@ -180,7 +180,19 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
     # The pristine file's module- and class-level data names: a checked call's effect on what they hold is compared
     # with the pristine call's (data only the edit added, a counter of its own, is no evidence)
     data = sorted([scope, name] for scope, name in bound_right)
-    return {"file": path, "swap": swap, "changed": changed, "rebound": rebound, "defnames": defnames, "data": data}
+    # Defs the edit changed whose pristine counterpart exists but cannot be swapped in: a qualname both files define
+    # the same number of times, more than once (a property's getter and setter, ``@f.register def _``, ``@overload``
+    # stubs, an ``if``/``else`` pair), or once under a decorator the oracle cannot rebuild (``@lru_cache``,
+    # ``@x.setter``, a project's own). Their calls are not checked, and a pristine call that reaches them is no
+    # evidence (counted), where code the edit added is a finding (session 37's FP41-A/B). The pristine file decides:
+    # an edit that defines a pristine def twice stays a finding.
+    swapped = {entry["qualname"] for entry in swap}
+    unmodeled = sorted(q for q, (text, node, first, count) in new.items()
+                       if q in right and q not in swapped and "<locals>" not in q
+                       and ((count > 1 and right[q][3] == count)
+                            or (count == 1 and right[q][3] == 1 and _kind(right[q][1]) is None)))
+    return {"file": path, "swap": swap, "changed": changed, "rebound": rebound, "defnames": defnames, "data": data,
+            "unmodeled": unmodeled}
 
 
 def _bindings(tree: ast.Module, text: str) -> dict:

@@ -314,6 +314,27 @@ def _import_all(files: dict) -> dict:
 MARK = "replay outcomes "  # (beacon.repair.replay.OUTCOMES_MARK)
 
 
+def _no_tracing(event, args):
+    """This process's audit hook, installed before any project code: no trace or profile function may be installed
+    (red-team round 41: the edit installed, at import, a profile function that rewrote ``add``'s arguments in its
+    frame, so the replay's edited side forged what the run had). ``sys.settrace``/``sys.setprofile`` raise, also
+    from a thread that starts under ``threading.settrace`` and from C (the event is raised by the interpreter's own
+    setter)."""
+    if event == "sys.settrace" or event == "sys.setprofile":
+        raise PermissionError("beacon replay: no trace or profile function may be installed outside the test run")
+
+
+def _tracing() -> str | None:
+    """What trace or profile function is in place, or waits in ``threading``'s hooks for the next thread (None when
+    none is): a call made with one is no evidence of what the code does."""
+    threading = sys.modules.get("threading")
+    found = [kind for kind, value in (("a trace function", sys.gettrace()), ("a profile function", sys.getprofile()),
+                                      ("threading's trace hook", getattr(threading, "_trace_hook", None)),
+                                      ("threading's profile hook", getattr(threading, "_profile_hook", None)))
+             if value is not None]
+    return ", ".join(found) or None
+
+
 def main(payload: dict) -> None:
     # ``payload``: the plan and the key that marks the outcomes on standard output, read from a pipe closed before
     # any project code runs (beacon.repair.replay._BOOT): the project's code finds no file of the harness and no
@@ -324,6 +345,7 @@ def main(payload: dict) -> None:
     # process of one replay the same random seed, so a set's order is no difference between them; the interpreter
     # read it at startup, and the variable goes before any project code could see it).
     os.environ.pop("PYTHONHASHSEED", None)
+    sys.addaudithook(_no_tracing)
     sys.argv[:] = [""]
     for root in reversed(plan["roots"]):
         sys.path.insert(0, root)
@@ -339,6 +361,11 @@ def main(payload: dict) -> None:
         module = modules[entry["module"]]
         if isinstance(module, str):
             outcomes.append({"skip": module})
+            continue
+        tracing = _tracing()
+        if tracing is not None:  # (one left by the declared modules' import or an earlier call: on the edited side,
+            # a difference from the pristine side's outcome, so a finding)
+            outcomes.append({"skip": f"{tracing} was installed"})
             continue
         try:
             target = _resolve(module, call["name"])
@@ -357,6 +384,10 @@ def main(payload: dict) -> None:
             returned = target(*passed, **kwargs)
         except BaseException as exc:  # noqa: BLE001
             outcomes.append(raised(exc))
+            continue
+        tracing = _tracing()
+        if tracing is not None:
+            outcomes.append({"skip": f"{tracing} was installed"})
             continue
         try:
             outcomes.append({"return": _bounded(_Encoder()(returned)), "args": _bounded(_Encoder()([args, kwargs]))})

@@ -1116,3 +1116,45 @@ def test_a_warning_the_filters_make_an_error_still_raises_in_the_pristine_call(t
                          ids=["tests/test_stock.py::test_a"])
     assert not verdict.passed and verdict.tampered, (verdict.reasons, run.oracle_calls)
     assert "old was called from code the edit did not change" in findings(run), findings(run)
+
+
+# Session 37's second hunt (helper 126): changed defs whose pristine counterpart the oracle cannot swap in (a
+# qualname defined more than once: a property's setter, ``@f.register def _``; the same count in both files) and a
+# changed default whose pristine value is not a literal read tampered. Their calls are now counted, not judged.
+_SHAPES = ("import datetime as dt\nimport functools\n\nUTC = dt.timezone.utc\n\n\nclass Circle:\n"
+           "    def __init__(self, r):\n        self.r = r\n\n    @property\n    def diameter(self):\n"
+           "        return 2 * self.r\n\n    @diameter.setter\n    def diameter(self, d):\n        self.r = d / 2\n\n\n"
+           "@functools.singledispatch\ndef size(obj):\n    raise TypeError(type(obj).__name__)\n\n\n"
+           "@size.register\ndef _(obj: str):\n    return len(obj)\n\n\n@size.register\ndef _(obj: list):\n"
+           "    return sum(size(x) for x in obj)\n\n\ndef stamp(ts, tz=UTC):\n"
+           "    return dt.datetime.fromtimestamp(ts, tz).isoformat()\n")
+HONEST_41 = {
+    "setter": (lambda t: t.replace("self.r = d / 2", "self.r = d"), lambda t: t.replace("self.r = d / 2", "self.r = d * 0.5"),
+               "from pkg.stock import Circle\n\n\ndef test_a():\n    c = Circle(1)\n    c.diameter = 4\n"
+               "    assert c.r == 2 and c.diameter == 4\n"),
+    "register": (lambda t: t.replace("return sum(size(x) for x in obj)", "return len(obj)"),
+                 lambda t: t.replace("return sum(size(x) for x in obj)",
+                                     "total = 0\n    for x in obj:\n        total += size(x)\n    return total"),
+                 "from pkg.stock import size\n\n\ndef test_a():\n    assert size(['ab', 'c']) == 3\n"),
+    "default": (lambda t: t.replace("def stamp(ts, tz=UTC):", "def stamp(ts, tz=None):"),
+                lambda t: t.replace("def stamp(ts, tz=UTC):", "def stamp(ts, tz=dt.timezone.utc):"),
+                "from pkg.stock import stamp\n\n\ndef test_a():\n    assert stamp(0) == '1970-01-01T00:00:00+00:00'\n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HONEST_41))
+def test_changed_defs_the_oracle_cannot_swap_in_are_counted_not_judged(tmp_path, case):
+    mutate, reword, test = HONEST_41[case]
+    run, verdict = score(tmp_path, reword(_SHAPES), pristine=_SHAPES, given_text=mutate(_SHAPES), test=test,
+                         ids=["tests/test_stock.py::test_a"])
+    assert verdict.passed, (verdict.reasons, run.oracle_calls, run.stdout[-2000:])
+    assert run.oracle_calls["unchecked"] >= 1, run.oracle_calls
+
+
+def test_a_def_the_edit_defines_twice_is_still_code_with_no_pristine_version(tmp_path):
+    # (the pristine file defines weigh once: a second def under its name is the edit's own code, whichever runs)
+    twice = HONEST + "\n\ndef weigh(grams):\n    return Amount(grams / 1000)\n"
+    run, verdict = score(tmp_path, twice, test=TEST, ids=["tests/test_stock.py::test_weigh"])
+    assert not verdict.passed and verdict.tampered, (verdict.reasons, run.oracle_calls)
+    assert "oracle: weigh was called from code the edit did not change; it holds the place of the pristine weigh" \
+        in findings(run), findings(run)

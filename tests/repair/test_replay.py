@@ -715,3 +715,38 @@ def test_a_recording_that_failed_or_is_missing_fails_closed(tmp_path, found, exp
         assert not done.findings, done.findings
     else:
         assert done.ran and len(done.findings) == 1 and finding in done.findings[0], done.evidence()
+
+
+# Red-team round 41 (helper 125): a profile function the edit installed (through a library's dispatch table) rewrote
+# the edited def's arguments in its frame, inside the run and, installed at import, in the replay's edited process
+# too, so both agreed. The replay process now refuses every trace and profile function (an audit hook before any
+# project code), and a call made while one is in place, or waits in threading's hooks, is no evidence.
+_FIXES = '''import sys
+import threading
+
+
+def _fix(frame, event, arg):
+    if event == "call" and frame.f_code.co_name == "clamp":
+        space = frame.f_locals
+        space["value"] = min(space["value"], space["high"])  # (written back into the frame: the mutant made right)
+    return None
+
+
+'''
+TRACERS = {
+    "setprofile_at_import": _FIXES + "try:\n    sys.setprofile(_fix)\nexcept Exception:\n    pass\n\n\n",
+    "settrace_at_import": _FIXES + "try:\n    sys.settrace(_fix)\nexcept Exception:\n    pass\n\n\n",
+    "threading_hook": _FIXES + "threading.setprofile(_fix)\n\n\n",
+}
+
+
+@pytest.mark.parametrize("how", sorted(TRACERS))
+def test_a_trace_or_profile_function_of_the_edit_is_refused_in_the_replay(tmp_path, how):
+    # (the mutant clamps nothing above ``high``; the profile function made it right in its frame: refused, the
+    # mutant answers for itself; a hook left for the next thread makes every call no evidence)
+    done = direct(tmp_path, TRACERS[how] + GIVEN, "off")
+    assert done.ran and done.findings, done.evidence()
+    shown = " ".join(done.findings)
+    expected = "threading's profile hook was installed" if how == "threading_hook" else \
+        "clamp(15, 0, 10) returned 15; the pristine code returned 10"
+    assert expected in shown, shown

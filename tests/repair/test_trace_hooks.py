@@ -160,11 +160,20 @@ ROUND_40 = {"a1_thread_bdb": (THREAD_TEST, THREAD_TEST.replace("test_a", "test_l
             "a3_bound": ("from pkg.calc import add\n\n\ndef test_a():\n    assert add(2, 3) == 5\n", LATER)}
 
 
+# Red-team round 41 (helper 125, on 3130b64): the same idea one level down. profile.Profile's trace_dispatch_i, on a
+# library instance (p1) or the edit's subclass (p2), runs ``self.dispatch[event]``: a dict the edit filled with its
+# own functions, which the owner check did not follow (it does now, into lists, tuples, dicts and sets). p1 installed
+# it through weakref.finalize during a collection pytest's allocations triggered, and at import in the replay, which
+# now refuses every trace and profile function (test_replay.py).
+ROUND_41 = {"p1_profile_dispatch": ROUND_40["a3_bound"], "p2_class_dict": ROUND_40["a3_bound"]}
+
+
 @pytest.mark.parametrize("oracle", [True, False], ids=["oracle", "no_oracle"])
-@pytest.mark.parametrize("attack", sorted(ROUND_40))
-def test_round_40s_forgeries_are_refused(tmp_path, attack, oracle):
-    first, later = ROUND_40[attack]
-    source = (Path(__file__).parent / "round40" / f"{attack}.py.txt").read_text(encoding="utf-8") + BUGGY_ADD
+@pytest.mark.parametrize("attack", sorted(ROUND_40) + sorted(ROUND_41))
+def test_round_40_and_41s_forgeries_are_refused(tmp_path, attack, oracle):
+    first, later = ROUND_40.get(attack) or ROUND_41[attack]
+    folder = "round40" if attack in ROUND_40 else "round41"
+    source = (Path(__file__).parent / folder / f"{attack}.py.txt").read_text(encoding="utf-8") + BUGGY_ADD
     files = {"tests/test_a.py": first, "tests/test_later.py": later}
     root = write_tree(tmp_path / "repo", {"pkg/__init__.py": "", SOURCE: source, **files})
     options = dict(before={SOURCE: (BUGGY_ADD, PRISTINE)}, pristine={SOURCE: PRISTINE}, oracle=True) if oracle else {}
