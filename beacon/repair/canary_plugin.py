@@ -1662,19 +1662,9 @@ def _trace_why(function, judge, depth: int = 0) -> str | None:
     why, or None when it is allowed) does not allow; None when it runs none. Judged: the function it runs, and
     what that function runs on (:func:`_owner_why`): the classes of a bound ``self`` and of the instance whose
     ``__call__`` runs, their defs and descriptors, and the callables the instance holds. Deeper attribute chains
-    (``self.x.y()``) are not followed."""
-    runs, owners = _trace_parts(function)
-    if runs is _ABSENT:
-        return f"a {_class_name(_type(function))} whose call runs code the plugin cannot name"
-    if runs is not None:
-        why = judge(runs)
-        if why is not None:
-            return why
-    for owner in owners:
-        why = _owner_why(owner, judge, depth + 1)
-        if why is not None:
-            return why
-    return None
+    (``self.x.y()``) are not followed. (The callable is its own first owner: a bound method's function and
+    ``self``, a ``partial``'s function and arguments, an instance's ``__call__`` def and class.)"""
+    return _owner_why(function, judge, depth)
 
 
 def _owner_why(owner, judge, depth: int) -> str | None:
