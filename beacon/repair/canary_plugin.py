@@ -1606,9 +1606,10 @@ def _trace_runs(function):
     descriptors: nothing of the callable's own runs): itself, a bound method's function, a ``functools.partial``'s or
     a ``staticmethod``'s (and their subclasses'), or the ``__call__`` def of its class. None for a callable that runs
     no Python code of its own (a C-level tracer, coverage's ``CTracer``; a profiler object ``sys.getprofile`` returns,
-    never called), which the code under test cannot make. ``_ABSENT`` for one whose call runs Python code the plugin
-    cannot name: a class (its ``__init__``), a weak proxy, an ``lru_cache`` wrapper (its ``__wrapped__`` is only a
-    name), an instance of a Python class whose ``__call__`` is some other C wrapper."""
+    never called), which the code under test cannot make. An ``lru_cache`` wrapper answers for the function it holds
+    for the garbage collector (its ``__wrapped__`` is only a name). ``_ABSENT`` for one whose call runs Python code
+    the plugin cannot name: a class (its ``__init__``), a weak proxy, an instance of a Python class whose ``__call__``
+    is some other C wrapper."""
     return _trace_parts(function)[0]
 
 
