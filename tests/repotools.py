@@ -109,3 +109,25 @@ def control_tasks(root: Path):
     _, manifest = make_control_repo(root)
     resolve = repo_resolver(root / "repos")
     return resolve, load_manifest(manifest, resolve_repo=resolve)
+
+
+def oracle_run(tmp_path: Path, source: str, *, pristine: str, given_text: str, test: str, ids: list,
+               calls: bool = True, **options):
+    """``(run, verdict)`` of the real harness on a tree {pkg/stock.py: ``source``, tests/test_stock.py: ``test``}
+    with the oracle on (of calls too, unless ``calls`` is False) and the sandbox off: ``pristine`` is the task's
+    reference file, ``given_text`` the mutant the repair started from."""
+    from beacon.repair.controls import snapshot_protected
+    from beacon.repair.pytest_runner import run_pytest, verify_run
+
+    source_path = "pkg/stock.py"
+    root = write_tree(tmp_path / "repo", {"pkg/__init__.py": "", source_path: source, "tests/test_stock.py": test})
+    run = run_pytest(root, list(ids), protected=snapshot_protected(root, extra=["tests/test_stock.py"]),
+                     sandbox="off", report_dir=tmp_path / "report", sources=(source_path,),
+                     before={source_path: (given_text, pristine)}, pristine={source_path: pristine}, oracle=True,
+                     oracle_calls=calls, **options)
+    return run, verify_run(run, list(ids))
+
+
+def oracle_findings(run) -> str:
+    """The oracle's findings among a run's canary reasons, joined."""
+    return " ".join(r for r in run.canaries.reasons if "oracle:" in r)

@@ -2448,9 +2448,18 @@ _marshal_loads, _b64decode, _cell, _partial = marshal.loads, binascii.a2b_base64
 _marshal_dumps = marshal.dumps
 _literal_eval, _decompress = ast.literal_eval, zlib.decompress
 _DECORATED = object()  # a def under another decorator: its pristine code is for the oracle of calls only
+# A def under ``@lru_cache``/``@cache``: its pristine code is swapped in under a cache of the oracle's own (session
+# 38: a memoized ``fib`` calls itself through its wrapper, which had held the edit's code or nothing)
+_LRU = object()
+# A def under a decorator the edit kept as the pristine file writes it: where its name holds a closure around the
+# live def (``functools.wraps``' ``inner``), the closure is rebuilt around the pristine code (``_rewrapped``)
+_KEPT_DECORATOR = object()
 _WRAPS = {"function": None, "property": property, "staticmethod": staticmethod, "classmethod": classmethod,
-          "decorated": _DECORATED}
-_WRAP_OF = {types.FunctionType: None, property: property, staticmethod: staticmethod, classmethod: classmethod}
+          "decorated": _DECORATED, "lru_cache": _LRU, "decorated_kept": _KEPT_DECORATOR}
+_WRAP_OF = {types.FunctionType: None, property: property, staticmethod: staticmethod, classmethod: classmethod,
+            functools._lru_cache_wrapper: _LRU}
+_CacheInfo = functools._CacheInfo
+_CALLED_ALIKE = (None, _LRU)  # bound alike (both are descriptors that bind as methods): one may stand for the other
 
 
 class _Oracle:
@@ -2491,8 +2500,8 @@ class _Oracle:
                          for spec in entry["swap"]}
                 cut = frozenset(str(q) for q in entry.get("cut", ()))  # left out for size: undecided, not added
                 changed = (frozenset(int(line) for line in entry["changed"]), cut)
-                rebound = tuple((str(scope), str(name), how, _literal_eval(value) if how in ("literal", "kept")
-                                 else value)
+                rebound = tuple((str(scope), str(name), how, _literal_eval(value) if how in ("literal", "kept", "table")
+                                 else _marshal_loads(_decompress(_b64decode(value))) if how == "lambda" else value)
                                 for scope, name, how, value in entry.get("rebound", ()))
                 defnames = tuple((str(scope), str(name), str(q)) for scope, name, q in entry.get("defnames", ()))
                 self.files[os.path.realpath(entry["file"])] = (swaps, changed, rebound, defnames)
@@ -2511,6 +2520,7 @@ class _Oracle:
         self._reached: dict = {}  # id(container) -> (it, its length, whether it reaches a heap class): one test's
         self.active = False
         self.needed: list = []
+        self.bound_by_call: dict = {}  # (id(holder), name) -> what the last run's call bound there (see ``run``)
         self.imported: dict = {}  # (id(holder), name) -> (holder, what the name held once the tests were collected)
         self.patched: set = _PATCHED_ANY  # (id(holder), name) a test's monkeypatch or mock.patch set
         self.early_threads: set = set()  # threads alive once the tests were collected (started at import)
@@ -2610,7 +2620,16 @@ class _Oracle:
                     raised = exc.with_traceback(None)  # no cycle through this frame: what the values held is
                     # freed when the caller lets go of it (boltons' MinIDMap test counts on prompt freeing)
         finally:
-            for holder, key, old in reversed(undo):
+            # What the call itself bound under a name the swap had set (a pristine lazy singleton's ``global
+            # _engine; _engine = Engine()``; session 38): the call's effect, read by ``_Shadow._run`` before the
+            # undo below puts the live value back
+            self.bound_by_call = {}
+            for holder, key, _, new in undo:
+                now = (dict.get(holder, key, _ABSENT) if _type(holder) is dict
+                       else _class_dict(holder).get(key, _ABSENT))
+                if now is not new:
+                    self.bound_by_call[(_id(holder), key)] = now
+            for holder, key, old, _ in reversed(undo):
                 try:
                     if _type(holder) is dict:
                         if old is _ABSENT:
@@ -2668,6 +2687,7 @@ class _Oracle:
         and the compared values' by its qualname. Returns how many names were set."""
         count = 0
         classes = [h for h in holders if _type(h) is not dict]
+        tables = []
         for real, space in spaces.items():
             swaps, _, rebound, _ = self.files[real]
             for scope, name, how, value in rebound:
@@ -2689,6 +2709,11 @@ class _Oracle:
                         new = value
                     elif how == "def" and qualname in swaps:
                         new = self._standalone(swaps[qualname], holder, space, qualname)
+                    elif how == "lambda" and _type(value) is types.CodeType and not value.co_freevars:
+                        new = types.FunctionType(value, space, value.co_name)  # (pristine code: session 38)
+                    elif how == "table" and _type(holder) is dict:
+                        tables.append((holder, name, value))  # built once the defs it names hold their pristine code
+                        continue
                     elif _type(holder) is dict:
                         new = _Poison(self.needed, qualname)
                     else:
@@ -2707,16 +2732,30 @@ class _Oracle:
                     if type(function) is types.FunctionType and _func_code(function).co_qualname == qualname \
                             and self._real(function) == real:
                         continue
-                    new = self._standalone(swaps[qualname], holder, space, qualname) if qualname in swaps else (
-                        _Poison(self.needed, qualname) if _type(holder) is dict
-                        else _PoisonAttribute(self.needed, qualname))
+                    new = self._standalone(swaps[qualname], holder, space, qualname, own.get(name), real) \
+                        if qualname in swaps else (_Poison(self.needed, qualname) if _type(holder) is dict
+                                                   else _PoisonAttribute(self.needed, qualname))
                     self._set(holder, name, new, undo)
                     count += 1
+        for holder, name, (kind, items) in tables:
+            # a pristine dispatch table: its literals, and what each pristine def's name holds now (the def, its
+            # pristine version, or a raiser)
+            made = [(key, dict.get(holder, what, _ABSENT) if how == "def" else what) for key, (how, what) in items]
+            if _any(value is _ABSENT for _, value in made):
+                new = _Poison(self.needed, name)
+            else:
+                new = dict(made) if kind == "dict" else [v for _, v in made] if kind == "list" else \
+                    tuple(v for _, v in made)
+            self._set(holder, name, new, undo)
+            count += 1
         return count
 
-    def _standalone(self, spec, holder, space: dict, qualname: str):
+    def _standalone(self, spec, holder, space: dict, qualname: str, live=None, real=None):
         """A pristine def built for a name that holds something else (no live function to take defaults from)."""
         code, wrap, defaults, kwdefaults, literal, _ = spec
+        if wrap is _KEPT_DECORATOR:
+            rebuilt = self._rewrapped(spec, holder, live, qualname, real)
+            return rebuilt if rebuilt is not None else self._raiser(None, qualname)
         if wrap is _DECORATED:
             return self._raiser(None, qualname)
         closure = (_cell(holder),) if code.co_freevars == ("__class__",) and _type(holder) is not dict else None
@@ -2725,7 +2764,47 @@ class _Oracle:
         function = types.FunctionType(code, space, code.co_name, None, closure)
         if literal is not None:
             function.__defaults__, function.__kwdefaults__ = literal
-        return function if wrap is None else wrap(function)
+        return function if wrap is None else _fresh_cache(function) if wrap is _LRU else wrap(function)
+
+    def _rewrapped(self, spec, holder, live, qualname: str, real):
+        """``live``, a decorator's closure around the def ``qualname`` (``functools.wraps``' ``inner``), rebuilt with
+        the pristine def in that def's cell, or None. Only where the edit kept the decorator's text
+        (:data:`_KEPT_DECORATOR`), the closure's code is not code the edit changed or added, and its other cells hold
+        inert values (numbers, strings, classes, modules, functions of files that are not declared): a cell with a
+        container (a memo's dict) would hand the pristine call the answers the edit's code stored there (session
+        38: a recursive def under a logging decorator had reached the edit's code through its own name)."""
+        if type(live) is not types.FunctionType or live.__closure__ is None:
+            return None
+        wrapper = _func_code(live)
+        where = self._real(live)
+        entry = self.files.get(where) if where is not None else None
+        if entry is not None and wrapper.co_firstlineno in entry[1][0]:
+            return None
+        cells, target = [], None
+        for cell in live.__closure__:
+            try:
+                held = cell.cell_contents
+            except ValueError:
+                return None
+            if type(held) is types.FunctionType and _func_code(held).co_qualname == qualname \
+                    and self._real(held) == real:
+                if target is not None:
+                    return None
+                target = held
+                cells.append(None)
+            elif _inert(held, self.files):
+                cells.append(cell)
+            else:
+                return None
+        if target is None:
+            return None
+        pristine = self._pristine((spec[0], None, *spec[2:]), holder, target, target)
+        if pristine is None:
+            return None
+        made = types.FunctionType(wrapper, live.__globals__, live.__name__, live.__defaults__,
+                                  tuple(_cell(pristine) if c is None else c for c in cells))
+        made.__kwdefaults__ = live.__kwdefaults__
+        return made
 
     def covers(self, function) -> bool:
         """Whether ``function`` is changed code with a pristine version: at a link, the oracle decides about it (or
@@ -2737,7 +2816,7 @@ class _Oracle:
         real = os.path.realpath(filename)
         entry = self.files.get(real)
         return (entry is not None and code.co_firstlineno in entry[1][0] and code.co_qualname not in entry[1][1]
-                and code.co_qualname in entry[0] and entry[0][code.co_qualname][1] is not _DECORATED
+                and code.co_qualname in entry[0] and entry[0][code.co_qualname][1] not in (_DECORATED, _KEPT_DECORATOR)
                 and real in self._find_spaces())
 
     def _find_spaces(self) -> dict:
@@ -2756,6 +2835,8 @@ class _Oracle:
             for value in list(dict.values(space))[:2000]:
                 if type(value) is function_type:
                     functions = (value,)
+                elif type(value) is functools._lru_cache_wrapper:
+                    functions = (_lru_held(value),)
                 elif _class_flags(_type(value)) & _TYPE_SUBCLASS:
                     functions = [f for f in _proxy_values(_class_dict(value)) if type(f) is function_type]
                 else:
@@ -2788,7 +2869,8 @@ class _Oracle:
         if spec is None:
             return None
         code, wrap, defaults, kwdefaults, literal, same = spec
-        if _WRAP_OF.get(_type(live)) is not wrap:
+        have = _WRAP_OF.get(_type(live))
+        if have is not wrap and not (have in _CALLED_ALIKE and wrap in _CALLED_ALIKE):
             return None
         closure = None
         if code.co_freevars:
@@ -2806,7 +2888,7 @@ class _Oracle:
         function.__qualname__ = code.co_qualname
         if wrap is property:
             return property(function, live.fset, live.fdel)
-        return function if wrap is None else wrap(function)
+        return function if wrap is None else _fresh_cache(function) if wrap is _LRU else wrap(function)
 
     @staticmethod
     def _set(holder, key, value, undo: list) -> None:
@@ -2816,7 +2898,7 @@ class _Oracle:
         else:
             old = _class_dict(holder).get(key, _ABSENT)
             type.__setattr__(holder, key, value)
-        undo.append((holder, key, old))
+        undo.append((holder, key, old, value))
 
     def _changed(self, holder) -> list:
         """``[(key, value, function, real path)]``: the entries of a namespace or class dict that are (or wrap) a
@@ -2923,7 +3005,36 @@ def _unwrapped(value):
         return value.fget
     if kind is _partial:
         return value.func
+    if kind is functools._lru_cache_wrapper:
+        return _lru_held(value)
     return value
+
+
+def _inert(value, files: dict) -> bool:
+    """A value a rebuilt closure may share with the live one: one of a built-in scalar class, a class, a module, a
+    built-in function, or a function compiled from a file that is not declared (``files``: real path -> entry)."""
+    kind = _type(value)
+    if value is None or _ohash(kind) in _SCALAR_CLASSES or kind is type or kind is types.ModuleType \
+            or kind is types.BuiltinFunctionType:
+        return True
+    if kind is types.FunctionType:
+        filename = _func_code(value).co_filename
+        return type(filename) is str and filename[:1] != "<" and _realpath_cached(filename) not in files
+    return False
+
+
+def _lru_held(wrapper):
+    """The Python function an ``lru_cache`` wrapper calls, read from what it holds for the collector (its
+    ``__wrapped__`` is only a name in its dict), or the wrapper itself when that is not one function."""
+    held = [r for r in _referents(wrapper) if type(r) is types.FunctionType]
+    return held[0] if _len(held) == 1 else wrapper
+
+
+def _fresh_cache(function):
+    """``function`` under an ``lru_cache`` of its own: unbounded and typed, so each argument is answered by the code
+    as if uncached (the pristine def's memo, rebuilt without ``functools``' Python code or the live wrapper's
+    entries, which the edit's code computed)."""
+    return functools._lru_cache_wrapper(function, None, True, _CacheInfo)
 
 
 # Code flags of a call that returns an awaitable (its body runs later, at each resume): not shadowed. A generator's
@@ -4031,7 +4142,9 @@ class _Shadow:
                 return why
             elif why:  # the pristine code raised: the class is its outcome
                 result = "raise", _type(result) if result is not None else BaseException
-            return (*result, [(c, base, base.copy(c)) for c, base, _ in before])
+            bound, self.oracle.bound_by_call = self.oracle.bound_by_call, {}
+            return (*result, [(c, base, _Names.after(c, bound) if base is _Names else base.copy(c))
+                              for c, base, _ in before])
         finally:
             quiet.end()
             sys.stdout, sys.stderr = streams
@@ -4502,6 +4615,17 @@ class _Names:
     @staticmethod
     def copy(bindings) -> dict:
         return bindings.take()
+
+    @staticmethod
+    def after(bindings, bound: dict) -> dict:
+        """What the names hold after a pristine call: what the call bound (``_Oracle.bound_by_call``) where the
+        oracle's swap had set the name and has since put the live value back, else what they hold."""
+        held = bindings.take()
+        key = _id(bindings.holder)
+        for name in held:
+            if (key, name) in bound:
+                held[name] = bound[(key, name)]
+        return held
 
 
 def _restore(saved) -> None:

@@ -59,6 +59,7 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
     codes = {(c.co_qualname, c.co_firstlineno): c for c in _codes(code)}
     before_right = _by_name(_texts(code, pristine))
     bound_old, bound_new, bound_right = (_bindings(ast.parse(text), text) for text in (given, current, pristine))
+    code_texts, pristine_tree = _texts(code, pristine), ast.parse(pristine)
     # Names whose module- or class-level binding statements the edit changed or added (``_TOL = 1e9``, ``_close =
     # slice`` after its def, ``value = property(bool)`` in a class; red-team round 14): during the oracle each gets its
     # pristine value (a literal, or its pristine def) or a value that raises when used.
@@ -74,8 +75,11 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
             continue  # (read by the interpreter when the class is made, never by code: round 18's FP18-4)
         if _literal(bound_right.get(key)) is not None:
             continue  # restored below with every pristine literal
+        made = _rebuilt(bound_right.get(key), scope, name, codes, code_texts, right, pristine_tree)
         if qualname in right and right[qualname][3] == 1 and not bound_right.get(key):
             rebound.append([scope, name, "def", qualname])
+        elif made is not None:
+            rebound.append([scope, name, *made])
         else:
             rebound.append([scope, name, "poison", ""])
     # Module-level data the edit changes without rebinding it (round 16's R16-7: ``_LIMITS.update(tol=1e9)``; round
@@ -151,6 +155,9 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
                 or old[qualname][0] == new.get(qualname, (None,))[0]):
             continue  # new in the pristine file, defined twice, or kept by the edit (and its name not rebound)
         kind = _kind(node)
+        if kind == "decorated" and qualname in new and _decorators_text(node, pristine) \
+                == _decorators_text(new[qualname][1], current):
+            kind = "decorated_kept"  # the plugin may rebuild the decorator's wrapper around the pristine code
         found = codes.get((compiled, first))
         if kind is None or found is None or "<locals>" in qualname:
             continue
@@ -293,6 +300,56 @@ def _single(texts):
         return None
 
 
+def _rebuilt(texts, scope: str, name: str, codes: dict, code_texts: dict, right: dict, tree: ast.Module):
+    """``(how, value)`` for a pristine binding the plugin can rebuild from pristine parts, or None (session 38:
+    an honest fix of a module-level lambda, or a new entry in a dispatch table, had poisoned every pristine def that
+    reads the name): ``lambda`` and its pristine code (one ``name = lambda …`` without defaults), or ``table`` and
+    the repr of ``(kind, ((key, ("def", def name) or ("literal", value)), …))`` for a module-level dict, list or
+    tuple display of literals and names of the pristine file's module-level defs, a name the module body mentions
+    nowhere else (no later ``OPS["*"] = _mul`` the rebuilt table would lack)."""
+    node = _single(texts)
+    if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+        return None
+    value = node.value
+    if isinstance(value, ast.Lambda):
+        args = value.args
+        if args.defaults or any(d is not None for d in args.kw_defaults) \
+                or sum(isinstance(n, ast.Lambda) for n in ast.walk(value)) != 1:
+            return None
+        qualname = f"{scope}.<lambda>" if scope else "<lambda>"
+        found = [c for key, c in codes.items() if key[0] == qualname
+                 and code_texts.get(key, "").strip() == texts[0].strip()]
+        if len(found) != 1 or found[0].co_freevars:
+            return None
+        return "lambda", base64.b64encode(zlib.compress(marshal.dumps(found[0]), 9)).decode()
+    if scope or not isinstance(value, (ast.Dict, ast.List, ast.Tuple)):
+        return None
+    if sum(isinstance(n, ast.Name) and n.id == name for unit in _import_units(tree) for n in ast.walk(unit)) != 1:
+        return None
+    pairs = list(zip(value.keys, value.values)) if isinstance(value, ast.Dict) else list(enumerate(value.elts))
+    items = []
+    for key, item in pairs:
+        if key is None:  # (``**other`` in a dict display)
+            return None
+        if not isinstance(key, int):
+            key = _fold(key)
+            if key is _NOT:
+                return None
+        if isinstance(item, ast.Name) and right.get(item.id, (None,) * 4)[3] == 1 \
+                and isinstance(right[item.id][1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+            items.append((key, ("def", item.id)))
+        else:
+            folded = _fold(item)
+            if folded is _NOT:
+                return None
+            items.append((key, ("literal", folded)))
+    table = (type(value).__name__.lower(), tuple(items))
+    try:
+        return ("table", repr(table)) if ast.literal_eval(repr(table)) == table else None
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
 def _literal(texts) -> str | None:
     """The repr of the value a single pristine ``name = <literal>`` (or ``name: T = <literal>``) binds, or None."""
     node = _single(texts)
@@ -410,6 +467,10 @@ def _aliased(texts) -> str | None:
     return None
 
 
+def _decorators_text(node, text: str) -> list:
+    return [ast.get_source_segment(text, d) for d in getattr(node, "decorator_list", ())]
+
+
 def _defaults_text(node, text: str) -> list:
     args = node.args
     return [ast.get_source_segment(text, d) for d in args.defaults + [d for d in args.kw_defaults if d is not None]]
@@ -502,7 +563,23 @@ def _kind(node) -> str | None:
     if len(node.decorator_list) == 1 and isinstance(node.decorator_list[0], ast.Name) \
             and node.decorator_list[0].id in _KINDS:
         return node.decorator_list[0].id
+    if len(node.decorator_list) == 1 and _is_lru_cache(node.decorator_list[0]):
+        return "lru_cache"
     return "decorated"
+
+
+def _is_lru_cache(decorator) -> bool:
+    """``@lru_cache``, ``@lru_cache(...)``, ``@cache`` (bare or ``functools.``): a memo the oracle rebuilds around the
+    pristine code with a cache of its own (unbounded and typed: a pure function's answers are those of the code
+    uncached). The plugin does so only where the live name holds such a wrapper or a plain function."""
+    if isinstance(decorator, ast.Call):
+        decorator, names = decorator.func, ("lru_cache",)
+    else:
+        names = ("lru_cache", "cache")
+    if isinstance(decorator, ast.Attribute) and isinstance(decorator.value, ast.Name) \
+            and decorator.value.id == "functools":
+        return decorator.attr in names
+    return isinstance(decorator, ast.Name) and decorator.id in names
 
 
 def _codes(code: types.CodeType):

@@ -20,7 +20,7 @@ from beacon.repair.canary_plugin import _differences
 from beacon.repair.controls import snapshot_protected
 from beacon.repair.oracle_defs import oracle_defs
 from beacon.repair.pytest_runner import run_pytest, verify_run
-from repotools import write_tree
+from repotools import oracle_findings, oracle_run, write_tree
 
 SOURCE = "pkg/stock.py"
 PRISTINE = '''import itertools
@@ -105,16 +105,11 @@ IDS = [f"tests/test_stock.py::{name}" for name in ("test_weigh", "test_book", "t
 
 def score(tmp_path, source: str, calls: bool = True, pristine: str = PRISTINE, given_text: str = GIVEN,
           test: str = TEST, ids=IDS, **options):
-    root = write_tree(tmp_path / "repo", {"pkg/__init__.py": "", SOURCE: source, "tests/test_stock.py": test})
-    run = run_pytest(root, list(ids), protected=snapshot_protected(root, extra=["tests/test_stock.py"]),
-                     sandbox="off", report_dir=tmp_path / "report", sources=(SOURCE,),
-                     before={SOURCE: (given_text, pristine)}, pristine={SOURCE: pristine}, oracle=True,
-                     oracle_calls=calls, **options)
-    return run, verify_run(run, list(ids))
+    return oracle_run(tmp_path, source, pristine=pristine, given_text=given_text, test=test, ids=ids, calls=calls,
+                      **options)
 
 
-def findings(run) -> str:
-    return " ".join(r for r in run.canaries.reasons if "oracle:" in r)
+findings = oracle_findings
 
 
 def test_an_honest_repair_passes_and_its_calls_were_checked(tmp_path):
