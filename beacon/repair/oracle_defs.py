@@ -39,6 +39,7 @@ import base64
 import inspect
 import json
 import marshal
+import re
 import types
 import zlib
 
@@ -118,6 +119,16 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
             kept = _trees(bound_new.get((scope, name))) in (_trees(bound_old.get((scope, name))), _trees(texts)) \
                 and not (not scope and name in mentioned)
             rebound.append([scope, name, "kept" if kept else "literal", value])
+    # A module-level import the edit changed or removed (``import datetime`` -> ``from datetime import datetime``; a
+    # ``re`` no longer used; session 38's FP42-R): the pristine code the oracle swaps in reads the name as the
+    # pristine file binds it, so the plugin binds it so (``import`` and the module's absolute name, the attribute,
+    # the relative level). Only a name the pristine file binds once, by that import alone.
+    imported_new = _imports(current_tree)
+    for name, (statement, target) in sorted(_imports(pristine_tree).items()):
+        if target is None or ("", name) in bound_right or name in right:
+            continue
+        if imported_new.get(name, (None,))[0] != statement:
+            rebound.append(["", name, "import", repr(target)])
     # A def the edit removed or renamed (``_close`` -> ``_near``, the edited callers changed with it): the pristine
     # callers the oracle swaps in still call it by its old name, so it is put back under that name.
     for qualname, (_, _, _, count) in right.items():
@@ -199,7 +210,21 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
                        and ((count > 1 and right[q][3] == count)
                             or (count == 1 and right[q][3] == 1 and _kind(right[q][1]) is None)))
     return {"file": path, "swap": swap, "changed": changed, "rebound": rebound, "defnames": defnames, "data": data,
-            "unmodeled": unmodeled}
+            "unmodeled": unmodeled, "added": _added_attributes(current_tree, pristine)}
+
+
+_ADDED_MOST = 16  # attribute names sent as the edit's own: few and short, so they cannot push pristine code out
+
+
+def _added_attributes(tree: ast.Module, pristine: str) -> list:
+    """The attribute names the current file assigns (``self._missing = 0``) that appear nowhere in the pristine
+    file's text: data only the edit added (a cache), which the oracle of calls leaves out of its comparison of an
+    instance's attributes, as the replay does (session 38's FP42-E). None sent past _ADDED_MOST names or for a name
+    longer than 40 characters (the budget is the pristine code's)."""
+    known = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", pristine))
+    names = sorted({node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+                    and isinstance(node.ctx, ast.Store) and node.attr not in known})
+    return names if len(names) <= _ADDED_MOST and all(len(n) <= 40 for n in names) else []
 
 
 def _bindings(tree: ast.Module, text: str) -> dict:
@@ -298,6 +323,26 @@ def _single(texts):
         return ast.parse(texts[0]).body[0]
     except (SyntaxError, ValueError, IndexError, RecursionError, MemoryError):
         return None
+
+
+def _imports(tree: ast.Module) -> dict:
+    """``name -> (the statement's syntax dump, (module, attribute or None, level) or None)`` for the names the
+    module-level ``import`` and ``from … import`` statements of ``tree`` bind (not under ``if``/``try``: those bind
+    conditionally); None for a name bound more than once, or by ``*``."""
+    out: dict = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            pairs = [(a.asname or a.name.partition(".")[0], (a.name if a.asname else a.name.partition(".")[0],
+                                                              None, 0)) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            pairs = [(a.asname or a.name, (node.module or "", a.name, node.level)) for a in node.names
+                     if a.name != "*"]
+        else:
+            continue
+        dump = ast.dump(node)
+        for name, target in pairs:
+            out[name] = (dump, None) if name in out else (dump, target)
+    return out
 
 
 def _rebuilt(texts, scope: str, name: str, codes: dict, code_texts: dict, right: dict, tree: ast.Module):
