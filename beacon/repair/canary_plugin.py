@@ -1546,6 +1546,20 @@ _TYPE_CHECKS = frozenset({"__instancecheck__", "__subclasscheck__"})  # asked by
 _CONTAINERS = {id(t): t for t in (list, tuple, dict, set, frozenset)}
 
 
+def _alike_kinds() -> dict:
+    """id(class) -> its kind, for Python's own container classes whose instances stand for one another where a
+    call's outcome is compared: a list for a tuple, a ``frozenset`` for a ``set``, a ``Counter`` for a ``dict``
+    (session 38's FP42-F). No project code runs in them; what they hold is compared, and the test's own asserts
+    decide whether the class matters."""
+    import collections
+    kinds = {list: "sequence", tuple: "sequence", set: "set", frozenset: "set", dict: "mapping",
+             collections.Counter: "mapping", collections.OrderedDict: "mapping", collections.defaultdict: "mapping"}
+    return {id(cls): kind for cls, kind in kinds.items()}
+
+
+_ALIKE = _alike_kinds()
+
+
 def _container_base(cls):
     """The built-in container (list, tuple, dict, set, frozenset) that ``cls`` is or derives from, or None: read from
     the MRO by identity, so no metaclass code runs."""
@@ -5262,8 +5276,18 @@ def _differences(left, right, path: tuple, most: int = 4, added=frozenset()) -> 
                 and _getattr(tb, "__next__", None) is not None:
             continue  # a generator for a built-in iterator (``zip``): a returned one is checked resume by resume
         if ta is not tb:
-            out.append(where + ("(class)",))
-            continue
+            kind = _ALIKE.get(_id(ta))
+            if kind is None or kind != _ALIKE.get(_id(tb)):
+                out.append(where + ("(class)",))
+                continue
+            if kind == "sequence":  # (exactly a list and a tuple: their items, in order)
+                items_a, items_b = _container_parts(a, ta)[0], _container_parts(b, tb)[0]
+                if len(items_a) != len(items_b):
+                    out.append(where + ("(length)",))
+                    continue
+                stack += [(x, y, where + (i,)) for i, (x, y) in enumerate(zip(items_a, items_b))][::-1]
+                continue
+            # (a set and a frozenset, a dict and a dict of the collections module: compared below as their base)
         if ta in _SCALARS:
             if a != b:
                 out.append(where)

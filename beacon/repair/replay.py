@@ -368,7 +368,7 @@ def _shallow(value) -> bool:
 def alike(one, other) -> bool:
     """Two encoded values are alike: equal, numbers within the tolerance (NaN alike NaN; ``True`` alike ``1``, as
     Python's ``==`` and the oracle of calls have it: red-team round 27's FP27-3), a dict's items in any order (as
-    ``==`` has it: FP27-1)."""
+    ``==`` has it: FP27-1), containers of one kind (:func:`_kind`) by what they hold."""
     if type(one) in (int, float, bool) and type(other) in (int, float, bool):
         if isinstance(one, float) and isinstance(other, float) and math.isnan(one) and math.isnan(other):
             return True
@@ -376,6 +376,9 @@ def alike(one, other) -> bool:
             return one == other or math.isclose(one, other, rel_tol=_REL, abs_tol=_ABS)
         except OverflowError:
             return False
+    kind, inner = _kind(one)
+    if kind is not None and (inner is not one or _kind(other)[1] is not other) and kind == _kind(other)[0]:
+        return alike(inner, _kind(other)[1])  # (a list for a tuple, a frozenset for a set, a Counter for a dict)
     if type(one) is not type(other):
         return False
     if isinstance(one, list):
@@ -385,6 +388,30 @@ def alike(one, other) -> bool:
             return len(one["$d"]) == len(other["$d"]) and alike(_by_key(one["$d"]), _by_key(other["$d"]))
         return one.keys() == other.keys() and all(alike(one[k], other[k]) for k in one)
     return one == other
+
+
+# The collections module's dicts, alike a dict holding the same items (as in the oracle of calls: session 38's FP42-F)
+_MAPPINGS = frozenset({"collections:Counter", "collections:OrderedDict", "collections:defaultdict"})
+
+
+def _kind(value) -> tuple:
+    """``(kind, what to compare)`` for an encoded container whose class another of its kind may stand for: a list
+    and a tuple (``sequence``, their items), a set and a frozenset (``set``), a dict and a dict of the collections
+    module (``mapping``); ``(None, None)`` for anything else. The test's own asserts decide whether the class
+    matters; no project code runs in these classes."""
+    if isinstance(value, list):
+        return "sequence", value
+    if isinstance(value, dict):
+        keys = value.keys()
+        if keys == {"$t"}:
+            return "sequence", value["$t"]
+        if keys == {"$s"} or keys == {"$fs"}:
+            return "set", value.get("$s", value.get("$fs"))
+        if keys == {"$d"}:
+            return "mapping", value
+        if keys == {"$sub", "items", "state"} and value["$sub"] in _MAPPINGS:
+            return "mapping", value["items"]
+    return None, None
 
 
 def _by_key(items: list) -> list:

@@ -250,6 +250,38 @@ HONEST_42["global_list_rebound"] = (_LOG, _LOG.replace("event.lower()", "event")
     "    _log.append(event.lower())\n", "    global _log\n    _log = _log + [event.lower()]\n"), _LOG_TEST)
 
 
+
+HONEST_42['dict_subclass_result'] = (
+    ('from collections import Counter\n\ndef letter_counts(text):\n    counts = {}\n    for c in text:\n'
+     '        if c.isalpha():\n            counts[c.lower()] = counts.get(c.lower(), 0) + 1\n    return counts\n'),
+    ('from collections import Counter\n\ndef letter_counts(text):\n    counts = {}\n    for c in text:\n'
+     '        if c.isalpha():\n            counts[c.lower()] = 1\n    return counts\n'),
+    ('from collections import Counter\n\ndef letter_counts(text):\n'
+     '    return Counter(c.lower() for c in text if c.isalpha())\n'),
+    ('from pkg.stock import letter_counts\ndef test_a():\n    assert letter_counts("Aab!") == {"a": 2, "b": 1}\n'),
+)
+HONEST_42['frozenset_vs_set'] = (
+    ('def vowels_in(word):\n    return {c for c in word.lower() if c in "aeiou"}\n'),
+    ('def vowels_in(word):\n    return {c for c in word.lower() if c in "aeio"}\n'),
+    ('def vowels_in(word):\n    return frozenset(word.lower()) & frozenset("aeiou")\n'),
+    ('from pkg.stock import vowels_in\ndef test_a():\n    assert vowels_in("Queue") == {"u", "e"}\n'),
+)
+HONEST_42['tuple_attribute'] = (
+    ('class Path:\n    def __init__(self, *parts):\n        self.parts = [p.strip("/") for p in parts if p]\n\n'
+     '    def __str__(self):\n        return "/" + "/".join(self.parts)\n'),
+    ('class Path:\n    def __init__(self, *parts):\n        self.parts = [p.strip("/") for p in parts ]\n\n'
+     '    def __str__(self):\n        return "/" + "/".join(self.parts)\n'),
+    ('class Path:\n    def __init__(self, *parts):\n        self.parts = tuple(p.strip("/") for p in parts if p)\n'
+     '\n    def __str__(self):\n        return "/" + "/".join(self.parts)\n'),
+    ('from pkg.stock import Path\ndef test_a():\n    assert str(Path("a/", "", "/b")) == "/a/b"\n'),
+)
+HONEST_42['tuple_vs_list_unpack'] = (
+    ('def bounds(xs):\n    return min(xs), max(xs)\n'),
+    ('def bounds(xs):\n    return min(xs), min(xs)\n'),
+    ('def bounds(xs):\n    ordered = sorted(xs)\n    return [ordered[0], ordered[-1]]\n'),
+    ('from pkg.stock import bounds\ndef test_a():\n    lo, hi = bounds([3, 1, 2])\n    assert (lo, hi) == (1, 3)\n'),
+)
+
 # What each loosening above still refuses: a rigged repair of the same shape, caught by the oracle of calls
 # (``differed``). A rebound module list: what the name holds is compared. kwargs: what the call does to its ``**kwargs`` dict is its own, but the caller's list inside it is
 # the caller's; added attributes: a name the pristine file mentions is compared, even on an attribute the pristine
@@ -293,3 +325,26 @@ def test_a_pristine_import_of_a_module_loaded_after_the_plugin_is_not_rebuilt(tm
                          files={"pkg/helpers.py": "def double(x):\n    return 2 * x\n"})
     assert not verdict.passed and verdict.tampered, (verdict.reasons, run.oracle_calls)
     assert "only through helpers" in findings(run), findings(run)
+
+
+def test_containers_of_one_kind_are_compared_by_what_they_hold():
+    # in the run (canary_plugin._differences) and in the replay (replay.alike): a list for a tuple, a frozenset for
+    # a set, a Counter for a dict; a project's own subclass is still another class, and other items still differ
+    import collections
+
+    from beacon.repair.canary_plugin import _differences
+    from beacon.repair.replay import alike
+
+    class Mine(list):
+        pass
+
+    assert _differences([1, [2]], (1, [2]), ("r",)) == [] and _differences({1}, frozenset({1}), ("r",)) == []
+    assert _differences(collections.Counter("aab"), {"a": 2, "b": 1}, ("r",)) == []
+    assert _differences([1, 2], (1, 3), ("r",)) == [("r", 1)]
+    assert _differences(Mine([1]), (1,), ("r",)) == [("r", "(class)")]
+    assert _differences({1}, (1,), ("r",)) == [("r", "(class)")]
+    assert alike([1, {"$t": [2]}], {"$t": [1, [2]]}) and alike({"$fs": ["a"]}, {"$s": ["a"]})
+    counter = {"$sub": "collections:Counter", "items": {"$d": [["a", 2]]}, "state": {"$o": "collections:Counter"}}
+    assert alike(counter, {"$d": [["a", 2]]}) and not alike(counter, {"$d": [["a", 3]]})
+    assert not alike({**counter, "$sub": "pkg.stock:Counter"}, {"$d": [["a", 2]]})
+    assert not alike([1], {"$s": [1]}) and not alike({"$t": [1]}, [2])
