@@ -4074,6 +4074,14 @@ class _Shadow:
             left_to_default = name in index and name in have and values[index[name]] is have[name]
             if name in index and not left_to_default:
                 continue
+            if left_to_default and same and _type(have[name]) in (list, dict, set) \
+                    and _any(_map(_is, list(dict.values(space)), _repeat(have[name]))):
+                # a default whose text the edit kept that is a module-level container (``headers=_NO_HEADERS``
+                # with ``_NO_HEADERS = {}``, tested by ``is``; session 38's FP42-O): the module's own object, as
+                # the pristine code's global reads it (the declared modules' containers are put back after the
+                # pristine call), not a fresh literal
+                chosen[name] = have[name]
+                continue
             if name not in defaults:
                 return f"its pristine version's parameter {name!r} has no value here"
             if defaults[name] is not _ABSENT:

@@ -281,6 +281,16 @@ HONEST_42['tuple_vs_list_unpack'] = (
     ('def bounds(xs):\n    ordered = sorted(xs)\n    return [ordered[0], ordered[-1]]\n'),
     ('from pkg.stock import bounds\ndef test_a():\n    lo, hi = bounds([3, 1, 2])\n    assert (lo, hi) == (1, 3)\n'),
 )
+HONEST_42['mutable_module_default_identity'] = (
+    ('_NO_HEADERS = {}\n\ndef build(url, headers=_NO_HEADERS):\n    if headers is _NO_HEADERS:\n'
+     '        headers = {"accept": "*/*"}\n    return url.strip() + " " + ",".join(sorted(headers))\n'),
+    ('_NO_HEADERS = {}\n\ndef build(url, headers=_NO_HEADERS):\n    if headers is _NO_HEADERS:\n'
+     '        headers = {"accept": "*/*"}\n    return url + " " + ",".join(sorted(headers))\n'),
+    ('_NO_HEADERS = {}\n\ndef build(url, headers=_NO_HEADERS):\n    if headers is _NO_HEADERS:\n'
+     '        headers = {"accept": "*/*"}\n    return f"{url.strip()} {\',\'.join(sorted(headers))}"\n'),
+    ('from pkg.stock import build\ndef test_a():\n    assert build(" u ") == "u accept"\n'
+     '    assert build("u", {"b": 1, "a": 2}) == "u a,b"\n'),
+)
 
 # What each loosening above still refuses: a rigged repair of the same shape, caught by the oracle of calls
 # (``differed``). A rebound module list: what the name holds is compared. kwargs: what the call does to its ``**kwargs`` dict is its own, but the caller's list inside it is
