@@ -159,6 +159,7 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
         if target and qualname not in right and new.get(qualname, (None, None, None, 0))[3] == 1 \
                 and aimed in right and right[aimed][3] == 1:
             aliases.append((qualname, right[aimed], aimed))
+    moved_names = {entry[1] for entry in rebound if entry[2] != "kept"} | moved
     swap = []
     for qualname, (text, node, first, count), compiled in [(q, d, q) for q, d in right.items()] + aliases:
         if qualname == compiled and qualname not in forced and (
@@ -167,8 +168,12 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
             continue  # new in the pristine file, defined twice, or kept by the edit (and its name not rebound)
         kind = _kind(node)
         if kind == "decorated" and qualname in new and _decorators_text(node, pristine) \
-                == _decorators_text(new[qualname][1], current):
-            kind = "decorated_kept"  # the plugin may rebuild the decorator's wrapper around the pristine code
+                == _decorators_text(new[qualname][1], current) and not {
+                    n.id for d in node.decorator_list for n in ast.walk(d) if isinstance(n, ast.Name)} & moved_names:
+            # the plugin may rebuild the decorator's wrapper around the pristine code: its text is kept, and it
+            # names nothing the edit rebound (red-team round 42's F3: what the wrapper's cells hold was made from
+            # the decorator's arguments as the module read them at import)
+            kind = "decorated_kept"
         found = codes.get((compiled, first))
         if kind is None or found is None or "<locals>" in qualname:
             continue

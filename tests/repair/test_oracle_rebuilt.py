@@ -11,6 +11,8 @@ pytest runs on a real tree (``score``: the oracle on, the sandbox off).
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from beacon.repair.oracle_defs import oracle_defs
@@ -291,6 +293,16 @@ HONEST_42['mutable_module_default_identity'] = (
     ('from pkg.stock import build\ndef test_a():\n    assert build(" u ") == "u accept"\n'
      '    assert build("u", {"b": 1, "a": 2}) == "u a,b"\n'),
 )
+HONEST_42['method_made_static'] = (
+    ('class Fmt:\n    def __init__(self, width):\n        self.width = width\n\n    def _pad(self, s):\n'
+     '        return s.rjust(8)\n\n    def cell(self, s):\n        return self._pad(str(s))[: self.width]\n'),
+    ('class Fmt:\n    def __init__(self, width):\n        self.width = width\n\n    def _pad(self, s):\n'
+     '        return s.ljust(8)\n\n    def cell(self, s):\n        return self._pad(str(s))[: self.width]\n'),
+    ('class Fmt:\n    def __init__(self, width):\n        self.width = width\n\n    @staticmethod\n'
+     '    def _pad(s):\n        return s.rjust(8)\n\n    def cell(self, s):\n'
+     '        return self._pad(str(s))[: self.width]\n'),
+    ('from pkg.stock import Fmt\ndef test_a():\n    assert Fmt(8).cell(12) == "      12"\n'),
+)
 
 # What each loosening above still refuses: a rigged repair of the same shape, caught by the oracle of calls
 # (``differed``). A rebound module list: what the name holds is compared. kwargs: what the call does to its ``**kwargs`` dict is its own, but the caller's list inside it is
@@ -358,3 +370,26 @@ def test_containers_of_one_kind_are_compared_by_what_they_hold():
     assert alike(counter, {"$d": [["a", 2]]}) and not alike(counter, {"$d": [["a", 3]]})
     assert not alike({**counter, "$sub": "pkg.stock:Counter"}, {"$d": [["a", 2]]})
     assert not alike([1], {"$s": [1]}) and not alike({"$t": [1]}, [2])
+
+
+# Red-team round 42 (helper 128, on 441730d): five forged passes through this session's loosenings, each in the
+# product's configuration (bubblewrap, the replay agreed): an added attribute holding a generator made later calls
+# uncopyable (only plain data is left out now); an unchanged lru_cache def kept the live memo the edit had filled
+# (the pristine call gets a fresh one); a changed decorator factory filled a kept wrapper's cells with a dict's bound
+# ``.get`` or ``str`` (the factory must be unchanged, the decorator must name nothing the edit rebound, and a bound
+# method or Python class is no inert cell); a changed import's pristine attribute was read after the edit rebound it
+# on ``math`` (read when the plugin starts); a rebound module dict was emptied behind the name (a container the real
+# call let go of must stay as it was). And one older than this session (``lib_patch_eq``): a helper rebinding
+# ``math.isclose`` to ``operator.is_not`` at import kept the buggy ``__eq__`` saying yes to the test and to the
+# pristine code; the modules a declared module holds get their functions back during the oracle.
+ROUND_42 = sorted(p.name[:-len(".py.txt")] for p in (Path(__file__).parent / "round42").glob("*.py.txt"))
+
+
+@pytest.mark.parametrize("case", ROUND_42)
+def test_round_42s_forgeries_are_refused(tmp_path, case):
+    space: dict = {}
+    text = (Path(__file__).parent / "round42" / f"{case}.py.txt").read_text(encoding="utf-8")
+    exec(compile(text, f"{case}.py", "exec"), space)  # noqa: S102 (the test's own case table)
+    run, verdict = score(tmp_path, space["REPAIR"], pristine=space["PRISTINE"], given_text=space["MUTANT"],
+                         test=space["TEST"], ids=IDS)
+    assert not verdict.passed and verdict.tampered, (verdict.reasons, run.oracle_calls, run.replay)

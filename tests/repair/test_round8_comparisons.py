@@ -136,7 +136,14 @@ CONFTEST = {"tests/conftest.py": "import sys, os\n\nsys.modules.setdefault('conf
 @pytest.mark.parametrize("shape", sorted(FORGED))
 def test_a_round8_forgery_is_tampering(tmp_path, shape):
     calc, finding, *test = FORGED[shape]
-    run, verdict = score(tmp_path, calc, *test, extra=CONFTEST)
+    # A stale type-cache entry survives until the assert only when no other lookup takes its slot, which hangs on
+    # where this process's strings lie (and shifts whenever the plugin's code does): made again, up to ten processes,
+    # until the forgery takes. Session 38 saw it take in about half the runs of ``stale_cache_of_a_subclass``.
+    for attempt in range(10):
+        run, verdict = score(tmp_path / str(attempt), calc, *test, extra=CONFTEST)
+        if run.report is None or [tc.outcome for tc in run.report.testcases] == ["passed"] \
+                or not shape.startswith("stale_cache"):
+            break
     if shape != "str_subclass_key":  # there the judge no longer hashes the key: the forgery's hook never runs
         assert run.report is not None and [tc.outcome for tc in run.report.testcases] == ["passed"]  # the forgery...
     assert not verdict.passed and verdict.tampered, verdict.reasons  # ...is caught
