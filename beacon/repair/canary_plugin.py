@@ -1552,8 +1552,10 @@ def _alike_kinds() -> dict:
     (session 38's FP42-F). No project code runs in them; what they hold is compared, and the test's own asserts
     decide whether the class matters."""
     import collections
+    # (not an OrderedDict: its ``==`` weighs order, a dict's does not, so a dict returned for one loosens the
+    # test's own comparison; red-team round 43)
     kinds = {list: "sequence", tuple: "sequence", set: "set", frozenset: "set", dict: "mapping",
-             collections.Counter: "mapping", collections.OrderedDict: "mapping", collections.defaultdict: "mapping"}
+             collections.Counter: "mapping", collections.defaultdict: "mapping"}
     return {id(cls): kind for cls, kind in kinds.items()}
 
 
@@ -2505,6 +2507,8 @@ class _Oracle:
         # qualnames of changed defs whose pristine counterpart cannot be swapped in (oracle_defs: "unmodeled")
         self.unmodeled: frozenset = frozenset()
         self.added: frozenset = frozenset()  # attribute names only the edit's code sets (oracle_defs: "added")
+        self._kept_imports_of: dict = {}  # real path -> ((name, module, attribute), ...): pristine from-imports kept
+        self.kept_imports: list = []
         self.overflow: list = []  # declared files whose changed code did not fit the secret: every ask fails closed
         for entry in entries if type(entries) in (list, tuple) else ():
             try:
@@ -2524,6 +2528,9 @@ class _Oracle:
                 self.files[os.path.realpath(entry["file"])] = (swaps, changed, rebound, defnames)
                 self.unmodeled |= frozenset(str(q) for q in entry.get("unmodeled", ()))
                 self.added |= frozenset(str(n) for n in entry.get("added", ()))
+                kept = tuple((str(n), str(m), str(a)) for n, m, a in entry.get("imports", ()))
+                self._kept_imports_of[os.path.realpath(entry["file"])] = kept
+                self.kept_imports += [(m, a, 0) for _, m, a in kept]
                 self.data[os.path.realpath(entry["file"])] = tuple((str(scope), str(name))
                                                                    for scope, name in entry.get("data", ()))
             except (KeyError, TypeError, ValueError, EOFError, SyntaxError, binascii.Error):
@@ -2543,17 +2550,28 @@ class _Oracle:
         # oracle, a module a declared module holds gets them back where they were rebound since (not by a test's
         # monkeypatch or mock.patch). Session 38: an edit that rebound ``math.isclose`` to ``operator.is_not`` from
         # a helper at import left the buggy ``__eq__`` it kept saying yes, to the test and to the pristine code.
+        # Red-team round 43 rebound a constant (``math.tau``), a library class's method and a function of a module
+        # the declared module reaches only through another: every value is kept, and the Python classes those
+        # modules define, and what changed by the end of collection (the modules' import: the edit's code, not a
+        # test's) is put back during every oracle run (``import_moves``, :meth:`settle`).
         self._early_spaces: dict = {}
+        self._early_classes: dict = {}  # id(class) -> (class, its own dict's items then)
+        self.import_moves: list = []  # (holder, key, value then): what the project's import rebound in them
         if self.files:
-            for module in list(dict.values(_sys_modules)):
+            skipped = (_namespace(sys), _namespace(_sys_modules.get("warnings")))
+            for name, module in list(dict.items(_sys_modules)):
                 namespace = _namespace(module)
                 if _type(namespace) is not dict or _id(namespace) in self._early_spaces \
-                        or namespace is _namespace(sys) or namespace is _namespace(_sys_modules.get("warnings")):
+                        or _any(_map(_is, skipped, _repeat(namespace))) or _internal(name):
                     continue
-                self._early_spaces[_id(namespace)] = (namespace, {
-                    key: value for key, value in list(dict.items(namespace))
-                    if _type(key) is str and (_type(value) in _LIBRARY_CODE or _class_flags(_type(value)) & _TYPE_SUBCLASS)})
-        for _, _, how, target in [r for entry in self.files.values() for r in entry[2]]:
+                held = {key: value for key, value in list(dict.items(namespace)) if _type(key) is str}
+                self._early_spaces[_id(namespace)] = (namespace, held)
+                for value in dict.values(held):
+                    if _class_flags(_type(value)) & _TYPE_SUBCLASS and _class_flags(value) & _HEAPTYPE \
+                            and _id(value) not in self._early_classes:
+                        self._early_classes[_id(value)] = (value, dict(_class_dict(value)))
+        for _, _, how, target in [r for entry in self.files.values() for r in entry[2]] + [
+                (None, None, "import", target) for target in self.kept_imports]:
             if how == "import" and _type(target) is tuple and _len(target) == 3 and not target[2] and target[1]:
                 module = self._early_by_name.get(target[0])
                 namespace = _namespace(module) if module is not None else None
@@ -2582,6 +2600,17 @@ class _Oracle:
         calls. The threads alive then were started as the modules loaded: they do not turn the oracle of calls off
         (:meth:`_Shadow._others_busy`; round 18's R18-6, a pool worker kept busy in the edited module)."""
         self.early_threads = set(_current_frames()) - {_get_ident()}
+        moves = []
+        for namespace, held in dict.values(self._early_spaces):
+            for key, value in dict.items(held):
+                if dict.get(namespace, key, _ABSENT) is not value and (_id(namespace), key) not in _PATCHED_ANY:
+                    moves.append((namespace, key, value))
+        for klass, held in dict.values(self._early_classes):
+            own = _class_dict(klass)
+            for key, value in dict.items(held):
+                if _type(key) is str and own.get(key, _ABSENT) is not value:
+                    moves.append((klass, key, value))
+        self.import_moves = moves
         for real, space in self._find_spaces().items():
             _, _, rebound, defnames = self.files[real]
             for scope, name in [(r[0], r[1]) for r in rebound] + [(d[0], d[1]) for d in defnames]:
@@ -2811,6 +2840,20 @@ class _Oracle:
         returns how many. Not ``sys`` (pytest's capture rebinds its streams) or ``warnings`` (the plugin's own
         ``_Quiet`` does)."""
         count = 0
+        for holder, key, value in self.import_moves:
+            now = dict.get(holder, key, _ABSENT) if _type(holder) is dict else _class_dict(holder).get(key, _ABSENT)
+            if now is not value and (_id(holder), key) not in self.patched:
+                self._set(holder, key, value, undo)
+                count += 1
+        for real, space in spaces.items():
+            for name, module, attribute in self._kept_imports_of.get(real, ()):
+                # a pristine ``from math import isclose`` the edit kept, run while it had rebound ``math.isclose``
+                # (round 43): the name gets what the module bound when the plugin started
+                value = self._early_values.get((module, attribute), _ABSENT)
+                if value is not _ABSENT and dict.get(space, name, _ABSENT) is not value \
+                        and (_id(space), name) not in self.patched:
+                    self._set(space, name, value, undo)
+                    count += 1
         for space in spaces.values():
             for value in list(dict.values(space))[:2000]:
                 if _type(value) is not types.ModuleType:
@@ -2821,7 +2864,9 @@ class _Oracle:
                     continue
                 for key, original in dict.items(kept[1]):
                     now = dict.get(namespace, key, _ABSENT)
-                    if now is not original and (_id(namespace), key) not in self.patched and self._planted(now):
+                    if now is not original and (_type(original) in _LIBRARY_CODE
+                                                or _class_flags(_type(original)) & _TYPE_SUBCLASS) \
+                            and (_id(namespace), key) not in self.patched and self._planted(now):
                         self._set(namespace, key, original, undo)
                         count += 1
         return count
@@ -3150,7 +3195,7 @@ def _defining_class(code, first):
     return None
 
 
-def _plain_data(value, budget: int = 256) -> bool:
+def _plain_values(value, budget: int = 256) -> bool:
     """Whether ``value`` is built-in scalars in exact lists, tuples, dicts, sets and frozensets, at most ``budget``
     values in all (read through the built-in types' own iteration: no project code runs)."""
     todo = [value]
@@ -5508,7 +5553,7 @@ def _differences(left, right, path: tuple, most: int = 4, added=frozenset()) -> 
                     # with the object uncopyable, so unchecked)
                     keys = [k for k in dict.keys(own_a) if not (added and _type(k) is str and k in added
                                                                  and not dict.__contains__(own_b, k)
-                                                                 and _plain_data(dict.__getitem__(own_a, k)))]
+                                                                 and _plain_values(dict.__getitem__(own_a, k)))]
                     if _len(keys) != dict.__len__(own_b) or any(not dict.__contains__(own_b, k) for k in keys):
                         out.append(where + ("(attributes)",))
                         continue

@@ -391,7 +391,7 @@ def alike(one, other) -> bool:
 
 
 # The collections module's dicts, alike a dict holding the same items (as in the oracle of calls: session 38's FP42-F)
-_MAPPINGS = frozenset({"collections:Counter", "collections:OrderedDict", "collections:defaultdict"})
+_MAPPINGS = frozenset({"collections:Counter", "collections:defaultdict"})  # (an OrderedDict's == weighs order)
 
 
 def _kind(value) -> tuple:

@@ -382,13 +382,26 @@ def test_containers_of_one_kind_are_compared_by_what_they_hold():
 # call let go of must stay as it was). And one older than this session (``lib_patch_eq``): a helper rebinding
 # ``math.isclose`` to ``operator.is_not`` at import kept the buggy ``__eq__`` saying yes to the test and to the
 # pristine code; the modules a declared module holds get their functions back during the oracle.
-ROUND_42 = sorted(p.name[:-len(".py.txt")] for p in (Path(__file__).parent / "round42").glob("*.py.txt"))
+#
+# Red-team round 43 (helper 129, on 5ebf4f8): the library state the pristine code reads, rebound by the edit's
+# import-time code — a constant (``math.tau``), a module reached through another (``posixpath`` via ``os``), a
+# library's own Python function planted (``IPv4Address.__le__`` as ``math.isclose``), a kept ``from math import
+# isclose`` run while ``math.isclose`` was rebound — now put back during every oracle run (what the project's import
+# changed in the modules loaded before it, their classes included, ``_Oracle.import_moves``; a kept pristine
+# from-import's name); and a plain dict returned for an ``OrderedDict`` (whose ``==`` weighs order: no longer one
+# kind with ``dict``). Still open (strict xfails): the same rebinding in a module first loaded after the plugin
+# started (``cmath``, ``fractions``' ``Fraction``): nothing says what it held before the edit's code ran.
+_OPEN_43 = {"late_module_patch", "lib_class_attr"}
+FORGERIES = sorted((d, p.name[:-len(".py.txt")]) for d in ("round42", "round43")
+                   for p in (Path(__file__).parent / d).glob("*.py.txt"))
 
 
-@pytest.mark.parametrize("case", ROUND_42)
-def test_round_42s_forgeries_are_refused(tmp_path, case):
+@pytest.mark.parametrize("folder, case", [pytest.param(d, c, marks=pytest.mark.xfail(
+    strict=True, reason="a library module first loaded after the plugin started: not yet put back"))
+    if c in _OPEN_43 else (d, c) for d, c in FORGERIES])
+def test_round_42_and_43s_forgeries_are_refused(tmp_path, folder, case):
     space: dict = {}
-    text = (Path(__file__).parent / "round42" / f"{case}.py.txt").read_text(encoding="utf-8")
+    text = (Path(__file__).parent / folder / f"{case}.py.txt").read_text(encoding="utf-8")
     exec(compile(text, f"{case}.py", "exec"), space)  # noqa: S102 (the test's own case table)
     run, verdict = score(tmp_path, space["REPAIR"], pristine=space["PRISTINE"], given_text=space["MUTANT"],
                          test=space["TEST"], ids=IDS)
