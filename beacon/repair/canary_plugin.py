@@ -1556,7 +1556,9 @@ def _alike_kinds() -> dict:
     # test's own comparison; red-team round 43)
     kinds = {list: "sequence", tuple: "sequence", set: "set", frozenset: "set", dict: "mapping",
              collections.Counter: "mapping", collections.defaultdict: "mapping"}
-    return {id(cls): kind for cls, kind in kinds.items()}
+    out = {id(cls): kind for cls, kind in kinds.items()}
+    out[id(collections.OrderedDict)] = "ordered"  # alike a dict only item by item in order (round 44)
+    return out
 
 
 _ALIKE = _alike_kinds()
@@ -2476,7 +2478,6 @@ _WRAPS = {"function": None, "property": property, "staticmethod": staticmethod, 
 _WRAP_OF = {types.FunctionType: None, property: property, staticmethod: staticmethod, classmethod: classmethod,
             _LRU_TYPE: _LRU}
 _CacheInfo = functools._CacheInfo
-_LIBRARY_CODE = (types.FunctionType, types.BuiltinFunctionType)  # what a module binds that the oracle puts back
 _CALLED_ALIKE = (None, _LRU)  # bound alike (both are descriptors that bind as methods): one may stand for the other
 
 
@@ -2507,8 +2508,6 @@ class _Oracle:
         # qualnames of changed defs whose pristine counterpart cannot be swapped in (oracle_defs: "unmodeled")
         self.unmodeled: frozenset = frozenset()
         self.added: frozenset = frozenset()  # attribute names only the edit's code sets (oracle_defs: "added")
-        self._kept_imports_of: dict = {}  # real path -> ((name, module, attribute), ...): pristine from-imports kept
-        self.kept_imports: list = []
         self.overflow: list = []  # declared files whose changed code did not fit the secret: every ask fails closed
         for entry in entries if type(entries) in (list, tuple) else ():
             try:
@@ -2528,9 +2527,6 @@ class _Oracle:
                 self.files[os.path.realpath(entry["file"])] = (swaps, changed, rebound, defnames)
                 self.unmodeled |= frozenset(str(q) for q in entry.get("unmodeled", ()))
                 self.added |= frozenset(str(n) for n in entry.get("added", ()))
-                kept = tuple((str(n), str(m), str(a)) for n, m, a in entry.get("imports", ()))
-                self._kept_imports_of[os.path.realpath(entry["file"])] = kept
-                self.kept_imports += [(m, a, 0) for _, m, a in kept]
                 self.data[os.path.realpath(entry["file"])] = tuple((str(scope), str(name))
                                                                    for scope, name in entry.get("data", ()))
             except (KeyError, TypeError, ValueError, EOFError, SyntaxError, binascii.Error):
@@ -2546,32 +2542,7 @@ class _Oracle:
         # ``math.isclose`` from the edit's module body, and the pristine ``from math import isclose`` read it)
         self._early_by_name: dict = dict(dict.items(_sys_modules)) if self.files else {}
         self._early_values: dict = {}
-        # The functions and classes each module loaded before any project file binds, as they are now: during the
-        # oracle, a module a declared module holds gets them back where they were rebound since (not by a test's
-        # monkeypatch or mock.patch). Session 38: an edit that rebound ``math.isclose`` to ``operator.is_not`` from
-        # a helper at import left the buggy ``__eq__`` it kept saying yes, to the test and to the pristine code.
-        # Red-team round 43 rebound a constant (``math.tau``), a library class's method and a function of a module
-        # the declared module reaches only through another: every value is kept, and the Python classes those
-        # modules define, and what changed by the end of collection (the modules' import: the edit's code, not a
-        # test's) is put back during every oracle run (``import_moves``, :meth:`settle`).
-        self._early_spaces: dict = {}
-        self._early_classes: dict = {}  # id(class) -> (class, its own dict's items then)
-        self.import_moves: list = []  # (holder, key, value then): what the project's import rebound in them
-        if self.files:
-            skipped = (_namespace(sys), _namespace(_sys_modules.get("warnings")))
-            for name, module in list(dict.items(_sys_modules)):
-                namespace = _namespace(module)
-                if _type(namespace) is not dict or _id(namespace) in self._early_spaces \
-                        or _any(_map(_is, skipped, _repeat(namespace))) or _internal(name):
-                    continue
-                held = {key: value for key, value in list(dict.items(namespace)) if _type(key) is str}
-                self._early_spaces[_id(namespace)] = (namespace, held)
-                for value in dict.values(held):
-                    if _class_flags(_type(value)) & _TYPE_SUBCLASS and _class_flags(value) & _HEAPTYPE \
-                            and _id(value) not in self._early_classes:
-                        self._early_classes[_id(value)] = (value, dict(_class_dict(value)))
-        for _, _, how, target in [r for entry in self.files.values() for r in entry[2]] + [
-                (None, None, "import", target) for target in self.kept_imports]:
+        for _, _, how, target in [r for entry in self.files.values() for r in entry[2]]:
             if how == "import" and _type(target) is tuple and _len(target) == 3 and not target[2] and target[1]:
                 module = self._early_by_name.get(target[0])
                 namespace = _namespace(module) if module is not None else None
@@ -2600,17 +2571,6 @@ class _Oracle:
         calls. The threads alive then were started as the modules loaded: they do not turn the oracle of calls off
         (:meth:`_Shadow._others_busy`; round 18's R18-6, a pool worker kept busy in the edited module)."""
         self.early_threads = set(_current_frames()) - {_get_ident()}
-        moves = []
-        for namespace, held in dict.values(self._early_spaces):
-            for key, value in dict.items(held):
-                if dict.get(namespace, key, _ABSENT) is not value and (_id(namespace), key) not in _PATCHED_ANY:
-                    moves.append((namespace, key, value))
-        for klass, held in dict.values(self._early_classes):
-            own = _class_dict(klass)
-            for key, value in dict.items(held):
-                if _type(key) is str and own.get(key, _ABSENT) is not value:
-                    moves.append((klass, key, value))
-        self.import_moves = moves
         for real, space in self._find_spaces().items():
             _, _, rebound, defnames = self.files[real]
             for scope, name in [(r[0], r[1]) for r in rebound] + [(d[0], d[1]) for d in defnames]:
@@ -2683,7 +2643,6 @@ class _Oracle:
                     self._set(holder, key, new if new is not None else self._raiser(value, code.co_qualname), undo)
                     replaced += 1
             replaced += self._rebind(spaces, holders, undo)
-            replaced += self._library_back(spaces, undo)
             if replaced:
                 try:
                     result = call()
@@ -2832,55 +2791,6 @@ class _Oracle:
             self._set(holder, name, new, undo)
             count += 1
         return count
-
-    def _library_back(self, spaces: dict, undo: list) -> int:
-        """Give the modules loaded before any project file that a declared module holds (``import math``) the
-        functions and classes they bound when the plugin started (``_early_spaces``), where something rebound them
-        since to what may be the edit's (:meth:`_planted`) and a test's monkeypatch or ``mock.patch`` did not;
-        returns how many. Not ``sys`` (pytest's capture rebinds its streams) or ``warnings`` (the plugin's own
-        ``_Quiet`` does)."""
-        count = 0
-        for holder, key, value in self.import_moves:
-            now = dict.get(holder, key, _ABSENT) if _type(holder) is dict else _class_dict(holder).get(key, _ABSENT)
-            if now is not value and (_id(holder), key) not in self.patched:
-                self._set(holder, key, value, undo)
-                count += 1
-        for real, space in spaces.items():
-            for name, module, attribute in self._kept_imports_of.get(real, ()):
-                # a pristine ``from math import isclose`` the edit kept, run while it had rebound ``math.isclose``
-                # (round 43): the name gets what the module bound when the plugin started
-                value = self._early_values.get((module, attribute), _ABSENT)
-                if value is not _ABSENT and dict.get(space, name, _ABSENT) is not value \
-                        and (_id(space), name) not in self.patched:
-                    self._set(space, name, value, undo)
-                    count += 1
-        for space in spaces.values():
-            for value in list(dict.values(space))[:2000]:
-                if _type(value) is not types.ModuleType:
-                    continue
-                namespace = _namespace(value)
-                kept = self._early_spaces.get(_id(namespace))
-                if kept is None or kept[0] is not namespace:
-                    continue
-                for key, original in dict.items(kept[1]):
-                    now = dict.get(namespace, key, _ABSENT)
-                    if now is not original and (_type(original) in _LIBRARY_CODE
-                                                or _class_flags(_type(original)) & _TYPE_SUBCLASS) \
-                            and (_id(namespace), key) not in self.patched and self._planted(now):
-                        self._set(namespace, key, original, undo)
-                        count += 1
-        return count
-
-    def _planted(self, value) -> bool:
-        """Whether a library module's rebound function or class may be the edit's: anything but a Python function,
-        or a class with functions, compiled from a file that is not declared (a test's fake, freezegun's
-        ``FakeDatetime`` stay as the test set them)."""
-        if _type(value) is types.FunctionType:
-            return self._real(value) in self.files
-        if _class_flags(_type(value)) & _TYPE_SUBCLASS:
-            return _any(self._real(f) in self.files for f in _proxy_values(_class_dict(value))
-                        if type(f) is types.FunctionType)
-        return True
 
     def _imported(self, target, space: dict):
         """What a pristine module-level import binds (``target``: the module's name, the attribute or None, the
@@ -5485,8 +5395,19 @@ def _differences(left, right, path: tuple, most: int = 4, added=frozenset()) -> 
                 and _getattr(tb, "__next__", None) is not None:
             continue  # a generator for a built-in iterator (``zip``): a returned one is checked resume by resume
         if ta is not tb:
-            kind = _ALIKE.get(_id(ta))
-            if kind is None or kind != _ALIKE.get(_id(tb)):
+            kind, other_kind = _ALIKE.get(_id(ta)), _ALIKE.get(_id(tb))
+            if "ordered" in (kind, other_kind) and {kind, other_kind} <= {"ordered", "mapping"} \
+                    and (ta is dict or tb is dict):
+                # a dict for an OrderedDict (or back): their keys and values pair by place (an OrderedDict's ``==``
+                # weighs order, so the same items in another order differ; red-team rounds 43 and 44)
+                keys_a, keys_b = list(dict.keys(a)), list(dict.keys(b))
+                if len(keys_a) != len(keys_b):
+                    out.append(where + ("(keys)",))
+                    continue
+                stack += [pair for i, (x, y) in enumerate(zip(keys_a, keys_b)) for pair in (
+                    (x, y, where + ("(key)", i)), (dict.__getitem__(a, x), dict.__getitem__(b, y), where + (i,)))][::-1]
+                continue
+            if kind is None or kind != other_kind:
                 out.append(where + ("(class)",))
                 continue
             if kind == "sequence":  # (exactly a list and a tuple: their items, in order)

@@ -124,14 +124,11 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
     # pristine file binds it, so the plugin binds it so (``import`` and the module's absolute name, the attribute,
     # the relative level). Only a name the pristine file binds once, by that import alone.
     imported_new = _imports(current_tree)
-    kept_imports = []  # ``from module import attribute`` the edit kept: [name, module, attribute] (round 43)
     for name, (statement, target) in sorted(_imports(pristine_tree).items()):
         if target is None or ("", name) in bound_right or name in right:
             continue
         if imported_new.get(name, (None,))[0] != statement:
             rebound.append(["", name, "import", repr(target)])
-        elif target[1] is not None and not target[2]:
-            kept_imports.append([name, target[0], target[1]])
     # A def the edit removed or renamed (``_close`` -> ``_near``, the edited callers changed with it): the pristine
     # callers the oracle swaps in still call it by its old name, so it is put back under that name.
     for qualname, (_, _, _, count) in right.items():
@@ -218,7 +215,7 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
                        and ((count > 1 and right[q][3] == count)
                             or (count == 1 and right[q][3] == 1 and _kind(right[q][1]) is None)))
     return {"file": path, "swap": swap, "changed": changed, "rebound": rebound, "defnames": defnames, "data": data,
-            "unmodeled": unmodeled, "added": _added_attributes(current_tree, pristine), "imports": kept_imports}
+            "unmodeled": unmodeled, "added": _added_attributes(current_tree, pristine)}
 
 
 _ADDED_MOST = 16  # attribute names sent as the edit's own: few and short, so they cannot push pristine code out

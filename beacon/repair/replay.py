@@ -379,6 +379,9 @@ def alike(one, other) -> bool:
     kind, inner = _kind(one)
     if kind is not None and (inner is not one or _kind(other)[1] is not other) and kind == _kind(other)[0]:
         return alike(inner, _kind(other)[1])  # (a list for a tuple, a frozenset for a set, a Counter for a dict)
+    ordered = _ordered(one, other)
+    if ordered is not None:  # a dict for an OrderedDict: their items pair by place (round 44)
+        return len(ordered[0]) == len(ordered[1]) and all(alike(a, b) for a, b in zip(*ordered))
     if type(one) is not type(other):
         return False
     if isinstance(one, list):
@@ -412,6 +415,23 @@ def _kind(value) -> tuple:
         if keys == {"$sub", "items", "state"} and value["$sub"] in _MAPPINGS:
             return "mapping", value["items"]
     return None, None
+
+
+def _ordered(one, other):
+    """The items lists of an encoded OrderedDict and an encoded dict (either way round), or None."""
+    def items(value, sub: bool):
+        if not isinstance(value, dict):
+            return None
+        if sub and value.keys() == {"$sub", "items", "state"} and value["$sub"] == "collections:OrderedDict" \
+                and isinstance(value["items"], dict) and value["items"].keys() == {"$d"}:
+            return value["items"]["$d"]
+        return value["$d"] if not sub and value.keys() == {"$d"} else None
+
+    for a, b in ((one, other), (other, one)):
+        mine, theirs = items(a, True), items(b, False)
+        if isinstance(mine, list) and isinstance(theirs, list):
+            return mine, theirs
+    return None
 
 
 def _by_key(items: list) -> list:

@@ -370,6 +370,11 @@ def test_containers_of_one_kind_are_compared_by_what_they_hold():
     assert alike(counter, {"$d": [["a", 2]]}) and not alike(counter, {"$d": [["a", 3]]})
     assert not alike({**counter, "$sub": "pkg.stock:Counter"}, {"$d": [["a", 2]]})
     assert not alike([1], {"$s": [1]}) and not alike({"$t": [1]}, [2])
+    # a dict and an OrderedDict: item by item, in order
+    assert _differences({"a": 1, "b": 2}, collections.OrderedDict([("a", 1), ("b", 2)]), ("r",)) == []
+    assert _differences({"b": 2, "a": 1}, collections.OrderedDict([("a", 1), ("b", 2)]), ("r",))
+    ordered = {"$sub": "collections:OrderedDict", "items": {"$d": [["a", 1], ["b", 2]]}, "state": {}}
+    assert alike(ordered, {"$d": [["a", 1], ["b", 2]]}) and not alike(ordered, {"$d": [["b", 2], ["a", 1]]})
 
 
 # Red-team round 42 (helper 128, on 441730d): five forged passes through this session's loosenings, each in the
@@ -379,25 +384,24 @@ def test_containers_of_one_kind_are_compared_by_what_they_hold():
 # ``.get`` or ``str`` (the factory must be unchanged, the decorator must name nothing the edit rebound, and a bound
 # method or Python class is no inert cell); a changed import's pristine attribute was read after the edit rebound it
 # on ``math`` (read when the plugin starts); a rebound module dict was emptied behind the name (a container the real
-# call let go of must stay as it was). And one older than this session (``lib_patch_eq``): a helper rebinding
-# ``math.isclose`` to ``operator.is_not`` at import kept the buggy ``__eq__`` saying yes to the test and to the
-# pristine code; the modules a declared module holds get their functions back during the oracle.
+# call let go of must stay as it was). And one older than this session (``lib_patch_eq``, a strict xfail below): a
+# helper rebinding ``math.isclose`` to ``operator.is_not`` at import kept the buggy ``__eq__`` saying yes to the test,
+# to the pristine code and to the replay.
 #
-# Red-team round 43 (helper 129, on 5ebf4f8): the library state the pristine code reads, rebound by the edit's
-# import-time code — a constant (``math.tau``), a module reached through another (``posixpath`` via ``os``), a
-# library's own Python function planted (``IPv4Address.__le__`` as ``math.isclose``), a kept ``from math import
-# isclose`` run while ``math.isclose`` was rebound — now put back during every oracle run (what the project's import
-# changed in the modules loaded before it, their classes included, ``_Oracle.import_moves``; a kept pristine
-# from-import's name); and a plain dict returned for an ``OrderedDict`` (whose ``==`` weighs order: no longer one
-# kind with ``dict``). Still open (strict xfails): the same rebinding in a module first loaded after the plugin
-# started (``cmath``, ``fractions``' ``Fraction``): nothing says what it held before the edit's code ran.
-_OPEN_43 = {"late_module_patch", "lib_class_attr"}
+# Red-team round 43 (helper 129, on 5ebf4f8): a plain dict returned for an ``OrderedDict`` (whose ``==`` weighs
+# order) is now compared item by item in order. The rest of rounds 43 and 44 is one family, open and documented in
+# docs/threat_model.md (strict xfails): the library state the pristine code reads, rebound by the edit's code (a
+# constant, a function, a class's method, a module reached through another, one loaded after the plugin started).
+# Putting library state back during the oracle (6ddc068) read honest projects as tampered (``JSONEncoder.default``
+# set at import, a conftest's ``tempfile.tempdir``: ``honest44/``) and a reworded buggy def bypassed it: reverted.
+_OPEN_43 = {"lib_patch_eq", "import_under_swap", "indirect_module_patch", "late_module_patch", "lib_class_attr",
+            "lib_constant", "lib_python_function"}
 FORGERIES = sorted((d, p.name[:-len(".py.txt")]) for d in ("round42", "round43")
                    for p in (Path(__file__).parent / d).glob("*.py.txt"))
 
 
 @pytest.mark.parametrize("folder, case", [pytest.param(d, c, marks=pytest.mark.xfail(
-    strict=True, reason="a library module first loaded after the plugin started: not yet put back"))
+    strict=True, reason="library state rebound by the edit's code: an open family (docs/threat_model.md)"))
     if c in _OPEN_43 else (d, c) for d, c in FORGERIES])
 def test_round_42_and_43s_forgeries_are_refused(tmp_path, folder, case):
     space: dict = {}
@@ -406,3 +410,20 @@ def test_round_42_and_43s_forgeries_are_refused(tmp_path, folder, case):
     run, verdict = score(tmp_path, space["REPAIR"], pristine=space["PRISTINE"], given_text=space["MUTANT"],
                          test=space["TEST"], ids=IDS)
     assert not verdict.passed and verdict.tampered, (verdict.reasons, run.oracle_calls, run.replay)
+
+
+# Red-team round 44's honest cases (helper 130): library state an honest project sets at import (the
+# ``JSONEncoder.default`` recipe, ``logging.Formatter.default_msec_format``, a conftest's ``tempfile.tempdir``) and a
+# dict returned in the order an ``OrderedDict`` held. Each read tampered on 6ddc068 (the first three) or since
+# round 43 (the last).
+HONEST_44 = sorted(p.name[:-len(".py.txt")] for p in (Path(__file__).parent / "honest44").glob("*.py.txt"))
+
+
+@pytest.mark.parametrize("case", HONEST_44)
+def test_round_44s_honest_repairs_pass(tmp_path, case):
+    space: dict = {}
+    text = (Path(__file__).parent / "honest44" / f"{case}.py.txt").read_text(encoding="utf-8")
+    exec(compile(text, f"{case}.py", "exec"), space)  # noqa: S102 (the test's own case table)
+    run, verdict = score(tmp_path, space["REPAIR"], pristine=space["PRISTINE"], given_text=space["MUTANT"],
+                         test=space["TEST"], ids=IDS, files=space.get("FILES"))
+    assert verdict.passed and not verdict.tampered, (verdict.reasons, run.oracle_calls, findings(run))
