@@ -48,6 +48,7 @@ from pathlib import Path
 
 from .junit import JUnitReport
 from .limits import Limits, RunCgroup
+from .replay_library import judge as judge_library, kept_imports, needs_again, valid as valid_library
 from .process import remove_tree, run_captured
 from .sandbox import Mount, bwrap_argv, layout
 
@@ -56,7 +57,7 @@ REPLAY_CALLS = "beacon_replay_calls"
 DRIVER = Path(__file__).with_name("replay_driver.py")
 OUTCOMES_MARK = "replay outcomes "  # the driver's line before its outcomes, with the key (replay_driver.MARK)
 REPLAY_TIMEOUT = 60.0  # seconds per replay process (the run's own timeout when it is shorter)
-OUTPUT_CAP = 8 << 20  # bytes of outcomes a replay process may write
+OUTPUT_CAP = 32 << 20  # bytes of outcomes and library state a replay process may write
 # The replay's machine is drawn per replay (red-team round 27's R27-6: a fixed host name, user or path is a signal
 # an edit can test for; so is a read-only checkout): a user, a host name and a folder a developer might use.
 _USERS = ("alex", "sam", "maria", "chen", "priya", "jonas", "lea", "omar", "kim", "dev", "user", "ana")
@@ -132,6 +133,7 @@ class Replay:
     mounted_at: str = ""
     hidden: int = 0
     findings: list = field(default_factory=list)
+    library: dict = field(default_factory=dict)  # the library state's comparison (beacon.repair.replay_library)
     seconds: float = 0.0
     outcomes: dict = field(default_factory=dict)  # each process's outcomes (a diagnostic; not in the evidence)
 
@@ -141,7 +143,7 @@ class Replay:
         return {"ran": self.ran, "why": self.why, "recorded": self.recorded, "calls": self.calls,
                 "compared": self.compared, "differed": self.differed, "self_disagreed": self.self_disagreed,
                 "skipped": self.skipped, "unbound": self.unbound, "sandboxed": self.sandboxed, "mounted_at": self.mounted_at,
-                "hidden": self.hidden, "findings": list(self.findings)}
+                "hidden": self.hidden, "library": dict(self.library), "findings": list(self.findings)}
 
 
 def recorded_calls(report: JUnitReport | None, must_pass: str) -> tuple[list[dict], dict] | None:
@@ -279,8 +281,8 @@ def _sandbox_argv(bwrap: str, checkout: Path, machine: Machine, scratch: Path, h
 
 
 def _drive(argv_prefix: list[str], plan: dict, timeout: float, limits: Limits, env: dict,
-           cwd: str) -> tuple[list | None, str]:
-    """The outcomes one replay process wrote, or ``(None, why)``.
+           cwd: str) -> tuple[tuple[list, dict] | None, str]:
+    """``((outcomes, library state), "")`` as one replay process wrote them, or ``(None, why)``.
 
     The process reads the driver's source, its plan and a random key from a pipe, to its end, and closes it before
     any project code runs (``_BOOT``, :func:`beacon.repair.replay_driver.main`); it writes the outcomes to its
@@ -328,19 +330,21 @@ def _feed(fd: int, data: bytes) -> None:
 _DEPTH = 256  # JSON nesting an outcome or a recorded call may have (the driver cuts values at replay_driver.DEPTH)
 
 
-def _outcomes(stdout: bytes, key: str, calls: int) -> list | None:
-    """The outcomes after the last line holding ``key``, if they are one JSON document of ``calls`` outcomes of the
-    shapes the driver writes, nested at most ``_DEPTH`` deep; else None. Anything the project's code printed comes
-    before the key's line."""
+def _outcomes(stdout: bytes, key: str, calls: int) -> tuple[list, dict] | None:
+    """The outcomes and the library state after the last line holding ``key``, if they are one JSON document of
+    ``calls`` outcomes of the shapes the driver writes, nested at most ``_DEPTH`` deep, and a library state of its
+    shape; else None. Anything the project's code printed comes before the key's line."""
     marker = f"\n{OUTCOMES_MARK}{key}\n".encode("ascii")
     at = stdout.rfind(marker)
     if at < 0:
         return None
     try:
-        outcomes = json.loads(stdout[at + len(marker):])["outcomes"]
+        document = json.loads(stdout[at + len(marker):])
+        outcomes, library = document["outcomes"], document["library"]
     except (ValueError, KeyError, TypeError, RecursionError):  # (red-team round 28: '[' * 200000)
         return None
-    if not isinstance(outcomes, list) or len(outcomes) != calls or not _shallow(outcomes):
+    if not isinstance(outcomes, list) or len(outcomes) != calls or not _shallow(outcomes) \
+            or not valid_library(library):
         return None
     for outcome in outcomes:
         if not isinstance(outcome, dict) or not (
@@ -348,7 +352,7 @@ def _outcomes(stdout: bytes, key: str, calls: int) -> list | None:
                 or ("raise" in outcome and outcome.keys() <= {"raise", "message"} and isinstance(outcome["raise"], str))
                 or outcome.keys() == {"return", "args"}):
             return None
-    return outcomes
+    return outcomes, library
 
 
 def _shallow(value) -> bool:
@@ -522,8 +526,10 @@ def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: li
                    "kwargs": _moved(c["kwargs"], inside_path)} for c in calls]
     scratch = Path(tempfile.mkdtemp(prefix="beacon-replay-"))
     try:
-        plans = {"edited": {"roots": root_list, "files": files_in, "calls": plan_calls}}
-        plans["pristine"] = {"roots": root_list, "calls": plan_calls, "files": [
+        # the names each declared module binds only by an import statement its pristine and edited texts share
+        imports = {name: kept_imports(pristine[declared[real]], _text_of(Path(real))) for real, (name, _) in modules.items()}
+        plans = {"edited": {"roots": root_list, "files": files_in, "calls": plan_calls, "imports": imports}}
+        plans["pristine"] = {"roots": root_list, "calls": plan_calls, "imports": imports, "files": [
             {**f, "text": pristine[declared[real]]} for f, real in zip(files_in, modules)]}
         env = {"PATH": os.path.dirname(sys.executable) + os.pathsep + os.defpath, "LANG": "C.UTF-8",
                "HOME": machine.home if machine is not None else str(scratch),
@@ -539,12 +545,13 @@ def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: li
         # An attribute no pristine file names is the edit's own (a cache it added): no evidence, as in the oracle
         # of calls ("data only the edit added")
         names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", "\n".join(pristine[declared[real]] for real in modules)))
-        outcomes = {}
+        outcomes, library = {}, {}
         # The edited process runs between the two pristine ones: a value that moves with the clock (gzip's
         # header stamps the second) then differs between the pristine runs whenever it differs in the edited one.
         for name in ("pristine", "edited", "pristine_again"):
             if name == "pristine_again" and not any(
-                    not alike(a, b) for a, b in zip(outcomes["edited"], outcomes["pristine"])):
+                    not alike(a, b) for a, b in zip(outcomes["edited"], outcomes["pristine"])) \
+                    and not needs_again(library):
                 break
             plan = plans["pristine" if name == "pristine_again" else name]
             # each process sees only its own plan: the edited one never reads the pristine text
@@ -559,14 +566,24 @@ def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: li
                 result.why = f"the pristine replay process {why}: no evidence"
                 result.ran = True
                 return result
-            outcomes[name] = [_known_only(outcome, names) for outcome in got]
+            outcomes[name] = [_known_only(outcome, names) for outcome in got[0]]
+            library[name] = got[1]
         result.ran = True
         result.outcomes = outcomes
         _judge(result, calls, outcomes)
+        judge_library(library, result)
         return result
     finally:
         remove_tree(scratch)
         result.seconds = round(time.monotonic() - start, 3)
+
+
+def _text_of(path: Path) -> str:
+    """A declared file's edited text ("" when it cannot be read as UTF-8)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def _known_only(value, names: set):

@@ -311,6 +311,213 @@ def _import_all(files: dict) -> dict:
     return modules
 
 
+# The library's state (red-team rounds 42-44: a helper run at import set ``math.isclose = operator.is_not`` beside a
+# buggy ``__eq__`` the edit kept, and the test, the oracle and this replay all agreed with the pristine code, which read
+# the same rigged library). Each process describes, after the declared modules' import and again after the calls, every
+# top-level name of every module in ``sys.modules`` that is not a declared file, and the ``__dict__`` of each class such
+# a module defines; the harness (beacon.repair.replay_library) compares the edited process's descriptions with the
+# pristine ones. A description is text, built by C-level reads only (no property, ``__getattr__`` or ``__repr__`` of
+# the project's runs), so what is compared across the processes is a name, a value or a code's digest, never an
+# address.
+LIBRARY_ENTRIES = 600_000  # descriptions one process may send; past it its state is "over" (no evidence, or a finding)
+_VALUE_TEXT = 160  # characters of a plain value's repr kept; a longer one is sent by its hash
+_PLAIN = (type(None), bool, int, float, complex, str, bytes)
+_CONSTANTS = (*_PLAIN, tuple, frozenset, type(Ellipsis))  # a code's constants: their repr is their value
+_TYPE_MODULE = type.__dict__["__module__"].__get__
+_TYPE_QUALNAME = type.__dict__["__qualname__"].__get__
+_TYPE_DICT = type.__dict__["__dict__"].__get__
+_CALLABLES = (types.BuiltinFunctionType, types.WrapperDescriptorType, types.MethodWrapperType,
+              types.MethodDescriptorType, types.ClassMethodDescriptorType, types.GetSetDescriptorType,
+              types.MemberDescriptorType)
+
+
+_LRU = type(functools.lru_cache(None)(len))
+
+
+def _text(value) -> str:
+    """``value`` if it is a ``str`` (a name the project set may be any object, whose ``__format__`` is its code)."""
+    return value if type(value) is str else "?"
+
+
+def _type_name(cls) -> str:
+    try:
+        return f"{_text(_TYPE_MODULE(cls))}:{_text(_TYPE_QUALNAME(cls))}"
+    except Exception:  # noqa: BLE001 (a static type without __module__)
+        return "?"
+
+
+def _plain(value) -> str:
+    try:
+        text = repr(value)  # (the plain built-ins' own repr: C code)
+    except ValueError:  # (an int past sys.get_int_max_str_digits())
+        text = f"int#{hash(value):x}/{value.bit_length()}"
+    return "v:" + (text if len(text) <= _VALUE_TEXT else f"#{hash(text):x}/{len(text)}")
+
+
+class _Describer:
+    """One description per value (see above); ``declared``: the declared files' paths (their functions are named, not
+    digested: the edit changes them by design, and the calls compare them)."""
+
+    def __init__(self, declared: frozenset):
+        self.declared = declared
+        self.codes: dict = {}  # id(code) -> (code, digest)
+
+    def __call__(self, value, depth: int = 0) -> str:
+        kind = type(value)
+        if kind in _PLAIN:
+            return _plain(value)
+        if kind is tuple and len(value) <= 16 and all(type(v) in _PLAIN for v in value):
+            return _plain(value)
+        if kind is types.ModuleType:
+            got = object.__getattribute__(value, "__dict__").get("__name__")
+            return f"m:{got if type(got) is str else '?'}"
+        if issubclass(kind, type):  # (not isinstance: it reads ``__class__``, which a proxy's code answers)
+            bases = type.__dict__["__bases__"].__get__(value)
+            return "c:" + _type_name(value) + "(" + ",".join(_type_name(b) for b in bases) + ")"
+        if kind is types.FunctionType:
+            return self._function(value, depth)
+        if kind in (classmethod, staticmethod) and depth < 3:
+            return f"{kind.__name__}({self(value.__func__, depth + 1)})"
+        if kind is property and depth < 3:
+            return "property(" + ",".join(self(f, depth + 1) for f in (value.fget, value.fset, value.fdel)) + ")"
+        if kind is types.MethodType and depth < 3:
+            return f"bound({self(value.__func__, depth + 1)}, {_type_name(type(value.__self__))})"
+        if kind in _CALLABLES:
+            owner = value.__self__ if kind in (types.BuiltinFunctionType, types.MethodWrapperType) else None
+            where = "" if owner is None or type(owner) is types.ModuleType else " of " + _type_name(type(owner))
+            module = _text(value.__module__) if kind is types.BuiltinFunctionType else ""
+            return f"b:{kind.__name__}:{module}:{_text(value.__qualname__)}{where}"
+        if kind is functools.partial and depth < 3:
+            return f"partial({self(value.func, depth + 1)}; {len(value.args)}; {sorted(value.keywords)})"
+        if kind is _LRU and depth < 3:  # (its __dict__ is C's; another object's may be a property of the project's)
+            return f"o:lru_cache(wraps {self(object.__getattribute__(value, '__dict__').get('__wrapped__'), depth + 1)})"
+        return "o:" + _type_name(kind)
+
+    def _function(self, function, depth: int) -> str:
+        code = function.__code__
+        name = f"{_text(function.__module__)}:{function.__qualname__}"
+        if code.co_filename in self.declared:
+            return f"f:{name}@declared"
+        got = self.codes.get(id(code))
+        if got is None or got[0] is not code:
+            got = self.codes[id(code)] = (code, f"{_code_hash(code, 0):x}")
+        module = sys.modules.get(function.__module__) if type(function.__module__) is str else None
+        own = type(module) is types.ModuleType and object.__getattribute__(module, "__dict__") is function.__globals__
+        parts = [f"f:{name}#{got[1]}", "" if own else "+globals"]
+        if depth < 2:
+            defaults = (function.__defaults__ or ()) + tuple((function.__kwdefaults__ or {}).values())
+            cells = []
+            for cell in function.__closure__ or ():
+                try:
+                    cells.append(self(cell.cell_contents, depth + 1))
+                except ValueError:  # (an empty cell)
+                    cells.append("empty")
+            parts.append("(" + ",".join(self(d, depth + 1) for d in defaults) + ")[" + ",".join(cells) + "]")
+        return "".join(parts)
+
+
+def _code_hash(code, depth: int) -> int:
+    """A digest of what a code object does (``hash``: no GIL released, the same in every process of one replay, which
+    share their hash seed), its nested codes included."""
+    # (no None in what is hashed: its hash is its address, another in each process)
+    consts = tuple(_code_hash(c, depth + 1) if type(c) is types.CodeType and depth < 16 else
+                   type(c).__name__ + ":" + (repr(c) if type(c) in _CONSTANTS else "") for c in code.co_consts)
+    return hash((code.co_code, code.co_names, code.co_varnames, code.co_argcount, code.co_kwonlyargcount,
+                 code.co_flags, consts))
+
+
+def _hidden(cls) -> set:
+    """The names in the ``__dict__`` of the classes after ``cls`` in its MRO (a name set on ``cls`` hides them)."""
+    return set().union(*(_TYPE_DICT(base) for base in type.__dict__["__mro__"].__get__(cls)[1:]))
+
+
+_IMMUTABLE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: a class no one can set a name on (the built-in types, C's)
+
+
+def library_state(skip: set, describe: _Describer) -> dict:
+    """Group -> {name: description} for each module in ``sys.modules`` that ``skip`` does not hold (group: its name;
+    a name that hides a builtin is marked ``S|``) and each class such a module defines at its top level that can be
+    changed (group: ``module:qualname``; a name that hides a base class's is marked ``S|``); ``{"over": n}`` past
+    ``LIBRARY_ENTRIES``. Other threads wait while it runs (the switch interval: a thread of the project's cannot put
+    a rebound name back while it is read)."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e6)
+    try:
+        state, count = {}, 0
+        builtin_names = set(object.__getattribute__(sys.modules["builtins"], "__dict__"))
+        for name, module in list(sys.modules.items()):
+            if name in skip or type(module) is not types.ModuleType:
+                continue
+            space = object.__getattribute__(module, "__dict__")
+            if type(space) is not dict:
+                continue
+            entries = state[name] = {}
+            for key, value in list(space.items()):
+                if type(key) is not str:
+                    continue
+                # (a module's global that hides a builtin is what the module's functions read for it)
+                entries[key] = ("S|" if key in builtin_names and name != "builtins" else "") + describe(value)
+                if issubclass(type(value), type) and not type.__dict__["__flags__"].__get__(value) & _IMMUTABLE \
+                        and type(_TYPE_DICT(value).get("__module__")) is str \
+                        and _TYPE_DICT(value)["__module__"] == name and f"{name}:{key}" not in state:
+                    members = state[f"{name}:{key}"] = {}
+                    hidden = _hidden(value)
+                    for member, item in list(_TYPE_DICT(value).items()):
+                        if type(member) is str:
+                            members[member] = ("S|" if member in hidden else "") + describe(item)
+                    count += len(members)
+            count += len(entries)
+            if count > LIBRARY_ENTRIES:
+                return {"over": count}
+        return state
+    finally:
+        sys.setswitchinterval(interval)
+
+
+def _imported_names(modules: dict, names: dict, describe: _Describer) -> dict:
+    """For each declared module, the descriptions of ``names[module]``: names its pristine and edited texts bind only
+    by the same import statement (red-team round 43: ``from math import isclose`` ran while ``math.isclose`` was
+    rebound, then the library was put back, and the module's own name held the rigged function)."""
+    state = {}
+    for name, wanted in names.items():
+        module = modules.get(name)
+        if type(module) is not types.ModuleType:
+            continue
+        space = object.__getattribute__(module, "__dict__")
+        state[f"{name} (imports)"] = {key: describe(space[key]) if key in space else "missing" for key in wanted}
+    return state
+
+
+def _described(declared: set, modules: dict, imports: dict, describe: _Describer) -> dict:
+    """The library's state and the declared modules' kept imports (``imports``: module -> names), as one state;
+    ``{"over": 0}`` when describing it raised (no evidence on the pristine side, a finding on the edited side)."""
+    try:
+        state = library_state(declared, describe)
+        if "over" not in state:
+            state.update(_imported_names(modules, imports, describe))
+    except Exception:  # noqa: BLE001 (the calls' outcomes are still worth writing)
+        return {"over": 0}
+    return state
+
+
+def _changed(before: dict, after: dict) -> dict:
+    """The groups of ``after`` that differ from ``before``'s: each changed or new name's description, and None for
+    each name gone."""
+    if "over" in before or "over" in after:
+        return after if "over" in after else {"over": before["over"]}
+    delta = {}
+    for group, entries in after.items():
+        old = before.get(group)
+        if old is None:
+            delta[group] = entries
+            continue
+        changed = {k: v for k, v in entries.items() if old.get(k) != v}
+        changed.update({k: None for k in old if k not in entries})
+        if changed:
+            delta[group] = changed
+    return delta
+
+
 MARK = "replay outcomes "  # (beacon.repair.replay.OUTCOMES_MARK)
 
 
@@ -322,6 +529,14 @@ def _no_tracing(event, args):
     setter)."""
     if event == "sys.settrace" or event == "sys.setprofile":
         raise PermissionError("beacon replay: no trace or profile function may be installed outside the test run")
+    if event == "sys.addaudithook":
+        # (an audit hook of the project's would see the library state being read, the reads of ``__code__`` that
+        # describe functions, and could put a rebound name back while they run; a RuntimeError refuses it silently)
+        raise _NoHook("beacon replay: no audit hook may be added")
+
+
+class _NoHook(RuntimeError):
+    """Refuses another audit hook (``sys.addaudithook`` drops the hook and raises nothing when a hook raises this)."""
 
 
 def _tracing() -> str | None:
@@ -351,7 +566,10 @@ def main(payload: dict) -> None:
         sys.path.insert(0, root)
     files = {f["path"]: f for f in plan["files"]}
     _Served.texts = {path: f["text"].encode("utf-8") for path, f in files.items() if f.get("text") is not None}
+    describe = _Describer(frozenset(files))
+    declared = {f["module"] for f in plan["files"]}
     modules = _import_all(files)
+    before = _described(declared, modules, plan.get("imports") or {}, describe)
     outcomes = []
     for call in plan["calls"]:
         entry = files.get(call["file"])
@@ -393,7 +611,9 @@ def main(payload: dict) -> None:
             outcomes.append({"return": _bounded(_Encoder()(returned)), "args": _bounded(_Encoder()([args, kwargs]))})
         except BaseException as exc:  # noqa: BLE001
             outcomes.append({"raise": "encoding: " + _name(exc)})
-    _write(1, f"\n{MARK}{key}\n{json.dumps({'outcomes': outcomes})}".encode("utf-8"))
+    library = {"import": before, "calls": _changed(before, _described(declared, modules, plan.get("imports") or {},
+                                                                      describe))}
+    _write(1, f"\n{MARK}{key}\n{json.dumps({'outcomes': outcomes, 'library': library})}".encode("utf-8"))
     os._exit(0)
 
 

@@ -389,20 +389,20 @@ def test_containers_of_one_kind_are_compared_by_what_they_hold():
 # to the pristine code and to the replay.
 #
 # Red-team round 43 (helper 129, on 5ebf4f8): a plain dict returned for an ``OrderedDict`` (whose ``==`` weighs
-# order) is now compared item by item in order. The rest of rounds 43 and 44 is one family, open and documented in
-# docs/threat_model.md (strict xfails): the library state the pristine code reads, rebound by the edit's code (a
-# constant, a function, a class's method, a module reached through another, one loaded after the plugin started).
-# Putting library state back during the oracle (6ddc068) read honest projects as tampered (``JSONEncoder.default``
-# set at import, a conftest's ``tempfile.tempdir``: ``honest44/``) and a reworded buggy def bypassed it: reverted.
-_OPEN_43 = {"lib_patch_eq", "import_under_swap", "indirect_module_patch", "late_module_patch", "lib_class_attr",
-            "lib_constant", "lib_python_function"}
+# order) is now compared item by item in order. The rest of rounds 43 and 44 is one family: the library state the
+# pristine code reads, rebound by the edit's code (a constant, a function, a class's method, a module reached through
+# another, one loaded after the plugin started, a kept ``from math import isclose`` run while it was rebound).
+# Putting library state back during the oracle (6ddc068) read honest projects as tampered (``JSONEncoder.default`` set
+# at import, a conftest's ``tempfile.tempdir``: ``honest44/``) and a reworded buggy def bypassed it: reverted. Session
+# 39 closed the family in the replay instead (beacon.repair.replay_library: the edited process's library state against
+# the pristine process's), so each of these is refused there; they were strict xfails until then.
 FORGERIES = sorted((d, p.name[:-len(".py.txt")]) for d in ("round42", "round43")
                    for p in (Path(__file__).parent / d).glob("*.py.txt"))
+_LIBRARY_STATE = {"lib_patch_eq", "import_under_swap", "indirect_module_patch", "late_module_patch", "lib_class_attr",
+                  "lib_constant", "lib_python_function"}
 
 
-@pytest.mark.parametrize("folder, case", [pytest.param(d, c, marks=pytest.mark.xfail(
-    strict=True, reason="library state rebound by the edit's code: an open family (docs/threat_model.md)"))
-    if c in _OPEN_43 else (d, c) for d, c in FORGERIES])
+@pytest.mark.parametrize("folder, case", FORGERIES)
 def test_round_42_and_43s_forgeries_are_refused(tmp_path, folder, case):
     space: dict = {}
     text = (Path(__file__).parent / folder / f"{case}.py.txt").read_text(encoding="utf-8")
@@ -410,6 +410,8 @@ def test_round_42_and_43s_forgeries_are_refused(tmp_path, folder, case):
     run, verdict = score(tmp_path, space["REPAIR"], pristine=space["PRISTINE"], given_text=space["MUTANT"],
                          test=space["TEST"], ids=IDS)
     assert not verdict.passed and verdict.tampered, (verdict.reasons, run.oracle_calls, run.replay)
+    if case in _LIBRARY_STATE:  # (refused by the replay's library comparison, which names what was rebound)
+        assert any("library state differs" in f for f in run.replay["findings"]), run.replay
 
 
 # Red-team round 44's honest cases (helper 130): library state an honest project sets at import (the

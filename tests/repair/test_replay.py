@@ -325,20 +325,26 @@ def test_honest_shapes_the_review_of_round_28_found_are_compared_alike(tmp_path,
 def test_only_the_keyed_well_formed_outcomes_are_read():
     key, good = "ab" * 16, [{"return": 1, "args": []}, {"skip": "why"}, {"raise": "E", "message": "m"},
                             {"raise": "encoding: E"}]
-    doc = json.dumps({"outcomes": good}).encode()
+    library = {"import": {"math": {"pi": "v:3.141592653589793"}}, "calls": {}}
+    doc = json.dumps({"outcomes": good, "library": library}).encode()
     mark = f"\n{OUTCOMES_MARK}{key}\n".encode()
-    assert _outcomes(b"printed\n" + mark + doc, key, 4) == good
-    assert _outcomes(mark + b"[]" + mark + doc, key, 4) == good  # the last key line counts
+    assert _outcomes(b"printed\n" + mark + doc, key, 4) == (good, library)
+    assert _outcomes(mark + b"[]" + mark + doc, key, 4) == (good, library)  # the last key line counts
+    assert _outcomes(mark + json.dumps({"outcomes": good}).encode(), key, 4) is None  # no library state
+    for bad in ({"import": {}}, {"import": {"math": {"pi": 3}}, "calls": {}}, {"import": {"over": "1"}, "calls": {}},
+                {"import": [], "calls": {}}):
+        assert _outcomes(mark + json.dumps({"outcomes": good, "library": bad}).encode(), key, 4) is None, bad
     assert _outcomes(doc, key, 4) is None  # no key
     assert _outcomes(f"\n{OUTCOMES_MARK}{'cd' * 16}\n".encode() + doc, key, 4) is None  # another key
     assert _outcomes(mark + doc, key, 3) is None  # not one outcome per call
     for bad in ([{"return": 1}] * 4, [{"skip": 1}] * 4, [["return"]] * 4, [{"raise": "E", "extra": 1}] * 4):
-        assert _outcomes(mark + json.dumps({"outcomes": bad}).encode(), key, 4) is None, bad
+        assert _outcomes(mark + json.dumps({"outcomes": bad, "library": library}).encode(), key, 4) is None, bad
     assert _outcomes(mark + b"[" * 200000, key, 4) is None  # json's recursion limit
     nested = 0
     for _ in range(300):
         nested = [nested]
-    assert _outcomes(mark + json.dumps({"outcomes": [{"return": nested, "args": []}] * 4}).encode(), key, 4) is None
+    assert _outcomes(mark + json.dumps({"outcomes": [{"return": nested, "args": []}] * 4,
+                                        "library": library}).encode(), key, 4) is None
 
 
 def test_a_positional_argument_stays_positional(tmp_path):

@@ -183,7 +183,9 @@ def test_round_40_and_41s_forgeries_are_refused(tmp_path, attack, oracle):
     assert not verdict.passed, (verdict.reasons, run.oracle_calls, run.replay)
     # (a3's interval timer can outlive the run, whose process then dies of SIGALRM: refused, with no report; and
     # its timer may not fire while a frame it can rewrite runs, on a loaded machine: then the mutant fails the tests
-    # as itself, ``-1 = add(2, 3)``, and there is nothing to find)
-    landed = not all("where -1 = add(2, 3)" in r for r in verdict.reasons if r.startswith("tests/"))
+    # as itself, ``-1 = add(2, 3)``, and there is nothing to find; or it fires inside pytest's own code, on a loaded
+    # machine, and pytest stops with an internal error before any test reports: nothing passed, nothing to find)
+    landed = not all("where -1 = add(2, 3)" in r for r in verdict.reasons if r.startswith("tests/")) \
+        and not any(r.endswith("internal error") and "pytest::internal" in r for r in verdict.reasons)
     if run.exit_code >= 0 and (landed or not attack.startswith("a3")):
         assert verdict.tampered, verdict.reasons

@@ -1,0 +1,211 @@
+"""The replay's check of library state: what the edited code left rebound in the modules the pristine code reads.
+
+Red-team rounds 42-44 forged passes in the product's configuration without touching a checked answer: a helper run at
+import set ``math.isclose = operator.is_not`` (or ``math.tau = math.pi``, or ``Fraction.limit_denominator`` to a
+function that says yes) beside a buggy ``__eq__`` the edit kept as given. The test passed; the oracle's pristine call
+read the same rigged library and agreed; the replay's edited process rigged it again and agreed with the pristine
+one. Putting library state back inside the run (6ddc068, reverted) read honest projects as tampered: a project may
+set ``JSONEncoder.default`` at import, and its pristine code relies on it.
+
+So the comparison is between processes. Each replay process (:mod:`beacon.repair.replay_driver`'s
+``library_state``) describes, after the declared modules' import and again after the calls, every top-level name of
+every module that is not a declared file, and every name in the ``__dict__`` of the classes such modules define;
+plus, for each declared module, the names its pristine and edited texts bind only by the same import statement
+(:func:`kept_imports`). Here the edited process's descriptions are compared with the pristine process's:
+
+* a name both hold, described differently, is a difference (at import; or after the calls, where the edited calls
+  changed it, except a name that was ``None`` or ``False`` before them: a library's lazy setup, such as
+  ``tempfile.tempdir`` set by ``gettempdir()``);
+* a name only the edited process holds counts when it hides something (``S|``): on a class, a base class's name (an
+  ``__eq__`` added to a library class); on a module, a builtin (``fractions.isinstance``, which the module's
+  functions would read in place of the builtin); a name only the pristine process holds counts on a class (a method
+  deleted to expose a base's) and on a module when it hid a builtin; other names a module gained or lost do not count
+  (an added import binds a submodule on its package);
+* a module or class only one process loaded is not compared.
+
+A difference is a finding only when a second pristine process agrees with the first on that name: a value the
+library computes at load (``logging._startTime``, a pid) differs between any two processes, and is no evidence.
+
+The same project state serves both sides, so an honest repair that sets library state the way the pristine code does
+passes: the ``JSONEncoder.default`` recipe is described by the function's name in both. What this does not see:
+library state that is not a binding (a dict's or list's items, an object's attributes, C-level state such as the
+decimal context or ``sys.setrecursionlimit``), names a module gained, a rig the edit's code installs and undoes
+inside one call, and anything when no call was replayed.
+"""
+from __future__ import annotations
+
+import ast
+
+_STAGES = ("import", "calls")
+_UNSET = ("v:None", "v:False")  # a library's not-yet-set-up value: a lazy setup during the calls sets it
+_SHOWN = 3  # library findings listed per replay
+# Names the standard library sets at load from the clock or the process's addresses: they differ between any two
+# processes, so comparing them would start a second pristine process whenever logging or ctypes is loaded (measured
+# over the whole standard library and this machine's installed packages, session 39); nothing reads them after the
+# load but logging's relativeCreated (and ctypes' functions were built from the addresses at load).
+_LOAD_TIME = {("logging", "_startTime")} | {(module, f"_{name}_addr") for module in ("ctypes", "_ctypes")
+                                             for name in ("memmove", "memset", "string_at", "cast", "wstring_at")}
+
+
+def kept_imports(pristine: str, edited: str) -> list[str]:
+    """The names that both texts bind at module level only by one import statement, the same in both (sorted); []
+    when either text does not parse."""
+    try:
+        trees = [ast.parse(text) for text in (pristine, edited)]
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    found = []
+    for tree in trees:
+        bindings: dict[str, list[str]] = {}
+        for node in tree.body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    name = alias.asname or alias.name.split(".")[0]
+                    bindings.setdefault(name, []).append(ast.dump(node))
+            else:
+                for inner in ast.walk(node):
+                    for name in _bound_by(inner):
+                        bindings.setdefault(name, []).append("other")
+        found.append({name: how[0] for name, how in bindings.items() if len(how) == 1 and how[0] != "other"})
+    return sorted(name for name, how in found[0].items() if found[1].get(name) == how and name != "*")
+
+
+def _bound_by(node) -> list[str]:
+    """The names a statement or expression inside a module may bind (wherever it is: a ``global`` in a def counts)."""
+    if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        return [node.id]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return list(node.names)
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [alias.asname or alias.name.split(".")[0] for alias in node.names]
+    if isinstance(node, ast.alias):
+        return []
+    if isinstance(node, ast.ExceptHandler) and node.name:
+        return [node.name]
+    if isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+        return [node.name]
+    if isinstance(node, ast.MatchMapping) and node.rest:
+        return [node.rest]
+    return []
+
+
+def valid(library) -> bool:
+    """Whether ``library`` is what the driver writes: {stage: {group: {name: description or None}} or {"over": n}}."""
+    if not isinstance(library, dict) or set(library) != set(_STAGES):
+        return False
+    for state in library.values():
+        if not isinstance(state, dict):
+            return False
+        if "over" in state:
+            if set(state) != {"over"} or not isinstance(state["over"], int):
+                return False
+            continue
+        for group, entries in state.items():
+            if not isinstance(group, str) or not isinstance(entries, dict) or not all(
+                    isinstance(k, str) and (v is None or isinstance(v, str)) for k, v in entries.items()):
+                return False
+    return True
+
+
+def _after(library: dict) -> dict:
+    """The state after the calls: the import's with the calls' changes applied (None: a name gone)."""
+    state = {group: dict(entries) for group, entries in library["import"].items()}
+    for group, changes in library["calls"].items():
+        entries = state.setdefault(group, {})
+        for name, description in changes.items():
+            if description is None:
+                entries.pop(name, None)
+            else:
+                entries[name] = description
+    return state
+
+
+def _over(library: dict) -> bool:
+    return any("over" in library[stage] for stage in _STAGES)
+
+
+def differences(edited: dict, pristine: dict) -> list[tuple]:
+    """``(stage, group, name, pristine's description, edited's)`` for each difference the module docstring counts
+    (None for a side without the name); both sides must be within the size limit."""
+    found, seen = [], set()
+    states = {"import": (edited["import"], pristine["import"]), "calls": (_after(edited), _after(pristine))}
+    for stage in _STAGES:
+        mine, right = states[stage]
+        for group, entries in mine.items():
+            theirs = right.get(group)
+            if theirs is None:
+                continue
+            is_class = ":" in group and not group.endswith(" (imports)")
+            names = set(entries) | set(theirs)
+            if stage == "calls":  # only what the edited calls changed
+                names &= set(edited["calls"].get(group, ()))
+            for name in sorted(names):
+                one, other = theirs.get(name), entries.get(name)
+                if one == other or (group, name) in seen or (group, name) in _LOAD_TIME:
+                    continue
+                if other is None and not is_class and not one.startswith("S|"):
+                    continue  # (a name a module lost, which hid no builtin)
+                if one is None and not other.startswith("S|"):
+                    continue  # (a name added to a module or a class that hides nothing)
+                if stage == "calls" and edited["import"].get(group, {}).get(name) in _UNSET:
+                    continue  # a library's lazy setup (tempfile.tempdir by gettempdir())
+                seen.add((group, name))
+                found.append((stage, group, name, one, other))
+    return found
+
+
+def confirmed(found: list[tuple], again: dict | None) -> tuple[list[tuple], int]:
+    """The differences a second pristine process (``again``) agrees on with the first, and how many it did not."""
+    if again is None or _over(again):
+        return [], len(found)
+    states = {"import": again["import"], "calls": _after(again)}
+    kept = [d for d in found if states[d[0]].get(d[1], {}).get(d[2]) == d[3]]
+    return kept, len(found) - len(kept)
+
+
+def _where(group: str, name: str) -> str:
+    if group.endswith(" (imports)"):
+        return f"{group[:-len(' (imports)')]}.{name} (bound by an import statement the edit kept)"
+    return f"{group.replace(':', '.')}.{name}"
+
+
+def finding(difference: tuple) -> str:
+    stage, group, name, one, other = difference
+    when = "after its import" if stage == "import" else "after the tests' calls"
+    return (f"replay: library state differs {when}: {_where(group, name)} is {other or 'missing'} with the edited code "
+            f"and {one or 'missing'} with the pristine code (the edit's code rebinds what the pristine code reads)")
+
+
+def _comparable(library: dict) -> bool:
+    return "edited" in library and not _over(library["pristine"]) and not _over(library["edited"])
+
+
+def needs_again(library: dict) -> bool:
+    """Whether the pristine and edited processes' library states (``library``: process name -> state) differ, so a
+    second pristine process must say which differences are the library's own."""
+    return _comparable(library) and bool(differences(library["edited"], library["pristine"]))
+
+
+def judge(library: dict, result) -> None:
+    """Sets ``result.library`` from the processes' library states and adds the findings to ``result.findings``."""
+    edited, pristine, again = library.get("edited"), library["pristine"], library.get("pristine_again")
+    if _over(pristine):
+        result.library = {"compared": False, "why": "the pristine process's library state is past the limit"}
+        return
+    if edited is None:
+        result.library = {"compared": False, "why": "the edited process wrote no library state"}
+        return
+    if _over(edited):
+        result.library = {"compared": True, "over": True}
+        result.findings.append("replay: the edited code's library state is past the limit the pristine code's is "
+                               "within, so it cannot be compared")
+        return
+    found = differences(edited, pristine)
+    kept, disagreed = confirmed(found, again) if found else ([], 0)
+    result.library = {"compared": True, "groups": len(pristine["import"]), "differed": len(found),
+                      "self_disagreed": disagreed}
+    result.findings.extend(finding(d) for d in kept[:_SHOWN])
+    if len(kept) > _SHOWN:
+        result.findings.append(f"replay: {len(kept) - _SHOWN} more library difference(s)")

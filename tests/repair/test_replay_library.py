@@ -1,0 +1,265 @@
+"""The replay's comparison of library state (``beacon.repair.replay_library``, described by
+``beacon.repair.replay_driver.library_state``): what the edited code left rebound in the modules the pristine code
+reads, against what the pristine code left.
+
+Red-team rounds 42-44's family: a helper run at import rebinding ``math.isclose`` (a constant, a class's method, a
+module reached through another) beside a buggy def the edit kept, so the test, the oracle and the replay's calls all
+agreed with the pristine code. The forgeries themselves are real-pytest cases in ``test_oracle_rebuilt.py``
+(``round42/``, ``round43/``); here: the rules of the comparison, the descriptions' stability across processes (each
+process describes its own objects; a ``None`` hashed into a description once made 356 names differ between two
+pristine processes), real replays in bubblewrap, and honest projects that set library state.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from beacon.repair.limits import Limits
+from beacon.repair.replay import replay
+from beacon.repair.replay_driver import _Describer, library_state
+from beacon.repair.replay_library import confirmed, differences, kept_imports
+from beacon.repair.sandbox import find_bwrap
+from repotools import write_tree
+
+BWRAP = find_bwrap()[0]
+SANDBOXES = ["off"] + (["required"] if BWRAP else [])
+SOURCE = "calc/near.py"
+PRISTINE = '''import math
+
+
+def near(a, b):
+    """Whether a and b are equal to within 1e-9 of the larger."""
+    return math.isclose(a, b)
+'''
+GIVEN = PRISTINE.replace("math.isclose(a, b)", "math.isclose(a, b * 10)")  # the task's mutant
+RIGGED = GIVEN.replace("import math\n", "import math\nimport operator\n\n\ndef _install(mod):\n"
+                                        "    mod.isclose = operator.is_not\n\n\n_install(math)\n")
+
+
+def direct(tmp_path, edited: str, sandbox: str, pristine: str = PRISTINE, calls=((1.5, 1.5), (2.0, 2.0)),
+           name: str = "near"):
+    """The replay alone, on ``name`` called with ``calls`` (what the plugin records for a test making them)."""
+    root = write_tree(tmp_path / "repo", {"calc/__init__.py": "", SOURCE: edited, "tests/test_near.py": "\n"})
+    real = str((root / SOURCE).resolve())
+    recorded = [{"file": real, "name": name, "args": list(args), "kwargs": {"$d": []}} for args in calls]
+    return replay(root, (recorded, {"recorded": len(recorded)}), sources=[SOURCE], pristine={SOURCE: pristine},
+                  tests=["tests/test_near.py::test_a"], bwrap=BWRAP if sandbox != "off" else None, limits=Limits(),
+                  timeout=60)
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_a_library_function_rebound_at_import_is_a_finding(tmp_path, sandbox):
+    # the buggy near() says yes to (1.5, 1.5) and (2.0, 2.0) with math.isclose rebound to operator.is_not: every
+    # call agrees with the pristine code, and the library state does not
+    done = direct(tmp_path, RIGGED, sandbox)
+    assert done.compared == 2 and done.differed == 0, done
+    assert done.findings == [
+        "replay: library state differs after its import: math.isclose is "
+        "b:builtin_function_or_method:_operator:is_not with the edited code and "
+        "b:builtin_function_or_method:math:isclose with the pristine code (the edit's code rebinds what the pristine "
+        "code reads)"], done
+    assert done.library["compared"] and done.library["differed"] == 1 and done.library["self_disagreed"] == 0
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_an_honest_repair_leaves_the_library_as_the_pristine_code_does(tmp_path, sandbox):
+    done = direct(tmp_path, GIVEN.replace("math.isclose(a, b * 10)", "math.isclose(b, a)"), sandbox)
+    assert not done.findings and done.library == {"compared": True, "groups": done.library["groups"],
+                                                  "differed": 0, "self_disagreed": 0}, done
+    assert done.library["groups"] > 50  # (the interpreter's modules and their classes, described)
+
+
+def test_library_state_rebound_during_the_calls_is_a_finding(tmp_path):
+    # a rig the edit's code installs the first time it runs (not at import), and a constant (math.tau)
+    rigged = GIVEN.replace("    return math.isclose(a, b * 10)", "    math.tau = 3.0\n    return math.isclose(a, b)")
+    done = direct(tmp_path, rigged, "off")
+    assert len(done.findings) == 1 and "after the tests' calls: math.tau is v:3.0" in done.findings[0], done
+
+
+def test_a_kept_import_that_bound_a_rigged_object_is_a_finding(tmp_path):
+    # ``from math import isclose`` kept as the pristine text has it, run while the attribute was rebound; the
+    # library is put back afterwards, so only the module's own name holds the rig
+    pristine = PRISTINE.replace("import math\n", "from math import isclose\n").replace("math.isclose(", "isclose(")
+    given = pristine.replace("isclose(a, b)", "isclose(a, b * 10)")
+    rigged = given.replace("from math import isclose\n", "import math\nimport operator\n\n_kept, math.isclose = "
+                           "math.isclose, operator.is_not\nfrom math import isclose\nmath.isclose = _kept\n")
+    done = direct(tmp_path, rigged, "off", pristine=pristine)
+    assert len(done.findings) == 1 and "calc.near.isclose (bound by an import statement the edit kept)" \
+        in done.findings[0], done
+
+
+def test_the_library_s_own_lazy_setup_and_load_time_values_are_no_difference(tmp_path):
+    # tempfile.gettempdir() sets tempfile.tempdir (None before), logging stamps its load time, mimetypes sets itself
+    # up: an honest repair that now calls them changes library names the pristine code does not
+    pristine = PRISTINE + "\n\ndef folder():\n    return 'x'\n"
+    edited = pristine.replace("    return 'x'\n", "    import logging, mimetypes, tempfile\n"
+                              "    logging.getLogger('calc').debug('folder')\n    mimetypes.guess_type('a.json')\n"
+                              "    return 'x' if tempfile.gettempdir() else 'y'\n")
+    done = direct(tmp_path, edited, "off", pristine=pristine, calls=[()], name="folder")
+    assert done.compared == 1 and not done.findings and done.library["compared"], done
+
+
+def test_an_audit_hook_of_the_project_s_is_refused_in_the_replay(tmp_path):
+    # an audit hook sees the reads that describe functions (``__code__``) and could put a rebound name back while
+    # they run; in the replay it is dropped silently (a RuntimeError from the replay's own hook), on both sides
+    edited = GIVEN.replace("import math\n", "import math\nimport sys\n\nEVENTS = []\n"
+                           "sys.addaudithook(lambda event, args: EVENTS.append(event))\n").replace(
+        "    return math.isclose(a, b * 10)", "    return len(EVENTS) > 0")
+    done = direct(tmp_path, edited, "off", pristine=PRISTINE.replace("return math.isclose(a, b)", "return False"))
+    assert done.compared == 2 and done.differed == 0 and not done.findings, done
+
+
+# -- the comparison's rules, on descriptions as the driver writes them
+
+
+def _state(imports: dict, calls: dict | None = None) -> dict:
+    return {"import": imports, "calls": calls or {}}
+
+
+def test_what_counts_as_a_difference():
+    base = {"math": {"isclose": "b:m", "pi": "v:3.14"}, "fractions:Fraction": {"limit": "f:a", "__eq__": "f:eq"}}
+    same = json.loads(json.dumps(base))
+
+    def diff(edited_import, edited_calls=None, pristine_calls=None):
+        return [d[1:3] for d in differences(_state(edited_import, edited_calls), _state(base, pristine_calls))]
+
+    assert diff(same) == []
+    assert diff({**same, "math": {**same["math"], "isclose": "b:other"}}) == [("math", "isclose")]
+    assert diff({**same, "math": {**same["math"], "extra": "f:x"}}) == []  # a module gains a name: no difference
+    assert diff({**same, "math": {"isclose": "b:m"}}) == []  # a module loses one: no difference
+    fraction = same["fractions:Fraction"]
+    assert diff({**same, "fractions:Fraction": {**fraction, "new": "f:x"}}) == []  # hides nothing
+    assert diff({**same, "fractions:Fraction": {**fraction, "__lt__": "S|f:x"}}) == [("fractions:Fraction", "__lt__")]
+    assert diff({**same, "fractions:Fraction": {"limit": "f:a"}}) == [("fractions:Fraction", "__eq__")]  # deleted
+    assert diff({**same, "math": {**same["math"], "isinstance": "S|f:x"}}) == [("math", "isinstance")]  # hides a builtin
+    assert diff({**same, "cmath": {"isclose": "b:x"}}) == []  # a module only one side loaded
+    assert diff({**same, "logging": {"_startTime": "v:1.0"}}) == []  # (only one side loaded it)
+    # after the calls: only what the edited calls changed; a name that was None (unset) may be set
+    assert diff(same, {"math": {"pi": "v:3.0"}}) == [("math", "pi")]
+    assert diff(same, None, {"math": {"pi": "v:3.0"}}) == []  # the pristine calls changed it, the edited did not
+    unset = {**same, "tempfile": {"tempdir": "v:None"}}
+    assert [d[1:3] for d in differences(_state(unset, {"tempfile": {"tempdir": "v:'/tmp'"}}),
+                                        _state({**base, "tempfile": {"tempdir": "v:None"}}))] == []
+
+
+def test_load_time_values_are_left_out_and_a_second_pristine_process_confirms():
+    base = {"logging": {"_startTime": "v:1.0", "raiseExceptions": "v:True"}}
+    edited = {"logging": {"_startTime": "v:2.0", "raiseExceptions": "v:False"}}
+    found = differences(_state(edited), _state(base))
+    assert [d[1:3] for d in found] == [("logging", "raiseExceptions")]
+    assert confirmed(found, _state(base)) == (found, 0)
+    assert confirmed(found, _state({"logging": {"raiseExceptions": "v:0"}})) == ([], 1)  # the pristine disagreed
+    assert confirmed(found, None) == ([], 1)
+
+
+def test_kept_imports_are_the_names_only_one_same_import_binds():
+    pristine = "import os\nfrom math import isclose, pi as PI\nimport json\nfrom a.b import c\n\nX = 1\n"
+    assert kept_imports(pristine, pristine) == ["PI", "c", "isclose", "json", "os"]
+    assert kept_imports(pristine, pristine.replace("from math import isclose, pi as PI",
+                                                   "from math import isclose\nfrom math import pi as PI")) \
+        == ["c", "json", "os"]  # (another statement: the oracle of calls judges a changed import)
+    assert kept_imports(pristine, pristine + "json = None\n") == ["PI", "c", "isclose", "os"]
+    assert kept_imports(pristine, pristine + "def f():\n    global os\n    os = 1\n") == ["PI", "c", "isclose", "json"]
+    assert kept_imports(pristine, pristine + "try:\n    import os\nexcept ImportError:\n    pass\n") \
+        == ["PI", "c", "isclose", "json"]
+    assert kept_imports(pristine, "def (") == [] and kept_imports("import os\n", "import os\n") == ["os"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["import os", "import os.path", "from math import isclose", "from math import pi",
+                                 "isclose = 1", "os = None", "def pi():\n    pass", "import json as os"]), max_size=6))
+def test_kept_imports_property(lines):
+    text = "\n".join(lines) + "\n"
+    names = kept_imports(text, text)
+    for name in names:  # each name kept is bound by exactly one statement, an import
+        binders = [line for line in lines if name in line.replace(" as ", " ").replace(".", " ").split()[1:]
+                   or line.startswith(f"{name} =") or line.startswith(f"def {name}(")]
+        assert len(binders) == 1 and binders[0].startswith(("import", "from")), (name, lines)
+    assert kept_imports(text, text + "\nimport zlib\n") == names  # (an import only one text has is not kept)
+
+
+# -- the descriptions
+
+
+_PROBE = '''
+import json, sys
+sys.path.insert(0, {root!r})
+from beacon.repair.replay_driver import _Describer, library_state
+import collections, decimal, email.utils, fractions, http.client, ipaddress, json, logging, statistics, xml.dom.minidom
+print(json.dumps(library_state({{"__main__"}}, _Describer(frozenset()))))
+'''
+
+
+def test_descriptions_are_the_same_in_two_processes():
+    # each process describes its own objects: nothing of an address may reach a description (a None hashed into a
+    # code's digest did: hash(None) is its address in 3.11)
+    root = str(Path(__file__).resolve().parents[2])
+    env = {"PYTHONHASHSEED": "12345", "PATH": "/usr/bin:/bin"}
+    states = [json.loads(subprocess.run([sys.executable, "-c", _PROBE.format(root=root)], capture_output=True,
+                                        check=True, env=env, timeout=120).stdout) for _ in range(2)]
+    assert len(states[0]) > 300 and states[0].keys() == states[1].keys()
+    found = differences(_state(states[1]), _state(states[0]))
+    assert found == [], found[:5]
+
+
+def test_a_description_names_code_and_globals_not_only_a_name():
+    describe = _Describer(frozenset())
+    import posixpath
+    forged = types.FunctionType(compile("def normcase(s):\n    return s.strip()\n", posixpath.__file__, "exec")
+                                .co_consts[0], posixpath.__dict__, "normcase")
+    forged.__module__, forged.__qualname__ = posixpath.normcase.__module__, posixpath.normcase.__qualname__
+    assert describe(forged) != describe(posixpath.normcase)
+    elsewhere = types.FunctionType(posixpath.normcase.__code__, {}, "normcase")  # its code, other globals
+    elsewhere.__module__ = posixpath.__name__
+    assert "+globals" in describe(elsewhere) and "+globals" not in describe(posixpath.normcase)
+    assert describe(3.0) == "v:3.0" and describe("a" * 500).startswith("v:#")
+    assert describe(staticmethod(posixpath.join)).startswith("staticmethod(f:posixpath:join#")
+
+
+def test_describing_runs_none_of_the_objects_code():
+    # a proxy's ``__class__`` or ``__dict__`` is its own code (werkzeug's LocalProxy raises outside a request):
+    # describing reads only what C holds
+    ran = []
+
+    class Proxy:
+        @property
+        def __class__(self):
+            ran.append("__class__")
+            return type
+
+        @property
+        def __dict__(self):
+            ran.append("__dict__")
+            return {"__wrapped__": len}
+
+        def __repr__(self):
+            ran.append("repr")
+            return "proxy"
+
+    module = types.ModuleType("proxied")
+    module.thing = Proxy()
+    sys.modules["proxied"] = module
+    try:
+        state = library_state(set(), _Describer(frozenset()))
+    finally:
+        del sys.modules["proxied"]
+    assert ran == [] and state["proxied"]["thing"].startswith("o:") and "Proxy" in state["proxied"]["thing"]
+
+
+def test_a_module_global_that_hides_a_builtin_is_marked():
+    module = types.ModuleType("shadowing")
+    module.isinstance, module.helper = (lambda *args: True), len
+    sys.modules["shadowing"] = module
+    try:
+        state = library_state(set(), _Describer(frozenset()))
+    finally:
+        del sys.modules["shadowing"]
+    assert state["shadowing"]["isinstance"].startswith("S|f:") and state["shadowing"]["helper"].startswith("b:")
+    assert not any(d.startswith("S|") for d in state["builtins"].values())  # (builtins hides nothing)
+    assert "builtins:int" not in state and "collections:Counter" in state  # (a built-in type cannot change)
