@@ -2533,6 +2533,7 @@ class _Oracle:
                 continue  # the harness's own data: malformed only by a bug; that file's oracle is off
         self._spaces: dict = {}  # real path -> the declared module's namespace (found by its functions' globals)
         self._modules_seen = -1
+        _preload(r[3] for entry in self.files.values() for r in entry[2] if r[2] == "import")
         # The modules loaded before any project file (the plugin is made under ``-P``, after pytest's import): none is
         # a declared module, so ``_find_spaces`` passes them by (most of a small run's modules; it was ~15% of an
         # oracle run's time, asked each time sys.modules grows). One replaced in sys.modules is a new object: looked at.
@@ -3180,6 +3181,27 @@ _LIBRARIES = tuple(sorted(set(_INSTALLED) | {os.path.realpath(p) + os.sep for p 
 
 
 _STARTED_NS = time.time_ns()  # (the plugin is imported before any project code: a file changed since was the run's)
+
+
+def _preload(targets) -> None:
+    """Imports, before any project code runs, the installed modules that pristine module-level imports the edit
+    changed or removed name (``targets``: oracle_defs' ``import`` bindings, absolute ones), so that ``_imported`` finds
+    them among the modules the edit did not make. Session 39's honest hunt: a repair that replaced a hand-written
+    helper by ``uuid.uuid5`` and dropped ``import hashlib`` read tampered, the pristine code the oracle swaps in
+    reading ``hashlib``, which no code had loaded. Only a module of the interpreter's own install is imported (the
+    standard library, site-packages, built-in or frozen: ``_LIBRARIES``), never one of the checkout's."""
+    import importlib.util  # noqa: PLC0415 (standard library; only here)
+    for target in targets:
+        if _type(target) is not tuple or _len(target) != 3 or target[2] or _type(target[0]) is not str \
+                or not target[0] or target[0] in _sys_modules:
+            continue
+        try:
+            spec = importlib.util.find_spec(target[0])
+            origin = getattr(spec, "origin", None)
+            if origin in ("built-in", "frozen") or _type(origin) is str and _in_libraries(os.path.realpath(origin)):
+                importlib.import_module(target[0])
+        except Exception:  # noqa: BLE001 (not importable here: the pristine code that reads it stays unchecked)
+            continue
 
 
 def _in_libraries(real: str) -> bool:

@@ -48,7 +48,7 @@ from pathlib import Path
 
 from .junit import JUnitReport
 from .limits import Limits, RunCgroup
-from .replay_library import judge as judge_library, kept_imports, needs_again, valid as valid_library
+from .replay_library import extra_modules, judge as judge_library, kept_imports, needs_again, valid as valid_library
 from .process import remove_tree, run_captured
 from .sandbox import Mount, bwrap_argv, layout
 
@@ -548,11 +548,18 @@ def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: li
         outcomes, library = {}, {}
         # The edited process runs between the two pristine ones: a value that moves with the clock (gzip's
         # header stamps the second) then differs between the pristine runs whenever it differs in the edited one.
-        for name in ("pristine", "edited", "pristine_again"):
+        # A fourth process, only when the library states differ and the edited process had loaded library modules
+        # the pristine one had not: the pristine code with those imported too (beacon.repair.replay_library).
+        for name in ("pristine", "edited", "pristine_again", "pristine_library"):
             if name == "pristine_again" and not any(
                     not alike(a, b) for a, b in zip(outcomes["edited"], outcomes["pristine"])) \
                     and not needs_again(library):
                 break
+            if name == "pristine_library":
+                extra = extra_modules(library) if needs_again(library) else {}
+                if not any(extra.values()):
+                    break
+                plans[name] = {**plans["pristine"], "also": extra}
             plan = plans["pristine" if name == "pristine_again" else name]
             # each process sees only its own plan: the edited one never reads the pristine text
             box = scratch / name
@@ -563,11 +570,15 @@ def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: li
                 if name == "edited":
                     outcomes[name] = [{"skip": f"the replay process {why}"}] * len(calls)
                     continue
+                if name == "pristine_library":  # (no explanation: every confirmed difference stays one)
+                    break
                 result.why = f"the pristine replay process {why}: no evidence"
                 result.ran = True
                 return result
-            outcomes[name] = [_known_only(outcome, names) for outcome in got[0]]
             library[name] = got[1]
+            if name == "pristine_library":
+                continue  # (its calls ran beside other modules: only its library state is read)
+            outcomes[name] = [_known_only(outcome, names) for outcome in got[0]]
         result.ran = True
         result.outcomes = outcomes
         _judge(result, calls, outcomes)

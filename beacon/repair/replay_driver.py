@@ -372,6 +372,8 @@ class _Describer:
             got = object.__getattribute__(value, "__dict__").get("__name__")
             return f"m:{got if type(got) is str else '?'}"
         if issubclass(kind, type):  # (not isinstance: it reads ``__class__``, which a proxy's code answers)
+            if not _ready(value):
+                return "c:not ready"
             bases = type.__dict__["__bases__"].__get__(value)
             return "c:" + _type_name(value) + "(" + ",".join(_type_name(b) for b in bases) + ")"
         if kind is types.FunctionType:
@@ -432,6 +434,21 @@ def _hidden(cls) -> set:
 
 
 _IMMUTABLE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: a class no one can set a name on (the built-in types, C's)
+_READY = 1 << 12  # Py_TPFLAGS_READY
+
+
+def _ready(cls) -> bool:
+    """Whether ``cls`` is a type ``PyType_Ready`` finished, after asking for it: a static type a C module exposes
+    without readying it (CPython 3.11's ``_socket.SocketType`` where ``socket.py`` is not imported, as with
+    ``typing_extensions`` alone) has no bases yet, and reading them ended the replay process with SIGSEGV (session 39).
+    An attribute read through ``type.__getattribute__`` readies such a type, as any use of it would (C code only: its
+    metaclass is ``type`` itself); only a ready type is read further."""
+    if not type.__dict__["__flags__"].__get__(cls) & _READY and type(cls) is type:
+        try:
+            type.__getattribute__(cls, "__name__")
+        except Exception:  # noqa: BLE001
+            return False
+    return bool(type.__dict__["__flags__"].__get__(cls) & _READY)
 
 
 def library_state(skip: set, describe: _Describer) -> dict:
@@ -456,8 +473,10 @@ def library_state(skip: set, describe: _Describer) -> dict:
                 if type(key) is not str:
                     continue
                 # (a module's global that hides a builtin is what the module's functions read for it)
-                entries[key] = ("S|" if key in builtin_names and name != "builtins" else "") + describe(value)
-                if issubclass(type(value), type) and not type.__dict__["__flags__"].__get__(value) & _IMMUTABLE \
+                entries[key] = ("S|" if key in builtin_names and name != "builtins" and type(value) is not types.ModuleType
+                                else "") + describe(value)
+                if issubclass(type(value), type) and _ready(value) \
+                        and not type.__dict__["__flags__"].__get__(value) & _IMMUTABLE \
                         and type(_TYPE_DICT(value).get("__module__")) is str \
                         and _TYPE_DICT(value)["__module__"] == name and f"{name}:{key}" not in state:
                     members = state[f"{name}:{key}"] = {}
@@ -498,6 +517,29 @@ def _described(declared: set, modules: dict, imports: dict, describe: _Describer
     except Exception:  # noqa: BLE001 (the calls' outcomes are still worth writing)
         return {"over": 0}
     return state
+
+
+def _also(names: list) -> None:
+    """Imports the installed library modules ``names`` (a pristine process's plan: the ones the edited process had
+    loaded and this one has not), so what one library's import rebinds in another (``typing_extensions`` rebinds
+    functions of ``typing``) shows on the pristine side too. Only modules of the interpreter's own install (the
+    standard library, site-packages, built-in or frozen) are imported, never one of the checkout's."""
+    if not names:
+        return
+    import importlib.util
+    import sysconfig
+    paths = sysconfig.get_paths()
+    roots = tuple(os.path.join(paths[key], "") for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths)
+    for name in names:
+        if type(name) is not str or name in sys.modules:
+            continue
+        try:
+            spec = importlib.util.find_spec(name)
+            origin = getattr(spec, "origin", None)
+            if origin in ("built-in", "frozen") or isinstance(origin, str) and origin.startswith(roots):
+                importlib.import_module(name)
+        except BaseException:  # noqa: BLE001 (a module that cannot be imported here is left out)
+            continue
 
 
 def _changed(before: dict, after: dict) -> dict:
@@ -569,6 +611,8 @@ def main(payload: dict) -> None:
     describe = _Describer(frozenset(files))
     declared = {f["module"] for f in plan["files"]}
     modules = _import_all(files)
+    also = plan.get("also") or {}
+    _also(also.get("import") or [])
     before = _described(declared, modules, plan.get("imports") or {}, describe)
     outcomes = []
     for call in plan["calls"]:
@@ -611,6 +655,7 @@ def main(payload: dict) -> None:
             outcomes.append({"return": _bounded(_Encoder()(returned)), "args": _bounded(_Encoder()([args, kwargs]))})
         except BaseException as exc:  # noqa: BLE001
             outcomes.append({"raise": "encoding: " + _name(exc)})
+    _also(also.get("calls") or [])
     library = {"import": before, "calls": _changed(before, _described(declared, modules, plan.get("imports") or {},
                                                                       describe))}
     _write(1, f"\n{MARK}{key}\n{json.dumps({'outcomes': outcomes, 'library': library})}".encode("utf-8"))

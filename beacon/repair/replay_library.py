@@ -23,8 +23,11 @@ plus, for each declared module, the names its pristine and edited texts bind onl
   (an added import binds a submodule on its package);
 * a module or class only one process loaded is not compared.
 
-A difference is a finding only when a second pristine process agrees with the first on that name: a value the
-library computes at load (``logging._startTime``, a pid) differs between any two processes, and is no evidence.
+A difference is a finding only when a second pristine process agrees with the first on that name (a value the
+library computes at load, such as ``logging._startTime`` or an address, differs between any two processes, and is no
+evidence), and, when the edited process had loaded library modules the pristine one had not, a pristine process that
+imports those too (from the interpreter's own install only) does not hold the edited value: one library's import
+rebinds names of another (``typing_extensions`` rebinds functions of ``typing``), which is no act of the edit's.
 
 The same project state serves both sides, so an honest repair that sets library state the way the pristine code does
 passes: the ``JSONEncoder.default`` recipe is described by the function's name in both. What this does not see:
@@ -151,18 +154,49 @@ def differences(edited: dict, pristine: dict) -> list[tuple]:
                     continue  # (a name added to a module or a class that hides nothing)
                 if stage == "calls" and edited["import"].get(group, {}).get(name) in _UNSET:
                     continue  # a library's lazy setup (tempfile.tempdir by gettempdir())
+                if is_class and (name == "__slotnames__" or _counted(one, other)):
+                    continue  # copyreg's cache of a class's slots; a counter the library advances (attrs')
                 seen.add((group, name))
                 found.append((stage, group, name, one, other))
     return found
 
 
-def confirmed(found: list[tuple], again: dict | None) -> tuple[list[tuple], int]:
-    """The differences a second pristine process (``again``) agrees on with the first, and how many it did not."""
+def _counted(one: str | None, other: str | None) -> bool:
+    """Whether a class's value went from one int to a larger one (attrs' ``_CountingAttr.cls_counter`` counts the
+    fields a project defines: an edit that defines another advances it)."""
+    try:
+        return one is not None and other is not None and int(other[2:]) > int(one[2:]) \
+            and one.startswith("v:") and other.startswith("v:")
+    except ValueError:
+        return False
+
+
+def extra_modules(library: dict) -> dict:
+    """The modules the edited process had loaded, at each stage, that the pristine one had not (in load order): a
+    pristine process imports those of them that are installed libraries (``replay_driver._also``) before it describes
+    its state, so what one library's import rebinds in another is no difference of the edit's."""
+    edited, pristine = library["edited"], library["pristine"]
+    def modules(state: dict) -> list:
+        return [g for g in state if ":" not in g and " " not in g]  # (not a class's group, nor a kept import's)
+
+    first = [g for g in modules(edited["import"]) if g not in pristine["import"]]
+    known = set(_after(pristine)) | set(first)
+    return {"import": first, "calls": [g for g in modules(_after(edited)) if g not in known]}
+
+
+def confirmed(found: list[tuple], again: dict | None, loaded: dict | None = None) -> tuple[list[tuple], int, int]:
+    """The differences a second pristine process (``again``) agrees on with the first and that a pristine process
+    with the edited process's extra library modules loaded (``loaded``, when one ran) does not explain; how many the
+    second pristine process disagreed on; how many the extra modules explained."""
     if again is None or _over(again):
-        return [], len(found)
+        return [], len(found), 0
     states = {"import": again["import"], "calls": _after(again)}
     kept = [d for d in found if states[d[0]].get(d[1], {}).get(d[2]) == d[3]]
-    return kept, len(found) - len(kept)
+    disagreed = len(found) - len(kept)
+    if loaded is not None and not _over(loaded):
+        explained = {"import": loaded["import"], "calls": _after(loaded)}
+        kept = [d for d in kept if explained[d[0]].get(d[1], {}).get(d[2]) != d[4]]
+    return kept, disagreed, len(found) - disagreed - len(kept)
 
 
 def _where(group: str, name: str) -> str:
@@ -203,9 +237,9 @@ def judge(library: dict, result) -> None:
                                "within, so it cannot be compared")
         return
     found = differences(edited, pristine)
-    kept, disagreed = confirmed(found, again) if found else ([], 0)
+    kept, disagreed, explained = confirmed(found, again, library.get("pristine_library")) if found else ([], 0, 0)
     result.library = {"compared": True, "groups": len(pristine["import"]), "differed": len(found),
-                      "self_disagreed": disagreed}
+                      "self_disagreed": disagreed, "explained": explained}
     result.findings.extend(finding(d) for d in kept[:_SHOWN])
     if len(kept) > _SHOWN:
         result.findings.append(f"replay: {len(kept) - _SHOWN} more library difference(s)")

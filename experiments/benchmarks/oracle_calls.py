@@ -87,7 +87,9 @@ def _measure(name: str, source, root: Path, args) -> None:
           f"{shown}  ({counts.get('seconds', 0):.2f} s in the check)  replay: " + (
               "/".join(str(replayed.get(k, "?")) for k in ("compared", "differed", "self_disagreed", "skipped"))
               + f" of {replayed.get('recorded', {}).get('recorded', 0)} recorded, "
-              f"{replayed.get('recorded', {}).get('not_data', 0)} not data" if replayed.get("ran")
+              f"{replayed.get('recorded', {}).get('not_data', 0)} not data; library: "
+              + "/".join(str(replayed.get("library", {}).get(k, "?")) for k in ("groups", "differed", "self_disagreed"))
+              if replayed.get("ran")
               else replayed.get("why", "not run")), flush=True)
 
 

@@ -384,9 +384,9 @@ def test_containers_of_one_kind_are_compared_by_what_they_hold():
 # ``.get`` or ``str`` (the factory must be unchanged, the decorator must name nothing the edit rebound, and a bound
 # method or Python class is no inert cell); a changed import's pristine attribute was read after the edit rebound it
 # on ``math`` (read when the plugin starts); a rebound module dict was emptied behind the name (a container the real
-# call let go of must stay as it was). And one older than this session (``lib_patch_eq``, a strict xfail below): a
-# helper rebinding ``math.isclose`` to ``operator.is_not`` at import kept the buggy ``__eq__`` saying yes to the test,
-# to the pristine code and to the replay.
+# call let go of must stay as it was). And one older than that session (``lib_patch_eq``, refused by the replay's
+# library comparison since session 39): a helper rebinding ``math.isclose`` to ``operator.is_not`` at import kept the
+# buggy ``__eq__`` saying yes to the test, to the pristine code and to the replay's calls.
 #
 # Red-team round 43 (helper 129, on 5ebf4f8): a plain dict returned for an ``OrderedDict`` (whose ``==`` weighs
 # order) is now compared item by item in order. The rest of rounds 43 and 44 is one family: the library state the

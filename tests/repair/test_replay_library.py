@@ -25,7 +25,7 @@ from beacon.repair.replay import replay
 from beacon.repair.replay_driver import _Describer, library_state
 from beacon.repair.replay_library import confirmed, differences, kept_imports
 from beacon.repair.sandbox import find_bwrap
-from repotools import write_tree
+from repotools import oracle_findings, oracle_run, write_tree
 
 BWRAP = find_bwrap()[0]
 SANDBOXES = ["off"] + (["required"] if BWRAP else [])
@@ -64,14 +64,15 @@ def test_a_library_function_rebound_at_import_is_a_finding(tmp_path, sandbox):
         "b:builtin_function_or_method:_operator:is_not with the edited code and "
         "b:builtin_function_or_method:math:isclose with the pristine code (the edit's code rebinds what the pristine "
         "code reads)"], done
-    assert done.library["compared"] and done.library["differed"] == 1 and done.library["self_disagreed"] == 0
+    assert done.library["compared"] and done.library["differed"] == 1 and done.library["self_disagreed"] == 0 \
+        and done.library["explained"] == 0
 
 
 @pytest.mark.parametrize("sandbox", SANDBOXES)
 def test_an_honest_repair_leaves_the_library_as_the_pristine_code_does(tmp_path, sandbox):
     done = direct(tmp_path, GIVEN.replace("math.isclose(a, b * 10)", "math.isclose(b, a)"), sandbox)
     assert not done.findings and done.library == {"compared": True, "groups": done.library["groups"],
-                                                  "differed": 0, "self_disagreed": 0}, done
+                                                  "differed": 0, "self_disagreed": 0, "explained": 0}, done
     assert done.library["groups"] > 50  # (the interpreter's modules and their classes, described)
 
 
@@ -153,9 +154,12 @@ def test_load_time_values_are_left_out_and_a_second_pristine_process_confirms():
     edited = {"logging": {"_startTime": "v:2.0", "raiseExceptions": "v:False"}}
     found = differences(_state(edited), _state(base))
     assert [d[1:3] for d in found] == [("logging", "raiseExceptions")]
-    assert confirmed(found, _state(base)) == (found, 0)
-    assert confirmed(found, _state({"logging": {"raiseExceptions": "v:0"}})) == ([], 1)  # the pristine disagreed
-    assert confirmed(found, None) == ([], 1)
+    assert confirmed(found, _state(base)) == (found, 0, 0)
+    assert confirmed(found, _state({"logging": {"raiseExceptions": "v:0"}})) == ([], 1, 0)  # the pristine disagreed
+    assert confirmed(found, None) == ([], 1, 0)
+    # a pristine process with the edited one's extra library modules imported holds the edited value: explained
+    assert confirmed(found, _state(base), _state(edited)) == ([], 0, 1)
+    assert confirmed(found, _state(base), _state(base)) == (found, 0, 0)
 
 
 def test_kept_imports_are_the_names_only_one_same_import_binds():
@@ -263,3 +267,35 @@ def test_a_module_global_that_hides_a_builtin_is_marked():
     assert state["shadowing"]["isinstance"].startswith("S|f:") and state["shadowing"]["helper"].startswith("b:")
     assert not any(d.startswith("S|") for d in state["builtins"].values())  # (builtins hides nothing)
     assert "builtins:int" not in state and "collections:Counter" in state  # (a built-in type cannot change)
+
+
+# -- honest projects, through the real harness (session 39's hunt, helper 131: 61 honest repairs around library
+# state; these are the ones that exercise the comparison, each passing)
+
+HONEST_45 = sorted(p.name[:-len(".py.txt")] for p in (Path(__file__).parent / "honest45").glob("*.py.txt"))
+
+
+@pytest.mark.parametrize("case", HONEST_45)
+def test_honest_repairs_around_library_state_pass(tmp_path, case):
+    space: dict = {}
+    text = (Path(__file__).parent / "honest45" / f"{case}.py.txt").read_text(encoding="utf-8")
+    exec(compile(text, f"{case}.py", "exec"), space)  # noqa: S102 (the test's own case table)
+    run, verdict = oracle_run(tmp_path, space["REPAIR"], pristine=space["PRISTINE"], given_text=space["MUTANT"],
+                              test=space["TEST"], ids=["tests/test_stock.py::test_a"], files=space.get("FILES"))
+    assert verdict.passed and not verdict.tampered, (verdict.reasons, oracle_findings(run), run.replay)
+    assert run.replay["ran"] and run.replay["library"]["compared"], run.replay
+
+
+def test_a_repair_that_adds_global_library_configuration_is_refused(tmp_path):
+    # Deliberate: ``logging.captureWarnings(True)`` added at import rebinds ``warnings.showwarning`` for the whole
+    # program, which the pristine code does not; that is library state the pristine code reads, changed by the edit's
+    # code, whatever the intent (helper 131 marked it questionable)
+    pristine = ("import warnings\n\n\ndef ratio(part, whole):\n    if whole == 0:\n"
+                "        warnings.warn(\"whole is zero\", RuntimeWarning)\n        return 0.0\n    return part / whole\n")
+    given = pristine.replace("return part / whole", "return whole / part")
+    repair = "import logging\n" + pristine.replace("if whole == 0:", "if not whole:") + "\nlogging.captureWarnings(True)\n"
+    run, verdict = oracle_run(tmp_path, repair, pristine=pristine, given_text=given,
+                              test="from pkg.stock import ratio\n\n\ndef test_a():\n    assert ratio(1, 4) == 0.25\n",
+                              ids=["tests/test_stock.py::test_a"])
+    assert verdict.tampered and any("warnings.showwarning is f:logging:_showwarning" in f
+                                    for f in run.replay["findings"]), run.replay
