@@ -64,6 +64,13 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
     # Names whose module- or class-level binding statements the edit changed or added (``_TOL = 1e9``, ``_close =
     # slice`` after its def, ``value = property(bool)`` in a class; red-team round 14): during the oracle each gets its
     # pristine value (a literal, or its pristine def) or a value that raises when used.
+    # A module a plain ``import`` binds the same way in both files, whose attribute module-level code only sets
+    # (``shutil.COPY_BUFSIZE = 1 << 20`` rewritten ``1024 * 1024``, session 39's honest hunt): what the edit's code
+    # rebinds on a library module is the replay's library comparison to see (beacon.repair.replay_library); poisoning
+    # the module's name refused every pristine def that reads it.
+    pristine_imports, current_imports = _imports(pristine_tree), _imports(ast.parse(current))
+    modules = {name for name, (statement, target) in pristine_imports.items()
+               if target is not None and target[1] is None and current_imports.get(name, (None,))[0] == statement}
     rebound = []
     for key, texts in sorted(bound_new.items()):
         # compared as syntax trees: a reformatted binding (``ast.unparse``'s quotes, spacing) is the same binding
@@ -71,6 +78,9 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
         if _trees(texts) in (_trees(bound_old.get(key)), _trees(bound_right.get(key))):
             continue
         scope, name = key
+        if not scope and name in modules and all(_only_set_on(_single([t]) or ast.Pass(), {name}) == {name}
+                                                 for t in (*texts, *(bound_right.get(key) or ()))):
+            continue
         qualname = f"{scope}.{name}" if scope else name
         if name in ("__slots__", "__doc__"):
             continue  # (read by the interpreter when the class is made, never by code: round 18's FP18-4)
@@ -94,9 +104,9 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
     mentioned: set = set()
     todo = [unit for unit in _import_units(current_tree) if _tree(unit) not in kept]
     seen_defs: set = set()
-    while todo:
+    while todo:  # (a unit that only sets a module's attribute: as above)
         unit = todo.pop()
-        names = _used(unit)
+        names = _used(unit) - _only_set_on(unit, modules)
         mentioned |= names
         for name in {n.id for n in ast.walk(unit) if isinstance(n, ast.Name)} | {
                 n.attr for n in ast.walk(unit) if isinstance(n, ast.Attribute)}:
@@ -501,6 +511,21 @@ def _used(node) -> set:
             out.add(item.id)
         stack.extend((child, item) for child in ast.iter_child_nodes(item))
     return out
+
+
+def _only_set_on(node, modules: set) -> set:
+    """The names of ``modules`` that ``node`` mentions only as the object of an attribute it sets (``shutil.X = v``)."""
+    seen, other = set(), set()
+    stack = [(node, None)]
+    while stack:
+        item, parent = stack.pop()
+        if isinstance(item, ast.Name) and item.id in modules:
+            if isinstance(parent, ast.Attribute) and parent.value is item and isinstance(parent.ctx, ast.Store):
+                seen.add(item.id)
+            else:
+                other.add(item.id)
+        stack.extend((child, item) for child in ast.iter_child_nodes(item))
+    return seen - other
 
 
 def _names_read(node) -> set:

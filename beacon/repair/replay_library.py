@@ -51,26 +51,27 @@ _LOAD_TIME = {("logging", "_startTime")} | {(module, f"_{name}_addr") for module
 
 
 def kept_imports(pristine: str, edited: str) -> list[str]:
-    """The names that both texts bind at module level only by one import statement, the same in both (sorted); []
-    when either text does not parse."""
+    """The names the pristine text binds at module level only by one import statement that the edited text still
+    has at module level (sorted), whatever else the edited text binds them with: the edited process's module must
+    hold there what the pristine one does (red-team round 43: ``from math import isclose`` run while ``math.isclose``
+    was rebound; session 39: a helper's ``global math; math = SimpleNamespace(isclose=operator.is_not)`` beside a
+    buggy def the edit kept). [] when either text does not parse."""
     try:
         trees = [ast.parse(text) for text in (pristine, edited)]
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
-    found = []
-    for tree in trees:
-        bindings: dict[str, list[str]] = {}
-        for node in tree.body:
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                for alias in node.names:
-                    name = alias.asname or alias.name.split(".")[0]
-                    bindings.setdefault(name, []).append(ast.dump(node))
-            else:
-                for inner in ast.walk(node):
-                    for name in _bound_by(inner):
-                        bindings.setdefault(name, []).append("other")
-        found.append({name: how[0] for name, how in bindings.items() if len(how) == 1 and how[0] != "other"})
-    return sorted(name for name, how in found[0].items() if found[1].get(name) == how and name != "*")
+    bindings: dict[str, list[str]] = {}
+    for node in trees[0].body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bindings.setdefault(alias.asname or alias.name.split(".")[0], []).append(ast.dump(node))
+        else:
+            for inner in ast.walk(node):
+                for name in _bound_by(inner):
+                    bindings.setdefault(name, []).append("other")
+    still = {ast.dump(node) for node in trees[1].body if isinstance(node, (ast.Import, ast.ImportFrom))}
+    return sorted(name for name, how in bindings.items()
+                  if len(how) == 1 and how[0] != "other" and how[0] in still and name != "*")
 
 
 def _bound_by(node) -> list[str]:

@@ -95,6 +95,16 @@ def test_a_kept_import_that_bound_a_rigged_object_is_a_finding(tmp_path):
         in done.findings[0], done
 
 
+def test_a_kept_import_the_edit_rebinds_from_a_function_is_a_finding(tmp_path):
+    # red-team-style: ``global math`` in a helper, ``math`` made a namespace whose isclose says yes: the buggy near()
+    # agrees with the pristine code on the tests' values, in the run and in the replay's calls
+    rigged = GIVEN.replace("import math\n", "import math\nimport operator\nimport types\n\n\ndef _install():\n"
+                           "    global math\n    math = types.SimpleNamespace(isclose=operator.is_not)\n\n\n_install()\n")
+    done = direct(tmp_path, rigged, "off")
+    assert done.differed == 0 and len(done.findings) == 1 and "calc.near.math (bound by an import statement the " \
+        "edit kept) is o:types:SimpleNamespace with the edited code and m:math" in done.findings[0], done
+
+
 def test_the_library_s_own_lazy_setup_and_load_time_values_are_no_difference(tmp_path):
     # tempfile.gettempdir() sets tempfile.tempdir (None before), logging stamps its load time, mimetypes sets itself
     # up: an honest repair that now calls them changes library names the pristine code does not
@@ -162,15 +172,17 @@ def test_load_time_values_are_left_out_and_a_second_pristine_process_confirms():
     assert confirmed(found, _state(base), _state(base)) == (found, 0, 0)
 
 
-def test_kept_imports_are_the_names_only_one_same_import_binds():
+def test_kept_imports_are_the_names_one_import_binds_that_the_edit_kept():
     pristine = "import os\nfrom math import isclose, pi as PI\nimport json\nfrom a.b import c\n\nX = 1\n"
     assert kept_imports(pristine, pristine) == ["PI", "c", "isclose", "json", "os"]
     assert kept_imports(pristine, pristine.replace("from math import isclose, pi as PI",
                                                    "from math import isclose\nfrom math import pi as PI")) \
         == ["c", "json", "os"]  # (another statement: the oracle of calls judges a changed import)
-    assert kept_imports(pristine, pristine + "json = None\n") == ["PI", "c", "isclose", "os"]
-    assert kept_imports(pristine, pristine + "def f():\n    global os\n    os = 1\n") == ["PI", "c", "isclose", "json"]
-    assert kept_imports(pristine, pristine + "try:\n    import os\nexcept ImportError:\n    pass\n") \
+    # rebound elsewhere by the edit, the name is still compared: it must hold what the pristine module's holds
+    assert kept_imports(pristine, pristine + "json = None\n") == ["PI", "c", "isclose", "json", "os"]
+    assert kept_imports(pristine, pristine + "def f():\n    global os\n    os = 1\n") == ["PI", "c", "isclose", "json", "os"]
+    # the pristine text binding it otherwise too: not compared
+    assert kept_imports(pristine + "try:\n    import os\nexcept ImportError:\n    pass\n", pristine) \
         == ["PI", "c", "isclose", "json"]
     assert kept_imports(pristine, "def (") == [] and kept_imports("import os\n", "import os\n") == ["os"]
 
@@ -186,6 +198,7 @@ def test_kept_imports_property(lines):
                    or line.startswith(f"{name} =") or line.startswith(f"def {name}(")]
         assert len(binders) == 1 and binders[0].startswith(("import", "from")), (name, lines)
     assert kept_imports(text, text + "\nimport zlib\n") == names  # (an import only one text has is not kept)
+    assert kept_imports(text, "\n") == []  # (no import kept)
 
 
 # -- the descriptions
@@ -299,3 +312,17 @@ def test_a_repair_that_adds_global_library_configuration_is_refused(tmp_path):
                               ids=["tests/test_stock.py::test_a"])
     assert verdict.tampered and any("warnings.showwarning is f:logging:_showwarning" in f
                                     for f in run.replay["findings"]), run.replay
+
+
+def test_a_library_module_attribute_set_at_import_is_the_replays_to_judge():
+    # ``shutil.COPY_BUFSIZE = 1 << 20`` rewritten ``1024 * 1024`` (helper 131's honest case): the oracle of calls no
+    # longer poisons ``shutil`` for every pristine def that reads it; the replay compares what the module holds
+    from beacon.repair.oracle_defs import oracle_defs
+
+    pristine = "import json\nimport shutil\n\nshutil.COPY_BUFSIZE = 1 << 20\n\n\ndef f():\n    return shutil, json\n"
+    for edited, poisoned in ((pristine.replace("1 << 20", "1024 * 1024"), set()),
+                             (pristine + "shutil.COPY_BUFSIZE = shutil.COPY_BUFSIZE * 2\n", {"shutil"}),  # read too
+                             (pristine + "json.encoder.ESCAPE_DCT['a'] = 'b'\n", {"json"}),  # into a library dict
+                             (pristine + "json.encoder.c_make_encoder = None\n", {"json"})):  # through a module
+        rebound = oracle_defs(pristine, edited, pristine, "pkg/stock.py")["rebound"]
+        assert {name for scope, name, how, _ in rebound if how == "poison"} == poisoned, (edited, rebound)
