@@ -48,7 +48,8 @@ from pathlib import Path
 
 from .junit import JUnitReport
 from .limits import Limits, RunCgroup
-from .replay_library import extra_modules, judge as judge_library, kept_imports, needs_again, valid as valid_library
+from .replay_library import (extra_modules, judge as judge_library, kept_imports, kept_values, needs_again,
+                             valid as valid_library)
 from .process import remove_tree, run_captured
 from .sandbox import Mount, bwrap_argv, layout
 
@@ -527,9 +528,12 @@ def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: li
     scratch = Path(tempfile.mkdtemp(prefix="beacon-replay-"))
     try:
         # the names each declared module binds only by an import statement its pristine and edited texts share
-        imports = {name: kept_imports(pristine[declared[real]], _text_of(Path(real))) for real, (name, _) in modules.items()}
-        plans = {"edited": {"roots": root_list, "files": files_in, "calls": plan_calls, "imports": imports}}
-        plans["pristine"] = {"roots": root_list, "calls": plan_calls, "imports": imports, "files": [
+        texts = {real: (pristine[declared[real]], _text_of(Path(real))) for real in modules}
+        imports = {name: kept_imports(*texts[real]) for real, (name, _) in modules.items()}
+        values = {name: kept_values(*texts[real]) for real, (name, _) in modules.items()}  # (and assignments)
+        plans = {"edited": {"roots": root_list, "files": files_in, "calls": plan_calls, "imports": imports,
+                            "values": values}}
+        plans["pristine"] = {"roots": root_list, "calls": plan_calls, "imports": imports, "values": values, "files": [
             {**f, "text": pristine[declared[real]]} for f, real in zip(files_in, modules)]}
         env = {"PATH": os.path.dirname(sys.executable) + os.pathsep + os.defpath, "LANG": "C.UTF-8",
                "HOME": machine.home if machine is not None else str(scratch),

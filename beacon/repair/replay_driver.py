@@ -28,6 +28,7 @@ Outcomes only (never decoded):
 cannot be read, ``{"$cut": n}`` past the size limit or nested deeper than ``DEPTH``.
 """
 import functools
+import gc
 import hashlib
 import importlib.abc
 import importlib.machinery
@@ -332,6 +333,38 @@ _CALLABLES = (types.BuiltinFunctionType, types.WrapperDescriptorType, types.Meth
 
 
 _LRU = type(functools.lru_cache(None)(len))
+_ENUMS: dict = {}  # class -> whether it derives from enum.Enum
+
+
+def _mro(cls) -> tuple:
+    return type.__dict__["__mro__"].__get__(cls)
+
+
+def _is_enum(cls) -> bool:
+    enum = sys.modules.get("enum")
+    base = object.__getattribute__(enum, "__dict__").get("Enum") if isinstance(enum, types.ModuleType) else None
+    return base is not None and base in _mro(cls)
+
+
+def _own_dict(value):
+    """``value``'s instance ``__dict__`` when no class in its MRO defines ``__dict__`` other than as C's slot (a
+    property of the project's would run its code); else None."""
+    for cls in _mro(type(value)):
+        found = _TYPE_DICT(cls).get("__dict__")
+        if found is not None and type(found) is not types.GetSetDescriptorType:
+            return None
+    try:
+        own = object.__getattribute__(value, "__dict__")
+    except (AttributeError, TypeError):
+        return None
+    return own if type(own) is dict else None
+
+
+def _receiver(owner) -> str:
+    """A bound method's receiver, told by its value when it is plain data (else its type alone says it)."""
+    text = _by_value(owner)
+    return "" if text is None else "=" + (text if len(text) <= _VALUE_TEXT else f"#{hash(text):x}/{len(text)}")
+_PATTERN = type(re.compile(""))
 
 
 def _text(value) -> str:
@@ -358,8 +391,10 @@ class _Describer:
     """One description per value (see above); ``declared``: the declared files' paths (their functions are named, not
     digested: the edit changes them by design, and the calls compare them)."""
 
-    def __init__(self, declared: frozenset):
+    def __init__(self, declared: frozenset, modules: frozenset = frozenset(), roots: tuple = ()):
         self.declared = declared
+        self.modules = modules  # the declared files' module names (their classes are named, not digested)
+        self.roots = roots  # the project's import roots (its own modules are compared by a narrower rule)
         self.codes: dict = {}  # id(code) -> (code, digest)
 
     def __call__(self, value, depth: int = 0) -> str:
@@ -368,14 +403,16 @@ class _Describer:
             return _plain(value)
         if kind is tuple and len(value) <= 16 and all(type(v) in _PLAIN for v in value):
             return _plain(value)
-        if kind is types.ModuleType:
-            got = object.__getattribute__(value, "__dict__").get("__name__")
-            return f"m:{got if type(got) is str else '?'}"
+        if issubclass(kind, types.ModuleType):
+            got = _MODULE_DICT(value).get("__name__")
+            return f"m:{got if type(got) is str else '?'}" + ("" if kind is types.ModuleType else f"/{_type_name(kind)}")
         if issubclass(kind, type):  # (not isinstance: it reads ``__class__``, which a proxy's code answers)
             if not _ready(value):
                 return "c:not ready"
             bases = type.__dict__["__bases__"].__get__(value)
-            return "c:" + _type_name(value) + "(" + ",".join(_type_name(b) for b in bases) + ")"
+            home = _TYPE_DICT(value).get("__module__")
+            return "c:" + _type_name(value) + "(" + ",".join(_type_name(b) for b in bases) + ")" + (
+                "@declared" if type(home) is str and home in self.modules else "")
         if kind is types.FunctionType:
             return self._function(value, depth)
         if kind in (classmethod, staticmethod) and depth < 3:
@@ -383,14 +420,25 @@ class _Describer:
         if kind is property and depth < 3:
             return "property(" + ",".join(self(f, depth + 1) for f in (value.fget, value.fset, value.fdel)) + ")"
         if kind is types.MethodType and depth < 3:
-            return f"bound({self(value.__func__, depth + 1)}, {_type_name(type(value.__self__))})"
+            owner = value.__self__
+            return f"bound({self(value.__func__, depth + 1)}, {_type_name(type(owner))}{_receiver(owner)})"
         if kind in _CALLABLES:
             owner = value.__self__ if kind in (types.BuiltinFunctionType, types.MethodWrapperType) else None
-            where = "" if owner is None or type(owner) is types.ModuleType else " of " + _type_name(type(owner))
+            # (a method bound to another receiver of the same type is another function: red-team round 45 made
+            # ``keyword.iskeyword`` another frozenset's ``__contains__``; a plain receiver is told by its value)
+            where = "" if owner is None or isinstance(owner, types.ModuleType) else \
+                " of " + _type_name(type(owner)) + _receiver(owner)
             module = _text(value.__module__) if kind is types.BuiltinFunctionType else ""
             return f"b:{kind.__name__}:{module}:{_text(value.__qualname__)}{where}"
         if kind is functools.partial and depth < 3:
             return f"partial({self(value.func, depth + 1)}; {len(value.args)}; {sorted(value.keywords)})"
+        if _ENUMS.get(kind) or kind not in _ENUMS and _ENUMS.setdefault(kind, _is_enum(kind)):
+            # (a member by its name: red-team round 45 set ``http.client.CREATED = OK``)
+            member = _own_dict(value)
+            name = member.get("_name_") if member is not None else None
+            return f"enum:{_type_name(kind)}.{name if type(name) is str else '?'}"
+        if kind is _PATTERN:  # (its pattern and flags are C's members: a compiled regex by what it matches)
+            return f"re:{_plain(value.pattern)}/{value.flags}"
         if kind is _LRU and depth < 3:  # (its __dict__ is C's; another object's may be a property of the project's)
             return f"o:lru_cache(wraps {self(object.__getattribute__(value, '__dict__').get('__wrapped__'), depth + 1)})"
         return "o:" + _type_name(kind)
@@ -407,7 +455,9 @@ class _Describer:
         own = type(module) is types.ModuleType and object.__getattribute__(module, "__dict__") is function.__globals__
         parts = [f"f:{name}#{got[1]}", "" if own else "+globals"]
         if depth < 2:
-            defaults = (function.__defaults__ or ()) + tuple((function.__kwdefaults__ or {}).values())
+            keywords = function.__kwdefaults__ or {}
+            defaults = (function.__defaults__ or ()) + tuple(keywords.values()) + tuple(
+                k for k in keywords if type(k) is str)  # (their names too: red-team round 45 re-keyed them)
             cells = []
             for cell in function.__closure__ or ():
                 try:
@@ -451,46 +501,88 @@ def _ready(cls) -> bool:
     return bool(type.__dict__["__flags__"].__get__(cls) & _READY)
 
 
-def library_state(skip: set, describe: _Describer) -> dict:
-    """Group -> {name: description} for each module in ``sys.modules`` that ``skip`` does not hold (group: its name;
-    a name that hides a builtin is marked ``S|``) and each class such a module defines at its top level that can be
-    changed (group: ``module:qualname``; a name that hides a base class's is marked ``S|``); ``{"over": n}`` past
-    ``LIBRARY_ENTRIES``. Other threads wait while it runs (the switch interval: a thread of the project's cannot put
-    a rebound name back while it is read)."""
-    interval = sys.getswitchinterval()
+_MODULE_DICT = types.ModuleType.__dict__["__dict__"].__get__  # (C's slot: a module subclass's own __dict__ is skipped)
+
+
+def _data_descriptor(value) -> bool:
+    """Whether ``value``'s class defines ``__set__`` or ``__delete__`` (on a class it hides its instances' own
+    attribute of that name: red-team round 45 added a ``property`` named ``sort_keys`` to ``json.JSONEncoder``)."""
+    return any("__set__" in _TYPE_DICT(cls) or "__delete__" in _TYPE_DICT(cls) for cls in _mro(type(value)))
+
+
+def library_state(skip: set, describe: _Describer, roots: tuple = ()) -> dict:
+    """Group -> {name: description} for each module in ``sys.modules`` that ``skip`` does not hold (group: its name,
+    ``project <name>`` for a module under one of the project's ``roots``; a name that hides a builtin, and a
+    ``__getattr__``, are marked ``S|``; `` class`` is the module's class) and each class such a module defines at its
+    top level that can be changed (group: ``module:qualname``; a name that hides a base class's, and a data
+    descriptor, are marked ``S|``); ``{"over": n}`` past ``LIBRARY_ENTRIES``. Other threads wait while it runs (the
+    switch interval) and the garbage collector is off (red-team round 45 put a rig back from a gc callback while
+    this function was on the stack)."""
+    interval, collecting = sys.getswitchinterval(), gc.isenabled()
     sys.setswitchinterval(1e6)
+    gc.disable()
     try:
         state, count = {}, 0
-        builtin_names = set(object.__getattribute__(sys.modules["builtins"], "__dict__"))
+        builtin_names = set(_MODULE_DICT(sys.modules["builtins"]))
+        prefixes = tuple(os.path.join(root, "") for root in roots if type(root) is str)
         for name, module in list(sys.modules.items()):
-            if name in skip or type(module) is not types.ModuleType:
+            if name in skip or not isinstance(module, types.ModuleType) or type(name) is not str:
                 continue
-            space = object.__getattribute__(module, "__dict__")
+            space = _MODULE_DICT(module)
             if type(space) is not dict:
                 continue
-            entries = state[name] = {}
+            where = space.get("__file__")
+            group = f"project {name}" if prefixes and type(where) is str and where.startswith(prefixes) else name
+            entries = state[group] = {" class": describe(type(module))}
             for key, value in list(space.items()):
                 if type(key) is not str:
                     continue
-                # (a module's global that hides a builtin is what the module's functions read for it)
-                entries[key] = ("S|" if key in builtin_names and name != "builtins" and type(value) is not types.ModuleType
-                                else "") + describe(value)
+                # (a module's global that hides a builtin is what the module's functions read for it; a module's
+                # __getattr__ answers for every name it lacks)
+                hides = key == "__getattr__" or key in builtin_names and name != "builtins" \
+                    and type(value) is not types.ModuleType
+                entries[key] = ("S|" if hides else "") + describe(value)
                 if issubclass(type(value), type) and _ready(value) \
                         and not type.__dict__["__flags__"].__get__(value) & _IMMUTABLE \
                         and type(_TYPE_DICT(value).get("__module__")) is str \
-                        and _TYPE_DICT(value)["__module__"] == name and f"{name}:{key}" not in state:
-                    members = state[f"{name}:{key}"] = {}
+                        and _TYPE_DICT(value)["__module__"] == name and f"{group}:{key}" not in state:
+                    members = state[f"{group}:{key}"] = {}
                     hidden = _hidden(value)
                     for member, item in list(_TYPE_DICT(value).items()):
                         if type(member) is str:
-                            members[member] = ("S|" if member in hidden else "") + describe(item)
+                            members[member] = ("S|" if member in hidden or _data_descriptor(item) else "") \
+                                + describe(item)
                     count += len(members)
             count += len(entries)
             if count > LIBRARY_ENTRIES:
                 return {"over": count}
         return state
     finally:
+        if collecting:
+            gc.enable()
         sys.setswitchinterval(interval)
+
+
+def _by_value(value, depth: int = 0):
+    """A plain value, or a built-in container of them (up to 1,000 items, 4 deep), as its repr's hash and length
+    (sets and dicts in a sorted order: the processes share a hash seed, but not an insertion history); None for any
+    other value. Only C's reprs run."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return repr(value) if kind is not int or value.bit_length() < 10_000 else f"int#{hash(value):x}"
+    if depth > 4 or kind not in (list, tuple, dict, set, frozenset) or len(value) > 1000:
+        return None
+    items = list(value.items()) if kind is dict else list(value)
+    parts = []
+    for item in items:
+        pair = (_by_value(item[0], depth + 1), _by_value(item[1], depth + 1)) if kind is dict else \
+            (_by_value(item, depth + 1),)
+        if None in pair:
+            return None
+        parts.append(":".join(pair))
+    if kind in (dict, set, frozenset):
+        parts.sort()
+    return f"{kind.__name__}[{','.join(parts)}]"
 
 
 def _imported_names(modules: dict, names: dict, describe: _Describer) -> dict:
@@ -507,13 +599,35 @@ def _imported_names(modules: dict, names: dict, describe: _Describer) -> dict:
     return state
 
 
-def _described(declared: set, modules: dict, imports: dict, describe: _Describer) -> dict:
-    """The library's state and the declared modules' kept imports (``imports``: module -> names), as one state;
+def _kept_values(modules: dict, names: dict, describe: _Describer) -> dict:
+    """For each declared module, ``names[module]`` (assignments both texts share) by value where the value is plain
+    data or a container of it, else described."""
+    state = {}
+    for name, wanted in names.items():
+        module = modules.get(name)
+        if type(module) is not types.ModuleType:
+            continue
+        space = object.__getattribute__(module, "__dict__")
+        entries = state[f"{name} (values)"] = {}
+        for key in wanted:
+            if key not in space:
+                entries[key] = "missing"
+                continue
+            text = _by_value(space[key])
+            entries[key] = describe(space[key]) if text is None else \
+                "v:" + (text if len(text) <= _VALUE_TEXT else f"#{hash(text):x}/{len(text)}")
+    return state
+
+
+def _described(declared: set, modules: dict, imports: dict, describe: _Describer, values: dict) -> dict:
+    """The library's state and the declared modules' kept imports and values (``imports``, ``values``: module ->
+    names), as one state;
     ``{"over": 0}`` when describing it raised (no evidence on the pristine side, a finding on the edited side)."""
     try:
-        state = library_state(declared, describe)
+        state = library_state(declared, describe, describe.roots)
         if "over" not in state:
             state.update(_imported_names(modules, imports, describe))
+            state.update(_kept_values(modules, values, describe))
     except Exception:  # noqa: BLE001 (the calls' outcomes are still worth writing)
         return {"over": 0}
     return state
@@ -608,12 +722,12 @@ def main(payload: dict) -> None:
         sys.path.insert(0, root)
     files = {f["path"]: f for f in plan["files"]}
     _Served.texts = {path: f["text"].encode("utf-8") for path, f in files.items() if f.get("text") is not None}
-    describe = _Describer(frozenset(files))
     declared = {f["module"] for f in plan["files"]}
+    describe = _Describer(frozenset(files), frozenset(declared), tuple(plan["roots"]))
     modules = _import_all(files)
     also = plan.get("also") or {}
     _also(also.get("import") or [])
-    before = _described(declared, modules, plan.get("imports") or {}, describe)
+    before = _described(declared, modules, plan.get("imports") or {}, describe, plan.get("values") or {})
     outcomes = []
     for call in plan["calls"]:
         entry = files.get(call["file"])
@@ -657,7 +771,7 @@ def main(payload: dict) -> None:
             outcomes.append({"raise": "encoding: " + _name(exc)})
     _also(also.get("calls") or [])
     library = {"import": before, "calls": _changed(before, _described(declared, modules, plan.get("imports") or {},
-                                                                      describe))}
+                                                                      describe, plan.get("values") or {}))}
     _write(1, f"\n{MARK}{key}\n{json.dumps({'outcomes': outcomes, 'library': library})}".encode("utf-8"))
     os._exit(0)
 

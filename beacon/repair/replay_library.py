@@ -9,18 +9,22 @@ set ``JSONEncoder.default`` at import, and its pristine code relies on it.
 
 So the comparison is between processes. Each replay process (:mod:`beacon.repair.replay_driver`'s
 ``library_state``) describes, after the declared modules' import and again after the calls, every top-level name of
-every module that is not a declared file, and every name in the ``__dict__`` of the classes such modules define;
-plus, for each declared module, the names its pristine and edited texts bind only by the same import statement
-(:func:`kept_imports`). Here the edited process's descriptions are compared with the pristine process's:
+every module that is not a declared file (and the module's class), and every name in the ``__dict__`` of the mutable
+classes such modules define; plus, for each declared module, the names its pristine text binds by one import, or by
+one plain assignment (by value), that the edited text still has (:func:`kept_imports`, :func:`kept_values`). Here
+the edited process's descriptions are compared with the pristine process's:
 
-* a name both hold, described differently, is a difference (at import; or after the calls, where the edited calls
-  changed it, except a name that was ``None`` or ``False`` before them: a library's lazy setup, such as
-  ``tempfile.tempdir`` set by ``gettempdir()``);
-* a name only the edited process holds counts when it hides something (``S|``): on a class, a base class's name (an
-  ``__eq__`` added to a library class); on a module, a builtin (``fractions.isinstance``, which the module's
-  functions would read in place of the builtin); a name only the pristine process holds counts on a class (a method
-  deleted to expose a base's) and on a module when it hid a builtin; other names a module gained or lost do not count
-  (an added import binds a submodule on its package);
+* a name both hold, described differently, is a difference (at import; after the calls, where the edited calls
+  changed it, or anywhere in a module the pristine code loaded only during its calls), except a library name that
+  was ``None`` or ``False`` with the pristine code (a library's lazy setup: ``tempfile.tempdir`` set by
+  ``gettempdir()``), and a kept assignment's value after the calls (a module's own table may change as it runs);
+* a name only the edited process holds counts when it hides something (``S|``): on a class, a base class's name or
+  the instances' own (a data descriptor); on a module, a builtin (``fractions.isinstance``) or every missing name (a
+  ``__getattr__``); a name only the pristine process holds counts on a class (a method deleted to expose a base's)
+  and on a module when it hid something; other names a module gained or lost do not count (an added import binds a
+  submodule on its package); copyreg's ``__slotnames__`` and a class's int counter that advanced do not count;
+* in the project's own other modules (``project <name>`` groups) only a function, class or module not of a declared
+  file counts: what a package re-exports of the declared module changes with any honest repair;
 * a module or class only one process loaded is not compared.
 
 A difference is a finding only when a second pristine process agrees with the first on that name (a value the
@@ -31,9 +35,9 @@ rebinds names of another (``typing_extensions`` rebinds functions of ``typing``)
 
 The same project state serves both sides, so an honest repair that sets library state the way the pristine code does
 passes: the ``JSONEncoder.default`` recipe is described by the function's name in both. What this does not see:
-library state that is not a binding (a dict's or list's items, an object's attributes, C-level state such as the
-decimal context or ``sys.setrecursionlimit``), names a module gained, a rig the edit's code installs and undoes
-inside one call, and anything when no call was replayed.
+library state that is not a binding (a dict's or list's items such as ``re._cache``, an object's attributes, C-level
+state such as the decimal context), a class swapped for a look-alike copy, a rig the edit's code installs and undoes
+inside one call, the project's other modules' data, and anything when no call was replayed.
 """
 from __future__ import annotations
 
@@ -72,6 +76,35 @@ def kept_imports(pristine: str, edited: str) -> list[str]:
     still = {ast.dump(node) for node in trees[1].body if isinstance(node, (ast.Import, ast.ImportFrom))}
     return sorted(name for name, how in bindings.items()
                   if len(how) == 1 and how[0] != "other" and how[0] in still and name != "*")
+
+
+def kept_values(pristine: str, edited: str) -> list[str]:
+    """The names the pristine text binds at module level only by one plain assignment (``_RATE = {...}``, the name
+    its one target) that the edited text still has at module level, the same (sorted): the edited process's module
+    must hold the same value there after its import (session 39: ``global _RATE`` in a helper run at import rebound
+    the table a buggy def the edit kept reads, so it answered the tests' values right; the oracle of calls gives the
+    pristine call the pristine table). [] when either text does not parse."""
+    try:
+        trees = [ast.parse(text) for text in (pristine, edited)]
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    bindings: dict[str, list[str]] = {}
+    for node in trees[0].body:
+        single = _assigned(node)
+        for inner in ast.walk(node):
+            for name in _bound_by(inner):
+                bindings.setdefault(name, []).append(ast.dump(node) if name == single else "other")
+    still = {ast.dump(node) for node in trees[1].body if _assigned(node)}
+    return sorted(name for name, how in bindings.items() if len(how) == 1 and how[0] != "other" and how[0] in still)
+
+
+def _assigned(node) -> str | None:
+    """The name a module-level ``name = value`` (or ``name: T = value``) binds, or None for any other statement."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id
+    if isinstance(node, ast.AnnAssign) and node.value is not None and isinstance(node.target, ast.Name):
+        return node.target.id
+    return None
 
 
 def _bound_by(node) -> list[str]:
@@ -141,10 +174,15 @@ def differences(edited: dict, pristine: dict) -> list[tuple]:
             theirs = right.get(group)
             if theirs is None:
                 continue
-            is_class = ":" in group and not group.endswith(" (imports)")
+            if stage == "calls" and group.endswith(" (values)"):
+                continue  # (a module's own table may change as its calls run: compared as the import left it)
+            is_class = ":" in group and not group.endswith((" (imports)", " (values)"))
             names = set(entries) | set(theirs)
-            if stage == "calls":  # only what the edited calls changed
+            if stage == "calls" and group in pristine["import"]:  # only what the edited calls changed
                 names &= set(edited["calls"].get(group, ()))
+            # (a module the pristine code loads only during its calls is compared whole: red-team round 45's
+            # lazy_import_rig imported ``calendar`` at the top and rebound ``isleap``)
+            project = group.startswith("project ")
             for name in sorted(names):
                 one, other = theirs.get(name), entries.get(name)
                 if one == other or (group, name) in seen or (group, name) in _LOAD_TIME:
@@ -153,8 +191,12 @@ def differences(edited: dict, pristine: dict) -> list[tuple]:
                     continue  # (a name a module lost, which hid no builtin)
                 if one is None and not other.startswith("S|"):
                     continue  # (a name added to a module or a class that hides nothing)
-                if stage == "calls" and edited["import"].get(group, {}).get(name) in _UNSET:
-                    continue  # a library's lazy setup (tempfile.tempdir by gettempdir())
+                if not group.endswith((" (imports)", " (values)")) and (one in _UNSET or (
+                        stage == "calls" and edited["import"].get(group, {}).get(name) in _UNSET)):
+                    continue  # a library's lazy setup (tempfile.tempdir by gettempdir()), at import or later
+                if project and ("@declared" in (one or "") + (other or "")
+                                or (one or "v:").startswith(("v:", "o:"))):
+                    continue  # the project's own module: what it re-exports of the declared files, and its data
                 if is_class and (name == "__slotnames__" or _counted(one, other)):
                     continue  # copyreg's cache of a class's slots; a counter the library advances (attrs')
                 seen.add((group, name))
@@ -178,7 +220,7 @@ def extra_modules(library: dict) -> dict:
     its state, so what one library's import rebinds in another is no difference of the edit's."""
     edited, pristine = library["edited"], library["pristine"]
     def modules(state: dict) -> list:
-        return [g for g in state if ":" not in g and " " not in g]  # (not a class's group, nor a kept import's)
+        return [g for g in state if ":" not in g and " " not in g]  # (not a class's group, nor a kept name's)
 
     first = [g for g in modules(edited["import"]) if g not in pristine["import"]]
     known = set(_after(pristine)) | set(first)
@@ -203,6 +245,8 @@ def confirmed(found: list[tuple], again: dict | None, loaded: dict | None = None
 def _where(group: str, name: str) -> str:
     if group.endswith(" (imports)"):
         return f"{group[:-len(' (imports)')]}.{name} (bound by an import statement the edit kept)"
+    if group.endswith(" (values)"):
+        return f"{group[:-len(' (values)')]}.{name} (bound by an assignment the edit kept)"
     return f"{group.replace(':', '.')}.{name}"
 
 

@@ -105,6 +105,25 @@ def test_a_kept_import_the_edit_rebinds_from_a_function_is_a_finding(tmp_path):
         "edit kept) is o:types:SimpleNamespace with the edited code and m:math" in done.findings[0], done
 
 
+def test_a_kept_module_table_the_edit_rebinds_from_a_function_is_a_finding(tmp_path):
+    # ``global _RATE`` in a helper run at import: the buggy def the edit kept reads a rigged table and answers the
+    # tests' values right; the oracle of calls gives the pristine call the pristine table, so it agreed
+    pristine = ('_RATE = {"EUR": 2.0, "USD": 1.0}\n_WORD = __import__("re").compile("[a-z]+")\n\n\n'
+                "def near(amount, currency):\n    return amount * _RATE[currency]\n")
+    given = pristine.replace("amount * _RATE", "amount / _RATE")
+    for rig, shown in (('_RATE = {"EUR": 0.5, "USD": 1.0}', "v:dict['EUR':0.5,'USD':1.0]"),
+                       ('_WORD = __import__("re").compile("[a-y]+")', "re:v:'[a-y]+'/32")):
+        base = given if rig.startswith("_RATE") else pristine  # (the regex: a rig beside a right def, to show it)
+        rigged = base + f"\n\ndef _install():\n    global {rig.split()[0]}\n    {rig}\n\n\n_install()\n"
+        done = direct(tmp_path / rig[:5], rigged, "off", pristine=pristine, calls=((10, "EUR"), (3, "USD")))
+        assert done.differed == 0 and len(done.findings) == 1 and f"(bound by an assignment the edit kept) is " \
+            f"{shown} with the edited code" in done.findings[0], done
+    # an honest repair that keeps the table and reads it another way: no difference
+    honest = given.replace("amount / _RATE[currency]", "_RATE[currency] * amount")
+    done = direct(tmp_path / "honest", honest, "off", pristine=pristine, calls=((10, "EUR"), (3, "USD")))
+    assert not done.findings and done.library["differed"] == 0, done
+
+
 def test_the_library_s_own_lazy_setup_and_load_time_values_are_no_difference(tmp_path):
     # tempfile.gettempdir() sets tempfile.tempdir (None before), logging stamps its load time, mimetypes sets itself
     # up: an honest repair that now calls them changes library names the pristine code does not
@@ -326,3 +345,24 @@ def test_a_library_module_attribute_set_at_import_is_the_replays_to_judge():
                              (pristine + "json.encoder.c_make_encoder = None\n", {"json"})):  # through a module
         rebound = oracle_defs(pristine, edited, pristine, "pkg/stock.py")["rebound"]
         assert {name for scope, name, how, _ in rebound if how == "poison"} == poisoned, (edited, rebound)
+
+
+# -- red-team round 45 (helper 132, on e551f62): ways around the first version of the comparison, each refused now
+# (in the product's configuration they all passed with the static screen's findings noted in each file): a method
+# bound to another receiver of the same type, a data descriptor added to a library class, an enum constant rebound to
+# another member, a module the pristine code loads only during its calls, a lost name behind a gained module
+# ``__getattr__``, keyword defaults re-keyed, a module's class swapped, a gc callback putting the library back while
+# it was described, and the SIGSEGV on ``_socket.SocketType`` that silenced the replay (with a rig; with an edit right
+# only under pytest)
+
+ROUND_45 = sorted(p.name[:-len(".py.txt")] for p in (Path(__file__).parent / "round45").glob("*.py.txt"))
+
+
+@pytest.mark.parametrize("case", ROUND_45)
+def test_round_45s_ways_around_the_library_comparison_are_refused(tmp_path, case):
+    space: dict = {}
+    text = (Path(__file__).parent / "round45" / f"{case}.py.txt").read_text(encoding="utf-8")
+    exec(compile(text, f"{case}.py", "exec"), space)  # noqa: S102 (the test's own case table)
+    run, verdict = oracle_run(tmp_path, space["REPAIR"], pristine=space["PRISTINE"], given_text=space["MUTANT"],
+                              test=space["TEST"], ids=["tests/test_stock.py::test_a"], files=space.get("FILES"))
+    assert not verdict.passed and verdict.tampered, (verdict.reasons, run.replay)
