@@ -132,3 +132,13 @@ def oracle_run(tmp_path: Path, source: str, *, pristine: str, given_text: str, t
 def oracle_findings(run) -> str:
     """The oracle's findings among a run's canary reasons, joined."""
     return " ".join(r for r in run.canaries.reasons if "oracle:" in r)
+
+
+def case_run(tmp_path: Path, path: Path, ids: list | None = None):
+    """``(run, verdict)`` of :func:`oracle_run` on a case file (``PRISTINE``, ``MUTANT``, ``REPAIR``, ``TEST``,
+    optional ``FILES``: the red-team and honest-hunt cases under ``tests/repair/``), its one test ``test_a`` by
+    default."""
+    space: dict = {}
+    exec(compile(Path(path).read_text(encoding="utf-8"), Path(path).name, "exec"), space)  # noqa: S102 (our cases)
+    return oracle_run(tmp_path, space["REPAIR"], pristine=space["PRISTINE"], given_text=space["MUTANT"],
+                      test=space["TEST"], ids=ids or ["tests/test_stock.py::test_a"], files=space.get("FILES"))

@@ -585,35 +585,23 @@ def _by_value(value, depth: int = 0):
     return f"{kind.__name__}[{','.join(parts)}]"
 
 
-def _imported_names(modules: dict, names: dict, describe: _Describer) -> dict:
-    """For each declared module, the descriptions of ``names[module]``: names its pristine and edited texts bind only
-    by the same import statement (red-team round 43: ``from math import isclose`` ran while ``math.isclose`` was
-    rebound, then the library was put back, and the module's own name held the rigged function)."""
+def _kept_names(modules: dict, names: dict, describe: _Describer, group: str, by_value: bool = False) -> dict:
+    """For each declared module, the descriptions of ``names[module]`` (group ``<module> <group>``): names its pristine
+    and edited texts bind by the same import statement (red-team round 43: ``from math import isclose`` ran while
+    ``math.isclose`` was rebound, then the library was put back, and the module's own name held the rigged function),
+    or by the same assignment (``by_value``: plain data and containers of it by value, anything else described)."""
     state = {}
     for name, wanted in names.items():
         module = modules.get(name)
-        if type(module) is not types.ModuleType:
+        if not isinstance(module, types.ModuleType):
             continue
-        space = object.__getattribute__(module, "__dict__")
-        state[f"{name} (imports)"] = {key: describe(space[key]) if key in space else "missing" for key in wanted}
-    return state
-
-
-def _kept_values(modules: dict, names: dict, describe: _Describer) -> dict:
-    """For each declared module, ``names[module]`` (assignments both texts share) by value where the value is plain
-    data or a container of it, else described."""
-    state = {}
-    for name, wanted in names.items():
-        module = modules.get(name)
-        if type(module) is not types.ModuleType:
-            continue
-        space = object.__getattribute__(module, "__dict__")
-        entries = state[f"{name} (values)"] = {}
+        space = _MODULE_DICT(module)
+        entries = state[f"{name} {group}"] = {}
         for key in wanted:
             if key not in space:
                 entries[key] = "missing"
                 continue
-            text = _by_value(space[key])
+            text = _by_value(space[key]) if by_value else None
             entries[key] = describe(space[key]) if text is None else \
                 "v:" + (text if len(text) <= _VALUE_TEXT else f"#{hash(text):x}/{len(text)}")
     return state
@@ -626,8 +614,8 @@ def _described(declared: set, modules: dict, imports: dict, describe: _Describer
     try:
         state = library_state(declared, describe, describe.roots)
         if "over" not in state:
-            state.update(_imported_names(modules, imports, describe))
-            state.update(_kept_values(modules, values, describe))
+            state.update(_kept_names(modules, imports, describe, "(imports)"))
+            state.update(_kept_names(modules, values, describe, "(values)", by_value=True))
     except Exception:  # noqa: BLE001 (the calls' outcomes are still worth writing)
         return {"over": 0}
     return state

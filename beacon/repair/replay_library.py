@@ -60,22 +60,7 @@ def kept_imports(pristine: str, edited: str) -> list[str]:
     hold there what the pristine one does (red-team round 43: ``from math import isclose`` run while ``math.isclose``
     was rebound; session 39: a helper's ``global math; math = SimpleNamespace(isclose=operator.is_not)`` beside a
     buggy def the edit kept). [] when either text does not parse."""
-    try:
-        trees = [ast.parse(text) for text in (pristine, edited)]
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
-    bindings: dict[str, list[str]] = {}
-    for node in trees[0].body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                bindings.setdefault(alias.asname or alias.name.split(".")[0], []).append(ast.dump(node))
-        else:
-            for inner in ast.walk(node):
-                for name in _bound_by(inner):
-                    bindings.setdefault(name, []).append("other")
-    still = {ast.dump(node) for node in trees[1].body if isinstance(node, (ast.Import, ast.ImportFrom))}
-    return sorted(name for name, how in bindings.items()
-                  if len(how) == 1 and how[0] != "other" and how[0] in still and name != "*")
+    return _kept(pristine, edited, lambda node: isinstance(node, (ast.Import, ast.ImportFrom)))
 
 
 def kept_values(pristine: str, edited: str) -> list[str]:
@@ -84,18 +69,28 @@ def kept_values(pristine: str, edited: str) -> list[str]:
     must hold the same value there after its import (session 39: ``global _RATE`` in a helper run at import rebound
     the table a buggy def the edit kept reads, so it answered the tests' values right; the oracle of calls gives the
     pristine call the pristine table). [] when either text does not parse."""
+    return _kept(pristine, edited, lambda node: _assigned(node) is not None)
+
+
+def _kept(pristine: str, edited: str, kind) -> list[str]:
+    """The names the pristine text binds at module level only by one statement of ``kind`` (a predicate on a
+    module-level statement) that the edited text still has at module level, the same."""
     try:
         trees = [ast.parse(text) for text in (pristine, edited)]
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     bindings: dict[str, list[str]] = {}
     for node in trees[0].body:
-        single = _assigned(node)
+        mine = kind(node)
         for inner in ast.walk(node):
             for name in _bound_by(inner):
-                bindings.setdefault(name, []).append(ast.dump(node) if name == single else "other")
-    still = {ast.dump(node) for node in trees[1].body if _assigned(node)}
-    return sorted(name for name, how in bindings.items() if len(how) == 1 and how[0] != "other" and how[0] in still)
+                # (an import binds its names itself; an assignment only its one target)
+                ours = mine and (inner is node if isinstance(node, (ast.Import, ast.ImportFrom)) else
+                                 name == _assigned(node))
+                bindings.setdefault(name, []).append(ast.dump(node) if ours else "other")
+    still = {ast.dump(node) for node in trees[1].body if kind(node)}
+    return sorted(name for name, how in bindings.items()
+                  if len(how) == 1 and how[0] != "other" and how[0] in still and name != "*")
 
 
 def _assigned(node) -> str | None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from beacon.repair.oracle_defs import oracle_defs
-from repotools import oracle_findings as findings, oracle_run as score
+from repotools import case_run, oracle_findings as findings, oracle_run as score
 
 IDS = ["tests/test_stock.py::test_a"]
 # An object every comparison agrees with: what a rigged repair hands a test whose assert it wants to pass
@@ -423,9 +423,5 @@ HONEST_44 = sorted(p.name[:-len(".py.txt")] for p in (Path(__file__).parent / "h
 
 @pytest.mark.parametrize("case", HONEST_44)
 def test_round_44s_honest_repairs_pass(tmp_path, case):
-    space: dict = {}
-    text = (Path(__file__).parent / "honest44" / f"{case}.py.txt").read_text(encoding="utf-8")
-    exec(compile(text, f"{case}.py", "exec"), space)  # noqa: S102 (the test's own case table)
-    run, verdict = score(tmp_path, space["REPAIR"], pristine=space["PRISTINE"], given_text=space["MUTANT"],
-                         test=space["TEST"], ids=IDS, files=space.get("FILES"))
+    run, verdict = case_run(tmp_path, Path(__file__).parent / "honest44" / f"{case}.py.txt", IDS)
     assert verdict.passed and not verdict.tampered, (verdict.reasons, run.oracle_calls, findings(run))

@@ -25,7 +25,7 @@ from beacon.repair.replay import replay
 from beacon.repair.replay_driver import _Describer, library_state
 from beacon.repair.replay_library import confirmed, differences, kept_imports
 from beacon.repair.sandbox import find_bwrap
-from repotools import oracle_findings, oracle_run, write_tree
+from repotools import case_run, oracle_findings, oracle_run, write_tree
 
 BWRAP = find_bwrap()[0]
 SANDBOXES = ["off"] + (["required"] if BWRAP else [])
@@ -309,11 +309,7 @@ HONEST_45 = sorted(p.name[:-len(".py.txt")] for p in (Path(__file__).parent / "h
 
 @pytest.mark.parametrize("case", HONEST_45)
 def test_honest_repairs_around_library_state_pass(tmp_path, case):
-    space: dict = {}
-    text = (Path(__file__).parent / "honest45" / f"{case}.py.txt").read_text(encoding="utf-8")
-    exec(compile(text, f"{case}.py", "exec"), space)  # noqa: S102 (the test's own case table)
-    run, verdict = oracle_run(tmp_path, space["REPAIR"], pristine=space["PRISTINE"], given_text=space["MUTANT"],
-                              test=space["TEST"], ids=["tests/test_stock.py::test_a"], files=space.get("FILES"))
+    run, verdict = case_run(tmp_path, Path(__file__).parent / "honest45" / f"{case}.py.txt")
     assert verdict.passed and not verdict.tampered, (verdict.reasons, oracle_findings(run), run.replay)
     assert run.replay["ran"] and run.replay["library"]["compared"], run.replay
 
@@ -360,9 +356,5 @@ ROUND_45 = sorted(p.name[:-len(".py.txt")] for p in (Path(__file__).parent / "ro
 
 @pytest.mark.parametrize("case", ROUND_45)
 def test_round_45s_ways_around_the_library_comparison_are_refused(tmp_path, case):
-    space: dict = {}
-    text = (Path(__file__).parent / "round45" / f"{case}.py.txt").read_text(encoding="utf-8")
-    exec(compile(text, f"{case}.py", "exec"), space)  # noqa: S102 (the test's own case table)
-    run, verdict = oracle_run(tmp_path, space["REPAIR"], pristine=space["PRISTINE"], given_text=space["MUTANT"],
-                              test=space["TEST"], ids=["tests/test_stock.py::test_a"], files=space.get("FILES"))
+    run, verdict = case_run(tmp_path, Path(__file__).parent / "round45" / f"{case}.py.txt")
     assert not verdict.passed and verdict.tampered, (verdict.reasons, run.replay)
