@@ -396,6 +396,7 @@ class _Describer:
         self.modules = modules  # the declared files' module names (their classes are named, not digested)
         self.roots = roots  # the project's import roots (its own modules are compared by a narrower rule)
         self.codes: dict = {}  # id(code) -> (code, digest)
+        self.functions: dict = {}  # id(function) -> (function, the parts its description read..., the description)
 
     def __call__(self, value, depth: int = 0) -> str:
         kind = type(value)
@@ -444,6 +445,23 @@ class _Describer:
         return "o:" + _type_name(kind)
 
     def _function(self, function, depth: int) -> str:
+        # (the second description of an unchanged function is the first: every part it is made of is the same object,
+        # and a function without closure cells or keyword defaults holds nothing mutable that its description reads)
+        code, defaults, space = function.__code__, function.__defaults__, function.__globals__
+        home, qualname = function.__module__, function.__qualname__
+        module = sys.modules.get(home) if type(home) is str else None
+        plain = function.__closure__ is None and function.__kwdefaults__ is None
+        if plain:
+            got = self.functions.get(id(function))
+            if got is not None and got[0] is function and got[1] is code and got[2] is defaults and got[3] is space \
+                    and got[4] is home and got[5] is qualname and got[6] is module and got[7] == depth:
+                return got[8]
+        made = self._described_function(function, depth)
+        if plain:
+            self.functions[id(function)] = (function, code, defaults, space, home, qualname, module, depth, made)
+        return made
+
+    def _described_function(self, function, depth: int) -> str:
         code = function.__code__
         name = f"{_text(function.__module__)}:{function.__qualname__}"
         if code.co_filename in self.declared:
@@ -611,6 +629,11 @@ def _described(declared: set, modules: dict, imports: dict, describe: _Describer
     """The library's state and the declared modules' kept imports and values (``imports``, ``values``: module ->
     names), as one state;
     ``{"over": 0}`` when describing it raised (no evidence on the pristine side, a finding on the edited side)."""
+    # (the collector off and other threads held for the whole of it, the declared modules' names included: a gc
+    # callback or a thread keyed to another of this file's functions could put a rig back there)
+    interval, collecting = sys.getswitchinterval(), gc.isenabled()
+    sys.setswitchinterval(1e6)
+    gc.disable()
     try:
         state = library_state(declared, describe, describe.roots)
         if "over" not in state:
@@ -618,6 +641,10 @@ def _described(declared: set, modules: dict, imports: dict, describe: _Describer
             state.update(_kept_names(modules, values, describe, "(values)", by_value=True))
     except Exception:  # noqa: BLE001 (the calls' outcomes are still worth writing)
         return {"over": 0}
+    finally:
+        if collecting:
+            gc.enable()
+        sys.setswitchinterval(interval)
     return state
 
 
