@@ -346,6 +346,21 @@ def _is_enum(cls) -> bool:
     return base is not None and base in _mro(cls)
 
 
+def _str_get(space, key: str, default=None):
+    """``space[key]`` for a dict, found by walking it: a lookup by key compares keys, and a key the project planted
+    with the same hash would run its own ``__eq__`` (red-team round 46 put a rig back from one)."""
+    if type(space) is types.MappingProxyType:  # (a class's __dict__: C's view of its dict, walked as it is)
+        items = list(space.items())
+    elif type(space) is dict:
+        items = list(dict.items(space))
+    else:
+        return default
+    for name, value in items:
+        if type(name) is str and name == key:
+            return value
+    return default
+
+
 def _own_dict(value):
     """``value``'s instance ``__dict__`` when no class in its MRO defines ``__dict__`` other than as C's slot (a
     property of the project's would run its code); else None."""
@@ -405,8 +420,12 @@ class _Describer:
         if kind is tuple and len(value) <= 16 and all(type(v) in _PLAIN for v in value):
             return _plain(value)
         if issubclass(kind, types.ModuleType):
-            got = _MODULE_DICT(value).get("__name__")
-            return f"m:{got if type(got) is str else '?'}" + ("" if kind is types.ModuleType else f"/{_type_name(kind)}")
+            got = _str_get(_MODULE_DICT(value), "__name__")
+            name = got if type(got) is str else "?"
+            # (a module object made by the edit under a library's name, or one swapped out of sys.modules, is not the
+            # module the pristine code reads: red-team round 46's module_copy, planted_submodule, sysmod_fresh)
+            known = "" if _str_get(sys.modules, name) is value else "(not sys.modules')"
+            return f"m:{name}{known}" + ("" if kind is types.ModuleType else f"/{_type_name(kind)}")
         if issubclass(kind, type):  # (not isinstance: it reads ``__class__``, which a proxy's code answers)
             if not _ready(value):
                 return "c:not ready"
@@ -432,12 +451,24 @@ class _Describer:
             module = _text(value.__module__) if kind is types.BuiltinFunctionType else ""
             return f"b:{kind.__name__}:{module}:{_text(value.__qualname__)}{where}"
         if kind is functools.partial and depth < 3:
-            return f"partial({self(value.func, depth + 1)}; {len(value.args)}; {sorted(value.keywords)})"
+            arguments = _by_value((value.args, value.keywords))  # (red-team round 46 changed an argument)
+            return f"partial({self(value.func, depth + 1)}; " + (
+                arguments if arguments is not None and len(arguments) <= _VALUE_TEXT else
+                f"#{hash(arguments):x}" if arguments is not None else
+                f"{len(value.args)}; {sorted(k for k in value.keywords if type(k) is str)}") + ")"
         if _ENUMS.get(kind) or kind not in _ENUMS and _ENUMS.setdefault(kind, _is_enum(kind)):
             # (a member by its name: red-team round 45 set ``http.client.CREATED = OK``)
             member = _own_dict(value)
-            name = member.get("_name_") if member is not None else None
-            return f"enum:{_type_name(kind)}.{name if type(name) is str else '?'}"
+            name = _str_get(member, "_name_") if member is not None else None
+            name = name if type(name) is str else "?"
+            registry = _str_get(_TYPE_DICT(kind), "_member_map_")
+            # (a member the class never registered under that name is a forgery: red-team round 46 made one)
+            own = type(registry) is dict and _str_get(registry, name) is value
+            return f"enum:{_type_name(kind)}.{name}" + ("" if own else "(not registered)")
+        if issubclass(kind, tuple) and kind is not tuple:  # (a named tuple by its items: round 46 forged a uname)
+            items = _by_value(list(tuple.__iter__(value)))
+            if items is not None:
+                return f"t:{_type_name(kind)}" + (items if len(items) <= _VALUE_TEXT else f"#{hash(items):x}")
         if kind is _PATTERN:  # (its pattern and flags are C's members: a compiled regex by what it matches)
             return f"re:{_plain(value.pattern)}/{value.flags}"
         if kind is _LRU and depth < 3:  # (its __dict__ is C's; another object's may be a property of the project's)
@@ -465,7 +496,7 @@ class _Describer:
         code = function.__code__
         name = f"{_text(function.__module__)}:{function.__qualname__}"
         if code.co_filename in self.declared:
-            return f"f:{name}@declared"
+            return "f:@declared"  # (helper 133's honest case renamed a hook installed in logging)
         got = self.codes.get(id(code))
         if got is None or got[0] is not code:
             got = self.codes[id(code)] = (code, f"{_code_hash(code, 0):x}")
@@ -519,7 +550,35 @@ def _ready(cls) -> bool:
     return bool(type.__dict__["__flags__"].__get__(cls) & _READY)
 
 
+_MISSING = object()
 _MODULE_DICT = types.ModuleType.__dict__["__dict__"].__get__  # (C's slot: a module subclass's own __dict__ is skipped)
+
+
+def _state_of(value, describe) -> str | None:
+    """An instance's own attributes (its ``__dict__``, where C holds it) as plain values or their types, sorted; None
+    for anything else. Read at import only (red-team round 46: ``json._default_encoder`` replaced by an encoder with
+    ``sort_keys=True``, ``calendar``'s module-level calendar given another first weekday, a method bound to another
+    receiver): during the calls an honest program changes its loggers' levels and the like."""
+    kind = type(value)
+    if issubclass(kind, (type, types.ModuleType)) or kind in _PLAIN or not _TYPE_FLAGS(kind) & _HEAPTYPE:
+        return None
+    if any(_str_get(_TYPE_DICT(cls), "__module__") in _PROCESS_BOUND for cls in _mro(kind)):
+        return None  # (a thread's identity and native id differ in every process: no evidence)
+    own = _own_dict(value)
+    if not own:
+        return None
+    parts = []
+    for key, item in list(dict.items(own))[:64]:
+        if type(key) is str:
+            text = _by_value(item)
+            parts.append(f"{key}=" + (text if text is not None and len(text) <= _VALUE_TEXT else
+                                      f"#{hash(text):x}" if text is not None else describe(item)))
+    return "{" + ",".join(sorted(parts)) + "}"
+
+
+_TYPE_FLAGS = type.__dict__["__flags__"].__get__
+_PROCESS_BOUND = frozenset({"threading", "_thread", "multiprocessing.process", "_threading_local"})
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by Python code (a library's), whose instances hold a __dict__
 
 
 def _data_descriptor(value) -> bool:
@@ -528,7 +587,7 @@ def _data_descriptor(value) -> bool:
     return any("__set__" in _TYPE_DICT(cls) or "__delete__" in _TYPE_DICT(cls) for cls in _mro(type(value)))
 
 
-def library_state(skip: set, describe: _Describer, roots: tuple = ()) -> dict:
+def library_state(skip: set, describe: _Describer, roots: tuple = (), states: bool = False) -> dict:
     """Group -> {name: description} for each module in ``sys.modules`` that ``skip`` does not hold (group: its name,
     ``project <name>`` for a module under one of the project's ``roots``; a name that hides a builtin, and a
     ``__getattr__``, are marked ``S|``; `` class`` is the module's class) and each class such a module defines at its
@@ -540,26 +599,37 @@ def library_state(skip: set, describe: _Describer, roots: tuple = ()) -> dict:
     sys.setswitchinterval(1e6)
     gc.disable()
     try:
-        state, count = {}, 0
-        builtin_names = set(_MODULE_DICT(sys.modules["builtins"]))
+        state, count, odd = {}, 0, sum(type(k) is not str for k in list(sys.modules))
+        builtin_names = _MODULE_DICT(sys.modules["builtins"])
         prefixes = tuple(os.path.join(root, "") for root in roots if type(root) is str)
+        declared = [_MODULE_DICT(m) for n in skip if isinstance(m := sys.modules.get(n), types.ModuleType)]
         for name, module in list(sys.modules.items()):
             if name in skip or not isinstance(module, types.ModuleType) or type(name) is not str:
                 continue
             space = _MODULE_DICT(module)
             if type(space) is not dict:
                 continue
-            where = space.get("__file__")
+            items = list(dict.items(space))
+            where = next((v for k, v in items if type(k) is str and k == "__file__"), None)
             group = f"project {name}" if prefixes and type(where) is str and where.startswith(prefixes) else name
             entries = state[group] = {" class": describe(type(module))}
-            for key, value in list(space.items()):
+            for key, value in items:
                 if type(key) is not str:
+                    odd += 1  # (a key that is no exact str runs its own __eq__ when looked up: counted, compared)
                     continue
                 # (a module's global that hides a builtin is what the module's functions read for it; a module's
                 # __getattr__ answers for every name it lacks)
                 hides = key == "__getattr__" or key in builtin_names and name != "builtins" \
-                    and type(value) is not types.ModuleType
+                    and type(value) is not types.ModuleType and builtin_names[key] is not value
+                if group != name and any(space_.get(key, _MISSING) is value for space_ in declared):
+                    entries[key] = "@declared"  # (a re-export of what the declared module holds: helper 134)
+                    continue
                 entries[key] = ("S|" if hides else "") + describe(value)
+                if states and group == name:  # (an instance's attributes, or a bound method's receiver's)
+                    owner = value.__self__ if type(value) in (types.MethodType, types.BuiltinFunctionType) else value
+                    held = _state_of(owner, describe) if not isinstance(owner, types.ModuleType) else None
+                    if held is not None:
+                        state.setdefault(f"{name} (state)", {})[key] = "v:" + held
                 if issubclass(type(value), type) and _ready(value) \
                         and not type.__dict__["__flags__"].__get__(value) & _IMMUTABLE \
                         and type(_TYPE_DICT(value).get("__module__")) is str \
@@ -574,6 +644,7 @@ def library_state(skip: set, describe: _Describer, roots: tuple = ()) -> dict:
             count += len(entries)
             if count > LIBRARY_ENTRIES:
                 return {"over": count}
+        state[" keys"] = {"not exactly str": f"v:{odd}"}  # (in sys.modules and in the modules' namespaces)
         return state
     finally:
         if collecting:
@@ -625,7 +696,8 @@ def _kept_names(modules: dict, names: dict, describe: _Describer, group: str, by
     return state
 
 
-def _described(declared: set, modules: dict, imports: dict, describe: _Describer, values: dict) -> dict:
+def _described(declared: set, modules: dict, imports: dict, describe: _Describer, values: dict,
+               states: bool = True) -> dict:
     """The library's state and the declared modules' kept imports and values (``imports``, ``values``: module ->
     names), as one state;
     ``{"over": 0}`` when describing it raised (no evidence on the pristine side, a finding on the edited side)."""
@@ -635,7 +707,7 @@ def _described(declared: set, modules: dict, imports: dict, describe: _Describer
     sys.setswitchinterval(1e6)
     gc.disable()
     try:
-        state = library_state(declared, describe, describe.roots)
+        state = library_state(declared, describe, describe.roots, states=states)
         if "over" not in state:
             state.update(_kept_names(modules, imports, describe, "(imports)"))
             state.update(_kept_names(modules, values, describe, "(values)", by_value=True))
@@ -785,8 +857,10 @@ def main(payload: dict) -> None:
         except BaseException as exc:  # noqa: BLE001
             outcomes.append({"raise": "encoding: " + _name(exc)})
     _also(also.get("calls") or [])
-    library = {"import": before, "calls": _changed(before, _described(declared, modules, plan.get("imports") or {},
-                                                                      describe, plan.get("values") or {}))}
+    after = _described(declared, modules, plan.get("imports") or {}, describe, plan.get("values") or {}, states=False)
+    # (the instances' attributes are read at import only: their groups stay as the import left them)
+    after.update({group: entries for group, entries in before.items() if group.endswith(" (state)")})
+    library = {"import": before, "calls": _changed(before, after)}
     _write(1, f"\n{MARK}{key}\n{json.dumps({'outcomes': outcomes, 'library': library})}".encode("utf-8"))
     os._exit(0)
 

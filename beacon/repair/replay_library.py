@@ -42,10 +42,12 @@ inside one call, the project's other modules' data, and anything when no call wa
 from __future__ import annotations
 
 import ast
+import builtins
 
 _STAGES = ("import", "calls")
 _UNSET = ("v:None", "v:False")  # a library's not-yet-set-up value: a lazy setup during the calls sets it
 _SHOWN = 3  # library findings listed per replay
+_BUILTIN_NAMES = frozenset(vars(builtins))
 # Names the standard library sets at load from the clock or the process's addresses: they differ between any two
 # processes, so comparing them would start a second pristine process whenever logging or ctypes is loaded (measured
 # over the whole standard library and this machine's installed packages, session 39); nothing reads them after the
@@ -56,29 +58,74 @@ _LOAD_TIME = {("logging", "_startTime")} | {(module, f"_{name}_addr") for module
 
 def kept_imports(pristine: str, edited: str) -> list[str]:
     """The names the pristine text binds at module level only by one import statement that the edited text still
-    has at module level (sorted), whatever else the edited text binds them with: the edited process's module must
-    hold there what the pristine one does (red-team round 43: ``from math import isclose`` run while ``math.isclose``
-    was rebound; session 39: a helper's ``global math; math = SimpleNamespace(isclose=operator.is_not)`` beside a
-    buggy def the edit kept). [] when either text does not parse."""
-    return _kept(pristine, edited, lambda node: isinstance(node, (ast.Import, ast.ImportFrom)))
+    has at module level (sorted): the edited process's module must hold there what the pristine one does (red-team
+    round 43: ``from math import isclose`` run while ``math.isclose`` was rebound; session 39: a helper's ``global
+    math; math = SimpleNamespace(isclose=operator.is_not)`` beside a buggy def the edit kept). Not a name the edited
+    text binds again by other import statements only (helper 134: ``from datetime import datetime`` below ``import
+    datetime``, ``try: import regex as re``): imports rebind nothing in a library. [] when either text does not
+    parse."""
+    parsed = _parse(pristine, edited)
+    if parsed is None:
+        return []
+    kept = _kept(parsed, lambda node: isinstance(node, (ast.Import, ast.ImportFrom)))
+    others = _bindings(parsed[1])
+    return sorted(name for name in kept
+                  if not (len(others.get(name, ())) > 1 and all(how.startswith("Import") for how in others[name])))
 
 
 def kept_values(pristine: str, edited: str) -> list[str]:
-    """The names the pristine text binds at module level only by one plain assignment (``_RATE = {...}``, the name
-    its one target) that the edited text still has at module level, the same (sorted): the edited process's module
-    must hold the same value there after its import (session 39: ``global _RATE`` in a helper run at import rebound
-    the table a buggy def the edit kept reads, so it answered the tests' values right; the oracle of calls gives the
-    pristine call the pristine table). [] when either text does not parse."""
-    return _kept(pristine, edited, lambda node: _assigned(node) is not None)
-
-
-def _kept(pristine: str, edited: str, kind) -> list[str]:
-    """The names the pristine text binds at module level only by one statement of ``kind`` (a predicate on a
-    module-level statement) that the edited text still has at module level, the same."""
-    try:
-        trees = [ast.parse(text) for text in (pristine, edited)]
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    """The names the pristine text binds at module level only by one plain assignment (the name its one target) that
+    the edited text still has at module level, the same, and whose value the edit could not have changed honestly
+    (sorted), compared by value after the import. Only where the edited text has a way to rebind the name (a
+    ``global`` of it in a def, another binding, or ``globals``/``vars``/``setattr``/``__dict__`` anywhere: session
+    39's rig was a helper's ``global _RATE``), or where the value reads a library module's attribute through names
+    both texts bind alike (``_TAU = math.tau`` run while ``math.tau`` was rebound). Not a value built from a name the
+    edit changed (``re.compile(_PATTERN)`` with ``_PATTERN`` fixed) nor a literal table the edit's import-time code
+    fills (an ``@export`` decorator's ``__all__``): helper 134's honest cases. [] when either text does not parse."""
+    parsed = _parse(pristine, edited)
+    if parsed is None:
         return []
+    kept = _kept(parsed, lambda node: _assigned(node) is not None)
+    before, after = _bindings(parsed[0]), _bindings(parsed[1])
+    stable = {name for name, how in before.items() if sorted(how) == sorted(after.get(name, ()))}
+    dynamic = any(isinstance(node, ast.Name) and node.id in ("globals", "vars", "setattr")
+                  or isinstance(node, ast.Attribute) and node.attr == "__dict__" for node in ast.walk(parsed[1]))
+    named = {name for node in ast.walk(parsed[1]) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
+    values = {_assigned(node): node.value for node in parsed[0].body if _assigned(node) in kept}
+    modules = {name for name, how in before.items() if how[0].startswith("Import") and name in stable}
+    out = []
+    for name in kept:
+        route = dynamic or name in named or len(after.get(name, ())) > 1
+        loads = {n.id for n in ast.walk(values[name]) if isinstance(n, ast.Name)}
+        reads_library = any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in modules
+                            for n in ast.walk(values[name]))
+        if route or (reads_library and loads <= stable | _BUILTIN_NAMES):
+            out.append(name)
+    return sorted(out)
+
+
+def _parse(pristine: str, edited: str):
+    try:
+        return [ast.parse(text) for text in (pristine, edited)]
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _bindings(tree: ast.Module) -> dict[str, list[str]]:
+    """Name -> one entry per module-level statement binding it: ``Import <dump>`` for an import, ``Other <dump>``
+    for any other (a ``global`` in a def counts as its statement's)."""
+    out: dict[str, list[str]] = {}
+    for node in tree.body:
+        for inner in ast.walk(node):
+            for name in _bound_by(inner):
+                kind = "Import" if isinstance(inner, (ast.Import, ast.ImportFrom)) else "Other"
+                out.setdefault(name, []).append(f"{kind} {ast.dump(inner if kind == 'Import' else node)}")
+    return out
+
+
+def _kept(trees: list, kind) -> list[str]:
+    """The names the pristine tree binds at module level only by one statement of ``kind`` (a predicate on a
+    module-level statement) that the edited tree still has at module level, the same."""
     bindings: dict[str, list[str]] = {}
     for node in trees[0].body:
         mine = kind(node)
@@ -161,7 +208,7 @@ def _over(library: dict) -> bool:
 def differences(edited: dict, pristine: dict) -> list[tuple]:
     """``(stage, group, name, pristine's description, edited's)`` for each difference the module docstring counts
     (None for a side without the name); both sides must be within the size limit."""
-    found, seen = [], set()
+    found, seen, deferred = [], set(), set()
     states = {"import": (edited["import"], pristine["import"]), "calls": (_after(edited), _after(pristine))}
     for stage in _STAGES:
         mine, right = states[stage]
@@ -169,39 +216,53 @@ def differences(edited: dict, pristine: dict) -> list[tuple]:
             theirs = right.get(group)
             if theirs is None:
                 continue
-            if stage == "calls" and group.endswith(" (values)"):
+            if stage == "calls" and group.endswith((" (values)", " (state)")):
                 continue  # (a module's own table may change as its calls run: compared as the import left it)
-            is_class = ":" in group and not group.endswith((" (imports)", " (values)"))
+            is_class = ":" in group and not group.endswith((" (imports)", " (values)", " (state)"))
             names = set(entries) | set(theirs)
             if stage == "calls" and group in pristine["import"]:  # only what the edited calls changed
-                names &= set(edited["calls"].get(group, ()))
+                # (and what the pristine calls added: red-team round 46 planted a submodule on its package at
+                # import, which the pristine code's calls loaded for real)
+                names &= set(edited["calls"].get(group, ())) | {n for g, n in deferred if g == group} | {
+                    n for n in pristine["calls"].get(group, ()) if n not in pristine["import"][group]}
             # (a module the pristine code loads only during its calls is compared whole: red-team round 45's
             # lazy_import_rig imported ``calendar`` at the top and rebound ``isleap``)
             project = group.startswith("project ")
             for name in sorted(names):
                 one, other = theirs.get(name), entries.get(name)
+                if one is not None and other is not None:  # (the mark matters for a name one side lacks only:
+                    one, other = one.removeprefix("S|"), other.removeprefix("S|")  # builtins may gain a name, _)
                 if one == other or (group, name) in seen or (group, name) in _LOAD_TIME:
                     continue
                 if other is None and not is_class and not one.startswith("S|"):
                     continue  # (a name a module lost, which hid no builtin)
                 if one is None and not other.startswith("S|"):
                     continue  # (a name added to a module or a class that hides nothing)
-                if not group.endswith((" (imports)", " (values)")) and (one in _UNSET or (
-                        stage == "calls" and edited["import"].get(group, {}).get(name) in _UNSET)):
-                    continue  # a library's lazy setup (tempfile.tempdir by gettempdir()), at import or later
+                if not is_class and not group.endswith((" (imports)", " (values)", " (state)")) and (
+                        one in _UNSET or stage == "calls" and (other in _UNSET
+                                                               or edited["import"].get(group, {}).get(name) in _UNSET)):
+                    # a library's lazy setup (tempfile.tempdir by gettempdir()), at import or later: judged again
+                    # after the calls, where the pristine code's own setup shows (red-team round 46 set
+                    # platform._uname_cache to a forged uname at import; the pristine calls set the true one)
+                    if stage == "import":
+                        deferred.add((group, name))
+                    continue
                 if project and ("@declared" in (one or "") + (other or "")
-                                or (one or "v:").startswith(("v:", "o:"))):
+                                or (one or "v:").startswith(("v:", "o:")) and not (one or "").startswith("o:lru_cache(")):
                     continue  # the project's own module: what it re-exports of the declared files, and its data
-                if is_class and (name == "__slotnames__" or _counted(one, other)):
+                if is_class and (name == "__slotnames__" or _counted(name, one, other)):
                     continue  # copyreg's cache of a class's slots; a counter the library advances (attrs')
                 seen.add((group, name))
                 found.append((stage, group, name, one, other))
     return found
 
 
-def _counted(one: str | None, other: str | None) -> bool:
-    """Whether a class's value went from one int to a larger one (attrs' ``_CountingAttr.cls_counter`` counts the
-    fields a project defines: an edit that defines another advances it)."""
+def _counted(name: str, one: str | None, other: str | None) -> bool:
+    """Whether a class's counter went from one int to a larger one (attrs' ``_CountingAttr.cls_counter`` counts the
+    fields a project defines: an edit that defines another advances it). Only a name that says it counts: red-team
+    round 46 raised ``HTTPConnection.default_port`` from 80 to 443."""
+    if "count" not in name.lower():
+        return False
     try:
         return one is not None and other is not None and int(other[2:]) > int(one[2:]) \
             and one.startswith("v:") and other.startswith("v:")
@@ -229,12 +290,16 @@ def confirmed(found: list[tuple], again: dict | None, loaded: dict | None = None
     if again is None or _over(again):
         return [], len(found), 0
     states = {"import": again["import"], "calls": _after(again)}
-    kept = [d for d in found if states[d[0]].get(d[1], {}).get(d[2]) == d[3]]
+    kept = [d for d in found if _unmarked(states[d[0]].get(d[1], {}).get(d[2])) == _unmarked(d[3])]
     disagreed = len(found) - len(kept)
     if loaded is not None and not _over(loaded):
         explained = {"import": loaded["import"], "calls": _after(loaded)}
-        kept = [d for d in kept if explained[d[0]].get(d[1], {}).get(d[2]) != d[4]]
+        kept = [d for d in kept if _unmarked(explained[d[0]].get(d[1], {}).get(d[2])) != _unmarked(d[4])]
     return kept, disagreed, len(found) - disagreed - len(kept)
+
+
+def _unmarked(description: str | None) -> str | None:
+    return description.removeprefix("S|") if description is not None else None
 
 
 def _where(group: str, name: str) -> str:
@@ -242,6 +307,8 @@ def _where(group: str, name: str) -> str:
         return f"{group[:-len(' (imports)')]}.{name} (bound by an import statement the edit kept)"
     if group.endswith(" (values)"):
         return f"{group[:-len(' (values)')]}.{name} (bound by an assignment the edit kept)"
+    if group.endswith(" (state)"):
+        return f"the attributes of {group[:-len(' (state)')]}.{name} (or of its receiver)"
     return f"{group.replace(':', '.')}.{name}"
 
 

@@ -351,10 +351,20 @@ def test_a_library_module_attribute_set_at_import_is_the_replays_to_judge():
 # it was described, and the SIGSEGV on ``_socket.SocketType`` that silenced the replay (with a rig; with an edit right
 # only under pytest)
 
-ROUND_45 = sorted(p.name[:-len(".py.txt")] for p in (Path(__file__).parent / "round45").glob("*.py.txt"))
+# Red-team round 46 (helper 133, on be6d67d): a kept import's module swapped for a copy with the same name, or a
+# fresh one swapped into sys.modules (a module is now described by whether sys.modules holds it); a submodule planted
+# on its package at import (what the pristine calls add is compared); instances described by type only (an encoder
+# with sort_keys, a calendar's first weekday, a method bound to another calendar: an instance's attributes are read at
+# import); a forged enum member (whether the class registered it); the None/False exemption (a forged uname: judged
+# again after the calls; a named tuple by its items) and the int counter one (only a name that says it counts); a
+# project module's lru_cache and partial (function-like, and a partial by its arguments); a dict key hashed like
+# "__file__" whose __eq__ put the library back (keys walked, never looked up; a key that is no exact str counted); a
+# class attribute False with the pristine code (the exemption is a module's lazy setup, never a class's)
+FORGERIES_45_46 = sorted((d, p.name[:-len(".py.txt")]) for d in ("round45", "round46")
+                         for p in (Path(__file__).parent / d).glob("*.py.txt"))
 
 
-@pytest.mark.parametrize("case", ROUND_45)
-def test_round_45s_ways_around_the_library_comparison_are_refused(tmp_path, case):
-    run, verdict = case_run(tmp_path, Path(__file__).parent / "round45" / f"{case}.py.txt")
+@pytest.mark.parametrize("folder, case", FORGERIES_45_46)
+def test_round_45_and_46s_ways_around_the_library_comparison_are_refused(tmp_path, folder, case):
+    run, verdict = case_run(tmp_path, Path(__file__).parent / folder / f"{case}.py.txt")
     assert not verdict.passed and verdict.tampered, (verdict.reasons, run.replay)
