@@ -10,22 +10,29 @@ set ``JSONEncoder.default`` at import, and its pristine code relies on it.
 So the comparison is between processes. Each replay process (:mod:`beacon.repair.replay_driver`'s
 ``library_state``) describes, after the declared modules' import and again after the calls, every top-level name of
 every module that is not a declared file (and the module's class), and every name in the ``__dict__`` of the mutable
-classes such modules define; plus, for each declared module, the names its pristine text binds by one import, or by
-one plain assignment (by value), that the edited text still has (:func:`kept_imports`, :func:`kept_values`). Here
-the edited process's descriptions are compared with the pristine process's:
+classes such modules define; at import also the own attributes of the instances those modules hold (and of a bound
+method's receiver); plus, for each declared module, the names its pristine text binds by one import, or by one plain
+assignment (by value, where the edit could rebind it), that the edited text still has (:func:`kept_imports`,
+:func:`kept_values`). A module is described by its name and whether ``sys.modules`` holds it, a function by its
+code's digest, a plain value or a container of them by value, an enum member by name and registration, any other
+object by its class. Here the edited process's descriptions are compared with the pristine process's:
 
 * a name both hold, described differently, is a difference (at import; after the calls, where the edited calls
-  changed it, or anywhere in a module the pristine code loaded only during its calls), except a library name that
-  was ``None`` or ``False`` with the pristine code (a library's lazy setup: ``tempfile.tempdir`` set by
-  ``gettempdir()``), and a kept assignment's value after the calls (a module's own table may change as it runs);
+  changed it, where the pristine calls added it, or anywhere in a module the pristine code loaded only during its
+  calls); except a module's name that was ``None`` or ``False`` (a library's lazy setup: ``tempfile.tempdir`` set by
+  ``gettempdir()``), judged again after the calls, where the pristine code's own setup shows; and except a kept
+  assignment's value and an instance's attributes after the calls (a program changes its own tables and its
+  loggers as it runs);
 * a name only the edited process holds counts when it hides something (``S|``): on a class, a base class's name or
-  the instances' own (a data descriptor); on a module, a builtin (``fractions.isinstance``) or every missing name (a
-  ``__getattr__``); a name only the pristine process holds counts on a class (a method deleted to expose a base's)
-  and on a module when it hid something; other names a module gained or lost do not count (an added import binds a
-  submodule on its package); copyreg's ``__slotnames__`` and a class's int counter that advanced do not count;
+  the instances' own (a data descriptor); on a module, a builtin other than itself (``fractions.isinstance``) or every
+  missing name (a ``__getattr__``); a name only the pristine process holds counts on a class (a method deleted to
+  expose a base's) and on a module when it hid something; other names a module gained or lost do not count (an added
+  import binds a submodule on its package); copyreg's ``__slotnames__`` and a class's counter that grew (a name that
+  says it counts) do not count;
 * in the project's own other modules (``project <name>`` groups) only a function, class or module not of a declared
-  file counts: what a package re-exports of the declared module changes with any honest repair;
-* a module or class only one process loaded is not compared.
+  file counts (a re-export of the declared module's objects, and data, change with honest repairs);
+* a module or class only one process loaded is not compared; a key that is no exact ``str`` in ``sys.modules`` or a
+  module's namespace is counted and compared (its ``__eq__`` would run when a lookup meets it, so keys are walked).
 
 A difference is a finding only when a second pristine process agrees with the first on that name (a value the
 library computes at load, such as ``logging._startTime`` or an address, differs between any two processes, and is no
@@ -34,10 +41,11 @@ imports those too (from the interpreter's own install only) does not hold the ed
 rebinds names of another (``typing_extensions`` rebinds functions of ``typing``), which is no act of the edit's.
 
 The same project state serves both sides, so an honest repair that sets library state the way the pristine code does
-passes: the ``JSONEncoder.default`` recipe is described by the function's name in both. What this does not see:
-library state that is not a binding (a dict's or list's items such as ``re._cache``, an object's attributes, C-level
-state such as the decimal context), a class swapped for a look-alike copy, a rig the edit's code installs and undoes
-inside one call, the project's other modules' data, and anything when no call was replayed.
+passes: the ``JSONEncoder.default`` recipe is described by the function's file in both. What this does not see:
+library state that is not a binding (a dict's or list's items such as ``re._cache``, an instance's attributes after
+the import, C-level state such as the decimal context), a class swapped for a look-alike copy, a rig the edit's code
+installs and undoes inside one call, code that reaches the driver's own functions in the edited process, the
+project's other modules' data, and anything when no call was replayed.
 """
 from __future__ import annotations
 
