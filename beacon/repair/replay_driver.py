@@ -562,7 +562,10 @@ def _state_of(value, describe) -> str | None:
     kind = type(value)
     if issubclass(kind, (type, types.ModuleType)) or kind in _PLAIN or not _TYPE_FLAGS(kind) & _HEAPTYPE:
         return None
-    if any(_str_get(_TYPE_DICT(cls), "__module__") in _PROCESS_BOUND for cls in _mro(kind)):
+    bound = _BOUND.get(kind)
+    if bound is None:
+        bound = _BOUND[kind] = any(_str_get(_TYPE_DICT(cls), "__module__") in _PROCESS_BOUND for cls in _mro(kind))
+    if bound:
         return None  # (a thread's identity and native id differ in every process: no evidence)
     own = _own_dict(value)
     if not own:
@@ -578,6 +581,7 @@ def _state_of(value, describe) -> str | None:
 
 _TYPE_FLAGS = type.__dict__["__flags__"].__get__
 _PROCESS_BOUND = frozenset({"threading", "_thread", "multiprocessing.process", "_threading_local"})
+_BOUND: dict = {}  # class -> whether it or a base is one of _PROCESS_BOUND's modules' classes
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by Python code (a library's), whose instances hold a __dict__
 
 

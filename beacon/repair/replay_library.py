@@ -327,6 +327,15 @@ def finding(difference: tuple) -> str:
             f"and {one or 'missing'} with the pristine code (the edit's code rebinds what the pristine code reads)")
 
 
+_LAST: list = [None, None, None]  # the last (edited, pristine, differences): a replay asks up to three times
+
+
+def _differences(edited: dict, pristine: dict) -> list[tuple]:
+    if _LAST[0] is not edited or _LAST[1] is not pristine:
+        _LAST[:] = [edited, pristine, differences(edited, pristine)]
+    return _LAST[2]
+
+
 def _comparable(library: dict) -> bool:
     return "edited" in library and not _over(library["pristine"]) and not _over(library["edited"])
 
@@ -334,7 +343,7 @@ def _comparable(library: dict) -> bool:
 def needs_again(library: dict) -> bool:
     """Whether the pristine and edited processes' library states (``library``: process name -> state) differ, so a
     second pristine process must say which differences are the library's own."""
-    return _comparable(library) and bool(differences(library["edited"], library["pristine"]))
+    return _comparable(library) and bool(_differences(library["edited"], library["pristine"]))
 
 
 def judge(library: dict, result) -> None:
@@ -351,7 +360,8 @@ def judge(library: dict, result) -> None:
         result.findings.append("replay: the edited code's library state is past the limit the pristine code's is "
                                "within, so it cannot be compared")
         return
-    found = differences(edited, pristine)
+    found = _differences(edited, pristine)
+    _LAST[:] = [None, None, None]  # (the states are let go with the replay)
     kept, disagreed, explained = confirmed(found, again, library.get("pristine_library")) if found else ([], 0, 0)
     result.library = {"compared": True, "groups": len(pristine["import"]), "differed": len(found),
                       "self_disagreed": disagreed, "explained": explained}
