@@ -554,28 +554,43 @@ _MISSING = object()
 _MODULE_DICT = types.ModuleType.__dict__["__dict__"].__get__  # (C's slot: a module subclass's own __dict__ is skipped)
 
 
-def _state_of(value, describe) -> str | None:
-    """An instance's own attributes (its ``__dict__``, where C holds it) as plain values or their types, sorted; None
-    for anything else. Read at import only (red-team round 46: ``json._default_encoder`` replaced by an encoder with
+def _state_of(value, describe, depth: int = 0) -> str | None:
+    """An instance's own attributes (its ``__dict__``, where C holds it, and its slots and C members, read through
+    their descriptors) as plain values, their own attributes two levels down, or their types, sorted; None for
+    anything else. Read at import only (red-team round 46: ``json._default_encoder`` replaced by an encoder with
     ``sort_keys=True``, ``calendar``'s module-level calendar given another first weekday, a method bound to another
-    receiver): during the calls an honest program changes its loggers' levels and the like."""
+    receiver; round 47: ``uuid.NAMESPACE_URL`` rebound to another UUID, whose value is a slot, and
+    ``json._default_decoder.scan_once`` replaced by C's scanner of another decoder): during the calls an honest
+    program changes its loggers' levels and the like."""
     kind = type(value)
-    if issubclass(kind, (type, types.ModuleType)) or kind in _PLAIN or not _TYPE_FLAGS(kind) & _HEAPTYPE:
+    if issubclass(kind, (type, types.ModuleType)) or kind in _PLAIN or kind in _CALLABLES or kind in (
+            types.FunctionType, types.MethodType, tuple, list, dict, set, frozenset, property, classmethod,
+            staticmethod, functools.partial, _LRU):  # (described already, by their parts)
         return None
     bound = _BOUND.get(kind)
     if bound is None:
         bound = _BOUND[kind] = any(_str_get(_TYPE_DICT(cls), "__module__") in _PROCESS_BOUND for cls in _mro(kind))
     if bound:
         return None  # (a thread's identity and native id differ in every process: no evidence)
-    own = _own_dict(value)
-    if not own:
+    held = dict(dict.items(_own_dict(value) or {}))
+    for cls in _mro(kind):
+        for key, member in list(_TYPE_DICT(cls).items()):
+            if type(key) is str and type(member) is types.MemberDescriptorType and key not in held \
+                    and not key.startswith("__"):  # (C's own, such as __vectorcalloffset__: an address)
+                try:
+                    held[key] = member.__get__(value, kind)  # (C's read of the slot)
+                except Exception:  # noqa: BLE001 (an empty slot)
+                    continue
+    if not held:
         return None
     parts = []
-    for key, item in list(dict.items(own))[:64]:
+    for key, item in list(held.items())[:64]:
         if type(key) is str:
             text = _by_value(item)
+            inner = _state_of(item, describe, depth + 1) if text is None and depth < 2 else None
             parts.append(f"{key}=" + (text if text is not None and len(text) <= _VALUE_TEXT else
-                                      f"#{hash(text):x}" if text is not None else describe(item)))
+                                      f"#{hash(text):x}" if text is not None else
+                                      describe(item) + (inner or "")))
     return "{" + ",".join(sorted(parts)) + "}"
 
 
@@ -644,6 +659,9 @@ def library_state(skip: set, describe: _Describer, roots: tuple = (), states: bo
                         if type(member) is str:
                             members[member] = ("S|" if member in hidden or _data_descriptor(item) else "") \
                                 + describe(item)
+                            held = _state_of(item, describe) if states else None
+                            if held is not None:  # (an instance a class holds: round 47 rebound ipaddress's
+                                state.setdefault(f"{group}:{key} (state)", {})[member] = "v:" + held  # network)
                     count += len(members)
             count += len(entries)
             if count > LIBRARY_ENTRIES:

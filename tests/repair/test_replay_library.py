@@ -360,11 +360,14 @@ def test_a_library_module_attribute_set_at_import_is_the_replays_to_judge():
 # project module's lru_cache and partial (function-like, and a partial by its arguments); a dict key hashed like
 # "__file__" whose __eq__ put the library back (keys walked, never looked up; a key that is no exact str counted); a
 # class attribute False with the pristine code (the exemption is a module's lazy setup, never a class's)
-FORGERIES_45_46 = sorted((d, p.name[:-len(".py.txt")]) for d in ("round45", "round46")
-                         for p in (Path(__file__).parent / d).glob("*.py.txt"))
+# Red-team round 47 (helper 135, on 678203b): objects described by class alone (a UUID constant rebound or its slot
+# set, the default JSON decoder given another C scanner, an instance a library class holds): an instance's slots and
+# C members are read too, its own attributes two levels down, and the instances library classes hold
+FORGERIES = sorted((d, p.name[:-len(".py.txt")]) for d in ("round45", "round46", "round47")
+                   for p in (Path(__file__).parent / d).glob("*.py.txt"))
 
 
-@pytest.mark.parametrize("folder, case", FORGERIES_45_46)
-def test_round_45_and_46s_ways_around_the_library_comparison_are_refused(tmp_path, folder, case):
+@pytest.mark.parametrize("folder, case", FORGERIES)
+def test_round_45_to_47s_ways_around_the_library_comparison_are_refused(tmp_path, folder, case):
     run, verdict = case_run(tmp_path, Path(__file__).parent / folder / f"{case}.py.txt")
     assert not verdict.passed and verdict.tampered, (verdict.reasons, run.replay)
