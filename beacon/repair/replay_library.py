@@ -10,8 +10,8 @@ set ``JSONEncoder.default`` at import, and its pristine code relies on it.
 So the comparison is between processes. Each replay process (:mod:`beacon.repair.replay_driver`'s
 ``library_state``) describes, after the declared modules' import and again after the calls, every top-level name of
 every module that is not a declared file (and the module's class), and every name in the ``__dict__`` of the mutable
-classes such modules define; at import also the own attributes of the instances those modules hold (and of a bound
-method's receiver); plus, for each declared module, the names its pristine text binds by one import, or by one plain
+classes such modules define; at import also the attributes of the instances those modules and classes hold (their
+``__dict__``, slots and C members, two levels down; and of a bound method's receiver); plus, for each declared module, the names its pristine text binds by one import, or by one plain
 assignment (by value, where the edit could rebind it), that the edited text still has (:func:`kept_imports`,
 :func:`kept_values`). A module is described by its name and whether ``sys.modules`` holds it, a function by its
 code's digest, a plain value or a container of them by value, an enum member by name and registration, any other
@@ -42,8 +42,9 @@ rebinds names of another (``typing_extensions`` rebinds functions of ``typing``)
 
 The same project state serves both sides, so an honest repair that sets library state the way the pristine code does
 passes: the ``JSONEncoder.default`` recipe is described by the function's file in both. What this does not see:
-library state that is not a binding (a dict's or list's items such as ``re._cache``, an instance's attributes after
-the import, C-level state such as the decimal context), a class swapped for a look-alike copy, a rig the edit's code
+library state that is not a binding (a dict's or list's items such as ``re._cache`` or an ``lru_cache``'s, a
+lazily set-up object's state such as ``mimetypes``' database, an instance's attributes after the import, C-level
+state such as the decimal context), a class swapped for a look-alike copy, a rig the edit's code
 installs and undoes inside one call, code that reaches the driver's own functions in the edited process, the
 project's other modules' data, and anything when no call was replayed.
 """
