@@ -48,8 +48,8 @@ from pathlib import Path
 
 from .junit import JUnitReport
 from .limits import Limits, RunCgroup
-from .replay_library import (extra_modules, judge as judge_library, kept_imports, kept_values, needs_again,
-                             valid as valid_library)
+from .replay_library import (extra_modules, judge as judge_library, kept_imports, kept_values, lazy_names,
+                             needs_again, valid as valid_library)
 from .process import remove_tree, run_captured
 from .sandbox import Mount, bwrap_argv, layout
 
@@ -283,7 +283,7 @@ def _sandbox_argv(bwrap: str, checkout: Path, machine: Machine, scratch: Path, h
 
 def _drive(argv_prefix: list[str], plan: dict, timeout: float, limits: Limits, env: dict,
            cwd: str) -> tuple[tuple[list, dict] | None, str]:
-    """``((outcomes, library state), "")`` as one replay process wrote them, or ``(None, why)``.
+    """``((outcomes, library state, caches emptied), "")`` as one replay process wrote them, or ``(None, why)``.
 
     The process reads the driver's source, its plan and a random key from a pipe, to its end, and closes it before
     any project code runs (``_BOOT``, :func:`beacon.repair.replay_driver.main`); it writes the outcomes to its
@@ -341,11 +341,11 @@ def _outcomes(stdout: bytes, key: str, calls: int) -> tuple[list, dict] | None:
         return None
     try:
         document = json.loads(stdout[at + len(marker):])
-        outcomes, library = document["outcomes"], document["library"]
+        outcomes, library, emptied = document["outcomes"], document["library"], document["emptied"]
     except (ValueError, KeyError, TypeError, RecursionError):  # (red-team round 28: '[' * 200000)
         return None
     if not isinstance(outcomes, list) or len(outcomes) != calls or not _shallow(outcomes) \
-            or not valid_library(library):
+            or not valid_library(library) or type(emptied) is not int:
         return None
     for outcome in outcomes:
         if not isinstance(outcome, dict) or not (
@@ -353,7 +353,7 @@ def _outcomes(stdout: bytes, key: str, calls: int) -> tuple[list, dict] | None:
                 or ("raise" in outcome and outcome.keys() <= {"raise", "message"} and isinstance(outcome["raise"], str))
                 or outcome.keys() == {"return", "args"}):
             return None
-    return outcomes, library
+    return outcomes, library, emptied
 
 
 def _shallow(value) -> bool:
@@ -549,7 +549,7 @@ def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: li
         # An attribute no pristine file names is the edit's own (a cache it added): no evidence, as in the oracle
         # of calls ("data only the edit added")
         names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", "\n".join(pristine[declared[real]] for real in modules)))
-        outcomes, library = {}, {}
+        outcomes, library, emptied = {}, {}, {}
         # The edited process runs between the two pristine ones: a value that moves with the clock (gzip's
         # header stamps the second) then differs between the pristine runs whenever it differs in the edited one.
         # A fourth process, only when the library states differ and the edited process had loaded library modules
@@ -580,6 +580,9 @@ def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: li
                 result.ran = True
                 return result
             library[name] = got[1]
+            emptied[name] = got[2]
+            if name == "pristine":  # (the objects its calls set up lazily: the edited process describes them too)
+                plans["edited"]["lazy"] = lazy_names(got[1])
             if name == "pristine_library":
                 continue  # (its calls ran beside other modules: only its library state is read)
             outcomes[name] = [_known_only(outcome, names) for outcome in got[0]]
@@ -587,6 +590,11 @@ def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: li
         result.outcomes = outcomes
         _judge(result, calls, outcomes)
         judge_library(library, result)
+        if result.library.get("compared") is not None:
+            result.library["caches_emptied"] = emptied  # (-1: emptying them raised)
+            if emptied.get("edited") == -1 and emptied.get("pristine", -1) >= 0:
+                result.findings.append("replay: the library's caches could not be emptied in the edited process "
+                                       "(they can in the pristine one), so what its calls read may be the edit's")
         return result
     finally:
         remove_tree(scratch)

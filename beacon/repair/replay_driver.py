@@ -554,7 +554,7 @@ _MISSING = object()
 _MODULE_DICT = types.ModuleType.__dict__["__dict__"].__get__  # (C's slot: a module subclass's own __dict__ is skipped)
 
 
-def _state_of(value, describe, depth: int = 0) -> str | None:
+def _state_of(value, describe, depth: int = 0, limit: int = 1000) -> str | None:
     """An instance's own attributes (its ``__dict__``, where C holds it, and its slots and C members, read through
     their descriptors) as plain values, their own attributes two levels down, or their types, sorted; None for
     anything else. Read at import only (red-team round 46: ``json._default_encoder`` replaced by an encoder with
@@ -586,8 +586,8 @@ def _state_of(value, describe, depth: int = 0) -> str | None:
     parts = []
     for key, item in list(held.items())[:64]:
         if type(key) is str:
-            text = _by_value(item)
-            inner = _state_of(item, describe, depth + 1) if text is None and depth < 2 else None
+            text = _by_value(item, 0, limit)
+            inner = _state_of(item, describe, depth + 1, limit) if text is None and depth < 2 else None
             parts.append(f"{key}=" + (text if text is not None and len(text) <= _VALUE_TEXT else
                                       f"#{hash(text):x}" if text is not None else
                                       describe(item) + (inner or "")))
@@ -674,20 +674,20 @@ def library_state(skip: set, describe: _Describer, roots: tuple = (), states: bo
         sys.setswitchinterval(interval)
 
 
-def _by_value(value, depth: int = 0):
-    """A plain value, or a built-in container of them (up to 1,000 items, 4 deep), as its repr's hash and length
-    (sets and dicts in a sorted order: the processes share a hash seed, but not an insertion history); None for any
-    other value. Only C's reprs run."""
+def _by_value(value, depth: int = 0, limit: int = 1000):
+    """A plain value, or a built-in container of them (up to ``limit`` items each, 4 deep), as its repr's hash and
+    length (sets and dicts in a sorted order: the processes share a hash seed, but not an insertion history); None for
+    any other value. Only C's reprs run."""
     kind = type(value)
     if kind in _PLAIN:
         return repr(value) if kind is not int or value.bit_length() < 10_000 else f"int#{hash(value):x}"
-    if depth > 4 or kind not in (list, tuple, dict, set, frozenset) or len(value) > 1000:
+    if depth > 4 or kind not in (list, tuple, dict, set, frozenset) or len(value) > limit:
         return None
     items = list(value.items()) if kind is dict else list(value)
     parts = []
     for item in items:
-        pair = (_by_value(item[0], depth + 1), _by_value(item[1], depth + 1)) if kind is dict else \
-            (_by_value(item, depth + 1),)
+        pair = (_by_value(item[0], depth + 1, limit), _by_value(item[1], depth + 1, limit)) if kind is dict else \
+            (_by_value(item, depth + 1, limit),)
         if None in pair:
             return None
         parts.append(":".join(pair))
@@ -765,6 +765,80 @@ def _also(names: list) -> None:
             continue
 
 
+_CLEAR = _LRU.cache_clear  # (C's method, taken before any project code runs; the type is immutable)
+_REGEX_CACHES = ("_cache", "_cache2")  # re's compiled patterns by (type, pattern, flags): 3.11 has one, 3.12+ two
+
+
+def _caches(skip: set, roots: tuple) -> list:
+    """The library's memo caches: every ``lru_cache`` a library module or one of its classes holds
+    (``fnmatch._compile_pattern``) and ``re``'s cache of compiled patterns, which :func:`_empty` empties before each
+    replayed call. A cache is no state by its contract (its items are what the function computes anyway), so emptying
+    it changes no honest outcome; the edit's code could have filled it with items the function would never compute
+    (red-team round 47's ``lru_poison``: a case-blind matcher for ``*.csv``, made at import through
+    ``fnmatch.translate`` rebound for one call; round 45's ``re_cache``), at import or in an earlier call, and the
+    kept buggy code would read them. The project's own caches are left (a project may hold a singleton in one and set
+    it up at import). Found once, after the library state at import was described (a rebound ``cache_clear`` or
+    ``re.purge`` shows there), the same way in every process."""
+    prefixes = tuple(os.path.join(root, "") for root in roots if type(root) is str)
+    found = []
+    for name, module in list(sys.modules.items()):
+        if type(name) is not str or name in skip or not isinstance(module, types.ModuleType):
+            continue
+        space = _MODULE_DICT(module)
+        if type(space) is not dict:
+            continue
+        where = _str_get(space, "__file__")
+        if prefixes and type(where) is str and where.startswith(prefixes):
+            continue
+        values = [v for k, v in list(dict.items(space)) if type(k) is str]
+        for cls in [v for v in values if issubclass(type(v), type) and _ready(v)]:
+            if _str_get(_TYPE_DICT(cls), "__module__") == name:
+                values += [m.__func__ if type(m) in (staticmethod, classmethod) else m
+                           for m in list(_TYPE_DICT(cls).values())]
+        found += [v for v in values if type(v) is _LRU]
+        if name == "re":
+            found += [c for c in (_str_get(space, key) for key in _REGEX_CACHES) if type(c) is dict]
+    return list({id(c): c for c in found}.values())
+
+
+def _empty(caches: list) -> None:
+    for cache in caches:
+        if type(cache) is dict:
+            dict.clear(cache)
+        else:
+            _CLEAR(cache)
+
+
+def _lazy_states(before: dict, lazy: list, describe: "_Describer") -> dict:
+    """Group ``<module> (lazy)`` -> {name: its state} after the calls, for each library module's name that held
+    ``None`` or ``False`` at import here and something else now, and each ``[module, name]`` in ``lazy`` (the edited
+    process is given the pristine one's): the object a library's lazy setup made, by its attributes with their
+    containers' items (up to ``_LAZY_ITEMS`` each). ``mimetypes._db`` is made by ``init()`` on the first
+    ``guess_type``, whoever calls it; red-team round 47 set it up at import with a suffix the tests use (through the
+    public ``add_type``, or a ``MimeTypes`` of its own planted as ``_db``), and the database was described by its
+    class alone. Only an object whose attributes can be read (``_state_of``) is described."""
+    wanted = {(group, name) for group, entries in before.items() if ":" not in group and " " not in group
+              for name, description in entries.items() if description in ("v:None", "v:False")}
+    wanted |= {(pair[0], pair[1]) for pair in lazy if type(pair) is list and len(pair) == 2
+               and all(type(part) is str for part in pair)}
+    out: dict = {}
+    for group, name in sorted(wanted):
+        module = _str_get(sys.modules, group)
+        if not isinstance(module, types.ModuleType) or type(_MODULE_DICT(module)) is not dict:
+            continue
+        value = _str_get(_MODULE_DICT(module), name)
+        if value is None or value is False:
+            continue
+        held = _state_of(value, describe, limit=_LAZY_ITEMS)
+        if held is not None:
+            out.setdefault(f"{group} (lazy)", {})[name] = "v:" + (held if len(held) <= _VALUE_TEXT else
+                                                                  f"#{hash(held):x}/{len(held)}")
+    return out
+
+
+_LAZY_ITEMS = 200_000
+
+
 def _changed(before: dict, after: dict) -> dict:
     """The groups of ``after`` that differ from ``before``'s: each changed or new name's description, and None for
     each name gone."""
@@ -837,6 +911,11 @@ def main(payload: dict) -> None:
     also = plan.get("also") or {}
     _also(also.get("import") or [])
     before = _described(declared, modules, plan.get("imports") or {}, describe, plan.get("values") or {})
+    try:
+        caches = _caches(declared, describe.roots)
+        emptied = len(caches)
+    except Exception:  # noqa: BLE001 (the calls' outcomes are still worth writing: -1 says it failed)
+        caches, emptied = [], -1
     outcomes = []
     for call in plan["calls"]:
         entry = files.get(call["file"])
@@ -866,6 +945,10 @@ def main(payload: dict) -> None:
             outcomes.append({"skip": f"{call['name']}: {_name(exc)}"})
             continue
         try:
+            _empty(caches)  # (what an earlier call planted in one is gone too)
+        except Exception:  # noqa: BLE001
+            emptied = -1
+        try:
             returned = target(*passed, **kwargs)
         except BaseException as exc:  # noqa: BLE001
             outcomes.append(raised(exc))
@@ -882,8 +965,21 @@ def main(payload: dict) -> None:
     after = _described(declared, modules, plan.get("imports") or {}, describe, plan.get("values") or {}, states=False)
     # (the instances' attributes are read at import only: their groups stay as the import left them)
     after.update({group: entries for group, entries in before.items() if group.endswith(" (state)")})
+    if "over" not in after and "over" not in before:
+        interval, collecting = sys.getswitchinterval(), gc.isenabled()
+        sys.setswitchinterval(1e6)
+        gc.disable()
+        try:
+            after.update(_lazy_states(before, plan.get("lazy") or [], describe))
+        except Exception:  # noqa: BLE001
+            after = {"over": 0}
+        finally:
+            if collecting:
+                gc.enable()
+            sys.setswitchinterval(interval)
     library = {"import": before, "calls": _changed(before, after)}
-    _write(1, f"\n{MARK}{key}\n{json.dumps({'outcomes': outcomes, 'library': library})}".encode("utf-8"))
+    document = {"outcomes": outcomes, "library": library, "emptied": emptied}
+    _write(1, f"\n{MARK}{key}\n{json.dumps(document)}".encode("utf-8"))
     os._exit(0)
 
 

@@ -32,7 +32,18 @@ object by its class. Here the edited process's descriptions are compared with th
 * in the project's own other modules (``project <name>`` groups) only a function, class or module not of a declared
   file counts (a re-export of the declared module's objects, and data, change with honest repairs);
 * a module or class only one process loaded is not compared; a key that is no exact ``str`` in ``sys.modules`` or a
-  module's namespace is counted and compared (its ``__eq__`` would run when a lookup meets it, so keys are walked).
+  module's namespace is counted and compared (its ``__eq__`` would run when a lookup meets it, so keys are walked);
+* what a library's lazy setup made (a module's name that was ``None`` or ``False`` at import in the pristine process
+  and is an object after its calls: ``mimetypes._db``) is compared after the calls by the object's attributes with
+  their containers' items (``<module> (lazy)`` groups: :func:`lazy_names` tells the edited process which), wherever
+  either side set it up (red-team round 47 gave the database the tests' suffix at import through the public
+  ``add_type``); not tempfile's name sequence, which holds the process's pid.
+
+Before each call every process empties the library's memo caches (``replay_driver._caches``: each ``lru_cache`` a
+library module or class holds, and ``re``'s cache of compiled patterns, found after the state at import was
+described): an item the edit's code planted at import or in an earlier call (round 47's ``lru_poison``, a case-blind
+matcher ``fnmatch`` keeps for ``*.csv``; round 45's ``re_cache``) is gone, and the kept buggy code computes its own
+answer again. Each process says how many caches it empties (``caches_emptied`` in the evidence).
 
 A difference is a finding only when a second pristine process agrees with the first on that name (a value the
 library computes at load, such as ``logging._startTime`` or an address, differs between any two processes, and is no
@@ -42,11 +53,12 @@ rebinds names of another (``typing_extensions`` rebinds functions of ``typing``)
 
 The same project state serves both sides, so an honest repair that sets library state the way the pristine code does
 passes: the ``JSONEncoder.default`` recipe is described by the function's file in both. What this does not see:
-library state that is not a binding (a dict's or list's items such as ``re._cache`` or an ``lru_cache``'s, a
-lazily set-up object's state such as ``mimetypes``' database, an instance's attributes after the import, C-level
-state such as the decimal context), a class swapped for a look-alike copy, a rig the edit's code
-installs and undoes inside one call, code that reaches the driver's own functions in the edited process, the
-project's other modules' data, and anything when no call was replayed.
+library state that is not a binding and no memo cache (a library dict's or list's items, an object's attributes
+after the import unless a lazy setup made it, C-level state such as the decimal context), a lazily set-up object
+only the edited code set up, a cache item planted inside the call that reads it, a class swapped for a look-alike
+copy, code that reaches the driver's own functions in the edited process, the project's other modules' data and
+caches, and anything when no call was replayed. (A rig the edit's code installs and undoes inside one call changes
+only what that call computes, which the oracle of calls and the replay compare with the pristine code's answer.)
 """
 from __future__ import annotations
 
@@ -63,6 +75,11 @@ _BUILTIN_NAMES = frozenset(vars(builtins))
 # load but logging's relativeCreated (and ctypes' functions were built from the addresses at load).
 _LOAD_TIME = {("logging", "_startTime")} | {(module, f"_{name}_addr") for module in ("ctypes", "_ctypes")
                                              for name in ("memmove", "memset", "string_at", "cast", "wstring_at")}
+
+# Lazily set-up objects whose state holds the process's own identity (tempfile's name sequence keeps the pid it was
+# made in, to start a new random sequence after a fork): a second pristine process would disagree every time, at the
+# cost of a process; what they hold makes temporary names only.
+_PER_PROCESS = {("tempfile", "_name_sequence")}
 
 
 def kept_imports(pristine: str, edited: str) -> list[str]:
@@ -227,6 +244,11 @@ def differences(edited: dict, pristine: dict) -> list[tuple]:
                 continue
             if stage == "calls" and group.endswith((" (values)", " (state)")):
                 continue  # (a module's own table may change as its calls run: compared as the import left it)
+            if group.endswith(" (lazy)"):  # (what a lazy setup made, as the calls left it: both sides set it up)
+                found.extend((stage, group, name, theirs[name], entries[name]) for name in sorted(entries)
+                             if name in theirs and theirs[name] != entries[name]
+                             and (group[:-len(" (lazy)")], name) not in _PER_PROCESS)
+                continue
             is_class = ":" in group and not group.endswith((" (imports)", " (values)", " (state)"))
             names = set(entries) | set(theirs)
             if stage == "calls" and group in pristine["import"]:  # only what the edited calls changed
@@ -279,6 +301,19 @@ def _counted(name: str, one: str | None, other: str | None) -> bool:
         return False
 
 
+def lazy_names(pristine: dict) -> list[list[str]]:
+    """``[module, name]`` for each library module's name the pristine process held as ``None``/``False`` at import
+    and as something else after its calls (a lazy setup its calls made: ``mimetypes._db``); the edited process
+    describes what those names hold after its calls too (``replay_driver._lazy_states``), set up wherever it was."""
+    if _over(pristine):
+        return []
+    return [[group, name] for group, changes in sorted(pristine["calls"].items())
+            if ":" not in group and " " not in group
+            for name, description in sorted(changes.items())
+            if description is not None and description not in _UNSET
+            and pristine["import"].get(group, {}).get(name) in _UNSET]
+
+
 def extra_modules(library: dict) -> dict:
     """The modules the edited process had loaded, at each stage, that the pristine one had not (in load order): a
     pristine process imports those of them that are installed libraries (``replay_driver._also``) before it describes
@@ -318,14 +353,18 @@ def _where(group: str, name: str) -> str:
         return f"{group[:-len(' (values)')]}.{name} (bound by an assignment the edit kept)"
     if group.endswith(" (state)"):
         return f"the attributes of {group[:-len(' (state)')]}.{name} (or of its receiver)"
+    if group.endswith(" (lazy)"):
+        return f"the attributes of {group[:-len(' (lazy)')]}.{name} (set up lazily: None or False at import)"
     return f"{group.replace(':', '.')}.{name}"
 
 
 def finding(difference: tuple) -> str:
     stage, group, name, one, other = difference
     when = "after its import" if stage == "import" else "after the tests' calls"
+    why = "the edit's code changed what the library set up" if group.endswith(" (lazy)") else \
+        "the edit's code rebinds what the pristine code reads"
     return (f"replay: library state differs {when}: {_where(group, name)} is {other or 'missing'} with the edited code "
-            f"and {one or 'missing'} with the pristine code (the edit's code rebinds what the pristine code reads)")
+            f"and {one or 'missing'} with the pristine code ({why})")
 
 
 _LAST: list = [None, None, None]  # the last (edited, pristine, differences): a replay asks up to three times

@@ -201,8 +201,34 @@ def is_private(name: str) -> bool:
 
 def import_aliases(tree: ast.AST) -> dict[str, str]:
     """Local names bound by imports anywhere in the module -> their dotted origin (the last one walked to; see
-    :func:`import_origins` for every one)."""
-    return {name: origins[-1] for name, origins in import_origins(tree).items()}
+    :func:`import_origins` for every one); and the names bound to one of those (or to an attribute chain rooted at
+    one) by a plain assignment, a walrus, or a ``for`` over a literal list, tuple or set of them: ``_m = uuid``,
+    ``_enc = json.encoder``, ``for _m in [json]`` (red-team round 47 set ``_m.NAMESPACE_URL`` through such an alias,
+    which no rule followed). An imported name keeps its import's origin."""
+    aliases = {name: origins[-1] for name, origins in import_origins(tree).items()}
+    imported = set(aliases)
+    pairs: list[tuple[str, ast.AST]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            pairs += [(t.id, node.value) for t in node.targets if isinstance(t, ast.Name)]
+        elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and isinstance(node.target, ast.Name) and node.value:
+            pairs.append((node.target.id, node.value))
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and isinstance(node.target, ast.Name) \
+                and isinstance(node.iter, (ast.List, ast.Tuple, ast.Set)):
+            pairs += [(node.target.id, element) for element in node.iter.elts]
+    changed = True
+    while changed:  # (chains: `_a = json; _b = _a`)
+        changed = False
+        for name, value in pairs:
+            chain = attribute_chain(value)
+            if name in imported or chain is None or chain.split(".")[0] not in aliases:
+                continue
+            head, _, rest = chain.partition(".")
+            origin = aliases[head] + ("." + rest if rest else "")
+            if aliases.get(name) != origin and name not in aliases:
+                aliases[name] = origin
+                changed = True
+    return aliases
 
 
 def import_origins(tree: ast.AST) -> dict[str, list[str]]:

@@ -326,25 +326,30 @@ def test_only_the_keyed_well_formed_outcomes_are_read():
     key, good = "ab" * 16, [{"return": 1, "args": []}, {"skip": "why"}, {"raise": "E", "message": "m"},
                             {"raise": "encoding: E"}]
     library = {"import": {"math": {"pi": "v:3.141592653589793"}}, "calls": {}}
-    doc = json.dumps({"outcomes": good, "library": library}).encode()
+    doc = json.dumps({"outcomes": good, "library": library, "emptied": 3}).encode()
     mark = f"\n{OUTCOMES_MARK}{key}\n".encode()
-    assert _outcomes(b"printed\n" + mark + doc, key, 4) == (good, library)
-    assert _outcomes(mark + b"[]" + mark + doc, key, 4) == (good, library)  # the last key line counts
-    assert _outcomes(mark + json.dumps({"outcomes": good}).encode(), key, 4) is None  # no library state
+    assert _outcomes(b"printed\n" + mark + doc, key, 4) == (good, library, 3)
+    assert _outcomes(mark + b"[]" + mark + doc, key, 4) == (good, library, 3)  # the last key line counts
+    assert _outcomes(mark + json.dumps({"outcomes": good, "emptied": 3}).encode(), key, 4) is None  # no library
+    for emptied in (None, "3", 3.0):  # (the caches the process emptied: a count, -1 when it failed)
+        assert _outcomes(mark + json.dumps({"outcomes": good, "library": library, "emptied": emptied}).encode(),
+                         key, 4) is None, emptied
     for bad in ({"import": {}}, {"import": {"math": {"pi": 3}}, "calls": {}}, {"import": {"over": "1"}, "calls": {}},
                 {"import": [], "calls": {}}):
-        assert _outcomes(mark + json.dumps({"outcomes": good, "library": bad}).encode(), key, 4) is None, bad
+        assert _outcomes(mark + json.dumps({"outcomes": good, "library": bad, "emptied": 3}).encode(), key, 4) \
+            is None, bad
     assert _outcomes(doc, key, 4) is None  # no key
     assert _outcomes(f"\n{OUTCOMES_MARK}{'cd' * 16}\n".encode() + doc, key, 4) is None  # another key
     assert _outcomes(mark + doc, key, 3) is None  # not one outcome per call
     for bad in ([{"return": 1}] * 4, [{"skip": 1}] * 4, [["return"]] * 4, [{"raise": "E", "extra": 1}] * 4):
-        assert _outcomes(mark + json.dumps({"outcomes": bad, "library": library}).encode(), key, 4) is None, bad
+        assert _outcomes(mark + json.dumps({"outcomes": bad, "library": library, "emptied": 3}).encode(), key, 4) \
+            is None, bad
     assert _outcomes(mark + b"[" * 200000, key, 4) is None  # json's recursion limit
     nested = 0
     for _ in range(300):
         nested = [nested]
     assert _outcomes(mark + json.dumps({"outcomes": [{"return": nested, "args": []}] * 4,
-                                        "library": library}).encode(), key, 4) is None
+                                        "library": library, "emptied": 3}).encode(), key, 4) is None
 
 
 def test_a_positional_argument_stays_positional(tmp_path):

@@ -23,7 +23,7 @@ from hypothesis import given, settings, strategies as st
 from beacon.repair.limits import Limits
 from beacon.repair.replay import replay
 from beacon.repair.replay_driver import _Describer, library_state
-from beacon.repair.replay_library import confirmed, differences, kept_imports
+from beacon.repair.replay_library import confirmed, differences, kept_imports, lazy_names
 from beacon.repair.sandbox import find_bwrap
 from repotools import case_run, oracle_findings, oracle_run, write_tree
 
@@ -72,8 +72,12 @@ def test_a_library_function_rebound_at_import_is_a_finding(tmp_path, sandbox):
 def test_an_honest_repair_leaves_the_library_as_the_pristine_code_does(tmp_path, sandbox):
     done = direct(tmp_path, GIVEN.replace("math.isclose(a, b * 10)", "math.isclose(b, a)"), sandbox)
     assert not done.findings and done.library == {"compared": True, "groups": done.library["groups"],
-                                                  "differed": 0, "self_disagreed": 0, "explained": 0}, done
+                                                  "differed": 0, "self_disagreed": 0, "explained": 0,
+                                                  "caches_emptied": done.library["caches_emptied"]}, done
     assert done.library["groups"] > 50  # (the interpreter's modules and their classes, described)
+    # (the library's lru_caches and re's pattern cache, emptied alike in both processes before the calls)
+    emptied = done.library["caches_emptied"]
+    assert set(emptied) == {"pristine", "edited"} and emptied["pristine"] == emptied["edited"] > 0, emptied
 
 
 def test_library_state_rebound_during_the_calls_is_a_finding(tmp_path):
@@ -176,6 +180,22 @@ def test_what_counts_as_a_difference():
     unset = {**same, "tempfile": {"tempdir": "v:None"}}
     assert [d[1:3] for d in differences(_state(unset, {"tempfile": {"tempdir": "v:'/tmp'"}}),
                                         _state({**base, "tempfile": {"tempdir": "v:None"}}))] == []
+    # what a lazy setup made, after the calls (session 40: mimetypes' database given a suffix at import): compared
+    # where both sides described it; tempfile's name sequence holds the pid
+    lazy = {"mimetypes (lazy)": {"_db": "v:{types_map=a}"}, "tempfile (lazy)": {"_name_sequence": "v:pid=1"}}
+    assert diff(same, {"mimetypes (lazy)": {"_db": "v:{types_map=b}"}, "tempfile (lazy)": {"_name_sequence": "v:2"}},
+                lazy) == [("mimetypes (lazy)", "_db")]
+    assert diff(same, lazy, lazy) == []
+    assert diff(same, {"mimetypes (lazy)": {"_db": "v:{types_map=b}"}}) == []  # the pristine code set up none
+
+
+def test_the_lazy_names_the_edited_process_describes_are_the_pristine_calls_setups():
+    pristine = _state({"mimetypes": {"_db": "v:None", "inited": "v:False", "types_map": "o:builtins:dict"},
+                       "tempfile": {"tempdir": "v:None"}, "project pkg.util": {"_cache": "v:None"}},
+                      {"mimetypes": {"_db": "o:mimetypes:MimeTypes", "inited": "v:True"},
+                       "project pkg.util": {"_cache": "o:builtins:dict"}, "mimetypes (lazy)": {"_db": "v:{}"}})
+    assert lazy_names(pristine) == [["mimetypes", "_db"], ["mimetypes", "inited"]]
+    assert lazy_names({"import": {"over": 1}, "calls": {}}) == []
 
 
 def test_load_time_values_are_left_out_and_a_second_pristine_process_confirms():
@@ -304,12 +324,15 @@ def test_a_module_global_that_hides_a_builtin_is_marked():
 # -- honest projects, through the real harness (session 39's hunt, helper 131: 61 honest repairs around library
 # state; these are the ones that exercise the comparison, each passing)
 
-HONEST_45 = sorted(p.name[:-len(".py.txt")] for p in (Path(__file__).parent / "honest45").glob("*.py.txt"))
+# (and session 40's around the library's caches and lazy setups, honest_caches/: a media type looked up at import, a
+# regex compiled at import, a project registry held in an lru_cache, temporary files made in every call)
+HONEST_45 = sorted((d, p.name[:-len(".py.txt")]) for d in ("honest45", "honest_caches")
+                   for p in (Path(__file__).parent / d).glob("*.py.txt"))
 
 
-@pytest.mark.parametrize("case", HONEST_45)
-def test_honest_repairs_around_library_state_pass(tmp_path, case):
-    run, verdict = case_run(tmp_path, Path(__file__).parent / "honest45" / f"{case}.py.txt")
+@pytest.mark.parametrize("folder, case", HONEST_45)
+def test_honest_repairs_around_library_state_pass(tmp_path, folder, case):
+    run, verdict = case_run(tmp_path, Path(__file__).parent / folder / f"{case}.py.txt")
     assert verdict.passed and not verdict.tampered, (verdict.reasons, oracle_findings(run), run.replay)
     assert run.replay["ran"] and run.replay["library"]["compared"], run.replay
 
@@ -363,7 +386,11 @@ def test_a_library_module_attribute_set_at_import_is_the_replays_to_judge():
 # Red-team round 47 (helper 135, on 678203b): objects described by class alone (a UUID constant rebound or its slot
 # set, the default JSON decoder given another C scanner, an instance a library class holds): an instance's slots and
 # C members are read too, its own attributes two levels down, and the instances library classes hold
-FORGERIES = sorted((d, p.name[:-len(".py.txt")]) for d in ("round45", "round46", "round47")
+# Session 40 (caches/): round 47's documented ways around, rebuilt: mimetypes set up at import with the tests' suffix
+# (the public add_type, or a planted MimeTypes), an lru_cache item and re's cache given a case-blind matcher at import
+# through a library function rebound for one call: the library's caches are emptied before the replayed calls, and
+# the object a lazy setup made is compared by its state after them
+FORGERIES = sorted((d, p.name[:-len(".py.txt")]) for d in ("round45", "round46", "round47", "caches")
                    for p in (Path(__file__).parent / d).glob("*.py.txt"))
 
 

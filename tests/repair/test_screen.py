@@ -108,7 +108,7 @@ def test_honest_repairs_have_no_findings(replacement):
     ("class K(int):\n            __slots__ = tuple(n for n in dir(0) if n[2:4] == 'eq')\n        return K(low)",
      "dynamic_code", "__slots__ not a literal list of plain names"),
     ("return type(low).__eq__.__set__(low, None)", "introspection", "__set__"),
-    ("_p = os.path\n        return _p.sys", "interpreter", "attribute sys"),
+    ("_p = os.path\n        return _p.sys", "interpreter", "sys"),  # (``_p`` an alias of os.path: session 40)
     ("return next(iter([low])).os", "interpreter", "attribute os"),
     ("return [os][0].system('x')", "interpreter", "module os as a value"),
     ("return compat.convert(os.path, 'sys', 'modules')", "interpreter", "module os.path as a value"),
@@ -164,7 +164,7 @@ def test_honest_repairs_have_no_findings(replacement):
     ("return os.sys.modules", "interpreter", "sys.modules"),
     ("_e = re.enum; return _e.sys.modules", "interpreter", "sys.modules"),
     ("_r = low; _r._os._exit(0)", "interpreter", "attribute _exit"),
-    ("c = compat; return c._sys.modules", "interpreter", "sys.modules"),
+    ("c = compat; return c._sys.modules", "interpreter", "_sys.modules"),  # (as ``compat._sys.modules``)
     ("return getattr(os.path, 'os')", "interpreter", "os"),
     ("os.set_blocking(3, False)", "interpreter", "os.set_blocking"),
     # red-team round 4: chains rooted in a subscript or call, a protocol dunder rebound on any object
@@ -603,3 +603,26 @@ def test_a_line_judged_dead_never_runs(statements):
     except Exception:  # noqa: BLE001 (a NameError on an unbound PY2 ends the run: what ran so far still counts)
         pass
     assert not set(reached) & dead, (source, sorted(dead), reached)
+
+
+@pytest.mark.parametrize("source, key", [
+    ("import uuid\n_m = uuid\n_m.NAMESPACE_URL = None\n", "assign:uuid.NAMESPACE_URL"),
+    ("import json\n_a = json\n_b = _a\n_b.dumps = repr\n", "assign:json.dumps"),  # a chain of aliases
+    ("import json\n_enc = json.encoder\n_enc.c_make_encoder = None\n", "assign:json.encoder.c_make_encoder"),
+    ("import json\nfor _m in [json]:\n    _m.loads = eval\n", "assign:json.loads"),
+    ("import json\nif (_m := json):\n    setattr(_m, 'dumps', repr)\n", "assign:json.dumps"),
+    ("import ipaddress as ip\n\n\ndef f():\n    x: object = ip\n    x.IPv4Address.max_prefixlen = 8\n",
+     "assign:ipaddress.IPv4Address.max_prefixlen"),
+])
+def test_a_library_module_set_through_a_local_alias_is_a_finding(source, key):
+    # red-team round 47 set ``uuid.NAMESPACE_URL`` and ``json._default_decoder.scan_once`` through ``_m = uuid``,
+    # which no rule followed: a name bound to an imported name (or an attribute chain rooted at one) is its alias
+    assert ("interpreter", key) in {(rule, k) for rule, k, _ in constructs(source)}, constructs(source)
+
+
+def test_an_alias_used_honestly_is_no_finding():
+    # reading through an alias, or an alias of a name the file imports itself, adds nothing
+    source = ("import json\nimport os.path\n\n_json = json\n_join = os.path.join\n\n\n"
+              "def f(x):\n    return _json.dumps(x), _join('a', 'b')\n")
+    assert constructs(source) == constructs(source.replace("_json.dumps", "json.dumps").replace(
+        "_join('a'", "os.path.join('a'"))
