@@ -3079,6 +3079,31 @@ def _defaults_of(spec: dict):
             {k: _literal_eval(v) for k, v in keywords.items()} or None)
 
 
+_COMPREHENSIONS = frozenset({"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>"})
+
+
+def _a_call_of(held, function, code, frame) -> bool:
+    """Whether the running ``frame`` of ``code`` is a call through ``held`` (a namespace's entry whose function is
+    ``function``): its free variables hold the very objects ``function``'s closure cells do (two closures of one code:
+    a decorator's ``wrapper`` of two defs), or its parameters the very objects a ``functools.partial`` binds (two
+    partials of one helper: ``double = partial(_scale, factor=2)``, helper 137's honest cases)."""
+    local = frame.f_locals
+    if _type(held) is _partial:
+        names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        bound = list(zip(names, held.args)) + list((held.keywords or {}).items())
+        return bool(bound) and all(local.get(name, _ABSENT) is value for name, value in bound)
+    cells = function.__closure__ or ()
+    if len(cells) != len(code.co_freevars) or not cells:
+        return False
+    for name, cell in zip(code.co_freevars, cells):
+        try:
+            if local.get(name, _ABSENT) is not cell.cell_contents:
+                return False
+        except ValueError:  # (an empty cell)
+            return False
+    return True
+
+
 def _unwrapped(value):
     """The function a class-dict or namespace entry calls: itself, a static/class method's, a property's getter,
     a bound method's or a ``functools.partial``'s (any other object: itself)."""
@@ -3451,13 +3476,16 @@ class _Shadow:
             # no pristine version of its own: one by a pristine def's name that holds it now (``_close = _near``;
             # ``Reading.__init__ = _make()``, a closure or lambda, round 16), else a finding (a nested function
             # called later, a factory's product or a decorator's wrapper: not checked)
-            alias = self._alias(code)
+            alias, lasting = self._alias(code, frame)
             if alias is not None and alias[0] is _DISPLACED:
                 self.report(f"oracle: {code.co_qualname} was called from code the edit did not change; it holds the "
                             f"place of the pristine {alias[1]}, whose pristine code the harness did not send")
                 return None
             if alias is not None:
-                known = self._kinds[_ohash(code)] = (code, alias, known[2])
+                if lasting:
+                    known = self._kinds[_ohash(code)] = (code, alias, known[2])
+                else:  # (this call's name only: the next call of the code may be another's)
+                    known = (code, alias, known[2])
             elif known[1] is _NESTED:
                 return None
         try:
@@ -3533,8 +3561,13 @@ class _Shadow:
         return self._origin(record[0], depth + 1)
 
     def _from_module_body(self, frame) -> bool:
-        """Whether a declared file's module or class body made the call (no ``CO_OPTIMIZED``: not a function)."""
+        """Whether a declared file's module or class body made the call (no ``CO_OPTIMIZED``: not a function), also
+        through a comprehension it runs (3.11 runs one as a function of its own: helper 137's honest table built at
+        import by ``{name: _per_box(name) for name in …}``)."""
         caller = frame.f_back
+        while caller is not None and caller.f_code.co_name in _COMPREHENSIONS \
+                and os.path.realpath(caller.f_code.co_filename) in self.oracle.files:
+            caller = caller.f_back
         return (caller is not None and not caller.f_code.co_flags & 0x1
                 and os.path.realpath(caller.f_code.co_filename) in self.oracle.files)
 
@@ -4260,25 +4293,39 @@ class _Shadow:
                         return function
         return None
 
-    def _alias(self, code):
+    def _alias(self, code, frame=None):
         """The pristine version of a pristine def's name that now holds this added function (red-team round 15's
-        honest ``_close = _near``: the helper renamed and aliased), or None."""
+        honest ``_close = _near``: the helper renamed and aliased), or None; and whether that answer holds for every
+        call of ``code`` (False when several names hold functions of it: one decorator's ``wrapper`` around
+        ``reserve`` and ``release``, helper 137's honest case, told apart at each call by the closure cells
+        ``frame`` holds)."""
         real = os.path.realpath(code.co_filename)
         entry, space = self.oracle.files.get(real), self.oracle._find_spaces().get(real)
         if entry is None or space is None:
-            return None
+            return None, True
+        found = []
         for scope, name, qualname in entry[3]:
             holder = space if not scope else _found_at(space, scope)
             if holder is None:
                 continue
             own = holder if _type(holder) is dict else _class_dict(holder)
-            function = _unwrapped(own.get(name, _ABSENT))
+            held = own.get(name, _ABSENT)
+            function = _unwrapped(held)
             if type(function) is types.FunctionType and _func_code(function) is code:
-                self._functions[_id(code)] = function
                 # a def the edit left as it was but displaced (``Amount.__init__ = _make()``): no pristine code
                 # was sent for it, so the call cannot be asked: fail closed
-                return entry[0][qualname] if qualname in entry[0] else (_DISPLACED, qualname)
-        return None
+                found.append((function, entry[0][qualname] if qualname in entry[0] else (_DISPLACED, qualname),
+                              held))
+        if len(found) > 1 and frame is not None:
+            found = [one for one in found if _a_call_of(one[2], one[0], code, frame)]
+            if len(found) != 1:
+                return None, False
+            self._functions[_id(code)] = found[0][0]
+            return found[0][1], False
+        if not found:
+            return None, True
+        self._functions[_id(code)] = found[0][0]
+        return found[0][1], len(found) == 1
 
     def _globals(self, code) -> dict:
         live = self._live(code)

@@ -23,6 +23,8 @@ their JSON), ``{"$b": hex}`` bytes, ``{"$c": [re, im]}`` a complex; in a call's 
 ``{"$o": [file, qualname], "$v": dict, "$sl": dict}`` an instance of a declared module's class (made without
 ``__init__``, then given that ``__dict__`` and those slots) and ``{"$n": [file, qualname, name]}`` an enum member.
 Outcomes only (never decoded):
+``{"$gen": [...]}`` a generator's or C iterator's first items (what it raised last), ``{"$io": "module:qualname",
+"value": ..., "at": n}`` a ``StringIO``/``BytesIO`` by its text and position,
 ``{"$o": "module:qualname", "$v": state}`` another object with its ``__dict__``/slots,
 ``{"$r": "module:qualname"}`` a class, function or module, ``{"$x": "module:qualname"}`` an object whose state
 cannot be read, ``{"$cut": n}`` past the size limit or nested deeper than ``DEPTH``.
@@ -32,11 +34,14 @@ import gc
 import hashlib
 import importlib.abc
 import importlib.machinery
+import io
 import json
 import os
 import re
 import sys
 import types
+
+import _random
 
 _NODES = 20000  # values encoded per outcome: past it, {"$cut": ...}
 # JSON nesting of an encoded outcome: a deeper one is sent as {"$cut": "nesting"}, by the same rule on every side (the
@@ -123,6 +128,15 @@ def _name(obj) -> str:
     return f"{getattr(kind, '__module__', '?')}:{getattr(kind, '__qualname__', '?')}"
 
 
+_BUFFERS = (io.StringIO, io.BytesIO)
+
+
+def _c_iterator(kind) -> bool:
+    """Whether ``kind`` is an iterator type made in C (not a class of the project's: those are encoded by state)."""
+    return not type.__dict__["__flags__"].__get__(kind) & (1 << 9) and "__next__" in type.__dict__["__dict__"].__get__(
+        kind)
+
+
 _LONG = 10_000  # characters of a str or bytes, or bits of an int, past which a value is sent as its digest
 _DRAINED = 1_000  # items of a returned generator that are taken and compared
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # (a repr's memory address: no value)
@@ -179,7 +193,12 @@ class _Encoder:
                 if isinstance(value, base):  # a subclass: its contents as the built-in type holds them
                     return {"$sub": _name(value), "items": self(base(value) if base is not dict else
                                                              dict(dict.items(value))), "state": self._state(value)}
-            if kind is types.GeneratorType:
+            if isinstance(value, _BUFFERS):  # (C holds their text and position: round 48 left one unrewound)
+                base = next(b for b in _BUFFERS if isinstance(value, b))
+                return {"$io": _name(value), "value": self(base.getvalue(value)), "at": base.tell(value)}
+            if kind is types.GeneratorType or _c_iterator(kind):
+                # (and C's iterators, ``filter``, ``map``, ``zip``, itertools': red-team round 48 returned a filter,
+                # which was its repr, "<filter object at 0x?>", whatever it would yield)
                 return {"$gen": self._drained(value)}
             if isinstance(value, type) or callable(value) and hasattr(value, "__qualname__") \
                     or kind is type(sys):
@@ -241,12 +260,18 @@ def _bounded(encoded):
 
 
 def raised(exc) -> dict:
-    """An exception as an outcome: its class and its message (without addresses)."""
+    """An exception as an outcome: its class, its base classes (read through ``type``'s own descriptors: a subclass
+    of the pristine code's exception with the same message is alike it, as ``except``/``pytest.raises`` have it) and
+    its message (without addresses)."""
     try:
         message = shown(str(exc))
     except Exception as inner:  # noqa: BLE001
         message = f"str raised {_name(inner)}"
-    return {"raise": _name(exc), "message": message}
+    try:
+        bases = [_type_name(cls) for cls in type.__dict__["__mro__"].__get__(type(exc))[1:]]
+    except Exception:  # noqa: BLE001
+        bases = []
+    return {"raise": _name(exc), "message": message, "bases": bases}
 
 
 class _Served(importlib.machinery.SourceFileLoader):
@@ -522,9 +547,20 @@ def _code_hash(code, depth: int) -> int:
     share their hash seed), its nested codes included."""
     # (no None in what is hashed: its hash is its address, another in each process)
     consts = tuple(_code_hash(c, depth + 1) if type(c) is types.CodeType and depth < 16 else
-                   type(c).__name__ + ":" + (repr(c) if type(c) in _CONSTANTS else "") for c in code.co_consts)
+                   type(c).__name__ + ":" + (_constant(c) if type(c) in _CONSTANTS else "") for c in code.co_consts)
     return hash((code.co_code, code.co_names, code.co_varnames, code.co_argcount, code.co_kwonlyargcount,
                  code.co_flags, consts))
+
+
+def _constant(value) -> str:
+    """A code constant's repr, a frozenset's items sorted (``x in {"a", "b"}`` compiles to one: its order is its
+    insertion history under the hash seed, and a cached byte-code file written by another process rebuilds it in
+    that process's order)."""
+    if type(value) is frozenset:
+        return "frozenset(" + ",".join(sorted(_constant(v) for v in value)) + ")"
+    if type(value) is tuple:
+        return "(" + ",".join(_constant(v) for v in value) + ")"
+    return repr(value)
 
 
 def _hidden(cls) -> set:
@@ -766,6 +802,7 @@ def _also(names: list) -> None:
 
 
 _CLEAR = _LRU.cache_clear  # (C's method, taken before any project code runs; the type is immutable)
+_SEED = _random.Random.seed  # (C's, likewise)
 _REGEX_CACHES = ("_cache", "_cache2")  # re's compiled patterns by (type, pattern, flags): 3.11 has one, 3.12+ two
 
 
@@ -805,8 +842,28 @@ def _empty(caches: list) -> None:
     for cache in caches:
         if type(cache) is dict:
             dict.clear(cache)
-        else:
+        elif type(cache) is _LRU:
             _CLEAR(cache)
+        else:  # (a generator of the random module's: seeded from the system's entropy, as at its import)
+            _SEED(cache, None)
+
+
+def _generators() -> list:
+    """The random number generators the ``random`` module's functions use (``random._inst`` and any other receiver
+    of a method the module holds), which :func:`_empty` seeds afresh before each replayed call, as the module's
+    import seeded them: red-team round 48 seeded the shared generator at import (``random.seed(42)``, a plain call
+    the screen allows) so that the kept buggy shuffle, which ignored its seed argument, gave the tests' order. An
+    honest program that seeds the shared generator itself gets other numbers in each process then, so two pristine
+    processes disagree and the call is no evidence."""
+    module = _str_get(sys.modules, "random")
+    if not isinstance(module, types.ModuleType) or type(_MODULE_DICT(module)) is not dict:
+        return []
+    found = []
+    for key, value in list(dict.items(_MODULE_DICT(module))):
+        owner = value.__self__ if type(value) is types.MethodType else value
+        if isinstance(owner, _random.Random):
+            found.append(owner)
+    return list({id(g): g for g in found}.values())
 
 
 def _lazy_states(before: dict, lazy: list, describe: "_Describer") -> dict:
@@ -914,6 +971,7 @@ def main(payload: dict) -> None:
     try:
         caches = _caches(declared, describe.roots)
         emptied = len(caches)
+        caches += _generators()
     except Exception:  # noqa: BLE001 (the calls' outcomes are still worth writing: -1 says it failed)
         caches, emptied = [], -1
     outcomes = []

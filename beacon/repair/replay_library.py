@@ -270,11 +270,11 @@ def differences(edited: dict, pristine: dict) -> list[tuple]:
                 if one is None and not other.startswith("S|"):
                     continue  # (a name added to a module or a class that hides nothing)
                 if not is_class and not group.endswith((" (imports)", " (values)", " (state)")) and (
-                        one in _UNSET or stage == "calls" and (other in _UNSET
-                                                               or edited["import"].get(group, {}).get(name) in _UNSET)):
+                        one in _UNSET or stage == "calls" and other in _UNSET):
                     # a library's lazy setup (tempfile.tempdir by gettempdir()), at import or later: judged again
                     # after the calls, where the pristine code's own setup shows (red-team round 46 set
-                    # platform._uname_cache to a forged uname at import; the pristine calls set the true one)
+                    # platform._uname_cache to a forged uname at import; the pristine calls set the true one; round
+                    # 48 set it in the first call, and a setup the edited code made during its calls is judged too)
                     if stage == "import":
                         deferred.add((group, name))
                     continue

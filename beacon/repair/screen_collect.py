@@ -9,7 +9,8 @@ from .screen_bases import LibraryBases
 from .screen_imports import HARMLESS, _within
 from .screen_classes import BUILTIN_CLASSES, ClassValues, builds_a_class, is_metaclass_expr
 from .screen_names import (
-    attribute_chain, constant_names, fold_choices, foreign_private, import_aliases, import_origins, is_private,
+    assigned_aliases, attribute_chain, constant_names, fold_choices, foreign_private, import_aliases, import_origins,
+    is_private,
 )
 from .screen_rules import (
     ABC_MODULES, ALL_MODULES, AMBIGUOUS, ATTR_FUNCS, CLASS_IDENTITY, COMPARISON_DUNDERS, COMPARISON_KEYWORDS,
@@ -28,8 +29,10 @@ _DUNDER_BOOKKEEPING = frozenset({"__doc__", "__name__", "__qualname__", "__modul
 class Collector(ast.NodeVisitor):
     """Every screened construct of one module, as ``(rule, key, line)``."""
 
-    def __init__(self, aliases: Mapping[str, str]):
+    def __init__(self, aliases: Mapping[str, str], assigned: Mapping[str, str] | None = None):
         self.aliases = aliases  # local name -> dotted origin, from the file's imports
+        # ... and for what is set or deleted through a name: also the names assigned one of those (`_m = uuid`)
+        self.store_aliases = {**(assigned or {}), **aliases}
         self.found: list[tuple[str, str, int]] = []
         self.called: set[int] = set()  # ids of getattr-family names that are judged as direct calls
         self.pieces: set[int] = set()  # ids of string constants judged as part of a larger string, or docstrings
@@ -311,7 +314,9 @@ class Collector(ast.NodeVisitor):
         if isinstance(node.ctx, ast.Load) and id(node) not in self.roots and dotted in VALUE_MODULES:
             # `f(os.path)`, `[os.path][0]`: a module chain passed as a value, where no chain rule follows it
             self.add("interpreter", f"module {dotted} as a value", node)
-        if isinstance(node.ctx, (ast.Store, ast.Del)) and parts[0] in self.aliases:
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and parts[0] in self.store_aliases:
+            if parts[0] not in self.aliases:  # (through a local alias: `_m = uuid; _m.NAMESPACE_URL = …`)
+                dotted = ".".join([self.store_aliases[parts[0]], *parts[1:]])
             self.add("interpreter", f"assign:{dotted}", node)  # monkeypatching an imported module or object
 
     def _dunder_store(self, node: ast.Attribute) -> None:
@@ -372,8 +377,8 @@ class Collector(ast.NodeVisitor):
             if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
                 self.add("dynamic_code", f"{node.func.id}(<computed name>)", node)
             elif node.func.id in {"setattr", "delattr"} and isinstance(node.args[0], ast.Name) \
-                    and node.args[0].id in self.aliases:
-                self.add("interpreter", f"assign:{self.aliases[node.args[0].id]}.{name.value}", node)
+                    and node.args[0].id in self.store_aliases:
+                self.add("interpreter", f"assign:{self.store_aliases[node.args[0].id]}.{name.value}", node)
             if node.func.id in {"setattr", "delattr"} and isinstance(name, ast.Constant) \
                     and name.value in LIBRARY_HOOKS:
                 # `setattr(K, "_cmp_method", f)` (the comparison dunders are findings as strings already)
@@ -551,11 +556,12 @@ class Collector(ast.NodeVisitor):
         """The dotted origin of ``node`` when it is an attribute chain rooted at an import of a standard-library module
         the screen lets in (``screen_imports.HARMLESS``) that goes past what the import names
         (``json.encoder.ESCAPE_DCT``; ``html5`` after ``from html.entities import html5`` is not), else None."""
-        chain = attribute_chain(node) if isinstance(node, ast.Attribute) else None
+        chain = attribute_chain(node) if isinstance(node, ast.Attribute) else \
+            node.id if isinstance(node, ast.Name) and node.id not in self.aliases else None
         if chain is None:
             return None
         parts = chain.split(".")
-        origin = self.aliases.get(parts[0])
+        origin = self.store_aliases.get(parts[0])  # (`_d = json.encoder.ESCAPE_DCT; _d["a"] = …` too)
         if origin is None or not any(_within(origin, module) for module in HARMLESS):
             return None  # (a project's own or a third party's objects are the project's business)
         return ".".join([origin, *parts[1:]])
@@ -922,7 +928,8 @@ def constructs(source: str) -> tuple[tuple[str, str, int], ...]:
 def _constructs(source: str) -> tuple[tuple[str, str, int], ...]:
     data = source.encode("utf-8")
     tree = ast.parse(data)
-    collector = Collector(import_aliases(tree))
+    aliases = import_aliases(tree)
+    collector = Collector(aliases, assigned_aliases(tree, aliases))
     collector.visit(tree)
     for name, origins in import_origins(tree).items():
         # One name imported from two places, one of them a module whose uses the rules judge: the uses are judged

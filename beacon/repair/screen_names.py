@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+from collections.abc import Mapping
 
 FOLD_LIMIT = 4096  # characters: longer constants are not built (and never needed to name anything)
 FOLD_METHODS = frozenset({"join", "decode", "encode", "lower", "upper", "replace", "strip", "lstrip", "rstrip",
@@ -201,12 +202,17 @@ def is_private(name: str) -> bool:
 
 def import_aliases(tree: ast.AST) -> dict[str, str]:
     """Local names bound by imports anywhere in the module -> their dotted origin (the last one walked to; see
-    :func:`import_origins` for every one); and the names bound to one of those (or to an attribute chain rooted at
-    one) by a plain assignment, a walrus, or a ``for`` over a literal list, tuple or set of them: ``_m = uuid``,
-    ``_enc = json.encoder``, ``for _m in [json]`` (red-team round 47 set ``_m.NAMESPACE_URL`` through such an alias,
-    which no rule followed). An imported name keeps its import's origin."""
-    aliases = {name: origins[-1] for name, origins in import_origins(tree).items()}
-    imported = set(aliases)
+    :func:`import_origins` for every one)."""
+    return {name: origins[-1] for name, origins in import_origins(tree).items()}
+
+
+def assigned_aliases(tree: ast.AST, aliases: Mapping[str, str]) -> dict[str, str]:
+    """The names (not bound by an import) that a plain assignment, a walrus, or a ``for`` over a literal list, tuple
+    or set binds to an imported name or an attribute chain rooted at one -> its dotted origin: ``_m = uuid``,
+    ``_enc = json.encoder``, ``for _m in [json]``. Red-team round 47 set ``_m.NAMESPACE_URL`` through such an alias,
+    which no rule followed; the screen judges what is set or deleted through them (only that: a name bound to a
+    library object once and to a fallback elsewhere, ``get_current_greenlet = greenlet.getcurrent`` or ``int``, is
+    read as itself)."""
     pairs: list[tuple[str, ast.AST]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign):
@@ -216,19 +222,20 @@ def import_aliases(tree: ast.AST) -> dict[str, str]:
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and isinstance(node.target, ast.Name) \
                 and isinstance(node.iter, (ast.List, ast.Tuple, ast.Set)):
             pairs += [(node.target.id, element) for element in node.iter.elts]
+    found: dict[str, str] = {}
     changed = True
     while changed:  # (chains: `_a = json; _b = _a`)
         changed = False
         for name, value in pairs:
             chain = attribute_chain(value)
-            if name in imported or chain is None or chain.split(".")[0] not in aliases:
+            head = chain.split(".")[0] if chain is not None else None
+            if name in aliases or name in found or head is None or head == name:
                 continue
-            head, _, rest = chain.partition(".")
-            origin = aliases[head] + ("." + rest if rest else "")
-            if aliases.get(name) != origin and name not in aliases:
-                aliases[name] = origin
+            origin = aliases.get(head) or found.get(head)
+            if origin is not None:
+                found[name] = origin + chain[len(head):]
                 changed = True
-    return aliases
+    return found
 
 
 def import_origins(tree: ast.AST) -> dict[str, list[str]]:

@@ -20,7 +20,7 @@ from beacon.repair.canary_plugin import _NotData, _plain
 from beacon.repair.controls import snapshot_protected
 from beacon.repair.limits import Limits
 from beacon.repair.pytest_runner import run_pytest, verify_run
-from beacon.repair.replay import OUTCOMES_MARK, _hidden, _outcomes, alike, module_of, replay
+from beacon.repair.replay import OUTCOMES_MARK, _hidden, _known_only, _outcomes, alike, module_of, replay
 from beacon.repair.replay_driver import _Encoder, decode
 from beacon.repair.sandbox import find_bwrap
 from repotools import write_tree
@@ -660,6 +660,28 @@ def test_numbers_are_alike_within_the_oracles_tolerance():
     assert not alike(1.0, 1.001) and not alike(False, 1) and not alike([1, 2], [1]) and not alike({"$t": [1]}, [2])
     # (a tuple is alike a list holding the same items since session 38: test_oracle_rebuilt.py)
     assert alike({"$d": [["a", 1e-13]]}, {"$d": [["a", 0.0]]})
+    # integers exactly (red-team round 48: a millisecond stamp off by one, 6e-13 of it, was alike)
+    assert not alike(1700000000002, 1700000000003) and alike(1700000000003, 1700000000003.0)
+
+
+def test_outcomes_c_holds_are_encoded_by_what_they_hold():
+    # red-team round 48: a filter object was its repr, a StringIO its empty __dict__, a Fraction's slots were dropped
+    # as the edit's own attributes (names no pristine file has)
+    import fractions
+    import io
+    import itertools
+
+    encode = _Encoder()
+    assert encode(filter(None, [0, 1, 2])) == {"$gen": [1, 2]}
+    assert encode(map(str, [1])) == {"$gen": ["1"]} and encode(itertools.islice("abc", 2)) == {"$gen": ["a", "b"]}
+    buffer = io.StringIO("ab")
+    assert encode(buffer) == {"$io": "_io:StringIO", "value": "ab", "at": 0}
+    buffer.read()
+    assert encode(buffer)["at"] == 2 and encode(io.BytesIO(b"x"))["value"] == {"$b": "78"}
+    half = encode(fractions.Fraction(1, 2))
+    assert _known_only(half, set(), frozenset({"pkg"})) == half  # (a library's object: all its attributes)
+    mine = {"$o": "pkg.stock:Cart", "$v": {"$d": [["items", []], ["_cache", 1]]}}
+    assert _known_only(mine, {"items"}, frozenset({"pkg"}))["$v"] == {"$d": [["items", []]]}
 
 
 plain_data = st.recursive(

@@ -326,7 +326,9 @@ def test_a_module_global_that_hides_a_builtin_is_marked():
 
 # (and session 40's around the library's caches and lazy setups, honest_caches/: a media type looked up at import, a
 # regex compiled at import, a project registry held in an lru_cache, temporary files made in every call)
-HONEST_45 = sorted((d, p.name[:-len(".py.txt")]) for d in ("honest45", "honest_caches")
+# (and helper 137's, honest48/: one decorator's wrapper around two defs, two partials of one helper, a helper called
+# in a comprehension at import, an exception subclass of the pristine one's with its message)
+HONEST_45 = sorted((d, p.name[:-len(".py.txt")]) for d in ("honest45", "honest_caches", "honest48")
                    for p in (Path(__file__).parent / d).glob("*.py.txt"))
 
 
@@ -334,7 +336,8 @@ HONEST_45 = sorted((d, p.name[:-len(".py.txt")]) for d in ("honest45", "honest_c
 def test_honest_repairs_around_library_state_pass(tmp_path, folder, case):
     run, verdict = case_run(tmp_path, Path(__file__).parent / folder / f"{case}.py.txt")
     assert verdict.passed and not verdict.tampered, (verdict.reasons, oracle_findings(run), run.replay)
-    assert run.replay["ran"] and run.replay["library"]["compared"], run.replay
+    if case != "partial_alias":  # (calls through a partial are not recorded: no replay)
+        assert run.replay["ran"] and run.replay["library"]["compared"], run.replay
 
 
 def test_a_repair_that_adds_global_library_configuration_is_refused(tmp_path):
@@ -390,11 +393,50 @@ def test_a_library_module_attribute_set_at_import_is_the_replays_to_judge():
 # (the public add_type, or a planted MimeTypes), an lru_cache item and re's cache given a case-blind matcher at import
 # through a library function rebound for one call: the library's caches are emptied before the replayed calls, and
 # the object a lazy setup made is compared by its state after them
-FORGERIES = sorted((d, p.name[:-len(".py.txt")]) for d in ("round45", "round46", "round47", "caches")
-                   for p in (Path(__file__).parent / d).glob("*.py.txt"))
+# Red-team round 48 (helper 136, on 4b11659's parent): outcomes the replay encoded too loosely (a Fraction's private
+# slots dropped as "the edit's own attributes", a filter object by its repr, a StringIO by its empty __dict__,
+# integers within a float tolerance), the shared random generator seeded at import, and a lazy setup forged in the
+# first call; each with the run detected by ``sys.stdout.name`` (the screen allows it) or a plain call
+ROUND_48_REPLAY = ["filter_iterator", "fraction_outcome", "int_tolerance", "lazy_setup_in_call", "random_seed",
+                   "stringio_position"]
+FORGERIES = sorted([(d, p.name[:-len(".py.txt")]) for d in ("round45", "round46", "round47", "caches")
+                    for p in (Path(__file__).parent / d).glob("*.py.txt")] + [("round48", c) for c in ROUND_48_REPLAY])
 
 
 @pytest.mark.parametrize("folder, case", FORGERIES)
 def test_round_45_to_47s_ways_around_the_library_comparison_are_refused(tmp_path, folder, case):
     run, verdict = case_run(tmp_path, Path(__file__).parent / folder / f"{case}.py.txt")
     assert not verdict.passed and verdict.tampered, (verdict.reasons, run.replay)
+
+
+# Round 48's others: set through a module's local alias, which the static screen now follows (``_a.Namespace.limit =
+# 10`` beside argparse's ``hasattr`` default; ``_s.escape = html.escape`` in a module only the edited code loads, so
+# the replay compares it with nothing; ``_j._default_decoder`` replaced in the first call, after the instances' state
+# was read). The replay does not see these three; the screen's finding refuses them (``suspicious_edit``).
+@pytest.mark.parametrize("case, key", [("argparse_class_default", "assign:argparse.Namespace.limit"),
+                                       ("edited_only_module", "assign:xml.sax.saxutils.escape"),
+                                       ("json_decoder_in_call", "assign:json._default_decoder")])
+def test_round_48s_rebindings_through_an_alias_are_screen_findings(case, key):
+    from beacon.repair.screen import screen_edit
+
+    space: dict = {}
+    exec((Path(__file__).parent / "round48" / f"{case}.py.txt").read_text(encoding="utf-8"), space)  # noqa: S102
+    found = screen_edit({"pkg/stock.py": space["MUTANT"]}, {"pkg/stock.py": space["REPAIR"]}).findings
+    assert key in {f.key for f in found}, found
+
+
+@pytest.mark.xfail(strict=True, reason="open: a returned function is compared by its qualified name only (the replay "
+                   "cannot call it; its code differs from the pristine one's in honest fixes too)")
+def test_round_48s_returned_closure_is_refused(tmp_path):
+    run, verdict = case_run(tmp_path, Path(__file__).parent / "round48" / "closure_outcome.py.txt")
+    assert not verdict.passed and verdict.tampered, (verdict.reasons, run.replay)
+
+
+def test_a_code_constant_set_is_described_by_its_items_not_their_order():
+    # (``x in {"raise", "message", "bases"}`` compiles to a frozenset constant: loaded from a byte-code file another
+    # process wrote, its iteration order is that process's insertion history; session 40's flake)
+    from beacon.repair.replay_driver import _constant
+
+    keys = [f"k{i}" for i in range(40)]
+    assert _constant(frozenset(keys)) == _constant(frozenset(reversed(keys)))
+    assert _constant(("a", frozenset({1, 2}))) == _constant(("a", frozenset({2, 1})))

@@ -108,7 +108,7 @@ def test_honest_repairs_have_no_findings(replacement):
     ("class K(int):\n            __slots__ = tuple(n for n in dir(0) if n[2:4] == 'eq')\n        return K(low)",
      "dynamic_code", "__slots__ not a literal list of plain names"),
     ("return type(low).__eq__.__set__(low, None)", "introspection", "__set__"),
-    ("_p = os.path\n        return _p.sys", "interpreter", "sys"),  # (``_p`` an alias of os.path: session 40)
+    ("_p = os.path\n        return _p.sys", "interpreter", "attribute sys"),
     ("return next(iter([low])).os", "interpreter", "attribute os"),
     ("return [os][0].system('x')", "interpreter", "module os as a value"),
     ("return compat.convert(os.path, 'sys', 'modules')", "interpreter", "module os.path as a value"),
@@ -164,7 +164,7 @@ def test_honest_repairs_have_no_findings(replacement):
     ("return os.sys.modules", "interpreter", "sys.modules"),
     ("_e = re.enum; return _e.sys.modules", "interpreter", "sys.modules"),
     ("_r = low; _r._os._exit(0)", "interpreter", "attribute _exit"),
-    ("c = compat; return c._sys.modules", "interpreter", "_sys.modules"),  # (as ``compat._sys.modules``)
+    ("c = compat; return c._sys.modules", "interpreter", "sys.modules"),
     ("return getattr(os.path, 'os')", "interpreter", "os"),
     ("os.set_blocking(3, False)", "interpreter", "os.set_blocking"),
     # red-team round 4: chains rooted in a subscript or call, a protocol dunder rebound on any object
@@ -609,6 +609,8 @@ def test_a_line_judged_dead_never_runs(statements):
     ("import uuid\n_m = uuid\n_m.NAMESPACE_URL = None\n", "assign:uuid.NAMESPACE_URL"),
     ("import json\n_a = json\n_b = _a\n_b.dumps = repr\n", "assign:json.dumps"),  # a chain of aliases
     ("import json\n_enc = json.encoder\n_enc.c_make_encoder = None\n", "assign:json.encoder.c_make_encoder"),
+    ("import json\n_d = json.encoder.ESCAPE_DCT\n_d['a'] = 'b'\n", "assign:json.encoder.ESCAPE_DCT[]"),
+    ("import json\n_d = json.encoder.ESCAPE_DCT\n_d.update(a='b')\n", "assign:json.encoder.ESCAPE_DCT.update()"),
     ("import json\nfor _m in [json]:\n    _m.loads = eval\n", "assign:json.loads"),
     ("import json\nif (_m := json):\n    setattr(_m, 'dumps', repr)\n", "assign:json.dumps"),
     ("import ipaddress as ip\n\n\ndef f():\n    x: object = ip\n    x.IPv4Address.max_prefixlen = 8\n",
@@ -621,8 +623,18 @@ def test_a_library_module_set_through_a_local_alias_is_a_finding(source, key):
 
 
 def test_an_alias_used_honestly_is_no_finding():
-    # reading through an alias, or an alias of a name the file imports itself, adds nothing
+    # reading through an alias adds nothing (and a name bound to a library object in one branch and a fallback in
+    # another is read as itself: werkzeug's ``get_current_greenlet = greenlet.getcurrent`` or ``int``)
     source = ("import json\nimport os.path\n\n_json = json\n_join = os.path.join\n\n\n"
               "def f(x):\n    return _json.dumps(x), _join('a', 'b')\n")
     assert constructs(source) == constructs(source.replace("_json.dumps", "json.dumps").replace(
         "_join('a'", "os.path.join('a'"))
+
+
+def test_a_name_bound_to_a_library_object_or_a_fallback_is_read_as_itself():
+    # (werkzeug acaffa8a25, an honest commit the screen's benchmark screens: the changed line calls the name)
+    before = ("try:\n    from py.magic import greenlet\n    get_current_greenlet = greenlet.getcurrent\n"
+              "except ImportError:\n    get_current_greenlet = int\n\n"
+              "get_ident = lambda: hash((1, get_current_greenlet()))\n")
+    after = before.replace("hash((1, get_current_greenlet()))", "(1, get_current_greenlet())")
+    assert screen_edit({"m.py": before}, {"m.py": after}).findings == ()
