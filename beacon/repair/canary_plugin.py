@@ -1562,6 +1562,28 @@ def _alike_kinds() -> dict:
 
 
 _ALIKE = _alike_kinds()
+# Python's own value classes a subclass may stand for (and back), compared by the value C holds (helper 137's honest
+# hunt: a NamedTuple for a tuple, an IntEnum member for an int, a str Enum's for a str)
+_PLAIN_VALUE = {int: int.__int__, float: float.__float__, str: str.__str__, bytes: bytes.__bytes__, tuple: None}
+_STANDS_FOR = {id(t): t for t in _PLAIN_VALUE}
+
+
+def _plain_stand_in(ta, tb):
+    """The built-in value class one of ``ta``, ``tb`` is exactly and the other derives from with no comparison or
+    hash of its own (no ``__eq__``, ``__ne__`` or ``__hash__`` in a class before it in its MRO), or None: an instance
+    of the other is then compared by the value its built-in part holds (read through the built-in's own methods), as
+    ``==`` compares it; a subclass that compares its own way is a class difference as before."""
+    for exact, other in ((ta, tb), (tb, ta)):
+        if _STANDS_FOR.get(_id(exact)) is not exact:
+            continue
+        before = []
+        for cls in _class_mro(other):
+            if cls is exact:
+                if all(not any(name in _class_dict(c) for name in ("__eq__", "__ne__", "__hash__")) for c in before):
+                    return exact
+                return None
+            before.append(cls)
+    return None
 
 
 def _container_base(cls):
@@ -5477,6 +5499,20 @@ def _differences(left, right, path: tuple, most: int = 4, added=frozenset()) -> 
                     (x, y, where + ("(key)", i)), (dict.__getitem__(a, x), dict.__getitem__(b, y), where + (i,)))][::-1]
                 continue
             if kind is None or kind != other_kind:
+                plain = _plain_stand_in(ta, tb)
+                if plain is tuple:  # (a NamedTuple for a tuple: their items, in order)
+                    items_a, items_b = _container_parts(a, tuple)[0], _container_parts(b, tuple)[0]
+                    if len(items_a) != len(items_b):
+                        out.append(where + ("(length)",))
+                        continue
+                    stack += [(x, y, where + (i,)) for i, (x, y) in enumerate(zip(items_a, items_b))][::-1]
+                    continue
+                if plain is not None:  # (an IntEnum member for an int, a str Enum's for a str: their values)
+                    va, vb = _PLAIN_VALUE[plain](a), _PLAIN_VALUE[plain](b)
+                    if not (va == vb or plain is float and (_isclose(va, vb, rel_tol=1e-9, abs_tol=1e-12)
+                                                            or (_isnan(va) and _isnan(vb)))):
+                        out.append(where)
+                    continue
                 out.append(where + ("(class)",))
                 continue
             if kind == "sequence":  # (exactly a list and a tuple: their items, in order)

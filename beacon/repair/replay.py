@@ -386,6 +386,9 @@ def alike(one, other) -> bool:
             return one == other or math.isclose(one, other, rel_tol=_REL, abs_tol=_ABS)
         except OverflowError:
             return False
+    for mine, theirs in ((one, other), (other, one)):  # (an IntEnum's member for an int: its value, helper 137)
+        if isinstance(mine, dict) and mine.keys() == {"$sub", "value", "state"} and not isinstance(theirs, dict):
+            return alike(mine["value"], theirs)
     kind, inner = _kind(one)
     if kind is not None and (inner is not one or _kind(other)[1] is not other) and kind == _kind(other)[0]:
         return alike(inner, _kind(other)[1])  # (a list for a tuple, a frozenset for a set, a Counter for a dict)
@@ -424,6 +427,8 @@ def _kind(value) -> tuple:
             return "mapping", value
         if keys == {"$sub", "items", "state"} and value["$sub"] in _MAPPINGS:
             return "mapping", value["items"]
+        if keys == {"$sub", "items", "state"} and isinstance(value["items"], dict) and value["items"].keys() == {"$t"}:
+            return "sequence", value["items"]["$t"]  # (a NamedTuple for a tuple: their items, helper 137)
     return None, None
 
 

@@ -129,6 +129,7 @@ def _name(obj) -> str:
 
 
 _BUFFERS = (io.StringIO, io.BytesIO)
+_PLAIN_PARTS = {int: int.__int__, float: float.__float__, str: str.__str__, bytes: bytes.__bytes__}
 
 
 def _c_iterator(kind) -> bool:
@@ -189,6 +190,9 @@ class _Encoder:
             if kind in (set, frozenset):
                 items = sorted((self(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True))
                 return {"$s" if kind is set else "$fs": items}
+            for base in (int, float, str, bytes):
+                if issubclass(kind, base):  # a subclass (an IntEnum's member, a str Enum's): its value, as C holds it
+                    return {"$sub": _name(value), "value": self(_PLAIN_PARTS[base](value)), "state": self._state(value)}
             for base in (dict, list, tuple, set, frozenset):
                 if isinstance(value, base):  # a subclass: its contents as the built-in type holds them
                     return {"$sub": _name(value), "items": self(base(value) if base is not dict else

@@ -377,6 +377,35 @@ def test_containers_of_one_kind_are_compared_by_what_they_hold():
     assert alike(ordered, {"$d": [["a", 1], ["b", 2]]}) and not alike(ordered, {"$d": [["b", 2], ["a", 1]]})
 
 
+def test_a_value_class_s_subclass_stands_for_it_by_its_value():
+    # session 40 (helper 137's honest hunt): a NamedTuple for a tuple, an IntEnum member for an int, a str Enum's for a
+    # str are compared by the value their built-in part holds; a subclass with a comparison or hash of its own is
+    # still another class
+    import collections
+    import enum
+
+    from beacon.repair.canary_plugin import _differences
+
+    class Level(enum.IntEnum):
+        LOW = 3
+
+    class Unit(str, enum.Enum):
+        BOX = "box"
+
+    class Loose(int):
+        def __eq__(self, other):
+            return True
+
+        __hash__ = int.__hash__
+
+    Point = collections.namedtuple("Point", "x y")
+    assert _differences(Level.LOW, 3, ("r",)) == [] and _differences(3, Level.LOW, ("r",)) == []
+    assert _differences(Level.LOW, 4, ("r",)) == [("r",)] and _differences(Unit.BOX, "box", ("r",)) == []
+    assert _differences(Point(1, 2), (1, 2), ("r",)) == [] and _differences(Point(1, 2), (1, 3), ("r",)) == [("r", 1)]
+    assert _differences(Loose(3), 3, ("r",)) == [("r", "(class)")]
+    assert _differences(Level.LOW, 3.0, ("r",)) == [("r", "(class)")]  # (only the very class it derives from)
+
+
 # Red-team round 42 (helper 128, on 441730d): five forged passes through this session's loosenings, each in the
 # product's configuration (bubblewrap, the replay agreed): an added attribute holding a generator made later calls
 # uncopyable (only plain data is left out now); an unchanged lru_cache def kept the live memo the edit had filled

@@ -684,6 +684,25 @@ def test_outcomes_c_holds_are_encoded_by_what_they_hold():
     assert _known_only(mine, {"items"}, frozenset({"pkg"}))["$v"] == {"$d": [["items", []]]}
 
 
+def test_a_value_class_s_subclass_is_alike_the_value_it_holds():
+    # helper 137's honest hunt: an IntEnum member for an int, a str Enum's for a str, a NamedTuple for a tuple
+    import collections
+    import enum
+
+    class Level(enum.IntEnum):
+        LOW = 3
+
+    class Unit(str, enum.Enum):
+        BOX = "box"
+
+    encode = _Encoder()
+    assert alike(encode(Level.LOW), 3) and alike(3, encode(Level.LOW)) and not alike(encode(Level.LOW), 4)
+    assert alike(encode(Unit.BOX), "box") and not alike(encode(Unit.BOX), "Unit.BOX")
+    Point = collections.namedtuple("Point", "x y")
+    assert alike(encode(Point(1, 2)), {"$t": [1, 2]}) and alike(encode(Point(1, 2)), [1, 2])
+    assert not alike(encode(Point(1, 2)), {"$t": [1, 3]})
+
+
 plain_data = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5)
     | st.binary(max_size=5) | st.complex_numbers(allow_nan=False, allow_infinity=False),
