@@ -1568,6 +1568,55 @@ _PLAIN_VALUE = {int: int.__int__, float: float.__float__, str: str.__str__, byte
 _STANDS_FOR = {id(t): t for t in _PLAIN_VALUE}
 
 
+def _library_paths() -> tuple:
+    import sysconfig
+    paths = sysconfig.get_paths()
+    return tuple(os.path.join(os.path.realpath(paths[key]), "") for key in ("stdlib", "platstdlib", "purelib", "platlib")
+                 if key in paths)
+
+
+_LIBRARY_PATHS = _library_paths()
+_LIBRARY_EQ: dict = {}  # id(class) -> (class, whether it is a library's class that defines equality in a library's)
+
+
+def _library_file(module_name) -> bool:
+    module = sys.modules.get(module_name) if _type(module_name) is str else None
+    if not isinstance(module, types.ModuleType):
+        return False
+    where = _module_dict(module).get("__file__")
+    return _type(where) is str and os.path.realpath(where).startswith(_LIBRARY_PATHS)
+
+
+def _library_code(value) -> bool:
+    """Whether a class member's functions (a function, a static or class method's, a property's accessors) are all
+    code of an installed library's files (True for any other member: data, C's descriptors)."""
+    kind = _type(value)
+    if kind in _STATIC or kind is types.MethodType:
+        value, kind = value.__func__, _type(value.__func__)
+    if kind is property:
+        return all(_library_code(f) for f in (value.fget, value.fset, value.fdel) if f is not None)
+    if kind is types.FunctionType:
+        filename = _func_code(value).co_filename
+        return _type(filename) is str and os.path.realpath(filename).startswith(_LIBRARY_PATHS)
+    return True
+
+
+def _library_equality(cls) -> bool:
+    """Whether ``cls`` is a class of an installed library's module (the standard library's or site-packages'), every
+    function its classes hold is code of such a library's files (a class of the edit's that names ``pathlib`` as its
+    module, or a project's subclass, is not), and one of them defines ``__eq__``."""
+    known = _LIBRARY_EQ.get(_id(cls))
+    if known is not None and known[0] is cls:
+        return known[1]
+    answer = False
+    if _library_file(_class_dict(cls).get("__module__")):
+        bases = [base for base in _class_mro(cls) if base is not object and _class_flags(base) & _HEAPTYPE]
+        answer = any("__eq__" in _class_dict(base) for base in bases) and all(
+            _library_code(member) for base in bases for member in list(_class_dict(base).values()))
+    _LIBRARY_EQ[_id(cls)] = (cls, answer)
+    return answer
+
+
 def _plain_stand_in(ta, tb):
     """The built-in value class one of ``ta``, ``tb`` is exactly and the other derives from with no comparison or
     hash of its own (no ``__eq__``, ``__ne__`` or ``__hash__`` in a class before it in its MRO), or None: an instance
@@ -5567,6 +5616,17 @@ def _differences(left, right, path: tuple, most: int = 4, added=frozenset()) -> 
                     continue
             elif not heap:
                 if ta.__eq__ is not object.__eq__ and not (a == b):
+                    out.append(where)
+                continue
+            if heap and _library_equality(ta):
+                # a library's class that says itself what equal means (pathlib's paths: their cached slots, such as
+                # ``_str`` after ``str()``, differ between equal paths; helper 137's honest hunt): its own ``==``,
+                # library code the replay's library comparison watches
+                try:
+                    same = a == b
+                except Exception:  # noqa: BLE001
+                    same = False
+                if same is not True:
                     out.append(where)
                 continue
             if heap:

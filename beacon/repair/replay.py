@@ -51,7 +51,7 @@ from pathlib import Path
 from .junit import JUnitReport
 from .limits import Limits, RunCgroup
 from .replay_library import (extra_modules, judge as judge_library, kept_imports, kept_values, lazy_names,
-                             needs_again, valid as valid_library)
+                             needs_again, needs_library_again, valid as valid_library)
 from .process import remove_tree, run_captured
 from .sandbox import Mount, bwrap_argv, layout
 
@@ -352,7 +352,7 @@ def _outcomes(stdout: bytes, key: str, calls: int) -> tuple[list, dict] | None:
     for outcome in outcomes:
         if not isinstance(outcome, dict) or not (
                 (outcome.keys() == {"skip"} and isinstance(outcome["skip"], str))
-                or ("raise" in outcome and outcome.keys() <= {"raise", "message", "bases"}
+                or ("raise" in outcome and outcome.keys() <= {"raise", "message", "bases", "attrs"}
                     and isinstance(outcome["raise"], str) and isinstance(outcome.get("bases", []), list))
                 or outcome.keys() == {"return", "args"}):
             return None
@@ -567,17 +567,23 @@ def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: li
         # header stamps the second) then differs between the pristine runs whenever it differs in the edited one.
         # A fourth process, only when the library states differ and the edited process had loaded library modules
         # the pristine one had not: the pristine code with those imported too (beacon.repair.replay_library).
-        for name in ("pristine", "edited", "pristine_again", "pristine_library"):
+        # A third, when the edited process loaded installed library modules the pristine one had not: the pristine
+        # code with those imported too, whose state is what those modules hold unless the edit's code changed them
+        # (red-team rounds 48 and 49 rebound ``xml.sax.saxutils.escape``, a module only the buggy def loads), and
+        # which explains what one library's import rebinds in another; a second of it confirms a difference there.
+        for name in ("pristine", "edited", "pristine_library", "pristine_again", "pristine_library_again"):
+            if name == "pristine_library":
+                extra = extra_modules(library) if "edited" in library else {}
+                if not any(extra.values()):
+                    continue
+                plans[name] = {**plans["pristine"], "also": extra}
             if name == "pristine_again" and not any(
                     not alike(a, b) for a, b in zip(outcomes["edited"], outcomes["pristine"])) \
                     and not needs_again(library):
-                break
-            if name == "pristine_library":
-                extra = extra_modules(library) if needs_again(library) else {}
-                if not any(extra.values()):
-                    break
-                plans[name] = {**plans["pristine"], "also": extra}
-            plan = plans["pristine" if name == "pristine_again" else name]
+                continue
+            if name == "pristine_library_again" and not needs_library_again(library):
+                continue
+            plan = plans[{"pristine_again": "pristine", "pristine_library_again": "pristine_library"}.get(name, name)]
             # each process sees only its own plan: the edited one never reads the pristine text
             box = scratch / name
             box.mkdir()
@@ -587,8 +593,8 @@ def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: li
                 if name == "edited":
                     outcomes[name] = [{"skip": f"the replay process {why}"}] * len(calls)
                     continue
-                if name == "pristine_library":  # (no explanation: every confirmed difference stays one)
-                    break
+                if name.startswith("pristine_library"):  # (no explanation: every confirmed difference stays one,
+                    continue  # and no comparison of the modules only the edited process loaded)
                 result.why = f"the pristine replay process {why}: no evidence"
                 result.ran = True
                 return result
@@ -596,12 +602,16 @@ def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: li
             emptied[name] = got[2]
             if name == "pristine":  # (the objects its calls set up lazily: the edited process describes them too)
                 plans["edited"]["lazy"] = lazy_names(got[1])
-            if name == "pristine_library":
+            if name.startswith("pristine_library"):
                 continue  # (its calls ran beside other modules: only its library state is read)
+            if name == "pristine":  # (an attribute a pristine object holds is known, whatever made its name:
+                # red-team round 49 set one per CSV column; not one the recorded arguments brought in, which the
+                # edited code in the run may have set: session 38's honest ``self._missing = 0`` in ``__init__``)
+                names |= _attribute_names(got[0]) - _attribute_names([[c["args"], c["kwargs"]] for c in calls])
             outcomes[name] = [_known_only(outcome, names, project) for outcome in got[0]]
         result.ran = True
         result.outcomes = outcomes
-        _judge(result, calls, outcomes)
+        _judge(result, calls, outcomes, names)
         judge_library(library, result)
         if result.library.get("compared") is not None:
             result.library["caches_emptied"] = emptied  # (-1: emptying them raised)
@@ -637,6 +647,21 @@ def _known_only(value, names: set, project: frozenset = frozenset()):
     return {tag: _known_only(inner, names, project) for tag, inner in value.items()}
 
 
+def _attribute_names(value) -> set:
+    """The attribute and slot names of every object an encoded outcome holds."""
+    found, stack = set(), [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            if "$o" in item:
+                found.update(k for part in ("$v", "$sl") if isinstance(item.get(part), dict)
+                             for k, _ in (item[part].get("$d") or []) if isinstance(k, str))
+            stack.extend(item.values())
+    return found
+
+
 def _project_names(roots) -> frozenset:
     """The top-level module names the project's import roots hold (its packages, modules and namespace folders)."""
     found = set()
@@ -664,14 +689,47 @@ def _library(module: str, project: frozenset) -> bool:
     return bool(top) and top not in project and (top in sys.stdlib_module_names or _installed(top))
 
 
-def _a_subclass_raised(mine: dict, right: dict) -> bool:
-    """Whether the edited code raised a subclass of the exception the pristine code raised, with its message (helper
-    137's honest ``class StockError(ValueError)`` for a ``ValueError``: whoever catches the pristine one catches it)."""
+def _stable_difference(mine, right, again) -> bool:
+    """Whether the edited outcome ``mine`` differs from the pristine ``right`` somewhere a second pristine process's
+    ``again`` agrees with ``right``: the outcomes are walked where ``right`` and ``again`` have one shape (a list's
+    items by place, a dict's by key when both pristine processes hold the same keys, an object's attributes); a set,
+    and a part the pristine processes disagree on, are no evidence."""
+    if alike(right, again):
+        return not alike(mine, right)
+    if isinstance(right, list) and isinstance(again, list) and len(right) == len(again):
+        if not isinstance(mine, list) or len(mine) != len(right):
+            return True
+        return any(_stable_difference(m, r, a) for m, r, a in zip(mine, right, again))
+    if isinstance(right, dict) and isinstance(again, dict) and right.keys() == again.keys():
+        if not isinstance(mine, dict) or mine.keys() != right.keys():
+            return True
+        if right.keys() == {"$d"}:  # (a dict's items: paired by key only where both pristine processes agree on them)
+            if not all(isinstance(x["$d"], list) for x in (mine, right, again)):
+                return False
+            keys = [[json.dumps(item[0], sort_keys=True) for item in _by_key(x["$d"])] for x in (mine, right, again)]
+            if keys[1] != keys[2]:
+                return False
+            if keys[0] != keys[1]:
+                return True
+            return any(_stable_difference(m[1], r[1], a[1]) for m, r, a in zip(
+                _by_key(mine["$d"]), _by_key(right["$d"]), _by_key(again["$d"])))
+        if right.keys() & {"$s", "$fs"}:
+            return False
+        return any(_stable_difference(mine[k], right[k], again[k]) for k in right)
+    return False
+
+
+def _a_subclass_raised(mine: dict, right: dict, names: set) -> bool:
+    """Whether the edited code raised a subclass of the exception the pristine code raised, with its message, and of a
+    class the edit added (no pristine file names it): helper 137's honest ``class StockError(ValueError)`` for a
+    ``ValueError`` (whoever catches the pristine one catches it), not red-team round 49's kept buggy def that raised
+    the pristine ``OutOfStock`` (a subclass the caller tells apart) for its base."""
     return "raise" in mine and "raise" in right and mine.get("message") == right.get("message") \
-        and right["raise"] in (mine.get("bases") or [])
+        and right["raise"] in (mine.get("bases") or []) \
+        and mine["raise"].rpartition(":")[2].rpartition(".")[2] not in names
 
 
-def _judge(result: Replay, calls: list[dict], outcomes: dict) -> None:
+def _judge(result: Replay, calls: list[dict], outcomes: dict, names: set = frozenset()) -> None:
     edited, pristine, again = outcomes["edited"], outcomes["pristine"], outcomes.get("pristine_again")
     for i, call in enumerate(calls):
         mine, right = edited[i], pristine[i]
@@ -679,11 +737,11 @@ def _judge(result: Replay, calls: list[dict], outcomes: dict) -> None:
             result.skipped += 1
             continue  # the pristine code cannot make this call outside the run: no evidence
         result.compared += 1
-        if alike(mine, right) or _a_subclass_raised(mine, right):
+        if alike(mine, right) or _a_subclass_raised(mine, right, names):
             continue
         result.differed += 1
-        if again is not None and not alike(right, again[i]):
-            result.self_disagreed += 1
-            continue
+        if again is not None and not alike(right, again[i]) and not _stable_difference(mine, right, again[i]):
+            result.self_disagreed += 1  # (only where the two pristine processes disagree: red-team round 49 put a
+            continue  # fresh uuid4 beside the wrong count it returned, and the whole call was no evidence)
         if len(result.findings) < _SHOWN:
             result.findings.append(_finding(call, mine, right))

@@ -22,7 +22,9 @@ themselves (``NaN``/``Infinity`` as Python's ``json`` writes them); ``{"$t": [..
 their JSON), ``{"$b": hex}`` bytes, ``{"$c": [re, im]}`` a complex; in a call's arguments also
 ``{"$o": [file, qualname], "$v": dict, "$sl": dict}`` an instance of a declared module's class (made without
 ``__init__``, then given that ``__dict__`` and those slots) and ``{"$n": [file, qualname, name]}`` an enum member.
-Outcomes only (never decoded):
+Outcomes only (never decoded): ``{"$held": "module:qualname", "holds": ...}`` a C object whose repr is its address
+(a regex match, a memoryview, a ``struct.Struct``, a hash, an ``xml.etree`` element) by what it holds,
+``{"$partial": [function, args, keywords]}`` a ``functools.partial``,
 ``{"$gen": [...]}`` a generator's or C iterator's first items (what it raised last), ``{"$io": "module:qualname",
 "value": ..., "at": n}`` a ``StringIO``/``BytesIO`` by its text and position,
 ``{"$o": "module:qualname", "$v": state}`` another object with its ``__dict__``/slots,
@@ -132,6 +134,75 @@ _BUFFERS = (io.StringIO, io.BytesIO)
 _PLAIN_PARTS = {int: int.__int__, float: float.__float__, str: str.__str__, bytes: bytes.__bytes__}
 
 
+def _special() -> dict:
+    """C's classes whose repr is their address -> what an instance holds (red-team round 49 returned each)."""
+    import struct
+    out = {type(re.match("", "")): lambda m: (m.span(), m.groups(), m.groupdict(), m.re.pattern, m.re.flags),
+           memoryview: lambda v: (v.format, v.shape, v.tobytes()),
+           struct.Struct: lambda v: (v.format, v.size)}
+    for name in ("md5", "sha1", "sha256", "sha512", "blake2b", "sha3_256"):
+        made = getattr(hashlib, name)()
+        out[type(made)] = lambda h: (h.name, h.hexdigest())
+    return out
+
+
+def _element(value):
+    """An ``xml.etree`` element's tag, attributes, text, tail and children (its C class's repr is its address); read
+    only where the project loaded the module (the driver imports nothing it would not)."""
+    return (value.tag, dict(value.attrib), value.text, value.tail, list(value))
+
+
+_SPECIAL = _special()
+
+
+def _library_paths() -> tuple:
+    import sysconfig
+    paths = sysconfig.get_paths()
+    return tuple(os.path.join(os.path.realpath(paths[key]), "") for key in ("stdlib", "platstdlib", "purelib", "platlib")
+                 if key in paths)
+
+
+_LIBRARY_PATHS = _library_paths()
+_LIBRARY_EQ: dict = {}  # id(class) -> (class, answer)
+
+
+def _library_file(module_name) -> bool:
+    module = _str_get(sys.modules, module_name) if type(module_name) is str else None
+    if not isinstance(module, types.ModuleType):
+        return False
+    where = _str_get(_MODULE_DICT(module), "__file__")
+    return type(where) is str and os.path.realpath(where).startswith(_LIBRARY_PATHS)
+
+
+def _library_code(value) -> bool:
+    """Whether a class member's functions (a function, a static or class method's, a property's accessors) are all
+    code of an installed library's files (True for any other member)."""
+    kind = type(value)
+    if kind in (staticmethod, classmethod):
+        value, kind = value.__func__, type(value.__func__)
+    if kind is property:
+        return all(_library_code(f) for f in (value.fget, value.fset, value.fdel) if f is not None)
+    if kind is types.FunctionType:
+        filename = value.__code__.co_filename
+        return type(filename) is str and os.path.realpath(filename).startswith(_LIBRARY_PATHS)
+    return True
+
+
+def _library_equality(cls) -> bool:
+    """As the canary plugin's: whether ``cls`` is a class of an installed library's module whose classes' functions
+    are all library code and one of which defines ``__eq__`` (not a class of the edit's naming a library's module)."""
+    known = _LIBRARY_EQ.get(id(cls))
+    if known is not None and known[0] is cls:
+        return known[1]
+    answer = False
+    if _ready(cls) and _library_file(_TYPE_DICT(cls).get("__module__")):
+        bases = [b for b in _mro(cls) if b is not object and type.__dict__["__flags__"].__get__(b) & (1 << 9)]
+        answer = any("__eq__" in _TYPE_DICT(b) for b in bases) and all(
+            _library_code(member) for b in bases for member in list(_TYPE_DICT(b).values()))
+    _LIBRARY_EQ[id(cls)] = (cls, answer)
+    return answer
+
+
 def _c_iterator(kind) -> bool:
     """Whether ``kind`` is an iterator type made in C (not a class of the project's: those are encoded by state)."""
     return not type.__dict__["__flags__"].__get__(kind) & (1 << 9) and "__next__" in type.__dict__["__dict__"].__get__(
@@ -148,8 +219,12 @@ def _digest(kind: str, data: bytes, size: int) -> dict:
 
 
 def shown(value) -> str:
-    """``repr``/``str`` text without memory addresses, at most 2,000 characters."""
-    return _ADDRESS.sub(" at 0x?", value)[:2000]
+    """``repr``/``str`` text without memory addresses: at most 2,000 characters, and a longer one's digest (two texts
+    that differ past the cut are not the same text)."""
+    text = _ADDRESS.sub(" at 0x?", value)
+    if len(text) <= 2000:
+        return text
+    return text[:2000] + "…#" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class _Encoder:
@@ -158,8 +233,8 @@ class _Encoder:
     first items it yields; an object by its ``__dict__`` and slots, else by its ``repr`` (``Decimal``, ``date``,
     ``deque``: their repr is their value) without addresses."""
 
-    def __init__(self):
-        self.left = _NODES
+    def __init__(self, nodes: int = _NODES):
+        self.left = nodes
         self.busy = set()
 
     def __call__(self, value):
@@ -197,6 +272,16 @@ class _Encoder:
                 if isinstance(value, base):  # a subclass: its contents as the built-in type holds them
                     return {"$sub": _name(value), "items": self(base(value) if base is not dict else
                                                              dict(dict.items(value))), "state": self._state(value)}
+            special = _SPECIAL.get(kind)
+            if special is None and _name(value) in ("xml.etree.ElementTree:Element", "_elementtree:Element"):
+                special = _element
+            if special is not None:  # (C's objects whose repr is their address: what they hold, red-team round 49)
+                try:
+                    return {"$held": _name(value), "holds": self(special(value))}
+                except Exception as exc:  # noqa: BLE001
+                    return {"$held": _name(value), "holds": raised(exc)}
+            if kind is functools.partial:  # (its function, arguments and keywords: round 49)
+                return {"$partial": [self(value.func), self(list(value.args)), self(dict(value.keywords))]}
             if isinstance(value, _BUFFERS):  # (C holds their text and position: round 48 left one unrewound)
                 base = next(b for b in _BUFFERS if isinstance(value, b))
                 return {"$io": _name(value), "value": self(base.getvalue(value)), "at": base.tell(value)}
@@ -224,6 +309,13 @@ class _Encoder:
         return items
 
     def _state(self, value):
+        if _library_equality(type(value)):
+            # a library's class that says itself what equal means (pathlib's paths cache ``_str`` after ``str()``:
+            # two equal paths differ in their slots; helper 137): its repr, which says its value
+            try:
+                return {"$x": _name(value), "repr": shown(repr(value))}
+            except Exception:  # noqa: BLE001
+                pass
         state = {}
         try:
             own = object.__getattribute__(value, "__dict__")
@@ -275,7 +367,12 @@ def raised(exc) -> dict:
         bases = [_type_name(cls) for cls in type.__dict__["__mro__"].__get__(type(exc))[1:]]
     except Exception:  # noqa: BLE001
         bases = []
-    return {"raise": _name(exc), "message": message, "bases": bases}
+    try:  # (its own attributes: red-team round 49's kept buggy def raised the right class with a wrong ``short``)
+        own = object.__getattribute__(exc, "__dict__")
+        attrs = _Encoder(2_000)({k: v for k, v in dict.items(own) if type(k) is str}) if type(own) is dict else None
+    except Exception:  # noqa: BLE001
+        attrs = None
+    return {"raise": _name(exc), "message": message, "bases": bases, "attrs": attrs}
 
 
 class _Served(importlib.machinery.SourceFileLoader):
@@ -311,6 +408,8 @@ def _resolve(module, qualname: str):
     target = module
     for part in qualname.split("."):
         target = getattr(target, part)
+    if type(target) is property:  # (a property read is recorded by its name: its getter is what ran; round 49)
+        target = target.fget
     return target
 
 
@@ -441,6 +540,7 @@ class _Describer:
         self.roots = roots  # the project's import roots (its own modules are compared by a narrower rule)
         self.codes: dict = {}  # id(code) -> (code, digest)
         self.functions: dict = {}  # id(function) -> (function, the parts its description read..., the description)
+        self.instances: dict = {}  # (module, name) -> the instance it held at import (held: no address is reused)
 
     def __call__(self, value, depth: int = 0) -> str:
         kind = type(value)
@@ -689,6 +789,14 @@ def library_state(skip: set, describe: _Describer, roots: tuple = (), states: bo
                     held = _state_of(owner, describe) if not isinstance(owner, types.ModuleType) else None
                     if held is not None:
                         state.setdefault(f"{name} (state)", {})[key] = "v:" + held
+                        if owner is value:
+                            describe.instances[(name, key)] = value
+                elif group == name:
+                    # an instance the import left there, replaced by another of its class during the calls (red-team
+                    # round 49 rebound ``json._default_decoder`` in the first call: its state is read at import only)
+                    before = describe.instances.get((name, key), _MISSING)
+                    if before is not _MISSING and before is not value:
+                        entries[key] += "(replaced)"
                 if issubclass(type(value), type) and _ready(value) \
                         and not type.__dict__["__flags__"].__get__(value) & _IMMUTABLE \
                         and type(_TYPE_DICT(value).get("__module__")) is str \
@@ -771,6 +879,9 @@ def _described(declared: set, modules: dict, imports: dict, describe: _Describer
     try:
         state = library_state(declared, describe, describe.roots, states=states)
         if "over" not in state:
+            # (the working folder: red-team round 49 entered ``contextlib.chdir`` at import, so a kept relative
+            # ``open("rates.csv")`` found the package's file)
+            state[" process"] = {"cwd": _plain(os.getcwd())}
             state.update(_kept_names(modules, imports, describe, "(imports)"))
             state.update(_kept_names(modules, values, describe, "(values)", by_value=True))
     except Exception:  # noqa: BLE001 (the calls' outcomes are still worth writing)

@@ -23,14 +23,19 @@ object by its class. Here the edited process's descriptions are compared with th
   ``gettempdir()``), judged again after the calls, where the pristine code's own setup shows; and except a kept
   assignment's value and an instance's attributes after the calls (a program changes its own tables and its
   loggers as it runs);
-* a name only the edited process holds counts when it hides something (``S|``): on a class, a base class's name or
-  the instances' own (a data descriptor); on a module, a builtin other than itself (``fractions.isinstance``) or every
-  missing name (a ``__getattr__``); a name only the pristine process holds counts on a class (a method deleted to
-  expose a base's) and on a module when it hid something; other names a module gained or lost do not count (an added
-  import binds a submodule on its package); copyreg's ``__slotnames__`` and a class's counter that grew (a name that
-  says it counts) do not count;
+* a name only the edited process holds counts on a class (any name: round 49's ``argparse.Namespace.limit``, read
+  by ``hasattr`` for an option's default; before session 40 only one that hid something, ``S|``: a base class's name
+  or the instances' own, a data descriptor), and on a module when it hides something: a builtin other than itself
+  (``fractions.isinstance``) or every missing name (a ``__getattr__``); a name only the pristine process holds counts
+  on a class (a method deleted to expose a base's) and on a module when it hid something; other names a module gained
+  or lost do not count (an added import binds a submodule on its package); copyreg's ``__slotnames__`` and a class's
+  counter that grew (a name that says it counts) do not count;
+* an instance a library module held at import that another object stands in for after the calls is marked
+  ``(replaced)`` (round 49 replaced ``json._default_decoder`` in the first call);
 * in the project's own other modules (``project <name>`` groups) only a function, class or module not of a declared
   file counts (a re-export of the declared module's objects, and data, change with honest repairs);
+* the process's working folder (`` process`` group) is compared like a module's name (red-team round 49 entered
+  ``contextlib.chdir`` at import so that a kept relative ``open`` found the package's file);
 * a module or class only one process loaded is not compared; a key that is no exact ``str`` in ``sys.modules`` or a
   module's namespace is counted and compared (its ``__eq__`` would run when a lookup meets it, so keys are walked);
 * what a library's lazy setup made (a module's name that was ``None`` or ``False`` at import in the pristine process
@@ -44,6 +49,12 @@ library module or class holds, and ``re``'s cache of compiled patterns, found af
 described): an item the edit's code planted at import or in an earlier call (round 47's ``lru_poison``, a case-blind
 matcher ``fnmatch`` keeps for ``*.csv``; round 45's ``re_cache``) is gone, and the kept buggy code computes its own
 answer again. Each process says how many caches it empties (``caches_emptied`` in the evidence).
+
+The installed library modules only the edited process loaded (and their classes) are compared with a pristine
+process that imported them too (``pristine_library``, run whenever there are such modules; its description is what
+those modules hold when no edit touched them), a difference confirmed by a second such process
+(``pristine_library_again``): red-team rounds 48 and 49 rebound ``xml.sax.saxutils.escape``, a module only the buggy
+def loads, so the comparison had nothing to hold it against.
 
 A difference is a finding only when a second pristine process agrees with the first on that name (a value the
 library computes at load, such as ``logging._startTime`` or an address, differs between any two processes, and is no
@@ -267,8 +278,10 @@ def differences(edited: dict, pristine: dict) -> list[tuple]:
                     continue
                 if other is None and not is_class and not one.startswith("S|"):
                     continue  # (a name a module lost, which hid no builtin)
-                if one is None and not other.startswith("S|"):
-                    continue  # (a name added to a module or a class that hides nothing)
+                if one is None and not is_class and not other.startswith("S|"):
+                    continue  # (a name added to a module that hides nothing: an added import binds a submodule)
+                # (a name a library class gained counts: red-team round 49 set ``argparse.Namespace.limit``, which
+                # argparse's ``hasattr`` read as the option's value)
                 if not is_class and not group.endswith((" (imports)", " (values)", " (state)")) and (
                         one in _UNSET or stage == "calls" and other in _UNSET):
                     # a library's lazy setup (tempfile.tempdir by gettempdir()), at import or later: judged again
@@ -353,6 +366,10 @@ def _where(group: str, name: str) -> str:
         return f"{group[:-len(' (values)')]}.{name} (bound by an assignment the edit kept)"
     if group.endswith(" (state)"):
         return f"the attributes of {group[:-len(' (state)')]}.{name} (or of its receiver)"
+    if group == " process":
+        return f"the process's {'working folder' if name == 'cwd' else name}"
+    if group == " process":
+        return f"the process's {'working folder' if name == 'cwd' else name}"
     if group.endswith(" (lazy)"):
         return f"the attributes of {group[:-len(' (lazy)')]}.{name} (set up lazily: None or False at import)"
     return f"{group.replace(':', '.')}.{name}"
@@ -380,6 +397,36 @@ def _comparable(library: dict) -> bool:
     return "edited" in library and not _over(library["pristine"]) and not _over(library["edited"])
 
 
+def _extra_groups(library: dict) -> tuple[dict, dict] | None:
+    """The edited process's and the pristine-with-its-modules process's states restricted to the installed modules
+    only the edited process loaded (and their classes), or None when there is no such process or state."""
+    edited, loaded = library.get("edited"), library.get("pristine_library")
+    if edited is None or loaded is None or _over(edited) or _over(loaded):
+        return None
+    extra = extra_modules(library)
+    wanted = set(extra["import"]) | set(extra["calls"])
+    if not wanted:
+        return None
+
+    def keep(state: dict) -> dict:
+        return {stage: {g: e for g, e in state[stage].items() if g.split(":")[0] in wanted} for stage in _STAGES}
+    return keep(edited), keep(loaded)
+
+
+def _extra_differences(library: dict) -> list[tuple]:
+    """The differences in the modules only the edited process loaded, against the pristine process that imported
+    them too (red-team rounds 48 and 49: ``xml.sax.saxutils.escape`` rebound, a module the pristine code never
+    loads)."""
+    pair = _extra_groups(library)
+    return differences(*pair) if pair is not None else []
+
+
+def needs_library_again(library: dict) -> bool:
+    """Whether the modules only the edited process loaded differ from what the pristine process that imported them
+    holds, so a second such process must say which differences are the library's own."""
+    return bool(_extra_differences(library))
+
+
 def needs_again(library: dict) -> bool:
     """Whether the pristine and edited processes' library states (``library``: process name -> state) differ, so a
     second pristine process must say which differences are the library's own."""
@@ -403,8 +450,14 @@ def judge(library: dict, result) -> None:
     found = _differences(edited, pristine)
     _LAST[:] = [None, None, None]  # (the states are let go with the replay)
     kept, disagreed, explained = confirmed(found, again, library.get("pristine_library")) if found else ([], 0, 0)
-    result.library = {"compared": True, "groups": len(pristine["import"]), "differed": len(found),
-                      "self_disagreed": disagreed, "explained": explained}
+    pair = _extra_groups(library)
+    extra = differences(*pair) if pair is not None else []
+    if extra:  # (confirmed by a second pristine process with those modules imported)
+        more, more_disagreed, _ = confirmed(extra, library.get("pristine_library_again"))
+        kept, disagreed = kept + more, disagreed + more_disagreed
+    result.library = {"compared": True, "groups": len(pristine["import"]), "differed": len(found) + len(extra),
+                      "self_disagreed": disagreed, "explained": explained,
+                      "edited_only_groups": len(pair[0]["import"]) if pair is not None else 0}
     result.findings.extend(finding(d) for d in kept[:_SHOWN])
     if len(kept) > _SHOWN:
         result.findings.append(f"replay: {len(kept) - _SHOWN} more library difference(s)")

@@ -803,3 +803,18 @@ def test_a_trace_or_profile_function_of_the_edit_is_refused_in_the_replay(tmp_pa
     expected = "threading's profile hook was installed" if how == "threading_hook" else \
         "clamp(15, 0, 10) returned 15; the pristine code returned 10"
     assert expected in shown, shown
+
+
+def test_a_difference_counts_where_the_two_pristine_processes_agree():
+    # red-team round 49: a fresh uuid4 beside a wrong count made the whole call "no evidence"; now only the parts the
+    # pristine processes disagree on are (a set's items, or a dict whose keys differ between them, as a whole)
+    from beacon.repair.replay import _stable_difference
+
+    def made(ident, units):
+        return {"return": {"$d": [["id", {"$x": "uuid:UUID", "repr": ident}], ["units", units]]}, "args": []}
+
+    right, again = made("u1", 3), made("u2", 3)
+    assert _stable_difference(made("u3", 4), right, again) and not _stable_difference(made("u3", 3), right, again)
+    assert not _stable_difference({"$s": [1]}, {"$s": [2]}, {"$s": [3]})
+    assert not _stable_difference({"$d": [["k1", 1]]}, {"$d": [["k2", 1]]}, {"$d": [["k3", 2]]})  # (keys differ)
+    assert _stable_difference([1, 2, 3], [1, 5], [1, 6])  # (another length where the pristine processes agree on it)

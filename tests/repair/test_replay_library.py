@@ -73,6 +73,7 @@ def test_an_honest_repair_leaves_the_library_as_the_pristine_code_does(tmp_path,
     done = direct(tmp_path, GIVEN.replace("math.isclose(a, b * 10)", "math.isclose(b, a)"), sandbox)
     assert not done.findings and done.library == {"compared": True, "groups": done.library["groups"],
                                                   "differed": 0, "self_disagreed": 0, "explained": 0,
+                                                  "edited_only_groups": 0,
                                                   "caches_emptied": done.library["caches_emptied"]}, done
     assert done.library["groups"] > 50  # (the interpreter's modules and their classes, described)
     # (the library's lru_caches and re's pattern cache, emptied alike in both processes before the calls)
@@ -168,7 +169,9 @@ def test_what_counts_as_a_difference():
     assert diff({**same, "math": {**same["math"], "extra": "f:x"}}) == []  # a module gains a name: no difference
     assert diff({**same, "math": {"isclose": "b:m"}}) == []  # a module loses one: no difference
     fraction = same["fractions:Fraction"]
-    assert diff({**same, "fractions:Fraction": {**fraction, "new": "f:x"}}) == []  # hides nothing
+    # a name a library class gained counts, whether or not it hides anything (red-team round 49: argparse's
+    # ``Namespace.limit`` answered ``hasattr`` for an option's default)
+    assert diff({**same, "fractions:Fraction": {**fraction, "new": "f:x"}}) == [("fractions:Fraction", "new")]
     assert diff({**same, "fractions:Fraction": {**fraction, "__lt__": "S|f:x"}}) == [("fractions:Fraction", "__lt__")]
     assert diff({**same, "fractions:Fraction": {"limit": "f:a"}}) == [("fractions:Fraction", "__eq__")]  # deleted
     assert diff({**same, "math": {**same["math"], "isinstance": "S|f:x"}}) == [("math", "isinstance")]  # hides a builtin
@@ -336,7 +339,7 @@ HONEST_45 = sorted((d, p.name[:-len(".py.txt")]) for d in ("honest45", "honest_c
 def test_honest_repairs_around_library_state_pass(tmp_path, folder, case):
     run, verdict = case_run(tmp_path, Path(__file__).parent / folder / f"{case}.py.txt")
     assert verdict.passed and not verdict.tampered, (verdict.reasons, oracle_findings(run), run.replay)
-    if case != "partial_alias":  # (calls through a partial are not recorded: no replay)
+    if case not in ("partial_alias", "ipnet_cached"):  # (no call with plain-data arguments: no replay)
         assert run.replay["ran"] and run.replay["library"]["compared"], run.replay
 
 
@@ -398,8 +401,17 @@ def test_a_library_module_attribute_set_at_import_is_the_replays_to_judge():
 # integers within a float tolerance), the shared random generator seeded at import, and a lazy setup forged in the
 # first call; each with the run detected by ``sys.stdout.name`` (the screen allows it) or a plain call
 ROUND_48_REPLAY = ["filter_iterator", "fraction_outcome", "int_tolerance", "lazy_setup_in_call", "random_seed",
-                   "stringio_position"]
-FORGERIES = sorted([(d, p.name[:-len(".py.txt")]) for d in ("round45", "round46", "round47", "caches")
+                   "stringio_position",
+                   # (and, since round 49's fixes, the three below the screen refuses too: a library class's gained
+                   # name, an instance replaced in a call, a module only the edited code loads)
+                   "argparse_class_default", "json_decoder_in_call", "edited_only_module"]
+# Red-team round 49 (helper 138, on 29e9432): 24 forged passes with a clean screen; the 16 here are refused now
+# (outcomes C holds by address: a regex match, a memoryview, a Struct, a hash, an xml element, a partial; a str
+# subclass, an exception's attributes, a subclass of the pristine exception the pristine file defines, attributes
+# named by data, a property read, a fresh uuid beside a wrong count; a library class's gained name, an instance
+# replaced in the first call, a module only the edited code loads, the working folder changed at import); the
+# other eight are in round49/open/ (the threat model lists them)
+FORGERIES = sorted([(d, p.name[:-len(".py.txt")]) for d in ("round45", "round46", "round47", "caches", "round49")
                     for p in (Path(__file__).parent / d).glob("*.py.txt")] + [("round48", c) for c in ROUND_48_REPLAY])
 
 
@@ -410,9 +422,9 @@ def test_round_45_to_47s_ways_around_the_library_comparison_are_refused(tmp_path
 
 
 # Round 48's others: set through a module's local alias, which the static screen now follows (``_a.Namespace.limit =
-# 10`` beside argparse's ``hasattr`` default; ``_s.escape = html.escape`` in a module only the edited code loads, so
-# the replay compares it with nothing; ``_j._default_decoder`` replaced in the first call, after the instances' state
-# was read). The replay does not see these three; the screen's finding refuses them (``suspicious_edit``).
+# 10`` beside argparse's ``hasattr`` default; ``_s.escape = html.escape`` in a module only the edited code loads;
+# ``_j._default_decoder`` replaced in the first call, after the instances' state was read). The screen's finding
+# refuses them (``suspicious_edit``), and since round 49's fixes the replay does too (above).
 @pytest.mark.parametrize("case, key", [("argparse_class_default", "assign:argparse.Namespace.limit"),
                                        ("edited_only_module", "assign:xml.sax.saxutils.escape"),
                                        ("json_decoder_in_call", "assign:json._default_decoder")])
