@@ -1571,8 +1571,8 @@ _STANDS_FOR = {id(t): t for t in _PLAIN_VALUE}
 def _library_paths() -> tuple:
     import sysconfig
     paths = sysconfig.get_paths()
-    return tuple(os.path.join(os.path.realpath(paths[key]), "") for key in ("stdlib", "platstdlib", "purelib", "platlib")
-                 if key in paths)
+    keys = ("stdlib", "platstdlib", "purelib", "platlib")
+    return tuple(os.path.join(os.path.realpath(paths[key]), "") for key in keys if key in paths)
 
 
 _LIBRARY_PATHS = _library_paths()
@@ -5549,23 +5549,19 @@ def _differences(left, right, path: tuple, most: int = 4, added=frozenset()) -> 
                 continue
             if kind is None or kind != other_kind:
                 plain = _plain_stand_in(ta, tb)
-                if plain is tuple:  # (a NamedTuple for a tuple: their items, in order)
-                    items_a, items_b = _container_parts(a, tuple)[0], _container_parts(b, tuple)[0]
-                    if len(items_a) != len(items_b):
-                        out.append(where + ("(length)",))
-                        continue
-                    stack += [(x, y, where + (i,)) for i, (x, y) in enumerate(zip(items_a, items_b))][::-1]
+                if plain is None:
+                    out.append(where + ("(class)",))
                     continue
-                if plain is not None:  # (an IntEnum member for an int, a str Enum's for a str: their values)
+                if plain is not tuple:  # (an IntEnum member for an int, a str Enum's for a str: their values)
                     va, vb = _PLAIN_VALUE[plain](a), _PLAIN_VALUE[plain](b)
                     if not (va == vb or plain is float and (_isclose(va, vb, rel_tol=1e-9, abs_tol=1e-12)
                                                             or (_isnan(va) and _isnan(vb)))):
                         out.append(where)
                     continue
-                out.append(where + ("(class)",))
-                continue
-            if kind == "sequence":  # (exactly a list and a tuple: their items, in order)
-                items_a, items_b = _container_parts(a, ta)[0], _container_parts(b, tb)[0]
+                kind = "sequence"  # (a NamedTuple for a tuple: their items, in order)
+            if kind == "sequence":  # (a list and a tuple, or a tuple's subclass: their items, in order)
+                items_a = _container_parts(a, _container_base(ta))[0]
+                items_b = _container_parts(b, _container_base(tb))[0]
                 if len(items_a) != len(items_b):
                     out.append(where + ("(length)",))
                     continue

@@ -158,8 +158,8 @@ _SPECIAL = _special()
 def _library_paths() -> tuple:
     import sysconfig
     paths = sysconfig.get_paths()
-    return tuple(os.path.join(os.path.realpath(paths[key]), "") for key in ("stdlib", "platstdlib", "purelib", "platlib")
-                 if key in paths)
+    keys = ("stdlib", "platstdlib", "purelib", "platlib")
+    return tuple(os.path.join(os.path.realpath(paths[key]), "") for key in keys if key in paths)
 
 
 _LIBRARY_PATHS = _library_paths()
