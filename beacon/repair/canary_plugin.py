@@ -4478,6 +4478,7 @@ class _Shadow:
                     base = _container_base(_type(value))
                     if base is list or base is dict or base is set:
                         out.append((value, base, base.copy(value)))
+        out += [(g, _Generator, _Generator.copy(g)) for g in _generators(self.oracle._find_spaces().values())]
         return out
 
     @staticmethod
@@ -4976,11 +4977,55 @@ class _Names:
         return held
 
 
+class _Generator:
+    """A ``random.Random``'s state (C's, and ``gauss``'s spare value), saved and put back like a container's contents:
+    the pristine call starts from the state the real call started from, and the real call's state is back afterwards
+    (helper 139's honest hunt: a test that seeds the shared generator and a def that draws from it; the pristine call
+    drew too, so the test's next numbers, and the pristine answer, were others)."""
+
+    @staticmethod
+    def copy(generator) -> tuple:
+        own = _object_dict(generator)
+        return _RANDOM_GETSTATE(generator), own.get("gauss_next") if _type(own) is dict else None
+
+    @staticmethod
+    def put(generator, state: tuple) -> None:
+        _RANDOM_SETSTATE(generator, state[0])
+        own = _object_dict(generator)
+        if _type(own) is dict and "gauss_next" in own:
+            own["gauss_next"] = state[1]
+
+
+_RANDOM_GETSTATE, _RANDOM_SETSTATE = _random.Random.getstate, _random.Random.setstate
+
+
+def _object_dict(value):
+    try:
+        return object.__getattribute__(value, "__dict__")
+    except (AttributeError, TypeError):
+        return None
+
+
+def _generators(spaces) -> list:
+    """The random number generators the ``random`` module's functions use and those the declared modules hold at
+    module level (``_RNG = random.Random(42)``), each once."""
+    found = []
+    module = sys.modules.get("random")
+    for space in [_module_dict(module) if isinstance(module, types.ModuleType) else {}, *spaces]:
+        for value in list(space.values()) if _type(space) is dict else []:
+            owner = value.__self__ if _type(value) is types.MethodType else value
+            if isinstance(owner, _random.Random):
+                found.append(owner)
+    return list({_id(g): g for g in found}.values())
+
+
 def _restore(saved) -> None:
     """Give containers saved by ``_Shadow._containers`` their contents back."""
     for container, base, contents in saved:
         if base is _Names:
             container.put(contents)
+        elif base is _Generator:
+            _Generator.put(container, contents)
         elif base is _Held:
             _Held.put(container, contents)
         elif base is list:

@@ -131,6 +131,17 @@ def _name(obj) -> str:
 
 
 _BUFFERS = (io.StringIO, io.BytesIO)
+_VIEWS = {type({}.keys()): set, type({}.items()): set, types.MappingProxyType: dict}
+
+
+def _cached_property(kind, name: str) -> bool:
+    """Whether a class in ``kind``'s MRO holds a ``functools.cached_property`` under ``name`` (read through the
+    classes' own dicts)."""
+    for cls in _mro(kind):
+        member = _TYPE_DICT(cls).get(name)
+        if member is not None:
+            return type(member) is functools.cached_property
+    return False
 _PLAIN_PARTS = {int: int.__int__, float: float.__float__, str: str.__str__, bytes: bytes.__bytes__}
 
 
@@ -280,6 +291,8 @@ class _Encoder:
                     return {"$held": _name(value), "holds": self(special(value))}
                 except Exception as exc:  # noqa: BLE001
                     return {"$held": _name(value), "holds": raised(exc)}
+            if kind in _VIEWS:  # (as ``==`` has them: keys and items as sets, a mappingproxy as its dict; helper 139)
+                return self(_VIEWS[kind](value))
             if kind is functools.partial:  # (its function, arguments and keywords: round 49)
                 return {"$partial": [self(value.func), self(list(value.args)), self(dict(value.keywords))]}
             if isinstance(value, _BUFFERS):  # (C holds their text and position: round 48 left one unrewound)
@@ -332,6 +345,8 @@ class _Encoder:
                     state[slot] = object.__getattribute__(value, slot)
                 except AttributeError:
                     continue
+        for key in [k for k in state if type(k) is str and _cached_property(type(value), k)]:
+            del state[key]  # (a functools.cached_property's value: a cache, set whenever it was read; helper 139)
         if own is None and not state:
             try:
                 text = shown(repr(value))
@@ -725,6 +740,8 @@ def _state_of(value, describe, depth: int = 0, limit: int = 1000) -> str | None:
         return None
     parts = []
     for key, item in list(held.items())[:64]:
+        if type(key) is str and (_type_name(kind), key) in _REGISTRIES:
+            continue
         if type(key) is str:
             text = _by_value(item, 0, limit)
             inner = _state_of(item, describe, depth + 1, limit) if text is None and depth < 2 else None
@@ -735,6 +752,9 @@ def _state_of(value, describe, depth: int = 0, limit: int = 1000) -> str | None:
 
 
 _TYPE_FLAGS = type.__dict__["__flags__"].__get__
+# Registries a library fills as a program uses it, not settings: logging's manager holds every logger made so far
+# (helper 139's honest repair makes its module's logger at import, where the pristine code made it in a call)
+_REGISTRIES = frozenset({("logging:Manager", "loggerDict")})
 _PROCESS_BOUND = frozenset({"threading", "_thread", "multiprocessing.process", "_threading_local"})
 _BOUND: dict = {}  # class -> whether it or a base is one of _PROCESS_BOUND's modules' classes
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by Python code (a library's), whose instances hold a __dict__
@@ -959,17 +979,20 @@ def _empty(caches: list) -> None:
             dict.clear(cache)
         elif type(cache) is _LRU:
             _CLEAR(cache)
-        else:  # (a generator of the random module's: seeded from the system's entropy, as at its import)
-            _SEED(cache, None)
+        else:  # (a generator of the random module's: seeded with the replay's seed, the same in each process)
+            _SEED(cache, _REPLAY_SEED[0])
+
+
+_REPLAY_SEED = [None]  # the plan's seed: random for each replay, the same in its processes
 
 
 def _generators() -> list:
     """The random number generators the ``random`` module's functions use (``random._inst`` and any other receiver
-    of a method the module holds), which :func:`_empty` seeds afresh before each replayed call, as the module's
-    import seeded them: red-team round 48 seeded the shared generator at import (``random.seed(42)``, a plain call
-    the screen allows) so that the kept buggy shuffle, which ignored its seed argument, gave the tests' order. An
-    honest program that seeds the shared generator itself gets other numbers in each process then, so two pristine
-    processes disagree and the call is no evidence."""
+    of a method the module holds), which :func:`_empty` seeds before each replayed call with the replay's seed (drawn
+    by the harness for each replay, the same in all its processes, so the pristine and edited code draw the same
+    numbers): red-team round 48 seeded the shared generator at import (``random.seed(42)``, a plain call the screen
+    allows) so that the kept buggy shuffle, which ignored its seed argument, gave the tests' order. (Seeded from the
+    system's entropy instead, two pristine processes agreed on a coin flip by chance half the time: helper 139.)"""
     module = _str_get(sys.modules, "random")
     if not isinstance(module, types.ModuleType) or type(_MODULE_DICT(module)) is not dict:
         return []
@@ -1066,6 +1089,7 @@ def main(payload: dict) -> None:
     # any project code runs (beacon.repair.replay._BOOT): the project's code finds no file of the harness and no
     # descriptor past 2, and cannot pass its own output for the outcomes.
     plan, key = payload["plan"], payload["key"]
+    _REPLAY_SEED[0] = plan.get("seed")
     # What a production interpreter started in the checkout shows: the project's roots on the path, an argv that is
     # not the test run's ``-c``, no ``-P`` (the test run has it), no ``PYTHONHASHSEED`` (the harness gives every
     # process of one replay the same random seed, so a set's order is no difference between them; the interpreter

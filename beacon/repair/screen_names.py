@@ -206,13 +206,38 @@ def import_aliases(tree: ast.AST) -> dict[str, str]:
     return {name: origins[-1] for name, origins in import_origins(tree).items()}
 
 
+def _binding_counts(tree: ast.AST) -> dict[str, int]:
+    """How many places in the file bind each name (assignment and loop targets, parameters, ``def``/``class``,
+    imports, ``except … as``, ``match`` captures, ``global``/``nonlocal``), scopes not told apart."""
+    counts: dict[str, int] = {}
+    for node in ast.walk(tree):
+        names: list = []
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names = [node.id]
+        elif isinstance(node, ast.arg):
+            names = [node.arg]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.asname or a.name.split(".")[0] for a in node.names]
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names = [node.name]
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names = [node.name]
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names = list(node.names)
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
 def assigned_aliases(tree: ast.AST, aliases: Mapping[str, str]) -> dict[str, str]:
     """The names (not bound by an import) that a plain assignment, a walrus, or a ``for`` over a literal list, tuple
     or set binds to an imported name or an attribute chain rooted at one -> its dotted origin: ``_m = uuid``,
     ``_enc = json.encoder``, ``for _m in [json]``. Red-team round 47 set ``_m.NAMESPACE_URL`` through such an alias,
     which no rule followed; the screen judges what is set or deleted through them (only that: a name bound to a
     library object once and to a fallback elsewhere, ``get_current_greenlet = greenlet.getcurrent`` or ``int``, is
-    read as itself)."""
+    read as itself). Only a name the file binds once (the screen does not tell scopes apart)."""
     pairs: list[tuple[str, ast.AST]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign):
@@ -223,13 +248,16 @@ def assigned_aliases(tree: ast.AST, aliases: Mapping[str, str]) -> dict[str, str
                 and isinstance(node.iter, (ast.List, ast.Tuple, ast.Set)):
             pairs += [(node.target.id, element) for element in node.iter.elts]
     found: dict[str, str] = {}
+    bound = _binding_counts(tree)
     changed = True
     while changed:  # (chains: `_a = json; _b = _a`)
         changed = False
         for name, value in pairs:
             chain = attribute_chain(value)
             head = chain.split(".")[0] if chain is not None else None
-            if name in aliases or name in found or head is None or head == name:
+            # (a name bound once in the whole file only: the screen does not follow scopes, and a local ``m`` of
+            # one function is no alias another function's ``m = json`` made; helper 139's honest hunt)
+            if name in aliases or name in found or head is None or head == name or bound.get(name, 0) != 1:
                 continue
             origin = aliases.get(head) or found.get(head)
             if origin is not None:
