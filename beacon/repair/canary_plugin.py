@@ -1618,11 +1618,12 @@ def _library_equality(cls) -> bool:
 
 
 def _plain_stand_in(ta, tb):
-    """The built-in value class one of ``ta``, ``tb`` is exactly and the other derives from with no comparison or
-    hash of its own (no ``__eq__``, ``__ne__`` or ``__hash__`` in a class before it in its MRO), or None: an instance
-    of the other is then compared by the value its built-in part holds (read through the built-in's own methods), as
-    ``==`` compares it; a subclass that compares its own way is a class difference as before."""
-    for exact, other in ((ta, tb), (tb, ta)):
+    """The built-in value class the pristine side's ``tb`` is exactly and the edited side's ``ta`` derives from with
+    no comparison or hash of its own (no ``__eq__``, ``__ne__`` or ``__hash__`` in a class before it in its MRO), or
+    None: the edited instance is then compared by the value its built-in part holds (read through the built-in's own
+    methods), as ``==`` compares it; a subclass that compares its own way is a class difference as before, and so is
+    a plain value where the pristine code gave a subclass's instance (red-team round 50: its class says something)."""
+    for exact, other in ((tb, ta),):
         if _STANDS_FOR.get(_id(exact)) is not exact:
             continue
         before = []

@@ -352,7 +352,7 @@ def _outcomes(stdout: bytes, key: str, calls: int) -> tuple[list, dict] | None:
     for outcome in outcomes:
         if not isinstance(outcome, dict) or not (
                 (outcome.keys() == {"skip"} and isinstance(outcome["skip"], str))
-                or ("raise" in outcome and outcome.keys() <= {"raise", "message", "bases", "attrs"}
+                or ("raise" in outcome and outcome.keys() <= {"raise", "message", "bases", "attrs", "given", "group"}
                     and isinstance(outcome["raise"], str) and isinstance(outcome.get("bases", []), list))
                 or outcome.keys() == {"return", "args"}):
             return None
@@ -386,9 +386,18 @@ def alike(one, other) -> bool:
             return one == other or math.isclose(one, other, rel_tol=_REL, abs_tol=_ABS)
         except OverflowError:
             return False
-    for mine, theirs in ((one, other), (other, one)):  # (an IntEnum's member for an int: its value, helper 137)
-        if isinstance(mine, dict) and mine.keys() == {"$sub", "value", "state"} and not isinstance(theirs, dict):
-            return alike(mine["value"], theirs)
+    # (the edited side's IntEnum member for the pristine side's int: its value, helper 137; not the other way round:
+    # a pristine subclass carries what its class means, red-team round 50's ``Cents`` and str Enum member)
+    if isinstance(one, dict) and one.keys() == {"$sub", "value", "state"} and not isinstance(other, dict):
+        return alike(one["value"], other)
+    if isinstance(one, dict) and isinstance(other, dict) and "$sub" in one and one.keys() == other.keys() \
+            and one["$sub"] == other["$sub"]:  # (one class: all it holds, in order for an OrderedDict; round 50)
+        if one["$sub"] == "collections:OrderedDict" and isinstance(one.get("items"), dict) \
+                and isinstance(other.get("items"), dict) and one["items"].keys() == other["items"].keys() == {"$d"}:
+            first, second = one["items"]["$d"], other["items"]["$d"]
+            return isinstance(first, list) and isinstance(second, list) and len(first) == len(second) and all(
+                alike(a, b) for a, b in zip(first, second)) and alike(one["state"], other["state"])
+        return all(alike(one[k], other[k]) for k in one)
     kind, inner = _kind(one)
     if kind is not None and (inner is not one or _kind(other)[1] is not other) and kind == _kind(other)[0]:
         return alike(inner, _kind(other)[1])  # (a list for a tuple, a frozenset for a set, a Counter for a dict)
@@ -733,9 +742,17 @@ def _a_subclass_raised(mine: dict, right: dict, names: set) -> bool:
     class the edit added (no pristine file names it): helper 137's honest ``class StockError(ValueError)`` for a
     ``ValueError`` (whoever catches the pristine one catches it), not red-team round 49's kept buggy def that raised
     the pristine ``OutOfStock`` (a subclass the caller tells apart) for its base."""
-    return "raise" in mine and "raise" in right and mine.get("message") == right.get("message") \
-        and right["raise"] in (mine.get("bases") or []) \
-        and mine["raise"].rpartition(":")[2].rpartition(".")[2] not in names
+    if not ("raise" in mine and "raise" in right and mine.get("message") == right.get("message")
+            and mine.get("given") == right.get("given") and right["raise"] in (mine.get("bases") or [])
+            and mine["raise"].rpartition(":")[2].rpartition(".")[2] not in names):
+        return False
+    # (and the attributes both hold alike: red-team round 50's added ``_Miss(Shortage)`` had a wrong ``short``)
+    attrs = [x.get("attrs") for x in (mine, right)]
+    if not all(isinstance(a, dict) and isinstance(a.get("$d"), list) for a in attrs):
+        return attrs[0] == attrs[1]
+    theirs = {json.dumps(k, sort_keys=True): v for k, v in attrs[1]["$d"] if isinstance(k, str)}
+    return all(alike(v, theirs[json.dumps(k, sort_keys=True)]) for k, v in attrs[0]["$d"]
+               if isinstance(k, str) and json.dumps(k, sort_keys=True) in theirs)
 
 
 def _judge(result: Replay, calls: list[dict], outcomes: dict, names: set = frozenset()) -> None:

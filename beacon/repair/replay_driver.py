@@ -324,9 +324,12 @@ class _Encoder:
     def _state(self, value):
         if _library_equality(type(value)):
             # a library's class that says itself what equal means (pathlib's paths cache ``_str`` after ``str()``:
-            # two equal paths differ in their slots; helper 137): its repr, which says its value
+            # two equal paths differ in their slots; helper 137): its repr, which says its value, unless it is the
+            # default one with an address (``email.header.Header``: red-team round 50)
             try:
-                return {"$x": _name(value), "repr": shown(repr(value))}
+                text = repr(value)
+                if not _ADDRESS.search(text):
+                    return {"$x": _name(value), "repr": shown(text)}
             except Exception:  # noqa: BLE001
                 pass
         state = {}
@@ -347,6 +350,14 @@ class _Encoder:
                     continue
         for key in [k for k in state if type(k) is str and _cached_property(type(value), k)]:
             del state[key]  # (a functools.cached_property's value: a cache, set whenever it was read; helper 139)
+        base = next((c for c in _mro(type(value)) if not type.__dict__["__flags__"].__get__(c) & (1 << 9)), object)
+        if base is not object and base is not BaseException and base is not Exception and own is not None:
+            # (a subclass of a C class, ``date`` or ``deque``, holds its value where C does: its C repr says it;
+            # red-team round 50's date and deque subclasses were their empty ``__dict__``)
+            try:
+                state["$base"] = shown(base.__repr__(value))
+            except Exception:  # noqa: BLE001
+                pass
         if own is None and not state:
             try:
                 text = shown(repr(value))
@@ -370,7 +381,7 @@ def _bounded(encoded):
     return encoded
 
 
-def raised(exc) -> dict:
+def raised(exc, depth: int = 0) -> dict:
     """An exception as an outcome: its class, its base classes (read through ``type``'s own descriptors: a subclass
     of the pristine code's exception with the same message is alike it, as ``except``/``pytest.raises`` have it) and
     its message (without addresses)."""
@@ -387,7 +398,14 @@ def raised(exc) -> dict:
         attrs = _Encoder(2_000)({k: v for k, v in dict.items(own) if type(k) is str}) if type(own) is dict else None
     except Exception:  # noqa: BLE001
         attrs = None
-    return {"raise": _name(exc), "message": message, "bases": bases, "attrs": attrs}
+    try:  # (its arguments, which a ``__str__`` may show only in part: red-team round 50)
+        given = _Encoder(2_000)(list(BaseException.__dict__["args"].__get__(exc)))
+    except Exception:  # noqa: BLE001
+        given = None
+    out = {"raise": _name(exc), "message": message, "bases": bases, "attrs": attrs, "given": given}
+    if isinstance(exc, BaseExceptionGroup) and depth < 4:  # (its members: round 50)
+        out["group"] = [raised(inner, depth + 1) for inner in list(exc.exceptions)[:100]]
+    return out
 
 
 class _Served(importlib.machinery.SourceFileLoader):

@@ -399,7 +399,7 @@ def test_a_value_class_s_subclass_stands_for_it_by_its_value():
         __hash__ = int.__hash__
 
     Point = collections.namedtuple("Point", "x y")
-    assert _differences(Level.LOW, 3, ("r",)) == [] and _differences(3, Level.LOW, ("r",)) == []
+    assert _differences(Level.LOW, 3, ("r",)) == [] and _differences(3, Level.LOW, ("r",)) == [("r", "(class)")]
     assert _differences(Level.LOW, 4, ("r",)) == [("r",)] and _differences(Unit.BOX, "box", ("r",)) == []
     assert _differences(Point(1, 2), (1, 2), ("r",)) == [] and _differences(Point(1, 2), (1, 3), ("r",)) == [("r", 1)]
     assert _differences(Loose(3), 3, ("r",)) == [("r", "(class)")]

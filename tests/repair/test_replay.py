@@ -696,7 +696,8 @@ def test_a_value_class_s_subclass_is_alike_the_value_it_holds():
         BOX = "box"
 
     encode = _Encoder()
-    assert alike(encode(Level.LOW), 3) and alike(3, encode(Level.LOW)) and not alike(encode(Level.LOW), 4)
+    assert alike(encode(Level.LOW), 3) and not alike(encode(Level.LOW), 4)
+    assert not alike(3, encode(Level.LOW))  # (a plain value for the pristine code's member: red-team round 50)
     assert alike(encode(Unit.BOX), "box") and not alike(encode(Unit.BOX), "Unit.BOX")
     Point = collections.namedtuple("Point", "x y")
     assert alike(encode(Point(1, 2)), {"$t": [1, 2]}) and alike(encode(Point(1, 2)), [1, 2])

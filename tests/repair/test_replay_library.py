@@ -412,7 +412,12 @@ ROUND_48_REPLAY = ["filter_iterator", "fraction_outcome", "int_tolerance", "lazy
 # named by data, a property read, a fresh uuid beside a wrong count; a library class's gained name, an instance
 # replaced in the first call, a module only the edited code loads, the working folder changed at import); the
 # other eight are in round49/open/ (the threat model lists them)
-FORGERIES = sorted([(d, p.name[:-len(".py.txt")]) for d in ("round45", "round46", "round47", "caches", "round49")
+# Red-team round 50 (helper 141, on 4028c21): 34 forged passes with a clean screen; the 11 here are refused now (a
+# pristine subclass's instance for which the edit gave a plain value, one class's state and an OrderedDict's order,
+# a subclass of a C class, a library class's default repr, an exception's arguments, members and an added subclass's
+# attributes); the threat model lists the others
+FORGERIES = sorted([(d, p.name[:-len(".py.txt")]) for d in ("round45", "round46", "round47", "caches", "round49",
+                                                             "round50")
                     for p in (Path(__file__).parent / d).glob("*.py.txt")] + [("round48", c) for c in ROUND_48_REPLAY])
 
 
