@@ -623,7 +623,7 @@ def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: li
             outcomes[name] = [_known_only(outcome, names, project) for outcome in got[0]]
         result.ran = True
         result.outcomes = outcomes
-        _judge(result, calls, outcomes, names)
+        _judge(result, calls, outcomes, _class_names(pristine[declared[real]] for real in modules))
         judge_library(library, result)
         if result.library.get("compared") is not None:
             result.library["caches_emptied"] = emptied  # (-1: emptying them raised)
@@ -737,11 +737,23 @@ def _stable_difference(mine, right, again) -> bool:
     return False
 
 
+def _class_names(texts) -> set:
+    """The names of the classes the pristine texts define (a docstring's words are none: helper 140's honest ``Error``
+    class beside a docstring saying "Error")."""
+    found = set()
+    for text in texts:
+        try:
+            found |= {node.name for node in ast.walk(ast.parse(text)) if isinstance(node, ast.ClassDef)}
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+    return found
+
+
 def _a_subclass_raised(mine: dict, right: dict, names: set) -> bool:
     """Whether the edited code raised a subclass of the exception the pristine code raised, with its message, and of a
-    class the edit added (no pristine file names it): helper 137's honest ``class StockError(ValueError)`` for a
-    ``ValueError`` (whoever catches the pristine one catches it), not red-team round 49's kept buggy def that raised
-    the pristine ``OutOfStock`` (a subclass the caller tells apart) for its base."""
+    class the edit added (``names``: the classes the pristine files define): helper 137's honest ``class
+    StockError(ValueError)`` for a ``ValueError`` (whoever catches the pristine one catches it), not red-team round
+    49's kept buggy def that raised the pristine ``OutOfStock`` (a subclass the caller tells apart) for its base."""
     if not ("raise" in mine and "raise" in right and mine.get("message") == right.get("message")
             and mine.get("given") == right.get("given") and right["raise"] in (mine.get("bases") or [])
             and mine["raise"].rpartition(":")[2].rpartition(".")[2] not in names):
@@ -755,7 +767,7 @@ def _a_subclass_raised(mine: dict, right: dict, names: set) -> bool:
                if isinstance(k, str) and json.dumps(k, sort_keys=True) in theirs)
 
 
-def _judge(result: Replay, calls: list[dict], outcomes: dict, names: set = frozenset()) -> None:
+def _judge(result: Replay, calls: list[dict], outcomes: dict, classes: set = frozenset()) -> None:
     edited, pristine, again = outcomes["edited"], outcomes["pristine"], outcomes.get("pristine_again")
     for i, call in enumerate(calls):
         mine, right = edited[i], pristine[i]
@@ -763,7 +775,7 @@ def _judge(result: Replay, calls: list[dict], outcomes: dict, names: set = froze
             result.skipped += 1
             continue  # the pristine code cannot make this call outside the run: no evidence
         result.compared += 1
-        if alike(_compared(mine), _compared(right)) or _a_subclass_raised(mine, right, names):
+        if alike(_compared(mine), _compared(right)) or _a_subclass_raised(mine, right, classes):
             continue
         result.differed += 1
         if again is not None and not alike(_compared(right), _compared(again[i])) \

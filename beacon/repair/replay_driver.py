@@ -326,7 +326,15 @@ class _Encoder:
             # a library's class that says itself what equal means (pathlib's paths cache ``_str`` after ``str()``:
             # two equal paths differ in their slots; helper 137): its repr, which says its value, unless it is the
             # default one with an address (``email.header.Header``: red-team round 50)
+            # By its hash where it has one (equal objects hash alike, and every process of one replay shares the
+            # hash seed: a Windows path in another case, a Version "1.2" for "1.2.0"), an argparse Namespace by its
+            # attributes in any order, else by its repr (helper 140's honest hunt: reprs of equal objects differ)
             try:
+                if type(value).__hash__ is not None:
+                    return {"$x": _name(value), "hash": hash(value)}
+                own = _own_dict(value)
+                if own is not None and _type_name(type(value)) == "argparse:Namespace":
+                    return {"$x": _name(value), "vars": self(dict(own))}
                 text = repr(value)
                 if not _ADDRESS.search(text):
                     return {"$x": _name(value), "repr": shown(text)}
@@ -393,9 +401,11 @@ def raised(exc, depth: int = 0) -> dict:
         bases = [_type_name(cls) for cls in type.__dict__["__mro__"].__get__(type(exc))[1:]]
     except Exception:  # noqa: BLE001
         bases = []
-    try:  # (its own attributes: red-team round 49's kept buggy def raised the right class with a wrong ``short``)
+    try:  # (its own attributes: red-team round 49's kept buggy def raised the right class with a wrong ``short``;
+        # a library's exception keeps what it was given, ``JSONDecodeError.doc``, which its message says already)
         own = object.__getattribute__(exc, "__dict__")
-        attrs = _Encoder(2_000)({k: v for k, v in dict.items(own) if type(k) is str}) if type(own) is dict else None
+        attrs = _Encoder(2_000)({k: v for k, v in dict.items(own) if type(k) is str}) \
+            if type(own) is dict and not _library_file(_TYPE_DICT(type(exc)).get("__module__")) else None
     except Exception:  # noqa: BLE001
         attrs = None
     try:  # (its arguments, which a ``__str__`` may show only in part: red-team round 50)

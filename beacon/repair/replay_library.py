@@ -91,6 +91,9 @@ _LOAD_TIME = {("logging", "_startTime")} | {(module, f"_{name}_addr") for module
 # made in, to start a new random sequence after a fork): a second pristine process would disagree every time, at the
 # cost of a process; what they hold makes temporary names only.
 _PER_PROCESS = {("tempfile", "_name_sequence")}
+# Class attributes a library flips the first time it is used (``weakref.finalize`` registers its atexit hook and marks
+# its registry dirty when the first finalizer is made: ``tempfile.TemporaryDirectory``, helper 140's honest hunt)
+_FLAGS = {("weakref:finalize", "_registered_with_atexit"), ("weakref:finalize", "_dirty")}
 
 
 def kept_imports(pristine: str, edited: str) -> list[str]:
@@ -242,7 +245,7 @@ def _over(library: dict) -> bool:
     return any("over" in library[stage] for stage in _STAGES)
 
 
-def differences(edited: dict, pristine: dict) -> list[tuple]:
+def differences(edited: dict, pristine: dict, gained: bool = True) -> list[tuple]:
     """``(stage, group, name, pristine's description, edited's)`` for each difference the module docstring counts
     (None for a side without the name); both sides must be within the size limit."""
     found, seen, deferred = [], set(), set()
@@ -278,8 +281,10 @@ def differences(edited: dict, pristine: dict) -> list[tuple]:
                     continue
                 if other is None and not is_class and not one.startswith("S|"):
                     continue  # (a name a module lost, which hid no builtin)
-                if one is None and not is_class and not other.startswith("S|"):
-                    continue  # (a name added to a module that hides nothing: an added import binds a submodule)
+                if one is None and (not is_class or not gained) and not other.startswith("S|"):
+                    continue  # (a name added to a module that hides nothing: an added import binds a submodule;
+                    # in a module only the edited code loaded, a class's too, where its use sets its class caches:
+                    # pygments' lexers, helper 140)
                 # (a name a library class gained counts: red-team round 49 set ``argparse.Namespace.limit``, which
                 # argparse's ``hasattr`` read as the option's value)
                 if not is_class and not group.endswith((" (imports)", " (values)", " (state)")) and (
@@ -294,7 +299,7 @@ def differences(edited: dict, pristine: dict) -> list[tuple]:
                 if project and ("@declared" in (one or "") + (other or "")
                                 or (one or "v:").startswith(("v:", "o:")) and not (one or "").startswith("o:lru_cache(")):
                     continue  # the project's own module: what it re-exports of the declared files, and its data
-                if is_class and (name == "__slotnames__" or _counted(name, one, other)):
+                if is_class and (name == "__slotnames__" or _counted(name, one, other) or (group, name) in _FLAGS):
                     continue  # copyreg's cache of a class's slots; a counter the library advances (attrs')
                 seen.add((group, name))
                 found.append((stage, group, name, one, other))
@@ -408,8 +413,9 @@ def _extra_groups(library: dict) -> tuple[dict, dict] | None:
     if not wanted:
         return None
 
-    def keep(state: dict) -> dict:
-        return {stage: {g: e for g, e in state[stage].items() if g.split(":")[0] in wanted} for stage in _STAGES}
+    def keep(state: dict) -> dict:  # (the modules, their classes, and the instances they hold: ``calendar (state)``)
+        return {"import": {g: e for g, e in state["import"].items()
+                           if g.removesuffix(" (state)").split(":")[0] in wanted}, "calls": {}}
     return keep(edited), keep(loaded)
 
 
@@ -418,7 +424,7 @@ def _extra_differences(library: dict) -> list[tuple]:
     them too (red-team rounds 48 and 49: ``xml.sax.saxutils.escape`` rebound, a module the pristine code never
     loads)."""
     pair = _extra_groups(library)
-    return differences(*pair) if pair is not None else []
+    return differences(*pair, gained=False) if pair is not None else []
 
 
 def needs_library_again(library: dict) -> bool:
@@ -451,7 +457,7 @@ def judge(library: dict, result) -> None:
     _LAST[:] = [None, None, None]  # (the states are let go with the replay)
     kept, disagreed, explained = confirmed(found, again, library.get("pristine_library")) if found else ([], 0, 0)
     pair = _extra_groups(library)
-    extra = differences(*pair) if pair is not None else []
+    extra = differences(*pair, gained=False) if pair is not None else []
     if extra:  # (confirmed by a second pristine process with those modules imported)
         more, more_disagreed, _ = confirmed(extra, library.get("pristine_library_again"))
         kept, disagreed = kept + more, disagreed + more_disagreed
