@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import importlib.util
 import json
 import math
@@ -182,7 +183,8 @@ def module_of(path: Path, top: Path) -> tuple[str, Path]:
 
 def bound_names(text: str) -> set[str]:
     """The names a module's text binds at its top level (``def``, ``class``, assignments, imports, also under
-    ``if``/``try``) and, for each top-level class, ``Class.name`` for what its body binds."""
+    ``if``/``try``) and, for each class there (and each class nested in one, three deep), ``Class.name`` for what
+    its body binds."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
@@ -205,8 +207,8 @@ def bound_names(text: str) -> set[str]:
                 for handler in getattr(node, "handlers", []):
                     walk(handler.body, prefix, depth)
             found.update(prefix + n for n in names)
-            if isinstance(node, ast.ClassDef) and depth == 0:
-                walk(node.body, node.name + ".", 1)
+            if isinstance(node, ast.ClassDef) and depth < 3:  # (classes nested in classes too: round 49)
+                walk(node.body, prefix + node.name + ".", depth + 1)
 
     walk(tree.body, "", 0)
     return found
@@ -356,7 +358,28 @@ def _outcomes(stdout: bytes, key: str, calls: int) -> tuple[list, dict] | None:
                     and isinstance(outcome["raise"], str) and isinstance(outcome.get("bases", []), list))
                 or outcome.keys() == {"return", "args"}):
             return None
+    for index, outcome in enumerate(outcomes):
+        if "skip" not in outcome:
+            outcome["printed"] = _printed(stdout[:at], key, index)
     return outcomes, library, emptied
+
+
+_PRINTED = 20_000  # bytes of a call's printed output compared as text (past them: with the whole output's digest)
+
+
+def _printed(stdout: bytes, key: str, index: int) -> str:
+    """What the driver's call ``index`` printed: the bytes between its two lines holding the key (which the
+    project's code cannot write without the key); "(not kept)" when the standard output kept (its last
+    ``OUTPUT_CAP`` bytes) no longer holds them."""
+    begin = f"\n{OUTCOMES_MARK}{key} call {index}\n".encode("ascii")
+    at = stdout.rfind(begin)
+    end = stdout.find(f"\n{OUTCOMES_MARK}{key} done {index}\n".encode("ascii"), at + len(begin))
+    if at < 0 or end < 0:
+        return "(not kept)"
+    data = stdout[at + len(begin):end]
+    if len(data) > _PRINTED:
+        return data[:_PRINTED].decode("utf-8", "replace") + f"... (sha256 {hashlib.sha256(data).hexdigest()})"
+    return data.decode("utf-8", "replace")
 
 
 def _shallow(value) -> bool:
@@ -464,8 +487,11 @@ def _by_key(items: list) -> list:
                   else "")
 
 
-def _said(outcome: dict, arguments: bool = False) -> str:
-    """What a replay process said about one call, in words (``arguments``: what the call left in its arguments)."""
+def _said(outcome: dict, arguments: bool = False, printed: bool = False) -> str:
+    """What a replay process said about one call, in words (``arguments``: what the call left in its arguments;
+    ``printed``: what it printed)."""
+    if printed:
+        return f"printed {json.dumps(outcome.get('printed', ''))[:120]}"
     if "skip" in outcome:
         return f"could not make it ({outcome['skip']})"
     if "raise" in outcome:
@@ -479,9 +505,11 @@ def _said(outcome: dict, arguments: bool = False) -> str:
 def _finding(call: dict, mine: dict, right: dict) -> str:
     args = json.dumps(call["args"])[1:-1] + ("" if not call["kwargs"].get("$d") else
                                              ", **" + json.dumps(call["kwargs"]))
+    printed = alike({k: v for k, v in mine.items() if k != "printed"}, {k: v for k, v in right.items()
+                                                                          if k != "printed"})
     arguments = "return" in mine and "return" in right and alike(mine["return"], right["return"])
-    return (f"replay: outside the test run, {call['name']}({args[:120]}) {_said(mine, arguments)}; the pristine "
-            f"code {_said(right, arguments)}")
+    return (f"replay: outside the test run, {call['name']}({args[:120]}) {_said(mine, arguments, printed)}; the "
+            f"pristine code {_said(right, arguments, printed)}")
 
 
 def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: list[str], pristine: dict[str, str],
@@ -518,8 +546,12 @@ def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: li
     bound = {real: bound_names(pristine[declared[real]]) for real in known}
     named = []
     for call in calls:
-        chosen = next((n for n in call.get("names") or [call["name"]] if isinstance(n, str) and n in bound[call["file"]]),
-                      None)
+        # (a property's setter is recorded as ``Class.name.fset``: bound where ``Class.name`` is; a class method's
+        # call as ``Class.name`` through the class it was called on, which may inherit it; ``__new__`` as ``Class``;
+        # a generated ``__init__``, a dataclass's, as ``Class.__init__``: the class must be bound)
+        chosen = next((n for n in call.get("names") or [call["name"]] if isinstance(n, str) and (
+            n in bound[call["file"]] or n.endswith(".fset") and n[:-5] in bound[call["file"]]
+            or call.get("through") == "class" and n.rpartition(".")[0] in bound[call["file"]])), None)
         if chosen is None:
             result.unbound += 1
         else:

@@ -331,7 +331,9 @@ def test_a_module_global_that_hides_a_builtin_is_marked():
 # regex compiled at import, a project registry held in an lru_cache, temporary files made in every call)
 # (and helper 137's, honest48/: one decorator's wrapper around two defs, two partials of one helper, a helper called
 # in a comprehension at import, an exception subclass of the pristine one's with its message)
-HONEST_45 = sorted((d, p.name[:-len(".py.txt")]) for d in ("honest45", "honest_caches", "honest48")
+# (and session 41's, honest_recorder/: helper 142's honest repairs of class methods, generator and coroutine
+# functions, nested classes, property setters, ``__new__``, dataclasses and printing defs, which the recorder now keeps)
+HONEST_45 = sorted((d, p.name[:-len(".py.txt")]) for d in ("honest45", "honest_caches", "honest48", "honest_recorder")
                    for p in (Path(__file__).parent / d).glob("*.py.txt"))
 
 
