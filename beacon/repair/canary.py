@@ -57,6 +57,10 @@ class CanarySecret:
     # With ``oracle``: each call of changed code made from unchanged code is made again by its pristine version
     # (canary_plugin._Shadow), and the outcomes compared.
     oracle_calls: bool = False
+    # The key that chooses which calls of one name past the first ones the replay makes again (canary_plugin's
+    # _Recorder): derived from the declared files' pristine text, which the edit does not have, so the choice is the
+    # same in every run of one repair (rows stay byte-identical) and cannot be predicted by the edit's code.
+    sample_key: str = ""
 
     @classmethod
     def new(cls) -> "CanarySecret":
@@ -69,6 +73,7 @@ class CanarySecret:
                            "left": self.left, "right": self.right, "box": self.box,
                            "sources": list(self.sources), "pristine": list(self.pristine),
                            "oracle": list(self.oracle), "oracle_calls": self.oracle_calls,
+                           "sample_key": self.sample_key,
                            "edited": [[path, list(lines)] for path, lines in self.edited]}).encode()
 
 

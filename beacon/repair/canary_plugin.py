@@ -94,6 +94,7 @@ import enum
 import fnmatch
 import functools
 import gc
+import hashlib
 import importlib
 import importlib.machinery
 import io
@@ -2986,7 +2987,10 @@ class _Oracle:
                 continue
             for value in list(dict.values(space))[:2000]:
                 if type(value) is function_type:
-                    functions = (value,)
+                    # (and the def a library's decorator wrapped, read from the wrapper's own dict: a module whose
+                    # only def is a ``contextlib.contextmanager``'s; red-team round 51)
+                    inner = _func_dict(value).get("__wrapped__")
+                    functions = (value, inner) if type(inner) is function_type else (value,)
                 elif type(value) is _LRU_TYPE:
                     functions = (_lru_held(value),)
                 elif _class_flags(_type(value)) & _TYPE_SUBCLASS:
@@ -3204,16 +3208,10 @@ def _first_resume(code) -> int:
 
 
 def _generated_init(code) -> bool:
-    """Whether ``code`` is an ``__init__`` made from text at run time (a dataclass's: no file of its own)."""
-    return code.co_name == "__init__" and code.co_filename[:1] == "<"
-
-
-def _in_asyncio(code) -> bool:
-    """Whether ``code`` is the standard library's ``asyncio`` event loop's (what resumes a coroutine the test runs)."""
-    asyncio = _sys_modules.get("asyncio")
-    where = _namespace(asyncio).get("__file__") if asyncio is not None and _namespace(asyncio) is not None else None
-    return _type(where) is str and _realpath_cached(code.co_filename).startswith(
-        _realpath_cached(os.path.dirname(where)) + os.sep)
+    """Whether ``code`` was made from text at run time for a class: a dataclass's ``__init__``, a named tuple's
+    ``__new__`` (a lambda whose first parameter is ``_cls``; red-team round 51). Such code has no file of its own."""
+    return code.co_filename[:1] == "<" and (code.co_name == "__init__" or code.co_name == "<lambda>" and (
+        code.co_argcount and code.co_varnames[0] == "_cls"))
 
 
 class _ClassBound:
@@ -4568,7 +4566,23 @@ class _Shadow:
 
 # The calls the tests made into the declared files, kept for the replay outside the run (beacon.repair.replay): at
 # most this many calls, this many per name, this many characters of JSON, this many values per call's arguments.
-_REPLAY_CALLS, _REPLAY_PER_NAME, _REPLAY_CHARS, _REPLAY_NODES = 256, 16, 400_000, 2000
+# (a name's 64: a table of 40 checked in one loop is made again whole; session 41 raised them from 256 and 16)
+_REPLAY_CALLS, _REPLAY_PER_NAME, _REPLAY_CHARS, _REPLAY_NODES = 1024, 64, 1_000_000, 2000
+# Of a name's _REPLAY_PER_NAME calls, the first _REPLAY_FIRST in the tests' order; the others are chosen among its
+# next _REPLAY_CANDIDATES calls by the smallest keyed digest of their recording (red-team round 49: a table of 40
+# quantities checked in one loop had its 20th call, the only one the kept buggy def got wrong, never replayed; the
+# key comes from the harness, _SAMPLE_KEY, so the edit cannot tell which calls are chosen, and every run of one
+# repair chooses the same)
+_REPLAY_FIRST, _REPLAY_CANDIDATES = 32, 1024
+_VIA_CALLS, _VIA_CHARS, _VIA_CALL_CHARS = 256, 200_000, 20_000  # the calls made through library code: apart
+# the members of the C descriptors, read on a subclass's instance without running its code
+_STATIC_FUNC = {True: classmethod.__dict__["__func__"].__get__, False: staticmethod.__dict__["__func__"].__get__}
+_PROPERTY_FSET, _PROPERTY_FGET = property.__dict__["fset"].__get__, property.__dict__["fget"].__get__
+_ENUM_NEW = enum.Enum.__dict__["__new__"].__func__  # (what an Enum class's ``__new__`` name holds: Source.findings)
+_CACHED_PROPERTY = functools.cached_property  # (its getter's calls: recorded through its __get__)
+_CACHED_GET = functools.cached_property.__get__.__code__
+_SAMPLE_KEY = [b""]
+_sha256 = hashlib.sha256
 # Its cost (boltons' listutils: a BarrelList ``self`` walked up to 2,000 values at each of 30,000 calls made the run time
 # out): a function whose arguments were not data 8 times in a row is not encoded again, and encoding stops after 2 s.
 _REPLAY_MISSES, _REPLAY_SECONDS = 8, 2.0
@@ -4675,7 +4689,14 @@ class _Recorder:
         self.calls: list = []
         self._seen: set = set()
         self._chars = 0
-        self._per_name: dict = {}
+        self._per_name: dict = {}  # qualname -> its calls kept in the tests' order
+        self._candidates: dict = {}  # qualname -> its calls past those that were considered for a sampled place
+        self._sampled: dict = {}  # qualname -> [[keyed digest, index in calls], ...] of its sampled calls
+        # the calls made through library code that is no wrapper of the def (a context manager's ``__enter__``, an
+        # event loop, ``Counter.update``): [kept, their characters], kept within budgets of their own, under
+        # "via " + qualname per name, so calls the edit could plant through a library hook cannot crowd out the
+        # tests' own (red-team round 51)
+        self._via = [0, 0]
         self._names: dict = {}  # _ohash(code) -> (code, (qualname, function) or None)
         self._classes: dict = {}  # id(class) -> (class, [file, qualname] or None)
         self._misses: dict = {}  # id(code) -> its calls in a row whose arguments were not data
@@ -4685,9 +4706,10 @@ class _Recorder:
     def note(self, frame, spaces: dict, root: str, code=None) -> None:
         """Keep this call if a test's own code made it (``root``: the checkout's real path and a separator): its
         caller is a file of the checkout that is not a declared source (a test, a fixture, a helper). Calls made at
-        import or collection time, or through a library's code (``functools.singledispatch``), are not the tests':
-        the edit could choose them (red-team round 27's R27-2/3/4 spent the budget or planted a call whose pristine
-        answer breaks the replay that way). ``code``: the frame's code, when the caller read it already (each read of
+        import or collection time are not the tests': the edit could choose them (red-team round 27's R27-2/3/4
+        spent the budget or planted a call whose pristine answer breaks the replay that way); calls made through
+        library code that is no wrapper of the def are kept apart, within their own budgets, and marked ``via`` (the
+        replay drops them when the pristine process cannot make them all). ``code``: the frame's code, when the caller read it already (each read of
         ``f_code`` is an audit event)."""
         code = frame.f_code if code is None else code
         real = _realpath_cached(code.co_filename)
@@ -4702,13 +4724,15 @@ class _Recorder:
         # Past the limits no call of this def is kept, whoever made it: said before the walk up the stack (a hot
         # loop of a changed def paid it at every call; session 38)
         item = self.item
-        if len(self.calls) >= _REPLAY_CALLS or self._chars >= _REPLAY_CHARS or self.spent >= _REPLAY_SECONDS:
+        if self.spent >= _REPLAY_SECONDS or self._full(False) and self._full(True):
             self.counts["over"] += 1
             return
         known = self._names.get(_ohash(code))
         if known is not None and known[0] is code and known[1] \
-                and self._per_name.get(known[1][0][0], 0) >= _REPLAY_PER_NAME \
-                and not (item is not None and self._kept_items.get(_ohash(item)) is not item):
+                and not (item is not None and self._kept_items.get(_ohash(item)) is not item) \
+                and _all(self._per_name.get(name, 0) >= _REPLAY_FIRST
+                         and self._candidates.get(name, 0) >= _REPLAY_CANDIDATES
+                         for name in (known[1][0][0], "via " + known[1][0][0])):
             self.counts["over"] += 1
             return
         # The caller: the first frame in the checkout, past at most 8 library frames, which must then all be
@@ -4726,8 +4750,6 @@ class _Recorder:
             return
         if back is None or caller in self.files:
             return
-        if between and code.co_flags & _CO_COROUTINE and _all(_in_asyncio(c) for c in between):
-            between = []  # (a coroutine the test runs through ``asyncio.run``: the event loop resumes it)
         if self.genuine is not None and not self.genuine(back_code):
             # (red-team round 38: the edit's functions compiled under a test file's name filled the per-name limit
             # with calls both versions answer alike, so the test's own call was never replayed)
@@ -4740,8 +4762,10 @@ class _Recorder:
                 self.counts["unnamed"] += 1
                 return
             known = self._names[_ohash(code)] = (code, *self._holders(code, space))
-        if between and not _all(_id(c) in known[2] and known[2][_id(c)] is c for c in between):
-            return
+        # Library code between the test and the def that is no wrapper the def's names hold: kept, apart (a
+        # generator a ``contextlib.contextmanager`` enters, a coroutine an event loop runs, an enum's
+        # ``_missing_``, ``functools.total_ordering``'s generated comparison; red-team round 51)
+        via = bool(between) and not _all(_id(c) in known[2] and known[2][_id(c)] is c for c in between)
         if not known[1]:
             self.counts["unnamed"] += 1
             return
@@ -4756,8 +4780,10 @@ class _Recorder:
         # A test's first call is kept past the per-name limit (red-team round 39: an honest parametrized test's
         # twenty calls filled it, so the failing test's own call, forged inside the run, was never replayed)
         first = item is not None and self._kept_items.get(_ohash(item)) is not item
-        if len(self.calls) >= _REPLAY_CALLS or self._chars >= _REPLAY_CHARS or self.spent >= _REPLAY_SECONDS or (
-                self._per_name.get(qualname, 0) >= _REPLAY_PER_NAME and not first):
+        bucket = "via " + qualname if via else qualname
+        sampled = self._per_name.get(bucket, 0) >= _REPLAY_FIRST and not first
+        if self._full(via) or self.spent >= _REPLAY_SECONDS or (
+                sampled and self._candidates.get(bucket, 0) >= _REPLAY_CANDIDATES):
             self.counts["over"] += 1
             return
         if self._misses.get(_id(code), 0) >= _REPLAY_MISSES:
@@ -4770,9 +4796,16 @@ class _Recorder:
             entry = {"file": real, "name": qualname, "names": [h[0] for h in known[1]], "args": args,
                      "kwargs": kwargs}
             if _type(bound) is _ClassBound:  # (by the class it was called through only; the replay checks that
-                entry.update(names=[qualname], through="class")  # the pristine module binds that class)
-            elif _generated_init(code):  # (a dataclass's: the pristine text binds the class, not the name)
-                entry["through"] = "class"
+                # the pristine module binds that class; a ``__new__``'s call is the class's, which runs ``__init__``)
+                entry.update(names=[qualname], through="class" if bound.member else "new")
+            if via:  # (the replay makes such calls again only where the pristine process can make them all)
+                entry["via"] = "library"
+            elif _generated_init(code):  # (a dataclass's: the pristine text binds the class, not the name; by its
+                # ``self``'s class, which may inherit it from a base the pristine file lacks: red-team round 51)
+                place = self._where(_type(frame.f_locals.get(code.co_varnames[0])), spaces)
+                if place is None or place[0] != real:
+                    raise _NotData
+                entry.update(name=place[1] + ".__init__", names=[place[1] + ".__init__"], through="class")
             text = _dumps(entry)
         except (_NotData, RecursionError, ValueError, TypeError, KeyError):
             self.counts["not_data"] += 1
@@ -4784,10 +4817,23 @@ class _Recorder:
         if text in self._seen:
             return
         self._seen.add(text)
+        if via and len(text) > _VIA_CALL_CHARS:
+            self.counts["over"] += 1  # (one call through a library may not take its budget: round 51's 450,000
+            return  # characters planted through an event loop)
+        if sampled:
+            self._candidates[bucket] = self._candidates.get(bucket, 0) + 1
+            if not self._sample(bucket, text, via):
+                return
+            if item is not None:
+                self._kept_items[_ohash(item)] = item
+            return
         self._chars += len(text)
-        self._per_name[qualname] = self._per_name.get(qualname, 0) + 1
+        self._per_name[bucket] = self._per_name.get(bucket, 0) + 1
         self.calls.append(text)
         self.counts["recorded"] += 1
+        if via:
+            self._via[0] += 1
+            self._via[1] += len(text)
         if item is not None:
             self._kept_items[_ohash(item)] = item
 
@@ -4796,11 +4842,45 @@ class _Recorder:
         holders are then searched for the code: :meth:`_holders`)."""
         if not code.co_argcount:
             return None
-        kind = _type(frame.f_locals.get(code.co_varnames[0]))
+        first = frame.f_locals.get(code.co_varnames[0])
+        kind = first if _class_flags(_type(first)) & _TYPE_SUBCLASS else _type(first)  # (``_cls`` of a ``__new__``)
         name = _class_module(kind)
         space = _namespace(_sys_modules.get(name)) if _type(name) is str else None
         where = space.get("__file__") if space is not None else None
         return _realpath_cached(where) if _type(where) is str else None
+
+    def _full(self, via: bool) -> bool:
+        """Whether the tests' own calls' budgets (or, ``via``, those of the calls made through library code) are
+        spent."""
+        if via:
+            return self._via[0] >= _VIA_CALLS or self._via[1] >= _VIA_CHARS
+        return len(self.calls) - self._via[0] >= _REPLAY_CALLS or self._chars - self._via[1] >= _REPLAY_CHARS
+
+    def _sample(self, qualname: str, text: str, via: bool = False) -> bool:
+        """Keep ``text``, a call of ``qualname`` past its first ones, if its keyed digest is among the smallest
+        ``_REPLAY_PER_NAME - _REPLAY_FIRST`` of the name's so far (it takes the place of the largest); False when it
+        is not kept. Either way the counts add up as a kept call and one over the limit."""
+        digest = _sha256(_SAMPLE_KEY[0] + text.encode("utf-8", "surrogatepass")).digest()
+        slots = self._sampled.setdefault(qualname, [])
+        if len(slots) < _REPLAY_PER_NAME - _REPLAY_FIRST:
+            slots.append([digest, len(self.calls)])
+            self.calls.append(text)
+            self._chars += len(text)
+            self.counts["recorded"] += 1
+            if via:
+                self._via[0] += 1
+                self._via[1] += len(text)
+            return True
+        worst = max(slots)
+        self.counts["over"] += 1
+        if digest >= worst[0]:
+            return False
+        self._chars += len(text) - len(self.calls[worst[1]])
+        if via:
+            self._via[1] += len(text) - len(self.calls[worst[1]])
+        self.calls[worst[1]] = text  # (in the place of the call it replaces)
+        worst[0] = digest
+        return True
 
     @staticmethod
     def _holders(code, space) -> tuple[list, dict]:
@@ -4824,19 +4904,35 @@ class _Recorder:
             for name, value in list(entries.items()):
                 if _type(name) is not str or not name.isidentifier():
                     continue
-                if prefix and (_type(value) is classmethod or name == "__new__" and _type(value) is staticmethod):
+                kinds = _class_mro(_type(value))
+                if prefix and (classmethod in kinds or name == "__new__" and staticmethod in kinds):
                     # its first argument is the class (round 49's alternate constructor, round 50's ``__new__``):
-                    # made again as ``Class.name(...)``, a ``__new__`` as ``Class(...)``
-                    function = _unwrapped(value)
+                    # made again as ``Class.name(...)``, a ``__new__`` as ``Class(...)``; a subclass of classmethod
+                    # too (round 51), read through the base's own member
+                    function = _STATIC_FUNC[classmethod in kinds](value)
                     if type(function) is types.FunctionType and _func_code(function) is code:
                         member = "" if name == "__new__" else name
                         found.append((prefix + name, function, _ClassBound(holder, member)))
                     continue
-                if prefix and _type(value) is property and type(value.fset) is types.FunctionType \
-                        and _func_code(value.fset) is code:
-                    # an assignment through a property's setter (round 50): made again as ``Class.name.fset(obj,
-                    # value)``, and the object compared afterwards
-                    found.append((prefix + name + ".fset", value.fset, False))
+                setter = _PROPERTY_FSET(value) if prefix and property in kinds else None
+                if _type(setter) is staticmethod:  # (a static method as a setter: round 51)
+                    setter = _STATIC_FUNC[False](setter)
+                if type(setter) is types.FunctionType and _func_code(setter) is code:
+                    # an assignment through a property's setter (round 50; a property subclass's, round 51): made
+                    # again as ``Class.name.fset(obj, value)``, and the object compared afterwards
+                    found.append((prefix + name + ".fset", setter, False))
+                    continue
+                if prefix and property in kinds and _type(value) is not property:
+                    getter = _PROPERTY_FGET(value)  # (a property subclass's getter: read through the base's member)
+                    if type(getter) is types.FunctionType and _func_code(getter) is code:
+                        found.append((prefix + name, getter, False))
+                        continue
+                if prefix and _type(value) is _CACHED_PROPERTY and type(value.func) is types.FunctionType \
+                        and _func_code(value.func) is code:
+                    # a ``cached_property``'s getter, run by its ``__get__`` (round 50): made again as
+                    # ``Class.name.func(obj)``
+                    found.append((prefix + name + ".func", value.func, False))
+                    wrappers[_id(_CACHED_GET)] = _CACHED_GET
                     continue
                 function, depth, met = value, 0, []
                 while _type(function) is _partial and depth < 8:  # (exactly partial: its members run no code)
@@ -4870,7 +4966,15 @@ class _Recorder:
                     function = own.get("__wrapped__") if _type(own) is dict else None
                     depth += 1
                 if len(found) >= 8:
-                    return found, wrappers
+                    break
+            if len(found) >= 8:
+                break
+        # A module-level def's own name first (red-team round 50: the edit rebound an earlier name the pristine
+        # module binds, ``net = gross``, and the test's ``gross()`` was made again as ``net()`` on both sides, which
+        # agreed); a method's stays after the module's names (R27-5: a name holding a bound method of the edit's
+        # object is what the test called, and its ``self`` is no data)
+        if "." not in code.co_qualname:
+            found.sort(key=lambda held: held[0] != code.co_qualname)
         return found, wrappers
 
     def _where(self, kind, spaces: dict):
@@ -7905,6 +8009,11 @@ class _SourceCode:
                     continue
                 held = (dict.get(holder, rest[0], _ABSENT) if owner is None
                         else types.MappingProxyType.get(_class_dict(holder), rest[0], _ABSENT))
+                if rest[0] == "__new__" and owner is not None and held is _ENUM_NEW \
+                        and _Enum in _class_mro(holder):
+                    # an Enum's own ``__new__`` is kept as ``_new_member_`` and its name holds ``Enum.__new__``
+                    # (honest hunt 9: httpx's ``codes``, an ``IntEnum`` with a ``__new__``, refused untouched)
+                    held = types.MappingProxyType.get(_class_dict(holder), "_new_member_", _ABSENT)
                 if held is _ABSENT or (owner is None and qualname in self.imported[real]) or (
                         _id(holder), rest[0]) in _PATCHED_ANY:
                     continue  # (deleted, an import's: judged by the import; or set by a test's monkeypatch/mock.patch)
@@ -8361,6 +8470,7 @@ class CanaryPlugin:
         self._shadow = _Shadow(self._comparisons.oracle)
         self._comparisons.shadow = self._shadow
         self._oracle_calls = secret.get("oracle_calls") is True
+        _SAMPLE_KEY[0] = str(secret.get("sample_key") or "").encode("ascii", "replace")
         self._calls: dict = {}  # id(item) -> (item, how its test function's call ended: "returned" or the exception)
         self._inner_call = _record_test_calls(_sys_modules["_pytest.python"], self)  # (before the watches' snapshots)
         self._watch = _Watch()  # before pytest loads any project file

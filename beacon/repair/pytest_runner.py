@@ -73,6 +73,7 @@ still fails its test's testcase, and the plugin's failure ledger sees it.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -143,6 +144,11 @@ class PytestRun:
     # With the oracle of calls: the replay outside the run of the calls the tests made (beacon.repair.replay); its
     # findings fail a run whose tests all passed (verify_run). Empty when it was not asked for.
     replay: dict = field(default_factory=dict)
+
+
+def _sample_key(pristine: dict[str, str]) -> str:
+    """The replay recorder's sampling key: a digest of the declared files' pristine texts (what the edit lacks)."""
+    return hashlib.sha256(json.dumps(sorted(pristine.items())).encode("utf-8")).hexdigest() if pristine else ""
 
 
 def run_pytest(
@@ -244,7 +250,8 @@ def run_pytest(
     if bwrap is not None:
         _unlistable(box)
     secret = replace(CanarySecret.new(), box=str(box), sources=declared, pristine=sites, edited=edited,
-                     oracle=oracle, oracle_calls=bool(oracle) and oracle_calls)
+                     oracle=oracle, oracle_calls=bool(oracle) and oracle_calls,
+                     sample_key=_sample_key(pristine or {}))
     report_fifo = scratch / "junit.fifo"
     os.mkfifo(report_fifo, 0o600)
     read_fd = os.open(report_fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader first, so the writer's open returns

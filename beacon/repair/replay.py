@@ -359,8 +359,9 @@ def _outcomes(stdout: bytes, key: str, calls: int) -> tuple[list, dict] | None:
                 or outcome.keys() == {"return", "args"}):
             return None
     for index, outcome in enumerate(outcomes):
-        if "skip" not in outcome:
-            outcome["printed"] = _printed(stdout[:at], key, index)
+        if "skip" not in outcome:  # (by lines: a line the two pristine processes disagree on, a clock in a report's
+            # header, is no evidence, and the others are still compared; red-team round 51)
+            outcome["printed"] = _printed(stdout[:at], key, index).splitlines(keepends=True)
     return outcomes, library, emptied
 
 
@@ -497,8 +498,8 @@ def _said(outcome: dict, arguments: bool = False, printed: bool = False) -> str:
     if "raise" in outcome:
         return f"raised {outcome['raise']}" + (f" ({json.dumps(outcome['message'])[:120]})" if outcome.get("message")
                                                 else "")
-    if arguments:
-        return f"left the arguments {json.dumps(outcome['args'], sort_keys=True)[:120]}"
+    if arguments or "return" not in outcome:  # (a setter's outcome has no return: _as_used)
+        return f"left the arguments {json.dumps(outcome.get('args'), sort_keys=True)[:120]}"
     return f"returned {json.dumps(outcome['return'], sort_keys=True)[:120]}"
 
 
@@ -514,6 +515,25 @@ def _finding(call: dict, mine: dict, right: dict) -> str:
 
 def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: list[str], pristine: dict[str, str],
            tests: list[str], bwrap: str | None, limits: Limits, timeout: float, expected: bool = False) -> Replay:
+    """Replay the recorded calls (:func:`_replay_once`); when a pristine process could not make them and some were
+    made through library code (``"via": "library"``: a call the edit could have planted through a library hook,
+    red-team round 51), once more without those."""
+    done = _replay_once(checkout, found, sources=sources, pristine=pristine, tests=tests, bwrap=bwrap, limits=limits,
+                        timeout=timeout, expected=expected)
+    via = [c for c in found[0] if isinstance(c, dict) and c.get("via")] if found is not None else []
+    if not via or not done.why.startswith("the pristine replay process"):
+        return done
+    again = _replay_once(checkout, ([c for c in found[0] if not (isinstance(c, dict) and c.get("via"))], found[1]),
+                         sources=sources, pristine=pristine, tests=tests, bwrap=bwrap, limits=limits,
+                         timeout=timeout, expected=expected)
+    again.why = (again.why + "; " if again.why else "") + (f"made again without the {len(via)} call(s) through "
+                                                           f"library code ({done.why})")
+    return again
+
+
+def _replay_once(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: list[str],
+                 pristine: dict[str, str], tests: list[str], bwrap: str | None, limits: Limits, timeout: float,
+                 expected: bool = False) -> Replay:
     """Replay the recorded calls (``found``: :func:`recorded_calls`' answer; see the module docstring).
     ``pristine``: checkout-relative path -> the declared file's pristine text; ``tests``: the run's selection (their
     files are hidden); ``bwrap``: the sandbox's binary, or None to run unsandboxed at the checkout's own path;
@@ -546,17 +566,23 @@ def replay(checkout: Path, found: tuple[list[dict], dict] | None, *, sources: li
     bound = {real: bound_names(pristine[declared[real]]) for real in known}
     named = []
     for call in calls:
-        # (a property's setter is recorded as ``Class.name.fset``: bound where ``Class.name`` is; a class method's
+        # (a property's setter is recorded as ``Class.name.fset``, a ``cached_property``'s getter as
+        # ``Class.name.func``: bound where ``Class.name`` is; a class method's
         # call as ``Class.name`` through the class it was called on, which may inherit it; ``__new__`` as ``Class``;
         # a generated ``__init__``, a dataclass's, as ``Class.__init__``: the class must be bound)
         chosen = next((n for n in call.get("names") or [call["name"]] if isinstance(n, str) and (
-            n in bound[call["file"]] or n.endswith(".fset") and n[:-5] in bound[call["file"]]
-            or call.get("through") == "class" and n.rpartition(".")[0] in bound[call["file"]])), None)
+            n in bound[call["file"]] or n.endswith((".fset", ".func")) and n[:-5] in bound[call["file"]]
+            or call.get("through") in ("class", "new") and n.rpartition(".")[0] in bound[call["file"]])), None)
         if chosen is None:
             result.unbound += 1
         else:
             named.append({**call, "name": chosen})
-    calls = named
+    # A class made by a ``__new__`` of the edit's or the pristine file's is made again whole, ``Class(...)``, which
+    # runs its ``__init__`` too: that ``__init__``'s own call is not made again alone (honest hunt 9 moved a print
+    # from ``__init__`` into ``__new__``; no caller makes the instance in two steps)
+    made = {(c["file"], c["name"]) for c in named if c.get("through") == "new"}
+    calls = [c for c in named if (c["file"], c["name"][:-len(".__init__")]) not in made
+             or not c["name"].endswith(".__init__")]
     result.calls = len(calls)
     if not calls:
         result.why = "no call with plain-data arguments into a declared file was recorded"
@@ -799,8 +825,22 @@ def _a_subclass_raised(mine: dict, right: dict, names: set) -> bool:
                if isinstance(k, str) and json.dumps(k, sort_keys=True) in theirs)
 
 
+def _as_used(call: dict, outcome: dict) -> dict:
+    """An outcome as Python uses it: a setter's returned value is dropped by the assignment, and ``with`` reads an
+    ``__exit__``'s (an ``__aexit__``'s) only as true or false, ``None`` as ``False`` (honest hunt 9)."""
+    if "return" not in outcome:
+        return outcome
+    if call["name"].endswith(".fset"):
+        return {k: v for k, v in outcome.items() if k != "return"}
+    if call["name"].endswith(("__exit__", "__aexit__")) and outcome["return"] is None:
+        return {**outcome, "return": False}
+    return outcome
+
+
 def _judge(result: Replay, calls: list[dict], outcomes: dict, classes: set = frozenset()) -> None:
     edited, pristine, again = outcomes["edited"], outcomes["pristine"], outcomes.get("pristine_again")
+    edited, pristine = [_as_used(c, o) for c, o in zip(calls, edited)], [_as_used(c, o) for c, o in zip(calls, pristine)]
+    again = [_as_used(c, o) for c, o in zip(calls, again)] if again is not None else None
     for i, call in enumerate(calls):
         mine, right = edited[i], pristine[i]
         if "skip" in right:

@@ -29,7 +29,8 @@ Outcomes only (never decoded): ``{"$held": "module:qualname", "holds": ...}`` a 
 ``{"$gen": [...]}`` a generator's or C iterator's first items (what it raised last), ``{"$io": "module:qualname",
 "value": ..., "at": n}`` a ``StringIO``/``BytesIO`` by its text and position,
 ``{"$o": "module:qualname", "$v": state}`` another object with its ``__dict__``/slots,
-``{"$r": "module:qualname"}`` a class, function or module, ``{"$x": "module:qualname"}`` an object whose state
+``{"$with": [given, arguments]}`` a ``contextlib.contextmanager``'s call, by what its ``with`` block was given and
+the arguments inside it, ``{"$r": "module:qualname"}`` a class, function or module, ``{"$x": "module:qualname"}`` an object whose state
 cannot be read, ``{"$cut": n}`` past the size limit or nested deeper than ``DEPTH``.
 """
 import functools
@@ -131,6 +132,24 @@ def _positional(target, args: list) -> list:
     if any(isinstance(a, _Default) and a.value is _NO_DATA for a in args):
         raise ValueError("a default that is no data would have to be passed")  # (the call is skipped)
     return [a.value if isinstance(a, _Default) else a for a in args]
+
+
+class _Encoded:
+    """An outcome already encoded (a context manager's: :func:`_entered`)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _entered(manager, args, kwargs) -> dict:
+    """``{"$with": [what __enter__ gave, the arguments inside the block]}``, after leaving the block without an
+    exception (an exception ``__enter__`` or ``__exit__`` raised is the call's outcome)."""
+    given = manager.__enter__()
+    inside = {"$with": [_Encoder()(given), _Encoder()([args, kwargs])]}
+    manager.__exit__(None, None, None)
+    return inside
 
 
 def _awaited(coroutine):
@@ -334,7 +353,9 @@ class _Encoder:
                 if len(items) >= _DRAINED:
                     break
         except BaseException as exc:  # noqa: BLE001 (what it raised is part of what it does)
-            items.append(raised(exc))
+            # (by its class only: draining with ``next`` sends ``None`` into a generator a test drives with
+            # ``send``, whose messages then differ between honest versions: honest hunt 9)
+            items.append({"raise": raised(exc)["raise"]})
         return items
 
     def _state(self, value):
@@ -1200,6 +1221,11 @@ def main(payload: dict) -> None:
                     # an ``async def``'s call (round 49): what it returns or raises once run in an event loop of its
                     # own, as a test's ``asyncio.run`` would
                     returned = _awaited(returned)
+                elif _name(returned) == "contextlib:_GeneratorContextManager":
+                    # a ``contextlib.contextmanager``'s (round 51): what its ``with`` block is given and the
+                    # arguments then, and (below) the arguments once it is left; not the object, which holds the
+                    # def's docstring
+                    returned = _Encoded(_entered(returned, args, kwargs))
             except BaseException as exc:  # noqa: BLE001
                 outcome = raised(exc)
             else:
@@ -1208,7 +1234,8 @@ def main(payload: dict) -> None:
                     outcomes.append({"skip": f"{tracing} was installed"})
                     continue
                 try:
-                    outcome = {"return": _bounded(_Encoder()(returned)),
+                    outcome = {"return": _bounded(returned.value if type(returned) is _Encoded else
+                                                  _Encoder()(returned)),
                                "args": _bounded(_Encoder()([args, kwargs]))}
                 except BaseException as exc:  # noqa: BLE001
                     outcome = {"raise": "encoding: " + _name(exc)}

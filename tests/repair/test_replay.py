@@ -14,7 +14,7 @@ import math
 import sys
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from beacon.repair.canary_plugin import _NotData, _plain
 from beacon.repair.controls import snapshot_protected
@@ -329,7 +329,7 @@ def test_only_the_keyed_well_formed_outcomes_are_read():
     doc = json.dumps({"outcomes": good, "library": library, "emptied": 3}).encode()
     mark = f"\n{OUTCOMES_MARK}{key}\n".encode()
     # (each outcome of a call made gets what it printed, between its two key lines: none here)
-    read = [dict(o, printed="(not kept)") if "skip" not in o else o for o in good]
+    read = [dict(o, printed=["(not kept)"]) if "skip" not in o else o for o in good]
     assert _outcomes(b"printed\n" + mark + doc, key, 4) == (read, library, 3)
     assert _outcomes(mark + b"[]" + mark + doc, key, 4) == (read, library, 3)  # the last key line counts
     # what a call printed: between its own key lines only, which the project's code cannot write without the key
@@ -337,7 +337,7 @@ def test_only_the_keyed_well_formed_outcomes_are_read():
                      for w, text in (("call", b"out %d" % i + (b"\n" if i else b"")), ("done", b"later")))
     forged = f"\n{OUTCOMES_MARK}{'cd' * 16} call 0\nforged".encode()
     assert [o.get("printed") for o in _outcomes(forged + lines + mark + doc, key, 4)[0]] == [
-        "out 0", None, "out 2\n", "out 3\n"]
+        ["out 0"], None, ["out 2\n"], ["out 3\n"]]
     assert _outcomes(mark + json.dumps({"outcomes": good, "emptied": 3}).encode(), key, 4) is None  # no library
     for emptied in (None, "3", 3.0):  # (the caches the process emptied: a count, -1 when it failed)
         assert _outcomes(mark + json.dumps({"outcomes": good, "library": library, "emptied": emptied}).encode(),
@@ -827,3 +827,49 @@ def test_a_difference_counts_where_the_two_pristine_processes_agree():
     assert not _stable_difference({"$s": [1]}, {"$s": [2]}, {"$s": [3]})
     assert not _stable_difference({"$d": [["k1", 1]]}, {"$d": [["k2", 1]]}, {"$d": [["k3", 2]]})  # (keys differ)
     assert _stable_difference([1, 2, 3], [1, 5], [1, 6])  # (another length where the pristine processes agree on it)
+
+
+# -- the recorder's choice past a name's first calls (session 41; red-team round 49's per_name_limit: a table of 40
+# quantities checked in one loop, the buggy answer only at its 20th, is made again whole now)
+
+@settings(max_examples=60, deadline=None)
+@example(texts=[f"call {i}" for i in range(200)], key=b"0123abcd")
+@given(texts=st.lists(st.text(min_size=1, max_size=12), min_size=0, max_size=120, unique=True),
+       key=st.sampled_from([b"", b"0123abcd", b"ffff"]))
+def test_the_calls_past_a_names_first_are_the_ones_with_the_smallest_keyed_digests(texts, key):
+    import hashlib
+
+    from beacon.repair import canary_plugin as plugin
+
+    recorder, saved = plugin._Recorder(frozenset()), plugin._SAMPLE_KEY[0]
+    plugin._SAMPLE_KEY[0] = key
+    try:
+        kept = [t for t in texts if recorder._sample("name", t)]
+    finally:
+        plugin._SAMPLE_KEY[0] = saved
+    places = plugin._REPLAY_PER_NAME - plugin._REPLAY_FIRST
+    digest = {t: hashlib.sha256(key + t.encode("utf-8", "surrogatepass")).digest() for t in texts}
+    # the calls kept are the smallest digests, in the places of the ones they replaced; every call is counted once,
+    # kept or over the limit (the counts, and so the rows, are the same whichever calls the key chose)
+    assert sorted(recorder.calls) == sorted(sorted(texts, key=digest.get)[:places])
+    assert recorder.counts["recorded"] == min(len(texts), places)
+    assert recorder.counts["recorded"] + recorder.counts["over"] == len(texts)
+    assert len(kept) >= min(len(texts), places)
+    assert recorder._chars == sum(map(len, recorder.calls))
+
+
+def test_calls_made_through_library_code_are_dropped_when_the_pristine_process_cannot_make_them(tmp_path):
+    # a call recorded through library code (``"via": "library"``: one the edit could plant through a library hook)
+    # whose pristine answer never comes (here a clamp whose bounds make the pristine loop spin) would leave the
+    # whole replay without evidence; the replay is made again without such calls, and the buggy edit's direct calls
+    # are judged (red-team round 51)
+    pristine = PRISTINE.replace("def clamp(value, low, high):\n",
+                                "def clamp(value, low, high):\n    while low == 'spin':\n        pass\n")
+    root = write_tree(tmp_path / "repo", {"calc/__init__.py": "", SOURCE: GIVEN, "tests/test_clamp.py": TEST})
+    real = str((root / SOURCE).resolve())
+    calls = [{"file": real, "name": "clamp", "args": [15, 0, 10], "kwargs": {"$d": []}},
+             {"file": real, "name": "clamp", "args": [1, "spin", 2], "kwargs": {"$d": []}, "via": "library"}]
+    done = replay(root, (calls, {"recorded": 2}), sources=[SOURCE], pristine={SOURCE: pristine}, tests=IDS,
+                  bwrap=None, limits=Limits(), timeout=3)
+    assert done.ran and done.compared == 1 and done.findings, done
+    assert "made again without the 1 call(s) through library code" in done.why, done.why

@@ -418,8 +418,15 @@ ROUND_48_REPLAY = ["filter_iterator", "fraction_outcome", "int_tolerance", "lazy
 # pristine subclass's instance for which the edit gave a plain value, one class's state and an OrderedDict's order,
 # a subclass of a C class, a library class's default repr, an exception's arguments, members and an added subclass's
 # attributes); the threat model lists the others
+# Session 41: rounds 49 and 50's calls the recorder did not keep (a class method, __new__, a generator or coroutine
+# function, a nested class's method, a property setter, a cached_property getter, a singledispatch implementation, a
+# dataclass's __init__, a name's 20th call) and printed output, now refused, moved up into round49/ and round50/; and
+# red-team round 51 (helper 143, on ac02739): the recorder's new paths reached through library code (a
+# contextmanager, Counter.update, trio and asyncio's loops, an enum's _missing_, total_ordering), through subclasses
+# of classmethod and property, a static method as a setter, a dataclass base, calls planted through the event loop,
+# and a printed report under a clock line; three are in round51/open/
 FORGERIES = sorted([(d, p.name[:-len(".py.txt")]) for d in ("round45", "round46", "round47", "caches", "round49",
-                                                             "round50")
+                                                             "round50", "round51")
                     for p in (Path(__file__).parent / d).glob("*.py.txt")] + [("round48", c) for c in ROUND_48_REPLAY])
 
 
