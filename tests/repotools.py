@@ -136,9 +136,11 @@ def oracle_findings(run) -> str:
 
 def case_run(tmp_path: Path, path: Path, ids: list | None = None):
     """``(run, verdict)`` of :func:`oracle_run` on a case file (``PRISTINE``, ``MUTANT``, ``REPAIR``, ``TEST``,
-    optional ``FILES``: the red-team and honest-hunt cases under ``tests/repair/``), its one test ``test_a`` by
-    default."""
+    optional ``FILES``: the red-team and honest-hunt cases under ``tests/repair/``; optional ``OPTIONS``: more of
+    :func:`run_pytest`'s keywords, such as a shorter ``timeout`` for a case whose replay process must time out), its
+    one test ``test_a`` by default."""
     space: dict = {}
     exec(compile(Path(path).read_text(encoding="utf-8"), Path(path).name, "exec"), space)  # noqa: S102 (our cases)
     return oracle_run(tmp_path, space["REPAIR"], pristine=space["PRISTINE"], given_text=space["MUTANT"],
-                      test=space["TEST"], ids=ids or ["tests/test_stock.py::test_a"], files=space.get("FILES"))
+                      test=space["TEST"], ids=ids or ["tests/test_stock.py::test_a"], files=space.get("FILES"),
+                      **space.get("OPTIONS", {}))

@@ -1456,8 +1456,9 @@ class _Internals:
                 before = _dict_get(own, key, _ABSENT)
                 if value is before:
                     continue
-                if self._legacy(cls, key, value) or self._pytest_sets(key, before, value):
-                    own[key] = value  # pytest's own doing: joins the snapshot
+                if self._legacy(cls, key, value) or self._pytest_sets(key, before, value) or (
+                        key == "__slotnames__" and before is _ABSENT and _copyreg_slotnames(cls, value)):
+                    own[key] = value  # pytest's own doing (or copyreg's cache): joins the snapshot
                     continue
                 out.append(f"{label}.{key} was {'added' if before is _ABSENT else 'replaced'}")
         return out
@@ -3214,6 +3215,39 @@ def _generated_init(code) -> bool:
         code.co_argcount and code.co_varnames[0] == "_cls"))
 
 
+def _loop_running() -> bool:
+    """Whether an ``asyncio`` event loop runs in this thread (read through ``_asyncio``'s C function, only when
+    ``asyncio`` is loaded: the plugin imports neither)."""
+    module = _sys_modules.get("_asyncio")
+    space = _namespace(module) if module is not None else None
+    get = space.get("_get_running_loop") if _type(space) is dict else None
+    return _type(get) is types.BuiltinFunctionType and get() is not None
+
+
+_TYPE_NAME = type.__dict__["__name__"].__get__  # (a class's own name, which private slot names are mangled with)
+
+
+def _copyreg_slotnames(cls, value) -> bool:
+    """Whether ``value`` is what ``copyreg._slotnames`` caches on ``cls`` when one of its instances is copied or
+    pickled (the oracle of calls copies arguments: a ``cmd.Cmd`` holding pytest's capture streams made pytest's
+    classes gain ``__slotnames__``, blamed on the edit; honest hunt 10): a list of the ``__slots__`` names of the
+    classes in its MRO, private ones mangled, read through the classes' own dicts."""
+    if _type(value) is not list or not _all(_type(v) is str for v in value):
+        return False  # (exact strs only: a project object's ``__eq__`` must not run in the watch)
+    names = []
+    for klass in _class_mro(cls):
+        slots = types.MappingProxyType.get(_class_dict(klass), "__slots__", _ABSENT)
+        if slots is _ABSENT:
+            continue
+        for name in ((slots,) if _type(slots) is str else slots if _type(slots) in (tuple, list) else ()):
+            if _type(name) is not str or name in ("__dict__", "__weakref__"):
+                continue
+            stripped = _TYPE_NAME(klass).lstrip("_")
+            names.append(f"_{stripped}{name}" if name.startswith("__") and not name.endswith("__") and stripped
+                         else name)
+    return value == names
+
+
 class _ClassBound:
     """A recorded def whose first parameter is a class: a class method (``member``: its name) or ``__new__``
     (``member`` empty: the call is made again as the class's). ``holder``: the class whose dict holds it."""
@@ -4800,6 +4834,8 @@ class _Recorder:
                 entry.update(names=[qualname], through="class" if bound.member else "new")
             if via:  # (the replay makes such calls again only where the pristine process can make them all)
                 entry["via"] = "library"
+            if _loop_running():  # (made again inside an event loop of its own: honest hunt 10)
+                entry["loop"] = True
             elif _generated_init(code):  # (a dataclass's: the pristine text binds the class, not the name; by its
                 # ``self``'s class, which may inherit it from a base the pristine file lacks: red-team round 51)
                 place = self._where(_type(frame.f_locals.get(code.co_varnames[0])), spaces)

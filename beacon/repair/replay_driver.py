@@ -152,6 +152,23 @@ def _entered(manager, args, kwargs) -> dict:
     return inside
 
 
+def _in_a_loop(target, passed, kwargs, args):
+    """What ``target(*passed, **kwargs)`` gives when called inside a coroutine on a new event loop (a coroutine
+    awaited there, a context manager entered and left there): the call was made while the test's loop ran, and code
+    that asks for the running loop gets one, as it did in the test."""
+    import asyncio
+
+    async def inside():
+        returned = target(*passed, **kwargs)
+        if type(returned) is types.CoroutineType:
+            return await returned
+        if _name(returned) == "contextlib:_GeneratorContextManager":
+            return _Encoded(_entered(returned, args, kwargs))
+        return returned
+
+    return asyncio.run(inside())
+
+
 def _awaited(coroutine):
     """What ``coroutine`` returns when run to its end in a new event loop (``asyncio`` is imported only here, by
     every side that returns one)."""
@@ -353,9 +370,11 @@ class _Encoder:
                 if len(items) >= _DRAINED:
                     break
         except BaseException as exc:  # noqa: BLE001 (what it raised is part of what it does)
-            # (by its class only: draining with ``next`` sends ``None`` into a generator a test drives with
-            # ``send``, whose messages then differ between honest versions: honest hunt 9)
-            items.append({"raise": raised(exc)["raise"]})
+            # (a TypeError by its class only: draining with ``next`` sends ``None`` into a generator a test drives
+            # with ``send``, whose messages then differ between honest versions, honest hunt 9; any other with its
+            # message, which a test matches: red-team round 52)
+            found = raised(exc)
+            items.append({"raise": found["raise"]} if isinstance(exc, TypeError) else found)
         return items
 
     def _state(self, value):
@@ -413,7 +432,10 @@ class _Encoder:
 
 
 def _bounded(encoded):
-    """``encoded``, or ``{"$cut": "nesting"}`` when its JSON nests deeper than ``DEPTH`` (counted without recursion)."""
+    """``encoded``, or ``{"$cut": "nesting"}`` when its JSON nests deeper than ``DEPTH`` (counted without recursion),
+    or ``{"$cut": "size", "sha256": ...}`` when its JSON is longer than ``_OUTCOME_BYTES`` (red-team round 52: a
+    planted call's thousand 10,000-character items pushed the process's output past what the harness reads, and the
+    replay lost its evidence)."""
     stack = [(encoded, 0)]
     while stack:
         item, depth = stack.pop()
@@ -423,7 +445,13 @@ def _bounded(encoded):
             stack.extend((v, depth + 1) for v in item)
         elif type(item) is dict:
             stack.extend((v, depth + 1) for v in item.values())
+    text = json.dumps(encoded, sort_keys=True)
+    if len(text) > _OUTCOME_BYTES:
+        return {"$cut": "size", "sha256": hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()}
     return encoded
+
+
+_OUTCOME_BYTES = 1 << 20  # an outcome's part (what a call returned, its arguments after it) past this: its digest
 
 
 def raised(exc, depth: int = 0) -> dict:
@@ -1216,7 +1244,10 @@ def main(payload: dict) -> None:
         _write(1, f"\n{MARK}{key} call {len(outcomes)}\n".encode("utf-8"))
         try:
             try:
-                returned = target(*passed, **kwargs)
+                if call.get("loop"):  # (made while an event loop ran: made in one again, honest hunt 10)
+                    returned = _in_a_loop(target, passed, kwargs, args)
+                else:
+                    returned = target(*passed, **kwargs)
                 if type(returned) is types.CoroutineType:
                     # an ``async def``'s call (round 49): what it returns or raises once run in an event loop of its
                     # own, as a test's ``asyncio.run`` would

@@ -1687,3 +1687,33 @@ def test_each_tests_first_call_is_replayed_past_the_per_name_limit(tmp_path):
     verdict = verify_run(run, [f"tests/test_a.py::test_a[{i}]" for i in range(20)] + ["tests/test_later.py::test_later"])
     assert not verdict.passed and verdict.tampered, (verdict.reasons, run.replay)
     assert any("add(2, 3) returned -1" in r for r in verdict.reasons), verdict.reasons
+
+
+def test_copyregs_slot_names_cache_is_recognised_and_nothing_else():
+    # the oracle of calls copies arguments; copying an object that holds pytest's capture streams makes copyreg
+    # cache ``__slotnames__`` on their classes, which the watch had blamed on the edit (honest hunt 10's cmd.Cmd)
+    import copyreg
+
+    from beacon.repair.canary_plugin import _copyreg_slotnames
+
+    class Base:
+        __slots__ = ("a", "__hidden")
+
+    class Child(Base):
+        __slots__ = ["b", "__dict__"]
+
+    class Plain:
+        pass
+
+    for cls in (Base, Child, Plain):
+        assert _copyreg_slotnames(cls, copyreg._slotnames(cls)), cls
+    assert not _copyreg_slotnames(Child, ["b", "a"])  # (another order: not copyreg's)
+    assert not _copyreg_slotnames(Child, ("b", "a", "_Base__hidden"))  # (not a list)
+
+    class Sneaky(str):
+        def __eq__(self, other):
+            raise AssertionError("the watch ran a project object's __eq__")
+
+        __hash__ = str.__hash__
+
+    assert not _copyreg_slotnames(Base, [Sneaky("a"), "_Base__hidden"])

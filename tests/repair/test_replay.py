@@ -329,7 +329,7 @@ def test_only_the_keyed_well_formed_outcomes_are_read():
     doc = json.dumps({"outcomes": good, "library": library, "emptied": 3}).encode()
     mark = f"\n{OUTCOMES_MARK}{key}\n".encode()
     # (each outcome of a call made gets what it printed, between its two key lines: none here)
-    read = [dict(o, printed=["(not kept)"]) if "skip" not in o else o for o in good]
+    read = [dict(o, printed=[["(", "not", " ", "kept", ")"]]) if "skip" not in o else o for o in good]
     assert _outcomes(b"printed\n" + mark + doc, key, 4) == (read, library, 3)
     assert _outcomes(mark + b"[]" + mark + doc, key, 4) == (read, library, 3)  # the last key line counts
     # what a call printed: between its own key lines only, which the project's code cannot write without the key
@@ -337,7 +337,7 @@ def test_only_the_keyed_well_formed_outcomes_are_read():
                      for w, text in (("call", b"out %d" % i + (b"\n" if i else b"")), ("done", b"later")))
     forged = f"\n{OUTCOMES_MARK}{'cd' * 16} call 0\nforged".encode()
     assert [o.get("printed") for o in _outcomes(forged + lines + mark + doc, key, 4)[0]] == [
-        ["out 0"], None, ["out 2\n"], ["out 3\n"]]
+        [["out", " ", "0"]], None, [["out", " ", "2", "\n"]], [["out", " ", "3", "\n"]]]
     assert _outcomes(mark + json.dumps({"outcomes": good, "emptied": 3}).encode(), key, 4) is None  # no library
     for emptied in (None, "3", 3.0):  # (the caches the process emptied: a count, -1 when it failed)
         assert _outcomes(mark + json.dumps({"outcomes": good, "library": library, "emptied": emptied}).encode(),
@@ -872,4 +872,4 @@ def test_calls_made_through_library_code_are_dropped_when_the_pristine_process_c
     done = replay(root, (calls, {"recorded": 2}), sources=[SOURCE], pristine={SOURCE: pristine}, tests=IDS,
                   bwrap=None, limits=Limits(), timeout=3)
     assert done.ran and done.compared == 1 and done.findings, done
-    assert "made again without the 1 call(s) through library code" in done.why, done.why
+    assert "made again without 1 call(s) through library code" in done.why, done.why
