@@ -4578,6 +4578,7 @@ class _Shadow:
                     if base is list or base is dict or base is set:
                         out.append((value, base, base.copy(value)))
         out += [(g, _Generator, _Generator.copy(g)) for g in _generators(self.oracle._find_spaces().values())]
+        out.append((_Cwd, _Cwd, _Cwd.copy(_Cwd)))
         return out
 
     @staticmethod
@@ -5280,6 +5281,31 @@ class _Generator:
 _RANDOM_GETSTATE, _RANDOM_SETSTATE = _random.Random.getstate, _random.Random.setstate
 
 
+class _Cwd:
+    """The process's working folder, saved and put back like a container's contents: the pristine call starts in
+    the folder the real call started in, and the real call's folder is back afterwards (honest hunt 11: a
+    ``contextmanager`` that changes folder, whose pristine generator the oracle resumed in the test's process, left
+    the test in another folder)."""
+
+    @staticmethod
+    def copy(_) -> str | None:
+        try:
+            return _GETCWD()
+        except OSError:
+            return None
+
+    @staticmethod
+    def put(_, folder) -> None:
+        if folder is not None:
+            try:
+                _CHDIR(folder)
+            except OSError:
+                pass
+
+
+_GETCWD, _CHDIR = os.getcwd, os.chdir
+
+
 def _object_dict(value):
     try:
         return object.__getattribute__(value, "__dict__")
@@ -5307,6 +5333,8 @@ def _restore(saved) -> None:
             container.put(contents)
         elif base is _Generator:
             _Generator.put(container, contents)
+        elif base is _Cwd:
+            _Cwd.put(container, contents)
         elif base is _Held:
             _Held.put(container, contents)
         elif base is list:

@@ -1265,9 +1265,18 @@ def main(payload: dict) -> None:
                     outcomes.append({"skip": f"{tracing} was installed"})
                     continue
                 try:
-                    outcome = {"return": _bounded(returned.value if type(returned) is _Encoded else
-                                                  _Encoder()(returned)),
-                               "args": _bounded(_Encoder()([args, kwargs]))}
+                    if call["name"].endswith(".__iter__"):
+                        # (what ``for`` and ``list()`` see: the items, whether it returned itself with a
+                        # ``__next__`` or a generator; the arguments before they are drained: honest hunt 11)
+                        given = _bounded(_Encoder()([args, kwargs]))
+                        items = (_Encoder()._drained(returned) if type(returned) is not types.GeneratorType
+                                 and hasattr(type(returned), "__next__") else None)
+                        outcome = {"return": _bounded({"$gen": items} if items is not None else
+                                                      _Encoder()(returned)), "args": given}
+                    else:
+                        outcome = {"return": _bounded(returned.value if type(returned) is _Encoded else
+                                                      _Encoder()(returned)),
+                                   "args": _bounded(_Encoder()([args, kwargs]))}
                 except BaseException as exc:  # noqa: BLE001
                     outcome = {"raise": "encoding: " + _name(exc)}
         finally:
