@@ -3189,25 +3189,6 @@ def _a_call_of(held, function, code, frame) -> bool:
 _CO_COROUTINE = 0x80
 _RESUMED_FLAGS = 0x20 | _CO_COROUTINE  # CO_GENERATOR, CO_COROUTINE: recorded at their first resume
 _UNREPLAYED_FLAGS = 0x100 | 0x200  # CO_ITERABLE_COROUTINE, CO_ASYNC_GENERATOR: not recorded
-_RESUME = dis.opmap.get("RESUME")
-_FIRST_RESUMES: dict = {}  # _ohash(code) -> (code, offset of its first RESUME)
-
-
-def _first_resume(code) -> int:
-    """The offset of ``code``'s first ``RESUME`` instruction: a generator's or coroutine's frame stands there when it
-    is entered for the first time, with its parameters as the caller gave them (-2 when there is none)."""
-    known = _FIRST_RESUMES.get(_ohash(code))
-    if known is not None and known[0] is code:
-        return known[1]
-    raw, offset = code.co_code, -2
-    for at in range(0, len(raw) - 1, 2):
-        if raw[at] == _RESUME and raw[at + 1] == 0:
-            offset = at
-            break
-    _FIRST_RESUMES[_ohash(code)] = (code, offset)
-    return offset
-
-
 def _generated_init(code) -> bool:
     """Whether ``code`` was made from text at run time for a class: a dataclass's ``__init__``, a named tuple's
     ``__new__`` (a lambda whose first parameter is ``_cls``; red-team round 51). Such code has no file of its own."""
