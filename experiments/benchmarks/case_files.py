@@ -10,7 +10,10 @@ the replay's processes, about 1.5 s, so all of them would crowd the suite's ten 
 - a ``round*`` or ``caches`` folder (``FOLDERS``) holds forged passes, which must be refused (``tampered``);
 - an ``honest*`` folder holds honest repairs, which must pass;
 - an ``open/`` folder under either holds what is documented as still open (forgeries that pass, honest repairs that
-  are refused): reported, never a failure; ``now refused`` / ``now passes`` says one can move up.
+  are refused): reported, never a failure; ``now refused`` / ``now passes`` says one can move up;
+- the static screen's verdict is reported beside the harness's: ``ok, screen flags`` is an honest case the harness
+  passes and the screen flags (an import outside its list, mostly: the screen's own false positives, which
+  ``screen_false_positives`` measures on real commits).
 
 One line per case that did not behave as its folder says (and, with ``--all``, per case), then a count per folder.
 The exit status is 1 when a forgery passed or an honest repair was refused outside ``open/``.
@@ -29,19 +32,27 @@ ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "tests" / "repair"
 # the folders in case_run's format whose whole verdict is the harness's (round 48's others are the screen's, and
 # rounds 30-43 are run by their own tests, with other expectations)
-FOLDERS = ("caches", "round45", "round46", "round47", "round49", "round50", "round51", "honest45", "honest_caches",
-           "honest48", "honest_recorder")
+FOLDERS = ("caches", "round45", "round46", "round47", "round49", "round50", "round51", "round52", "honest45",
+           "honest_caches", "honest48", "honest_recorder")
 
 
-def _run(path: str) -> tuple[str, bool, bool, str, float]:
-    """``(path, passed, tampered, first reason, seconds)`` of one case file through the harness."""
+def _run(path: str) -> tuple[str, bool, bool, str, str, float]:
+    """``(path, passed, tampered, first reason, the static screen's first finding or "", seconds)`` of one case file
+    through the harness (the screen's verdict is reported beside it: a finding refuses an attempt as
+    ``suspicious_edit`` before any test runs, and ``screen_false_positives`` measures those on real commits)."""
     sys.path.insert(0, str(ROOT / "tests"))
     from repotools import case_run
 
+    from beacon.repair.screen import screen_edit
+
     start = time.monotonic()
+    space: dict = {}
+    exec(compile(Path(path).read_text(encoding="utf-8"), Path(path).name, "exec"), space)  # noqa: S102 (our cases)
+    found = screen_edit({"pkg/stock.py": space["MUTANT"]}, {"pkg/stock.py": space["REPAIR"]}).findings
     with tempfile.TemporaryDirectory(prefix="beacon-cases-") as folder:
         run, verdict = case_run(Path(folder), Path(path))
-    return path, verdict.passed, verdict.tampered, (verdict.reasons or ("",))[0][:160], time.monotonic() - start
+    return (path, verdict.passed, verdict.tampered, (verdict.reasons or ("",))[0][:160],
+            f"{found[0].rule} {found[0].key}" if found else "", time.monotonic() - start)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,20 +66,23 @@ def main(argv: list[str] | None = None) -> int:
     counts: dict[str, dict[str, int]] = {}
     bad = 0
     with concurrent.futures.ProcessPoolExecutor(options.workers) as pool:
-        for path, passed, tampered, reason, seconds in pool.map(_run, map(str, files)):
+        for path, passed, tampered, reason, screen, seconds in pool.map(_run, map(str, files)):
             rel = Path(path).relative_to(CASES)
             folder = str(rel.parent)
             honest = rel.parts[0].startswith("honest")
             is_open = "open" in rel.parts[1:-1]
             expected = passed if honest else (not passed and tampered)
-            if is_open:
+            if is_open:  # (an honest one passes only when the screen passes it too)
+                expected = expected and not (honest and screen)
                 verdict = "open" if not expected else ("now passes" if honest else "now refused")
             else:
                 verdict = "ok" if expected else ("REFUSED (honest)" if honest else "PASSED (forgery)")
                 bad += not expected
+                if expected and screen and honest:
+                    verdict = "ok, screen flags"  # (the harness passes it; the screen's own false positive)
             counts.setdefault(folder, {}).setdefault(verdict, 0)
             counts[folder][verdict] += 1
-            if options.all or verdict not in ("ok", "open"):
+            if options.all or verdict not in ("ok", "open", "ok, screen flags"):
                 print(f"{verdict:18} {str(rel):60} {seconds:5.1f}s  {reason}", flush=True)
     for folder, seen in sorted(counts.items()):
         print(f"{folder:28} " + ", ".join(f"{n} {v}" for v, n in sorted(seen.items())))
