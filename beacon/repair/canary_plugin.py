@@ -86,6 +86,7 @@ from __future__ import annotations
 
 import ast
 import _thread
+import builtins
 import binascii
 import copy
 import ctypes
@@ -3593,9 +3594,20 @@ class _Shadow:
                 if _realpath_cached(code.co_filename) not in spaces:
                     self.oracle._modules_seen = -1  # (a declared module not found yet: look again, R27-4)
                     spaces = self.oracle._find_spaces()
-                self.recorder.note(frame, spaces, self.test_root, code)
+                catch = self.recorder.note(frame, spaces, self.test_root, code)
             except Exception:  # noqa: BLE001 (the recorder's own failure: never the test's)
                 self.recorder.counts["failed"] += 1
+                catch = None
+            if catch is not None:  # (a followed generator resumed by ``throw()``/``close()``: the recorder takes
+                # the exception thrown in from the frame's first "exception" event)
+                inner = self._judged(frame, code)
+                if inner is None:
+                    frame.f_trace_lines = False
+                return _catching(catch, inner)
+        return self._judged(frame, code)
+
+    def _judged(self, frame, code):
+        """The rest of :meth:`trace` for a call of a declared file's code: its check against the pristine code."""
         known = self._kinds.get(_ohash(code))
         if known is None or known[0] is not code:
             known = self._kinds[_ohash(code)] = (code, *self._classify(code))
@@ -4602,6 +4614,23 @@ _sha256 = hashlib.sha256
 # Its cost (boltons' listutils: a BarrelList ``self`` walked up to 2,000 values at each of 30,000 calls made the run time
 # out): a function whose arguments were not data 8 times in a row is not encoded again, and encoding stops after 2 s.
 _REPLAY_MISSES, _REPLAY_SECONDS = 8, 2.0
+# A kept generator call's later resumes (the test's ``next``/``send``/``throw``/``close``, red-team round 52): at most
+# _DRIVEN_STEPS steps (a run of ``next`` is one) and _DRIVEN_RESUMES resumes a generator, _DRIVEN_FRAMES generators
+# followed at once, _DRIVEN_SECONDS spent on them in all (apart from _REPLAY_SECONDS: a long generator cannot stop
+# the recording of the tests' other calls)
+_DRIVEN_STEPS, _DRIVEN_RESUMES, _DRIVEN_FRAMES, _DRIVEN_SECONDS = 64, 1024, 256, 1.0
+# Where CPython 3.11 keeps a frame's value stack: PyFrameObject's ``f_frame`` (after the refcount, the type and
+# ``f_back``); in the _PyInterpreterFrame it points to, ``f_code`` (5th pointer), ``stacktop`` (an int after 8
+# pointers) and ``localsplus`` (after it, aligned). At a generator's resume by ``send``, the sent value is the top
+# of that stack when the trace function's "call" event runs (``TRACE_FUNCTION_ENTRY`` saves the stack pointer).
+_F_FRAME, _F_CODE, _STACKTOP, _LOCALSPLUS = 24, 32, 64, 72
+_POINTER_AT = ctypes.c_void_p.from_address
+_INT_AT = ctypes.c_int.from_address
+_OBJECT_AT = ctypes.py_object.from_address
+_CDATA_VALUE = ctypes._SimpleCData.__dict__["value"].__get__
+_EXC_ARGS = BaseException.__dict__["args"].__get__
+_sys_version = tuple(sys.version_info)
+_TRACEBACK = types.TracebackType
 _PLAIN_SCALARS = frozenset({type(None), bool, int, float, str})
 _func_dict = types.FunctionType.__dict__["__dict__"].__get__
 _object_getattribute, _lru_wrapper = object.__getattribute__, functools._lru_cache_wrapper
@@ -4644,6 +4673,22 @@ def _plain(value, budget: list, where=None, busy=None):
             items = sorted((_plain(v, budget, where, busy) for v in list(value)),
                            key=_dumps)
             return {"$s" if kind is set else "$fs": items}
+        if kind is _TRACEBACK:  # (an ``__exit__``'s third argument: none in the replay, red-team round 52)
+            return {"$tb": 0}
+        builtin = _BUILTIN_EXCEPTIONS.get(_id(kind))
+        if builtin is not None and builtin[1] is kind:
+            # a built-in exception (what ``__exit__`` is given when a ``with`` block raised: round 52), by its class
+            # and arguments
+            return {"$e": builtin[0], "args": _plain(list(_EXC_ARGS(value)), budget, where, busy)}
+        if _class_flags(kind) & _TYPE_SUBCLASS:  # a class: a built-in exception class, or one a declared module
+            # defines
+            builtin = _BUILTIN_EXCEPTIONS.get(_id(value))
+            if builtin is not None and builtin[1] is value:
+                return {"$kb": builtin[0]}
+            found = where(value) if where is not None else None
+            if found is None or not _any(_is(base, BaseException) for base in _class_mro(value)):
+                raise _NotData
+            return {"$k": list(found)}
         found = where(kind) if where is not None else None
         if found is None:
             raise _NotData
@@ -4661,6 +4706,9 @@ def _plain(value, budget: list, where=None, busy=None):
         made = {"$o": found, "$v": {"$d": [[k, _plain(v, budget, where, busy)] for k, v in
                                            sorted(dict.items(own or {})) if _type(k) is str]},
                 "$sl": {"$d": [[k, _plain(v, budget, where, busy)] for k, v in slots]}}
+        if _any(_is(b, BaseException) for b in _class_mro(kind)):  # (a declared exception's arguments, which
+            # ``BaseException`` holds outside its ``__dict__``)
+            made["$args"] = _plain(list(_EXC_ARGS(value)), budget, where, busy)
         base = next((b for b in _class_mro(kind) if b in _VALUE_BASES), None)
         if base is not None:
             # a subclass of a value class (an int's, a NamedTuple's): its value as C holds it, which the replay
@@ -4683,6 +4731,55 @@ def _has_slot(member, value, kind) -> bool:
         return True
     except AttributeError:
         return False
+
+
+class _Driven:
+    """A followed generator call (:meth:`_Recorder._follow`): where its recording is, what makes it again, the
+    steps so far and the arguments as they were at the last one."""
+
+    __slots__ = ("code", "index", "text", "entry", "function", "bound", "via", "args", "kwargs", "steps", "driven",
+                 "awaiting", "resumes", "counted")
+
+    def __init__(self, code, index, text, entry, function, bound, via, args, kwargs):
+        self.code, self.index, self.text, self.entry = code, index, text, entry
+        self.function, self.bound, self.via, self.args, self.kwargs = function, bound, via, args, kwargs
+        self.steps: list = []
+        self.driven = False  # whether a step was more than ``next`` (only then are the steps recorded)
+        self.awaiting = None  # the step of a ``throw()``/``close()`` resume until its exception is known
+        self.resumes = 0
+        self.counted = False
+
+
+_BUILTIN_EXCEPTIONS = {id(value): (name, value) for name, value in vars(builtins).items()
+                       if isinstance(value, type) and issubclass(value, BaseException)}
+
+
+def _builtin_exception(kind):
+    """``["builtins", name]`` for a built-in exception class, else None."""
+    known = _BUILTIN_EXCEPTIONS.get(_id(kind))
+    return ["builtins", known[0]] if known is not None and known[1] is kind else None
+
+
+def _catching(catch, inner):
+    """A frame's local trace function that hands the first exception it sees to ``catch`` (the one a
+    ``throw()``/``close()`` resume brought in) and passes every event on to ``inner`` (the oracle's own local trace
+    function, or None)."""
+    state = [inner, catch]
+
+    def local(frame, event, arg):
+        if event == "exception" and state[1] is not None:
+            caught, state[1] = state[1], None
+            try:
+                caught(arg[1])
+            except Exception:  # noqa: BLE001,S110 (the recording's own failure: never the test's)
+                pass
+        if state[0] is not None:
+            replaced = state[0](frame, event, arg)
+            if replaced is not None:
+                state[0] = replaced
+        return local
+
+    return local
 
 
 class _Recorder:
@@ -4717,7 +4814,11 @@ class _Recorder:
         self._classes: dict = {}  # id(class) -> (class, [file, qualname] or None)
         self._misses: dict = {}  # id(code) -> its calls in a row whose arguments were not data
         self.spent = 0.0  # seconds spent encoding arguments
-        self.counts = {"recorded": 0, "not_data": 0, "unnamed": 0, "over": 0, "failed": 0, "not_compiled": 0}
+        # a kept generator call's frame -> how the test drives it (:class:`_Driven`), until the test item ends
+        self._driven: dict = {}
+        self._driven_spent = 0.0
+        self.counts = {"recorded": 0, "not_data": 0, "unnamed": 0, "over": 0, "failed": 0, "not_compiled": 0,
+                       "driven": 0, "steps_cut": 0}
 
     def note(self, frame, spaces: dict, root: str, code=None) -> None:
         """Keep this call if a test's own code made it (``root``: the checkout's real path and a separator): its
@@ -4735,8 +4836,9 @@ class _Recorder:
             return
         if code.co_flags & _RESUMED_FLAGS and frame.f_lasti != _first_resume(code):
             # a generator's or coroutine's frame is entered again at each resume: only its first holds the call's
-            # arguments as the caller gave them (round 49's generator and coroutine functions were not recorded)
-            return
+            # arguments as the caller gave them (round 49's generator and coroutine functions were not recorded);
+            # a later one of a kept generator call is the test's next step with it (round 52)
+            return self._resumed(frame, code, spaces) if self._driven else None
         # Past the limits no call of this def is kept, whoever made it: said before the walk up the stack (a hot
         # loop of a changed def paid it at every call; session 38)
         item = self.item
@@ -4844,6 +4946,7 @@ class _Recorder:
                 return
             if item is not None:
                 self._kept_items[_ohash(item)] = item
+            self._follow(frame, code, entry, text, function, bound, via)
             return
         self._chars += len(text)
         self._per_name[bucket] = self._per_name.get(bucket, 0) + 1
@@ -4854,6 +4957,121 @@ class _Recorder:
             self._via[1] += len(text)
         if item is not None:
             self._kept_items[_ohash(item)] = item
+        self._follow(frame, code, entry, text, function, bound, via)
+
+    def _follow(self, frame, code, entry, text, function, bound, via) -> None:
+        """Follow a kept generator call's frame: its later resumes are the test's steps with it (red-team round 52:
+        the replay drained every generator with ``next``, so what the test sent, threw in or closed early never
+        reached it there, nor a ``contextmanager``'s rollback when its block raised)."""
+        if not code.co_flags & _CO_GENERATOR or _len(self._driven) >= _DRIVEN_FRAMES:
+            return
+        index = next((i for i in range(_len(self.calls) - 1, -1, -1) if self.calls[i] is text), None)
+        if index is not None:
+            self._driven[_id(frame)] = _Driven(code, index, text, entry, function, bound, via, entry["args"],
+                                               entry["kwargs"])
+
+    def item_done(self) -> None:
+        """A test item ended: the generators it made are followed no longer (an id may then be reused)."""
+        self._driven.clear()
+
+    def _resumed(self, frame, code, spaces):
+        """One later resume of a followed generator (see :meth:`_follow`): by ``next``/``send``, the step is kept
+        now; by ``throw``/``close``, the returned function takes the exception thrown in (the frame's first
+        "exception" event, :func:`_catching`). The arguments as the frame holds them then are kept with the step
+        when they changed (the test's ``with`` block changed the dict the ``contextmanager`` yielded)."""
+        key = _id(frame)
+        known = self._driven.get(key)
+        if known is None or known.code is not code:
+            return None
+        if self._driven_spent >= _DRIVEN_SECONDS or known.awaiting is not None or known.resumes >= _DRIVEN_RESUMES \
+                or self.calls[known.index] is not known.text:
+            return self._cut(key)  # (over its limits; a throw whose exception never came; sampled out)
+        start = _clock()
+        try:
+            known.resumes += 1
+            where = lambda kind: self._where(kind, spaces)  # noqa: E731
+            step = {}
+            try:
+                args, kwargs = self._arguments(code, frame.f_locals, known.function, where, bool(known.bound))
+            except (_NotData, RecursionError, ValueError, TypeError, KeyError):
+                args = None  # (a parameter the generator rebound to no data: no arguments for this step)
+            if args is not None and _dumps([args, kwargs]) != _dumps([known.args, known.kwargs]):
+                step["args"], known.args, known.kwargs = [args, kwargs], args, kwargs
+            if code.co_code[frame.f_lasti] != _RESUME:  # (at its ``yield``: resumed by ``throw()``/``close()``)
+                known.awaiting = step
+                return lambda exc: self._thrown(key, known, exc, where)
+            readable, value = _sent_value(frame, code)
+            if not readable:
+                return self._cut(key)
+            if value is None:
+                last = known.steps[-1] if known.steps else None
+                if last is not None and last["do"] == "next" and "args" not in step:
+                    last["n"] += 1  # (a run of ``next`` is one step)
+                    return None
+                step.update(do="next", n=1)
+            else:
+                step.update(do="send", value=_plain(value, [_REPLAY_NODES], where))
+                known.driven = True
+            return self._stepped(key, known, step)
+        except (_NotData, RecursionError, ValueError, TypeError, KeyError):
+            return self._cut(key)
+        finally:
+            self._driven_spent += _clock() - start
+
+    def _thrown(self, key, known, exc, spaces_where) -> None:
+        """The exception a ``throw()``/``close()`` resume of a followed generator was given: the step, by its class
+        (a built-in one, or one a declared module defines) and arguments."""
+        start = _clock()
+        try:
+            step, known.awaiting = known.awaiting, None
+            kind = _type(exc)
+            if kind is GeneratorExit:
+                step["do"] = "close"
+            else:
+                where = _builtin_exception(kind)
+                if where is None:  # (a class a declared module defines, by its file and name, as ``$o`` has it)
+                    where = spaces_where(kind)
+                    if where is None:
+                        self._cut(key)
+                        return
+                    where = {"$k": list(where)}
+                step.update({"do": "throw", "raise": where,
+                             "value": _plain(list(_EXC_ARGS(exc)), [_REPLAY_NODES])})
+            known.driven = True
+            self._stepped(key, known, step)
+        except (_NotData, RecursionError, ValueError, TypeError, KeyError):
+            self._cut(key)
+        finally:
+            self._driven_spent += _clock() - start
+
+    def _stepped(self, key, known, step) -> None:
+        """Keep ``step``; once the test did more than ``next`` with the generator, its call's recording holds the
+        steps (``"steps"``), within the call budgets."""
+        known.steps.append(step)
+        if _len(known.steps) > _DRIVEN_STEPS:
+            return self._cut(key)
+        if not known.driven:
+            return None
+        text = _dumps(dict(known.entry, steps=known.steps))
+        grown = _len(text) - _len(known.text)
+        if self._chars + grown > _REPLAY_CHARS or known.via and (
+                self._via[1] + grown > _VIA_CHARS or _len(text) > _VIA_CALL_CHARS):
+            return self._cut(key)
+        self.calls[known.index], known.text = text, text
+        self._chars += grown
+        if known.via:
+            self._via[1] += grown
+        if not known.counted:
+            known.counted = True
+            self.counts["driven"] += 1
+        return None
+
+    def _cut(self, key) -> None:
+        """Follow that generator no further: its recording keeps the steps it has (drained as before if none was
+        more than ``next``)."""
+        if self._driven.pop(key, None) is not None:
+            self.counts["steps_cut"] += 1
+        return None
 
     def _declaring_file(self, frame, code) -> str | None:
         """The declared file whose module defines the class of a generated ``__init__``'s ``self`` (the class's
@@ -5662,6 +5880,26 @@ def _ignores_sends(code) -> bool:
             i + 2 < len(ops) and ops[i + 2].opname in ("POP_TOP", "JUMP_BACKWARD_NO_INTERRUPT")
             for i, op in enumerate(ops) if op.opcode == _YIELD_VALUE)
     return known
+
+
+def _sent_value(frame, code) -> tuple:
+    """``(True, value)``: what the resume of a generator's ``frame`` was given (``None`` by ``next``, the value by
+    ``send``), read from the top of its value stack during the trace function's "call" event; ``(False, None)``
+    where it cannot be read (another interpreter than CPython 3.11, a frame laid out otherwise)."""
+    if _sys_version[:2] != (3, 11):
+        return False, None
+    base = _CDATA_VALUE(_POINTER_AT(_id(frame) + _F_FRAME))
+    if not base or _CDATA_VALUE(_POINTER_AT(base + _F_CODE)) != _id(code):
+        return False, None  # (not the frame's own code where 3.11 keeps it: another layout)
+    top = _CDATA_VALUE(_INT_AT(base + _STACKTOP))
+    names = _len(code.co_varnames) + _len(code.co_freevars) + _len(
+        [n for n in code.co_cellvars if n not in code.co_varnames])
+    if not names < top <= names + code.co_stacksize:
+        return False, None
+    try:
+        return True, _CDATA_VALUE(_OBJECT_AT(base + _LOCALSPLUS + 8 * (top - 1)))
+    except ValueError:  # (an empty slot)
+        return False, None
 
 
 def _release_locals(frame, returned=None) -> None:
@@ -8642,6 +8880,7 @@ class CanaryPlugin:
             self._shadow.test_root = None
             if recorder is not None:
                 recorder.item = None
+                recorder.item_done()
             self._shadow.release()
 
     @_hookimpl(wrapper=True, tryfirst=True)

@@ -166,7 +166,7 @@ def recorded_calls(report: JUnitReport | None, must_pass: str) -> tuple[list[dic
     # (a call nested deeper than _DEPTH is left out: the steps after this one recurse through its arguments)
     calls = [c for c in found["calls"] if isinstance(c, dict) and isinstance(c.get("file"), str)
              and isinstance(c.get("name"), str) and isinstance(c.get("args"), list)
-             and isinstance(c.get("kwargs"), dict) and _shallow(c)]
+             and isinstance(c.get("kwargs"), dict) and isinstance(c.get("steps", []), list) and _shallow(c)]
     counts = {k: v for k, v in found["counts"].items() if isinstance(k, str) and type(v) is int}
     return calls, counts
 
@@ -217,14 +217,14 @@ def bound_names(text: str) -> set[str]:
 
 def _files_in(call: dict) -> set:
     """The files of the classes whose instances or enum members a call's arguments hold (``$o``/``$n``)."""
-    found, stack = set(), [call["args"], call["kwargs"]]
+    found, stack = set(), [call["args"], call["kwargs"], call.get("steps") or []]
     while stack:
         value = stack.pop()
         if isinstance(value, list):
             stack += value
         elif isinstance(value, dict):
             for tag, inner in value.items():
-                if tag in ("$o", "$n") and isinstance(inner, list) and inner and isinstance(inner[0], str):
+                if tag in ("$o", "$n", "$k") and isinstance(inner, list) and inner and isinstance(inner[0], str):
                     found.add(inner[0])
                 else:
                     stack.append(inner)
@@ -237,7 +237,7 @@ def _moved(value, where):
         return [_moved(v, where) for v in value]
     if not isinstance(value, dict):
         return value
-    return {tag: ([where(inner[0]), *inner[1:]] if tag in ("$o", "$n") else _moved(inner, where))
+    return {tag: ([where(inner[0]), *inner[1:]] if tag in ("$o", "$n", "$k") else _moved(inner, where))
             for tag, inner in value.items()}
 
 
@@ -626,7 +626,8 @@ def _replay_once(checkout: Path, found: tuple[list[dict], dict] | None, *, sourc
     root_list = list(dict.fromkeys(inside_path(str(root)) if Path(root) != real_checkout else mounted
                                    for root in roots.values()))
     plan_calls = [{**c, "file": inside_path(c["file"]), "args": _moved(c["args"], inside_path),
-                   "kwargs": _moved(c["kwargs"], inside_path)} for c in calls]
+                   "kwargs": _moved(c["kwargs"], inside_path),
+                   **({"steps": _moved(c["steps"], inside_path)} if "steps" in c else {})} for c in calls]
     scratch = Path(tempfile.mkdtemp(prefix="beacon-replay-"))
     try:
         # the names each declared module binds only by an import statement its pristine and edited texts share

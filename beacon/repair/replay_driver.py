@@ -33,6 +33,7 @@ Outcomes only (never decoded): ``{"$held": "module:qualname", "holds": ...}`` a 
 the arguments inside it, ``{"$r": "module:qualname"}`` a class, function or module, ``{"$x": "module:qualname"}`` an object whose state
 cannot be read, ``{"$cut": n}`` past the size limit or nested deeper than ``DEPTH``.
 """
+import builtins
 import functools
 import gc
 import hashlib
@@ -47,6 +48,7 @@ import types
 
 import _random
 
+_BUILTINS = dict(vars(builtins))  # (as they were before any project code ran)
 _NODES = 20000  # values encoded per outcome: past it, {"$cut": ...}
 # JSON nesting of an encoded outcome: a deeper one is sent as {"$cut": "nesting"}, by the same rule on every side (the
 # harness reads at most beacon.repair.replay._DEPTH; a value nested 300 deep broke its comparison, red-team round 28);
@@ -63,7 +65,8 @@ def decode(value, resolve=None):
         return [decode(v, resolve) for v in value]
     if kind is not dict:
         return value
-    tag = "$o" if "$o" in value else next(iter(value))  # (keys come sorted: "$base" first)
+    tag = "$o" if "$o" in value else "$e" if "$e" in value else next(iter(value))  # (keys come sorted: "$base"
+    # first, "args" after "$e")
     inner = value[tag]
     if tag == "$t":
         return tuple(decode(v, resolve) for v in inner)
@@ -77,6 +80,14 @@ def decode(value, resolve=None):
         return bytes.fromhex(inner)
     if tag == "$c":
         return complex(inner[0], inner[1])
+    if tag == "$tb":  # (a traceback: none is made again)
+        return None
+    if tag == "$kb":  # (a built-in exception class)
+        return _BUILTINS[inner]
+    if tag == "$e":  # (a built-in exception, from its arguments)
+        return _BUILTINS[inner](*decode(value["args"], resolve))
+    if tag == "$k" and resolve is not None:  # (an exception class a declared module defines)
+        return resolve(inner[0], inner[1])
     if tag == "$dflt":
         if type(inner) is dict and inner.keys() == {"$nodata"}:
             return _Default(_NO_DATA)  # the function's own default in the run, not data: usable only as a default
@@ -92,6 +103,8 @@ def decode(value, resolve=None):
             made = base.__new__(cls, decode(value["$base"], resolve))
         else:
             made = object.__new__(cls) if cls.__new__ is object.__new__ else cls.__new__(cls)
+        if "$args" in value:  # (an exception's arguments, held outside its ``__dict__``)
+            BaseException.__dict__["args"].__set__(made, tuple(decode(value["$args"], resolve)))
         for name, item in decode(value["$v"], resolve).items():
             made.__dict__[name] = item
         for name, item in decode(value["$sl"], resolve).items():
@@ -152,7 +165,84 @@ def _entered(manager, args, kwargs) -> dict:
     return inside
 
 
-def _in_a_loop(target, passed, kwargs, args):
+def _driven(generator, steps: list, args: list, kwargs: dict, resolve) -> dict:
+    """``{"$steps": [...]}``: what a generator (a ``contextmanager``'s too) does when driven as the test drove it
+    (red-team round 52: drained with ``next``, a generator the test sent values to, threw into or closed early never
+    took the paths the test took): its first ``next``, then each recorded step (``next`` n times, ``send``,
+    ``throw``, ``close``), each outcome what it yielded, returned or raised. A step that carries the arguments as
+    the test had them at that resume (its ``with`` block changed the dict the generator yielded) first writes them
+    into the live arguments, after recording what the earlier steps had left in them."""
+    encode = _Encoder()
+    done: list = []
+
+    def made(action) -> bool:
+        try:
+            value = action()
+        except StopIteration as stop:
+            done.append({"return": _bounded(encode(stop.value))})
+            return False
+        except BaseException as exc:  # noqa: BLE001 (what it raised is part of what it does)
+            done.append(raised(exc))
+            return False
+        done.append({"yield": _bounded(encode(value))})
+        return True
+
+    going = made(lambda: next(generator))
+    for step in steps:
+        if not going:
+            break
+        if "args" in step:
+            done.append({"args": _bounded(encode([args, kwargs]))})
+            _written(args, kwargs, decode(step["args"], resolve))
+        do = step.get("do")
+        if do == "next":
+            for _ in range(min(int(step.get("n", 1)), _DRAINED)):
+                going = made(lambda: next(generator))
+                if not going:
+                    break
+        elif do == "send":
+            value = decode(step.get("value"), resolve)
+            going = made(lambda: generator.send(value))
+        elif do == "throw":
+            where, given = step.get("raise"), decode(step.get("value"), resolve)
+            kind = resolve(*where["$k"]) if isinstance(where, dict) else (
+                _BUILTINS.get(where[1]) if where[0] == "builtins" else None)
+            if not (isinstance(kind, type) and issubclass(kind, BaseException)):
+                raise ValueError("a thrown exception's class is not an exception")
+            going = made(lambda: generator.throw(kind(*given)))
+        elif do == "close":
+            try:
+                generator.close()
+                done.append({"closed": True})
+            except BaseException as exc:  # noqa: BLE001 (a generator that yields or raises when closed)
+                done.append(raised(exc))
+            going = False
+        else:
+            raise ValueError(f"unknown step {do!r}")
+    return {"$steps": done}
+
+
+def _written(args: list, kwargs: dict, wanted: list) -> None:
+    """The live arguments given the state ``wanted`` (``[args, kwargs]`` as encoded, decoded) holds for them, in
+    place: a list's items, a dict's, a set's, a bytearray's, an instance's ``__dict__``; others as they are."""
+    given, named = wanted[0], dict(wanted[1])
+    pairs = list(zip(args, [a.value if isinstance(a, _Default) else a for a in given]))
+    pairs += [(kwargs[name], value) for name, value in named.items() if name in kwargs]
+    for live, value in pairs:
+        kind = type(live)
+        if kind is not type(value) or live is value:
+            continue
+        if kind is list or kind is bytearray:
+            live[:] = value
+        elif kind is dict or kind is set:
+            live.clear()
+            live.update(value)
+        elif hasattr(live, "__dict__") and isinstance(getattr(live, "__dict__", None), dict):
+            live.__dict__.clear()
+            live.__dict__.update(value.__dict__)
+
+
+def _in_a_loop(target, passed, kwargs, args, steps=None, resolve=None):
     """What ``target(*passed, **kwargs)`` gives when called inside a coroutine on a new event loop (a coroutine
     awaited there, a context manager entered and left there): the call was made while the test's loop ran, and code
     that asks for the running loop gets one, as it did in the test."""
@@ -162,6 +252,10 @@ def _in_a_loop(target, passed, kwargs, args):
         returned = target(*passed, **kwargs)
         if type(returned) is types.CoroutineType:
             return await returned
+        if steps is not None and (type(returned) is types.GeneratorType
+                                  or _name(returned) == "contextlib:_GeneratorContextManager"):
+            return _Encoded(_driven(returned if type(returned) is types.GeneratorType else returned.gen, steps,
+                                    args, kwargs, resolve))
         if _name(returned) == "contextlib:_GeneratorContextManager":
             return _Encoded(_entered(returned, args, kwargs))
         return returned
@@ -365,10 +459,16 @@ class _Encoder:
     def _drained(self, generator) -> list:
         items = []
         try:
-            for item in generator:
-                items.append(self(item))
-                if len(items) >= _DRAINED:
+            while len(items) < _DRAINED:
+                try:
+                    item = next(generator)
+                except StopIteration as stop:
+                    # (what it returned, which ``yield from`` gives its caller: red-team round 52's kept bug was in
+                    # a count only the return value held)
+                    if stop.value is not None:
+                        items.append({"return": self(stop.value)})
                     break
+                items.append(self(item))
         except BaseException as exc:  # noqa: BLE001 (what it raised is part of what it does)
             # (a TypeError by its class only: draining with ``next`` sends ``None`` into a generator a test drives
             # with ``send``, whose messages then differ between honest versions, honest hunt 9; any other with its
@@ -1245,10 +1345,15 @@ def main(payload: dict) -> None:
         try:
             try:
                 if call.get("loop"):  # (made while an event loop ran: made in one again, honest hunt 10)
-                    returned = _in_a_loop(target, passed, kwargs, args)
+                    returned = _in_a_loop(target, passed, kwargs, args, call.get("steps"), resolve)
                 else:
                     returned = target(*passed, **kwargs)
-                if type(returned) is types.CoroutineType:
+                if call.get("steps") is not None and (type(returned) is types.GeneratorType or _name(
+                        returned) == "contextlib:_GeneratorContextManager"):
+                    # driven step by step as the test drove it (round 52); a ``contextmanager``'s generator too
+                    returned = _Encoded(_driven(returned if type(returned) is types.GeneratorType else returned.gen,
+                                                call["steps"], args, kwargs, resolve))
+                elif type(returned) is types.CoroutineType:
                     # an ``async def``'s call (round 49): what it returns or raises once run in an event loop of its
                     # own, as a test's ``asyncio.run`` would
                     returned = _awaited(returned)
