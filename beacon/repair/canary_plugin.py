@@ -4005,6 +4005,9 @@ class _Shadow:
         mine = (self._pristine_data(before) - {_id(v) for v in values}) | {_id(c) for c, _, _ in copies[2]} | {
             _id(c) for c, _, _ in tracked}
         added = self.oracle.added
+        if code.co_name == "__exit__":  # (``with`` reads its return by truth: ``None`` is ``False``, as the replay
+            # has it; honest hunt 9's ``return False`` for the pristine ``None``)
+            outcome, first = _exit_as_used(outcome), _exit_as_used(first)
         found = self._compare(outcome, values, first, copies[0], mask, added) + _data_differences(
             after, first[2], mine, added, before)
         self._hold([v for v, keep in zip(values, mask) if keep] + ([outcome[1]] if outcome[0] == "return" else []))
@@ -4595,7 +4598,11 @@ class _Shadow:
 # The calls the tests made into the declared files, kept for the replay outside the run (beacon.repair.replay): at
 # most this many calls, this many per name, this many characters of JSON, this many values per call's arguments.
 # (a name's 64: a table of 40 checked in one loop is made again whole; session 41 raised them from 256 and 16)
-_REPLAY_CALLS, _REPLAY_PER_NAME, _REPLAY_CHARS, _REPLAY_NODES = 1024, 64, 1_000_000, 2000
+_REPLAY_CALLS, _REPLAY_PER_NAME, _REPLAY_CHARS, _REPLAY_NODES = 1024, 64, 1_000_000, 10_000
+# One direct call's recording past _REPLAY_CALL_CHARS is not kept and spends nothing (red-team round 53: one test
+# input of 1.2 MB spent the whole budget, and the later call that held the bug was never kept; its 2,880 floats had
+# been past the 2,000 values a call then had); _LIBRARY_FRAMES: see _Recorder.note
+_REPLAY_CALL_CHARS, _LIBRARY_FRAMES = 200_000, 24
 # Of a name's _REPLAY_PER_NAME calls, the first _REPLAY_FIRST in the tests' order; the others are chosen among its
 # next _REPLAY_CANDIDATES calls by the smallest keyed digest of their recording (red-team round 49: a table of 40
 # quantities checked in one loop had its 20th call, the only one the kept buggy def got wrong, never replayed; the
@@ -4855,9 +4862,11 @@ class _Recorder:
             return
         # The caller: the first frame in the checkout, past at most 8 library frames, which must then all be
         # wrappers the def's names hold (red-team round 28: ``@singledispatch`` put functools' wrapper between the
-        # test and the def, and its calls went unrecorded); any other library code between them is not the test's
+        # test and the def, and its calls went unrecorded); any other library code between them is not the test's.
+        # Past _LIBRARY_FRAMES (8 before session 42: red-team round 53's argparse sub-command ``type=`` converter,
+        # ten frames down, went unrecorded and uncounted) the call is no test's
         back, between = frame.f_back, []
-        while back is not None and len(between) <= 8:
+        while back is not None and len(between) <= _LIBRARY_FRAMES:
             back_code = back.f_code  # (each read of a frame's code is an audit event: read once)
             caller = _realpath_cached(back_code.co_filename)
             if caller.startswith(root):
@@ -4937,9 +4946,9 @@ class _Recorder:
         if text in self._seen:
             return
         self._seen.add(text)
-        if via and len(text) > _VIA_CALL_CHARS:
+        if len(text) > (_VIA_CALL_CHARS if via else _REPLAY_CALL_CHARS):
             self.counts["over"] += 1  # (one call through a library may not take its budget: round 51's 450,000
-            return  # characters planted through an event loop)
+            return  # characters planted through an event loop; nor one of the test's own: round 53)
         if sampled:
             self._candidates[bucket] = self._candidates.get(bucket, 0) + 1
             if not self._sample(bucket, text, via):
@@ -5880,6 +5889,14 @@ def _ignores_sends(code) -> bool:
             i + 2 < len(ops) and ops[i + 2].opname in ("POP_TOP", "JUMP_BACKWARD_NO_INTERRUPT")
             for i, op in enumerate(ops) if op.opcode == _YIELD_VALUE)
     return known
+
+
+def _exit_as_used(outcome):
+    """An ``__exit__``'s outcome as ``with`` uses it: a returned ``None`` as ``False`` (only exact ``None``; any other
+    value as it is)."""
+    if outcome[0] == "return" and outcome[1] is None:
+        return ("return", False, *outcome[2:])
+    return outcome
 
 
 def _sent_value(frame, code) -> tuple:

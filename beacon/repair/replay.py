@@ -439,6 +439,9 @@ def alike(one, other) -> bool:
                 alike(a, b) for a, b in zip(first, second)) and alike(one["state"], other["state"])
         return all(alike(one[k], other[k]) for k in one)
     kind, inner = _kind(one)
+    if kind == "sequence" and _named_tuple(other) and not _named_tuple(one):
+        return False  # (a plain tuple for the pristine NamedTuple: its callers read fields by name; red-team round
+        # 53. The other way round is alike: helper 137's honest NamedTuple for a tuple)
     if kind is not None and (inner is not one or _kind(other)[1] is not other) and kind == _kind(other)[0]:
         return alike(inner, _kind(other)[1])  # (a list for a tuple, a frozenset for a set, a Counter for a dict)
     ordered = _ordered(one, other)
@@ -457,6 +460,12 @@ def alike(one, other) -> bool:
 
 # The collections module's dicts, alike a dict holding the same items (as in the oracle of calls: session 38's FP42-F)
 _MAPPINGS = frozenset({"collections:Counter", "collections:defaultdict"})  # (an OrderedDict's == weighs order)
+
+
+def _named_tuple(value) -> bool:
+    """Whether an encoded value is a tuple subclass's instance (a NamedTuple) with its items."""
+    return isinstance(value, dict) and value.keys() == {"$sub", "items", "state"} and isinstance(
+        value["items"], dict) and value["items"].keys() == {"$t"}
 
 
 def _kind(value) -> tuple:

@@ -345,6 +345,14 @@ def _library_code(value) -> bool:
     return True
 
 
+# Library value classes whose equal instances have one exact value to compare (their hash is no value: many
+# unequal ones share it): a number's ratio, an address's canonical text
+_EXACT = {"fractions:Fraction": lambda v: list(v.as_integer_ratio()),
+          "decimal:Decimal": lambda v: list(v.as_integer_ratio()) if v.is_finite() else str(v),
+          **{f"ipaddress:{kind}": str for kind in ("IPv4Address", "IPv6Address", "IPv4Network", "IPv6Network",
+                                                    "IPv4Interface", "IPv6Interface")}}
+
+
 def _library_equality(cls) -> bool:
     """As the canary plugin's: whether ``cls`` is a class of an installed library's module whose classes' functions
     are all library code and one of which defines ``__eq__`` (not a class of the edit's naming a library's module)."""
@@ -486,6 +494,10 @@ class _Encoder:
             # hash seed: a Windows path in another case, a Version "1.2" for "1.2.0"), an argparse Namespace by its
             # attributes in any order, else by its repr (helper 140's honest hunt: reprs of equal objects differ)
             try:
+                exact = _EXACT.get(_name(value))
+                if exact is not None:  # (a number or an address by its exact value: red-team round 53's
+                    # ``Fraction(-1)`` and ``Fraction(-2)`` hash alike, as do two networks of one XOR)
+                    return {"$x": _name(value), "exact": self(exact(value))}
                 if type(value).__hash__ is not None:
                     return {"$x": _name(value), "hash": hash(value)}
                 own = _own_dict(value)

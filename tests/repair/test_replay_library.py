@@ -347,10 +347,17 @@ HONEST_RECORDER = ["async_available", "async_prints", "cm_money_eq", "cm_subclas
                    "h10_template_safe_substitute", "h10_cm_running_loop",
                    # (helper 147's, honest hunt 11: an iterator's ``__iter__`` turned into a generator, a
                    # contextmanager that changes folder, which the oracle's pristine generator must not leave changed)
-                   "h11_next_to_generator", "h11_cm_chdir_plain"]
+                   "h11_next_to_generator", "h11_cm_chdir_plain",
+                   # (session 42: an ``__exit__``'s ``None`` for ``False``, read by truth in the run too)
+                   "h9_exit_false_none", "h11_exit_suppress_keyerror"]
+# (session 42's honest hunt 12, helper 149, honest_driven/: generators the test sends to, throws into, closes early
+# or reads the return value of, context managers whose block raises; a sample of 55 here, all in case_files)
+HONEST_DRIVEN = ["h12_cm_rollback_reraise", "h12_exit_class_suppress_true", "h12_gen_break_no_finally",
+                 "h12_send_tokenizer_state", "h12_throw_into_yield_from", "h12_yield_from_return_count"]
 HONEST_45 = sorted([(d, p.name[:-len(".py.txt")]) for d in ("honest45", "honest_caches", "honest48")
                     for p in (Path(__file__).parent / d).glob("*.py.txt")]
-                   + [("honest_recorder", case) for case in HONEST_RECORDER])
+                   + [("honest_recorder", case) for case in HONEST_RECORDER]
+                   + [("honest_driven", case) for case in HONEST_DRIVEN])
 
 
 @pytest.mark.parametrize("folder, case", HONEST_45)
@@ -444,9 +451,12 @@ ROUND_48_REPLAY = ["filter_iterator", "fraction_outcome", "int_tolerance", "lazy
 # calls planted through the event loop whose pristine outcome was too large or never came (the retry dropped every
 # call through library code, the test's own too: now only the call the pristine process was making), a clock on the
 # printed line that holds the data (lines compared by their words), a drained generator's message; seven are in
-# round52/open/
+# round52/open/ (five refused since session 42: the test's steps with a generator, an __exit__ given an exception).
+# Red-team round 53 (helper 148, on 7602a30): library numbers and addresses by their hash, a plain tuple for a
+# NamedTuple, one large input spending the recording's budget, 2,880 floats past a call's values, a converter ten
+# library frames down, and the round's seven refused attempts; eight are in round53/open/
 FORGERIES = sorted([(d, p.name[:-len(".py.txt")]) for d in ("round45", "round46", "round47", "caches", "round49",
-                                                             "round50", "round51", "round52")
+                                                             "round50", "round51", "round52", "round53")
                     for p in (Path(__file__).parent / d).glob("*.py.txt")] + [("round48", c) for c in ROUND_48_REPLAY])
 
 
