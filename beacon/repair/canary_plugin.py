@@ -3598,12 +3598,12 @@ class _Shadow:
             except Exception:  # noqa: BLE001 (the recorder's own failure: never the test's)
                 self.recorder.counts["failed"] += 1
                 catch = None
-            if catch is not None:  # (a followed generator resumed by ``throw()``/``close()``: the recorder takes
-                # the exception thrown in from the frame's first "exception" event)
+            if catch is not None:  # (a followed generator's resume: the recorder takes the exception a
+                # ``throw()``/``close()`` brought in and what it yields, from the frame's events)
                 inner = self._judged(frame, code)
                 if inner is None:
                     frame.f_trace_lines = False
-                return _catching(catch, inner)
+                return _watching(catch, inner)
         return self._judged(frame, code)
 
     def _judged(self, frame, code):
@@ -4060,9 +4060,12 @@ class _Shadow:
                 return self._unchecked(frame)
             self._steps[key] = steps
         elif self._others_busy() or (steps.counted and self.spent >= 2 * _SHADOW_SECONDS) or _differences(
-                steps.values, steps.copies[0], ("arguments",), 1):
+                steps.values, steps.copies[0], ("arguments",), 1) or steps.yielded is not None and _differences(
+                steps.yielded[0], steps.yielded[1], ("yielded",), 1, self.oracle.added):
             # (arguments no longer alike their pristine copies: the consumer changed them between resumes, as a
-            # test appending to the list being walked; the generator's own changes were compared at its last resume)
+            # test appending to the list being walked; the generator's own changes were compared at its last resume.
+            # Or the object it yielded, changed by the consumer where the pristine one was not: a ``with`` block
+            # filling the transaction a ``contextmanager`` yielded, honest hunt 12)
             self._lose(frame)
             self.counts["unchecked"] += 1
             return self._unchecked(frame)
@@ -4073,6 +4076,19 @@ class _Shadow:
             self._lose(frame)  # (a built-in iterator cannot be thrown into)
             self.counts["unchecked"] += 1
             return self._unchecked(frame)
+        # what ``send`` gave this resume: passed on to the pristine generator when it is immutable data (a ``yield
+        # from`` loop hands it to the inner generator: honest hunt 12's send-driven tally behind ``yield from`` was
+        # advanced with ``next``); any other value ends the check
+        action = ("next", None)
+        if not throw and not first:
+            readable, sent = _sent_value(frame, code)
+            if not readable or sent is not None and not (
+                    _immutable(sent) and _type(steps.generator) is types.GeneratorType):
+                self._lose(frame)
+                self.counts["unchecked"] += 1
+                return self._unchecked(frame)
+            if sent is not None:
+                action = ("send", sent)
         tracked = self._tracked(steps.values, frame)
         before = self._containers() + [(c, dict, dict.copy(c)) for c, _, _ in steps.copies[2]] + tracked
         # A thrown exception that is not caught leaves the frame at its ``yield`` too: the lines run after it tell
@@ -4095,7 +4111,11 @@ class _Shadow:
                 self.running -= 1
                 frame.f_trace_lines = False
                 op = code.co_code[frame.f_lasti]
-                outcome = ("yield", arg) if op == _YIELD_VALUE and not (throw and pending[0]) else (
+                # (a yield leaves the generator suspended; an exception that left through a ``with`` around the
+                # ``yield`` is at that ``YIELD_VALUE`` too, after the ``with``'s exit ran a line: honest hunt 12)
+                suspended = _suspended(frame, code)
+                yielded = op == _YIELD_VALUE and not (throw and pending[0]) if suspended is None else suspended
+                outcome = ("yield", arg) if yielded else (
                     ("return", arg) if frame.f_lasti in returns else ("raise", raised[0] or BaseException))
                 begun = _clock()
                 try:
@@ -4105,7 +4125,7 @@ class _Shadow:
                         self._lose(frame)
                         self.counts["unchecked"] += 1
                     else:
-                        self._step(frame, steps, ("throw", thrown[0]) if throw else ("next", None), before, tracked,
+                        self._step(frame, steps, ("throw", thrown[0]) if throw else action, before, tracked,
                                    outcome)
                     if outcome[0] != "yield":
                         self._lose(frame)
@@ -4285,6 +4305,8 @@ class _Shadow:
                                                                      before)
         self._hold([v for v, keep in zip(steps.values, steps.mask) if keep] + ([outcome[1]] if outcome[0] != "raise"
                                                                               else []))
+        steps.yielded = (outcome[1], first[1]) if not found and outcome[0] == "yield" and not _immutable(
+            outcome[1]) else None
         if not found:
             return
         self.counts["differed"] += 1
@@ -4633,6 +4655,7 @@ _DRIVEN_STEPS, _DRIVEN_RESUMES, _DRIVEN_FRAMES, _DRIVEN_SECONDS = 64, 1024, 256,
 _F_FRAME, _F_CODE, _STACKTOP, _LOCALSPLUS = 24, 32, 64, 72
 _POINTER_AT = ctypes.c_void_p.from_address
 _INT_AT = ctypes.c_int.from_address
+_INT8_AT = ctypes.c_int8.from_address
 _OBJECT_AT = ctypes.py_object.from_address
 _CDATA_VALUE = ctypes._SimpleCData.__dict__["value"].__get__
 _EXC_ARGS = BaseException.__dict__["args"].__get__
@@ -4745,7 +4768,7 @@ class _Driven:
     steps so far and the arguments as they were at the last one."""
 
     __slots__ = ("code", "index", "text", "entry", "function", "bound", "via", "args", "kwargs", "steps", "driven",
-                 "awaiting", "resumes", "counted")
+                 "awaiting", "resumes", "counted", "where", "last", "last_text")
 
     def __init__(self, code, index, text, entry, function, bound, via, args, kwargs):
         self.code, self.index, self.text, self.entry = code, index, text, entry
@@ -4755,6 +4778,21 @@ class _Driven:
         self.awaiting = None  # the step of a ``throw()``/``close()`` resume until its exception is known
         self.resumes = 0
         self.counted = False
+        self.where = None  # class -> [file, qualname] of the declared modules' classes (for encoding)
+        self.last = self.last_text = None  # the object the last resume yielded, and its encoding then
+
+
+class _StepWatch:
+    """What the recorder wants to see of one resume of a followed generator: the exception a ``throw()``/``close()``
+    brought in (``thrown``, its first "exception" event) and what it yielded (its "return" event)."""
+
+    __slots__ = ("recorder", "key", "known", "thrown")
+
+    def __init__(self, recorder, key, known):
+        self.recorder, self.key, self.known, self.thrown = recorder, key, known, None
+
+    def returned(self, frame, value) -> None:
+        self.recorder._yielded(self.key, self.known, frame, value)
 
 
 _BUILTIN_EXCEPTIONS = {id(value): (name, value) for name, value in vars(builtins).items()
@@ -4767,11 +4805,11 @@ def _builtin_exception(kind):
     return ["builtins", known[0]] if known is not None and known[1] is kind else None
 
 
-def _catching(catch, inner):
-    """A frame's local trace function that hands the first exception it sees to ``catch`` (the one a
-    ``throw()``/``close()`` resume brought in) and passes every event on to ``inner`` (the oracle's own local trace
-    function, or None)."""
-    state = [inner, catch]
+def _watching(watch, inner):
+    """A followed generator frame's local trace function for one resume: hands the first exception it sees to the
+    :class:`_StepWatch` (the one a ``throw()``/``close()`` resume brought in) and the resume's end ("return": what it
+    yielded), and passes every event on to ``inner`` (the oracle's own local trace function, or None)."""
+    state = [inner, watch.thrown, watch]
 
     def local(frame, event, arg):
         if event == "exception" and state[1] is not None:
@@ -4784,6 +4822,12 @@ def _catching(catch, inner):
             replaced = state[0](frame, event, arg)
             if replaced is not None:
                 state[0] = replaced
+        if event == "return" and state[2] is not None:
+            ended, state[2] = state[2], None
+            try:
+                ended.returned(frame, arg)
+            except Exception:  # noqa: BLE001,S110
+                pass
         return local
 
     return local
@@ -4955,8 +4999,7 @@ class _Recorder:
                 return
             if item is not None:
                 self._kept_items[_ohash(item)] = item
-            self._follow(frame, code, entry, text, function, bound, via)
-            return
+            return self._follow(frame, code, entry, text, function, bound, via, spaces)
         self._chars += len(text)
         self._per_name[bucket] = self._per_name.get(bucket, 0) + 1
         self.calls.append(text)
@@ -4966,18 +5009,37 @@ class _Recorder:
             self._via[1] += len(text)
         if item is not None:
             self._kept_items[_ohash(item)] = item
-        self._follow(frame, code, entry, text, function, bound, via)
+        return self._follow(frame, code, entry, text, function, bound, via, spaces)
 
-    def _follow(self, frame, code, entry, text, function, bound, via) -> None:
+    def _follow(self, frame, code, entry, text, function, bound, via, spaces):
         """Follow a kept generator call's frame: its later resumes are the test's steps with it (red-team round 52:
         the replay drained every generator with ``next``, so what the test sent, threw in or closed early never
-        reached it there, nor a ``contextmanager``'s rollback when its block raised)."""
+        reached it there, nor a ``contextmanager``'s rollback when its block raised). A :class:`_StepWatch` on the
+        frame's first resume (what it yields), or None."""
         if not code.co_flags & _CO_GENERATOR or _len(self._driven) >= _DRIVEN_FRAMES:
-            return
+            return None
         index = next((i for i in range(_len(self.calls) - 1, -1, -1) if self.calls[i] is text), None)
-        if index is not None:
-            self._driven[_id(frame)] = _Driven(code, index, text, entry, function, bound, via, entry["args"],
-                                               entry["kwargs"])
+        if index is None:
+            return None
+        known = self._driven[_id(frame)] = _Driven(code, index, text, entry, function, bound, via, entry["args"],
+                                                   entry["kwargs"])
+        known.where = lambda kind: self._where(kind, spaces)  # noqa: E731
+        return _StepWatch(self, _id(frame), known)
+
+    def _yielded(self, key, known, frame, value) -> None:
+        """A followed generator's resume ended: when it yielded an object that is no immutable data, that object
+        and its encoding now, so the next resume can tell what the test did to it (a ``with`` block filling the
+        transaction a ``contextmanager`` yielded, honest hunt 12)."""
+        known.last = known.last_text = None
+        if self._driven.get(key) is not known or _immutable(value) or _suspended(frame, known.code) is not True:
+            return
+        start = _clock()
+        try:
+            known.last, known.last_text = value, _dumps(_plain(value, [_REPLAY_NODES], known.where))
+        except (_NotData, RecursionError, ValueError, TypeError, KeyError):
+            known.last = known.last_text = None
+        finally:
+            self._driven_spent += _clock() - start
 
     def item_done(self) -> None:
         """A test item ended: the generators it made are followed no longer (an id may then be reused)."""
@@ -4986,7 +5048,7 @@ class _Recorder:
     def _resumed(self, frame, code, spaces):
         """One later resume of a followed generator (see :meth:`_follow`): by ``next``/``send``, the step is kept
         now; by ``throw``/``close``, the returned function takes the exception thrown in (the frame's first
-        "exception" event, :func:`_catching`). The arguments as the frame holds them then are kept with the step
+        "exception" event, :func:`_watching`). The arguments as the frame holds them then are kept with the step
         when they changed (the test's ``with`` block changed the dict the ``contextmanager`` yielded)."""
         key = _id(frame)
         known = self._driven.get(key)
@@ -5006,22 +5068,30 @@ class _Recorder:
                 args = None  # (a parameter the generator rebound to no data: no arguments for this step)
             if args is not None and _dumps([args, kwargs]) != _dumps([known.args, known.kwargs]):
                 step["args"], known.args, known.kwargs = [args, kwargs], args, kwargs
+            if known.last is not None:  # (the object it last yielded, as the test left it, when the test changed it)
+                now = _plain(known.last, [_REPLAY_NODES], where)
+                if _dumps(now) != known.last_text:
+                    step["yielded"] = now
+                    known.driven = True
+            watch = _StepWatch(self, key, known)
             if code.co_code[frame.f_lasti] != _RESUME:  # (at its ``yield``: resumed by ``throw()``/``close()``)
                 known.awaiting = step
-                return lambda exc: self._thrown(key, known, exc, where)
+                watch.thrown = lambda exc: self._thrown(key, known, exc, where)
+                return watch
             readable, value = _sent_value(frame, code)
             if not readable:
                 return self._cut(key)
             if value is None:
                 last = known.steps[-1] if known.steps else None
-                if last is not None and last["do"] == "next" and "args" not in step:
+                if last is not None and last["do"] == "next" and "args" not in step and "yielded" not in step:
                     last["n"] += 1  # (a run of ``next`` is one step)
-                    return None
+                    return watch
                 step.update(do="next", n=1)
             else:
                 step.update(do="send", value=_plain(value, [_REPLAY_NODES], where))
                 known.driven = True
-            return self._stepped(key, known, step)
+            self._stepped(key, known, step)
+            return watch if self._driven.get(key) is known else None
         except (_NotData, RecursionError, ValueError, TypeError, KeyError):
             return self._cut(key)
         finally:
@@ -5063,7 +5133,7 @@ class _Recorder:
             return None
         text = _dumps(dict(known.entry, steps=known.steps))
         grown = _len(text) - _len(known.text)
-        if self._chars + grown > _REPLAY_CHARS or known.via and (
+        if self._chars + grown > _REPLAY_CHARS or _len(text) > _REPLAY_CALL_CHARS or known.via and (
                 self._via[1] + grown > _VIA_CHARS or _len(text) > _VIA_CALL_CHARS):
             return self._cut(key)
         self.calls[known.index], known.text = text, text
@@ -5815,11 +5885,13 @@ def _made_with_defaults(outer, inner) -> bool:
 class _Steps:
     """A changed generator being checked in step with its pristine version (``_Shadow._resume``)."""
 
-    __slots__ = ("frame", "values", "copies", "call", "mask", "counted", "actions", "generator")
+    __slots__ = ("frame", "values", "copies", "call", "mask", "counted", "actions", "generator", "yielded")
 
     def __init__(self, frame, values, copies, call, mask, counted):
         self.frame, self.values, self.copies, self.call, self.mask = frame, values, copies, call, mask
         self.counted, self.actions, self.generator = counted, [], None
+        # the last resume's yielded objects, real and pristine, when they were found alike and are not immutable
+        self.yielded = None
 
     def begin(self, copied):
         """The pristine generator on ``copied``, or an iterator over what the pristine function returns (a generator
@@ -5849,7 +5921,8 @@ def _advance(generator, action):
     try:
         if action[0] == "throw" and _type(generator) is not types.GeneratorType:
             raise action[1]  # (a built-in iterator cannot be thrown into: the exception is what it would give)
-        value = generator.throw(action[1]) if action[0] == "throw" else next(generator)
+        value = generator.throw(action[1]) if action[0] == "throw" else (
+            generator.send(action[1]) if action[0] == "send" else next(generator))
     except StopIteration as stop:
         return "return", stop.value
     return "yield", value
@@ -5897,6 +5970,29 @@ def _exit_as_used(outcome):
     if outcome[0] == "return" and outcome[1] is None:
         return ("return", False, *outcome[2:])
     return outcome
+
+
+def _immutable(value, depth: int = 0) -> bool:
+    """Whether ``value`` is immutable built-in data by exact class (a tuple of such, a few levels deep): one object
+    both the real and the pristine generator may be given."""
+    kind = _type(value)
+    if kind in _PLAIN_SCALARS or kind is bytes or kind is complex:
+        return True
+    return kind is tuple and depth < 4 and _all(_immutable(v, depth + 1) for v in value)
+
+
+def _suspended(frame, code) -> bool | None:
+    """At a generator frame's "return" event: whether it yielded (CPython 3.11 marks the generator suspended before
+    the event) rather than returned or let an exception out; None where that cannot be read. The state is the byte
+    before the generator's interpreter frame, after padding (``gi_frame_state``, an int8: -1 suspended, 0
+    running)."""
+    if _sys_version[:2] != (3, 11):
+        return None
+    base = _CDATA_VALUE(_POINTER_AT(_id(frame) + _F_FRAME))
+    if not base or _CDATA_VALUE(_POINTER_AT(base + _F_CODE)) != _id(code):
+        return None
+    state = _CDATA_VALUE(_INT8_AT(base - 5))
+    return state == -1 if state in (-1, 0) else None
 
 
 def _sent_value(frame, code) -> tuple:

@@ -174,6 +174,7 @@ def _driven(generator, steps: list, args: list, kwargs: dict, resolve) -> dict:
     into the live arguments, after recording what the earlier steps had left in them."""
     encode = _Encoder()
     done: list = []
+    last: list = [None]  # what the generator yielded last
 
     def made(action) -> bool:
         try:
@@ -185,6 +186,7 @@ def _driven(generator, steps: list, args: list, kwargs: dict, resolve) -> dict:
             done.append(raised(exc))
             return False
         done.append({"yield": _bounded(encode(value))})
+        last[0] = value
         return True
 
     going = made(lambda: next(generator))
@@ -194,6 +196,9 @@ def _driven(generator, steps: list, args: list, kwargs: dict, resolve) -> dict:
         if "args" in step:
             done.append({"args": _bounded(encode([args, kwargs]))})
             _written(args, kwargs, decode(step["args"], resolve))
+        if "yielded" in step:  # (the object it yielded, as the test left it: the transaction a ``with`` filled)
+            done.append({"yielded": _bounded(encode(last[0]))})
+            _written([last[0]], {}, [[decode(step["yielded"], resolve)], {}])
         do = step.get("do")
         if do == "next":
             for _ in range(min(int(step.get("n", 1)), _DRAINED)):

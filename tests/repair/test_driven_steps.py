@@ -140,3 +140,59 @@ def test_a_step_that_is_no_data_cuts_the_steps_and_the_generator_is_drained_as_b
     assert verdict.passed, verdict.reasons
     recorded = run.replay["recorded"]
     assert recorded["driven"] == 0 and recorded["steps_cut"] == 1 and recorded["recorded"] == 1, recorded
+
+
+def test_an_object_the_test_changed_is_written_back_before_the_next_step():
+    def collecting():
+        box = []
+        yield box
+        return sorted(box)
+
+    # the test appended to the yielded list before the next resume: the driver records what the list held in the
+    # replay (empty), then gives it what the test left
+    done = _driven(collecting(), [{"do": "next", "n": 1, "yielded": [3, 1, 2]}], [], {}, None)["$steps"]
+    assert done == [{"yield": []}, {"yielded": []}, {"return": [1, 2, 3]}]
+
+
+class _Block:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _inside_a_with():
+    with _Block():
+        yield 1
+    yield 2
+
+
+def test_a_resume_that_let_an_exception_out_through_a_with_is_told_from_a_yield():
+    from beacon.repair.canary_plugin import _suspended
+
+    ends = []
+
+    def trace(frame, event, arg):
+        if frame.f_code is _inside_a_with.__code__:
+            def local(frame, event, arg):
+                if event == "return":
+                    ends.append((arg, _suspended(frame, frame.f_code)))
+                return local
+            return local
+        return None
+
+    sys.settrace(trace)
+    try:
+        generator = _inside_a_with()
+        next(generator)
+        try:
+            generator.throw(ValueError("x"))
+        except ValueError:
+            pass
+        assert list(_inside_a_with()) == [1, 2]
+    finally:
+        sys.settrace(None)
+    # (the thrown exception left at the ``yield``'s own instruction, after the ``with``'s exit ran a line: the
+    # generator is not suspended there, as it is after a yield)
+    assert ends == [(1, True), (None, False), (1, True), (2, True), (None, False)]
