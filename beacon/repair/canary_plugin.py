@@ -90,9 +90,11 @@ import builtins
 import binascii
 import copy
 import ctypes
+import decimal
 import dis
 import enum
 import fnmatch
+import fractions
 import functools
 import gc
 import hashlib
@@ -117,7 +119,7 @@ import time
 import types
 import weakref
 import zlib
-from pathlib import Path
+from pathlib import Path, PurePath
 
 
 # ---- What the plugin calls, as it was when the plugin was imported (session 35, red-team round 33) -------------------
@@ -4631,7 +4633,7 @@ _REPLAY_CALL_CHARS, _LIBRARY_FRAMES = 200_000, 24
 # key comes from the harness, _SAMPLE_KEY, so the edit cannot tell which calls are chosen, and every run of one
 # repair chooses the same)
 _REPLAY_FIRST, _REPLAY_CANDIDATES = 32, 1024
-_VIA_CALLS, _VIA_CHARS, _VIA_CALL_CHARS = 256, 200_000, 20_000  # the calls made through library code: apart
+_VIA_CALLS, _VIA_CHARS, _VIA_CALL_CHARS = 256, 400_000, 20_000  # the calls made through library code: apart
 # the members of the C descriptors, read on a subclass's instance without running its code
 _STATIC_FUNC = {True: classmethod.__dict__["__func__"].__get__, False: staticmethod.__dict__["__func__"].__get__}
 _PROPERTY_FSET, _PROPERTY_FGET = property.__dict__["fset"].__get__, property.__dict__["fget"].__get__
@@ -4647,7 +4649,10 @@ _REPLAY_MISSES, _REPLAY_SECONDS = 8, 2.0
 # _DRIVEN_STEPS steps (a run of ``next`` is one) and _DRIVEN_RESUMES resumes a generator, _DRIVEN_FRAMES generators
 # followed at once, _DRIVEN_SECONDS spent on them in all (apart from _REPLAY_SECONDS: a long generator cannot stop
 # the recording of the tests' other calls)
-_DRIVEN_STEPS, _DRIVEN_RESUMES, _DRIVEN_FRAMES, _DRIVEN_SECONDS = 64, 1024, 256, 1.0
+_DRIVEN_STEPS, _DRIVEN_RESUMES, _DRIVEN_FRAMES, _DRIVEN_SECONDS = 256, 4096, 256, 2.0
+# one generator's share of _DRIVEN_SECONDS (red-team round 54: a long honest ``for`` loop spent it all, and a later
+# driven generator was cut at its first resume)
+_DRIVEN_FRAME_SECONDS = 0.1
 # Where CPython 3.11 keeps a frame's value stack: PyFrameObject's ``f_frame`` (after the refcount, the type and
 # ``f_back``); in the _PyInterpreterFrame it points to, ``f_code`` (5th pointer), ``stacktop`` (an int after 8
 # pointers) and ``localsplus`` (after it, aligned). At a generator's resume by ``send``, the sent value is the top
@@ -4660,7 +4665,27 @@ _OBJECT_AT = ctypes.py_object.from_address
 _CDATA_VALUE = ctypes._SimpleCData.__dict__["value"].__get__
 _EXC_ARGS = BaseException.__dict__["args"].__get__
 _sys_version = tuple(sys.version_info)
+_MAIN_THREAD = threading.get_ident()  # (the plugin loads in the main thread)
 _TRACEBACK = types.TracebackType
+_FRACTION = fractions.Fraction
+_DECIMAL, _DECIMAL_STR = decimal.Decimal, decimal.Decimal.__str__
+_PURE_PATH, _PURE_PATH_STR = PurePath, PurePath.__str__
+_OS_FIELDS = {name: OSError.__dict__[name].__get__ for name in ("errno", "strerror", "filename", "filename2")}
+
+
+def _library_class(cls) -> str | None:
+    """``"module:qualname"`` of a class an installed library's module defines (the standard library or
+    site-packages, not the checkout), found again under that name; None for any other."""
+    module, qualname = _class_module(cls), _class_qualname(cls)
+    if _type(module) is not str or _type(qualname) is not str or "<" in qualname:
+        return None
+    held = _namespace(_sys_modules.get(module))
+    where = held.get("__file__") if held is not None else None
+    if _type(where) is not str or not _realpath_cached(where).startswith(_INSTALLED):
+        return None
+    for part in qualname.split("."):
+        held = held.get(part) if _type(held) is dict else _class_dict(held).get(part) if _is_class(held) else None
+    return f"{module}:{qualname}" if held is cls else None
 _PLAIN_SCALARS = frozenset({type(None), bool, int, float, str})
 _func_dict = types.FunctionType.__dict__["__dict__"].__get__
 _object_getattribute, _lru_wrapper = object.__getattribute__, functools._lru_cache_wrapper
@@ -4705,20 +4730,36 @@ def _plain(value, budget: list, where=None, busy=None):
             return {"$s" if kind is set else "$fs": items}
         if kind is _TRACEBACK:  # (an ``__exit__``'s third argument: none in the replay, red-team round 52)
             return {"$tb": 0}
+        if kind is _FRACTION:  # (by its ratio, red-team round 54's sent fractions)
+            return {"$frac": [value.numerator, value.denominator]}
+        if kind is _DECIMAL:
+            return {"$dec": _DECIMAL_STR(value)}
         builtin = _BUILTIN_EXCEPTIONS.get(_id(kind))
         if builtin is not None and builtin[1] is kind:
             # a built-in exception (what ``__exit__`` is given when a ``with`` block raised: round 52), by its class
-            # and arguments
-            return {"$e": builtin[0], "args": _plain(list(_EXC_ARGS(value)), budget, where, busy)}
-        if _class_flags(kind) & _TYPE_SUBCLASS:  # a class: a built-in exception class, or one a declared module
-            # defines
+            # and arguments; an ``OSError``'s fields too, which its arguments do not hold (round 54's filename)
+            args = _plain(list(_EXC_ARGS(value)), budget, where, busy)
+            if _any(_is(base, OSError) for base in _class_mro(kind)):
+                fields = [_OS_FIELDS[name](value) for name in ("errno", "strerror", "filename", "filename2")]
+                # (a path object the test opened is given as its text: ``open`` reports it as it was given)
+                fields = [_PURE_PATH_STR(f) if _any(_is(b, _PURE_PATH) for b in _class_mro(_type(f))) else f
+                          for f in fields]
+                return {"$os": builtin[0], "args": args, "fields": _plain(fields, budget, where, busy)}
+            return {"$e": builtin[0], "args": args}
+        if _class_flags(kind) & _TYPE_SUBCLASS:  # a class: a built-in exception class, one a declared module
+            # defines, or one an installed library's module defines (round 54's ``json.JSONDecodeError``)
             builtin = _BUILTIN_EXCEPTIONS.get(_id(value))
             if builtin is not None and builtin[1] is value:
                 return {"$kb": builtin[0]}
-            found = where(value) if where is not None else None
-            if found is None or not _any(_is(base, BaseException) for base in _class_mro(value)):
+            if not _any(_is(base, BaseException) for base in _class_mro(value)):
                 raise _NotData
-            return {"$k": list(found)}
+            found = where(value) if where is not None else None
+            if found is not None:
+                return {"$k": list(found)}
+            library = _library_class(value)
+            if library is None:
+                raise _NotData
+            return {"$kl": library}
         found = where(kind) if where is not None else None
         if found is None:
             raise _NotData
@@ -4768,7 +4809,7 @@ class _Driven:
     steps so far and the arguments as they were at the last one."""
 
     __slots__ = ("code", "index", "text", "entry", "function", "bound", "via", "args", "kwargs", "steps", "driven",
-                 "awaiting", "resumes", "counted", "where", "last", "last_text")
+                 "awaiting", "resumes", "counted", "where", "last", "last_text", "spent")
 
     def __init__(self, code, index, text, entry, function, bound, via, args, kwargs):
         self.code, self.index, self.text, self.entry = code, index, text, entry
@@ -4780,6 +4821,7 @@ class _Driven:
         self.counted = False
         self.where = None  # class -> [file, qualname] of the declared modules' classes (for encoding)
         self.last = self.last_text = None  # the object the last resume yielded, and its encoding then
+        self.spent = 0.0  # seconds spent on its steps
 
 
 class _StepWatch:
@@ -4803,6 +4845,22 @@ def _builtin_exception(kind):
     """``["builtins", name]`` for a built-in exception class, else None."""
     known = _BUILTIN_EXCEPTIONS.get(_id(kind))
     return ["builtins", known[0]] if known is not None and known[1] is kind else None
+
+
+def _argument_states(code, local, where, bound: bool) -> list:
+    """``[args, kwargs]`` (encoded) as a generator's frame holds its parameters now, each encoded on its own
+    (``{"$keep": 0}`` for one that is no data, or gone); ``kwargs`` are the keyword-only ones."""
+    count, kwonly = code.co_argcount, code.co_kwonlyargcount
+    names = code.co_varnames
+
+    def one(name):
+        try:
+            return _plain(local[name], [_REPLAY_NODES], where)
+        except (_NotData, RecursionError, ValueError, TypeError, KeyError):
+            return {"$keep": 0}
+
+    return [[one(name) for name in names[int(bound):count]],
+            {"$d": [[name, one(name)] for name in names[count:count + kwonly]]}]
 
 
 def _watching(watch, inner):
@@ -4918,10 +4976,15 @@ class _Recorder:
             between.append(back_code)
             back = back.f_back
         else:
+            if back is not None:
+                return  # (past _LIBRARY_FRAMES)
+        # A worker thread's call (a ``ThreadPoolExecutor.map`` of the def): no test frame above it, only library
+        # code down to the thread's start; kept as a call through library code while a test runs (red-team round
+        # 53: it went unrecorded and uncounted), within the budgets the edit's own threads could spend
+        worker = back is None and between and item is not None and _get_ident() != _MAIN_THREAD
+        if back is None and not worker or back is not None and caller in self.files:
             return
-        if back is None or caller in self.files:
-            return
-        if self.genuine is not None and not self.genuine(back_code):
+        if not worker and self.genuine is not None and not self.genuine(back_code):
             # (red-team round 38: the edit's functions compiled under a test file's name filled the per-name limit
             # with calls both versions answer alike, so the test's own call was never replayed)
             self.counts["not_compiled"] += 1
@@ -4936,7 +4999,7 @@ class _Recorder:
         # Library code between the test and the def that is no wrapper the def's names hold: kept, apart (a
         # generator a ``contextlib.contextmanager`` enters, a coroutine an event loop runs, an enum's
         # ``_missing_``, ``functools.total_ordering``'s generated comparison; red-team round 51)
-        via = bool(between) and not _all(_id(c) in known[2] and known[2][_id(c)] is c for c in between)
+        via = worker or bool(between) and not _all(_id(c) in known[2] and known[2][_id(c)] is c for c in between)
         if not known[1]:
             self.counts["unnamed"] += 1
             return
@@ -4987,8 +5050,8 @@ class _Recorder:
         finally:
             self.spent += _clock() - start
         self._misses[_id(code)] = 0
-        if text in self._seen:
-            return
+        if text in self._seen and not code.co_flags & _CO_GENERATOR:  # (a generator's call is followed anew:
+            return  # the test may drive a second one otherwise, red-team round 54)
         self._seen.add(text)
         if len(text) > (_VIA_CALL_CHARS if via else _REPLAY_CALL_CHARS):
             self.counts["over"] += 1  # (one call through a library may not take its budget: round 51's 450,000
@@ -5021,9 +5084,9 @@ class _Recorder:
         index = next((i for i in range(_len(self.calls) - 1, -1, -1) if self.calls[i] is text), None)
         if index is None:
             return None
-        known = self._driven[_id(frame)] = _Driven(code, index, text, entry, function, bound, via, entry["args"],
-                                                   entry["kwargs"])
+        known = self._driven[_id(frame)] = _Driven(code, index, text, entry, function, bound, via, None, None)
         known.where = lambda kind: self._where(kind, spaces)  # noqa: E731
+        known.args = _dumps(_argument_states(code, frame.f_locals, known.where, bool(bound)))
         return _StepWatch(self, _id(frame), known)
 
     def _yielded(self, key, known, frame, value) -> None:
@@ -5031,15 +5094,21 @@ class _Recorder:
         and its encoding now, so the next resume can tell what the test did to it (a ``with`` block filling the
         transaction a ``contextmanager`` yielded, honest hunt 12)."""
         known.last = known.last_text = None
-        if self._driven.get(key) is not known or _immutable(value) or _suspended(frame, known.code) is not True:
+        if self._driven.get(key) is not known or _suspended(frame, known.code) is not True:
             return
         start = _clock()
         try:
-            known.last, known.last_text = value, _dumps(_plain(value, [_REPLAY_NODES], known.where))
+            # the arguments as the generator leaves them at its yield: a difference at the next resume is the
+            # test's change (its own changes are made again by the replay's generator: honest hunt 11's
+            # ``__iter__`` counting ``self.current`` down is no driven generator)
+            known.args = _dumps(_argument_states(known.code, frame.f_locals, known.where, bool(known.bound)))
+            if not _immutable(value):
+                known.last, known.last_text = value, _dumps(_plain(value, [_REPLAY_NODES], known.where))
         except (_NotData, RecursionError, ValueError, TypeError, KeyError):
             known.last = known.last_text = None
         finally:
             self._driven_spent += _clock() - start
+            known.spent += _clock() - start
 
     def item_done(self) -> None:
         """A test item ended: the generators it made are followed no longer (an id may then be reused)."""
@@ -5055,19 +5124,21 @@ class _Recorder:
         if known is None or known.code is not code:
             return None
         if self._driven_spent >= _DRIVEN_SECONDS or known.awaiting is not None or known.resumes >= _DRIVEN_RESUMES \
-                or self.calls[known.index] is not known.text:
+                or known.spent >= _DRIVEN_FRAME_SECONDS or self.calls[known.index] is not known.text:
             return self._cut(key)  # (over its limits; a throw whose exception never came; sampled out)
         start = _clock()
         try:
             known.resumes += 1
             where = lambda kind: self._where(kind, spaces)  # noqa: E731
             step = {}
-            try:
-                args, kwargs = self._arguments(code, frame.f_locals, known.function, where, bool(known.bound))
-            except (_NotData, RecursionError, ValueError, TypeError, KeyError):
-                args = None  # (a parameter the generator rebound to no data: no arguments for this step)
-            if args is not None and _dumps([args, kwargs]) != _dumps([known.args, known.kwargs]):
-                step["args"], known.args, known.kwargs = [args, kwargs], args, kwargs
+            # the arguments as the frame holds them, each on its own (round 54: one the generator rebound to an
+            # iterator made none of them data, and the test's change to another went unsynced); a change since
+            # the last step, by the test or the generator, makes the steps worth recording
+            states = _argument_states(code, frame.f_locals, where, bool(known.bound))
+            text = _dumps(states)
+            if text != known.args:
+                step["args"], known.args = states, text
+                known.driven = True
             if known.last is not None:  # (the object it last yielded, as the test left it, when the test changed it)
                 now = _plain(known.last, [_REPLAY_NODES], where)
                 if _dumps(now) != known.last_text:
@@ -5096,6 +5167,7 @@ class _Recorder:
             return self._cut(key)
         finally:
             self._driven_spent += _clock() - start
+            known.spent += _clock() - start
 
     def _thrown(self, key, known, exc, spaces_where) -> None:
         """The exception a ``throw()``/``close()`` resume of a followed generator was given: the step, by its class
@@ -5108,14 +5180,24 @@ class _Recorder:
                 step["do"] = "close"
             else:
                 where = _builtin_exception(kind)
-                if where is None:  # (a class a declared module defines, by its file and name, as ``$o`` has it)
-                    where = spaces_where(kind)
-                    if where is None:
+                if where is not None:  # (a built-in one whole, as an argument is: an ``OSError``'s file name too,
+                    # which its arguments do not hold: red-team round 54)
+                    step["exc"] = _plain(exc, [_REPLAY_NODES])
+                if where is None:  # (a class a declared module defines, by its file and name, as ``$o`` has it,
+                    # or an installed library's, by module and name, with its attributes: round 54's
+                    # ``json.JSONDecodeError``, whose ``__init__`` takes more than its arguments)
+                    place = spaces_where(kind)
+                    library = _library_class(kind) if place is None else None
+                    if place is None and library is None:
                         self._cut(key)
                         return
-                    where = {"$k": list(where)}
+                    where = {"$k": list(place)} if place is not None else {"$kl": library}
+                    own = _instance_dict_getter(kind)
+                    attrs = own(exc, kind) if own is not None else None
+                    if library is not None and _type(attrs) is dict:
+                        step["attrs"] = _plain(dict(attrs), [_REPLAY_NODES], spaces_where)
                 step.update({"do": "throw", "raise": where,
-                             "value": _plain(list(_EXC_ARGS(exc)), [_REPLAY_NODES])})
+                             "value": _plain(list(_EXC_ARGS(exc)), [_REPLAY_NODES], spaces_where)})
             known.driven = True
             self._stepped(key, known, step)
         except (_NotData, RecursionError, ValueError, TypeError, KeyError):
@@ -5134,7 +5216,8 @@ class _Recorder:
         text = _dumps(dict(known.entry, steps=known.steps))
         grown = _len(text) - _len(known.text)
         if self._chars + grown > _REPLAY_CHARS or _len(text) > _REPLAY_CALL_CHARS or known.via and (
-                self._via[1] + grown > _VIA_CHARS or _len(text) > _VIA_CALL_CHARS):
+                self._via[1] + grown > _VIA_CHARS):  # (a call through library code grows past _VIA_CALL_CHARS with
+            # its steps: round 54's transaction over 800 items)
             return self._cut(key)
         self.calls[known.index], known.text = text, text
         self._chars += grown

@@ -65,7 +65,7 @@ def decode(value, resolve=None):
         return [decode(v, resolve) for v in value]
     if kind is not dict:
         return value
-    tag = "$o" if "$o" in value else "$e" if "$e" in value else next(iter(value))  # (keys come sorted: "$base"
+    tag = "$o" if "$o" in value else "$e" if "$e" in value else "$os" if "$os" in value else next(iter(value))  # (keys come sorted: "$base"
     # first, "args" after "$e")
     inner = value[tag]
     if tag == "$t":
@@ -82,6 +82,28 @@ def decode(value, resolve=None):
         return complex(inner[0], inner[1])
     if tag == "$tb":  # (a traceback: none is made again)
         return None
+    if tag == "$keep":  # (an argument no data at a generator's resume)
+        return _KEEP
+    if tag == "$frac":  # (a fraction, by its ratio)
+        import fractions
+        return fractions.Fraction(inner[0], inner[1])
+    if tag == "$dec":  # (a decimal, by its text)
+        import decimal
+        return decimal.Decimal(inner)
+    if tag == "$kl":  # (a library's exception class, by module and name)
+        module, _, qualname = inner.partition(":")
+        found = importlib.import_module(module)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+        if not (isinstance(found, type) and issubclass(found, BaseException)):
+            raise ValueError("not an exception class")
+        return found
+    if tag == "$os":  # (an OSError by its fields, which its args do not hold)
+        kind = _BUILTINS[inner]
+        errno, strerror, filename, filename2 = decode(value["fields"], resolve)
+        made = kind(errno, strerror, filename, None, filename2) if errno is not None else kind(
+            *decode(value["args"], resolve))
+        return made
     if tag == "$kb":  # (a built-in exception class)
         return _BUILTINS[inner]
     if tag == "$e":  # (a built-in exception, from its arguments)
@@ -114,6 +136,7 @@ def decode(value, resolve=None):
 
 
 _NO_DATA = object()  # a ``_Default`` whose value could not be encoded
+_KEEP = object()  # an argument that was no data at a generator's resume: left as it is
 
 
 class _Default:
@@ -207,17 +230,29 @@ def _driven(generator, steps: list, args: list, kwargs: dict, resolve) -> dict:
                     break
         elif do == "send":
             value = decode(step.get("value"), resolve)
-            going = made(lambda: generator.send(value))
+            going = made(lambda: generator.send(value))  # (an iterator without ``send`` raises, as for a caller)
         elif do == "throw":
             where, given = step.get("raise"), decode(step.get("value"), resolve)
-            kind = resolve(*where["$k"]) if isinstance(where, dict) else (
+            kind = decode(where, resolve) if isinstance(where, dict) else (
                 _BUILTINS.get(where[1]) if where[0] == "builtins" else None)
             if not (isinstance(kind, type) and issubclass(kind, BaseException)):
                 raise ValueError("a thrown exception's class is not an exception")
-            going = made(lambda: generator.throw(kind(*given)))
+            attrs = decode(step.get("attrs"), resolve) if step.get("attrs") is not None else None
+            if step.get("exc") is not None:  # (a built-in exception whole: an OSError with its file name)
+                thrown = decode(step["exc"], resolve)
+                if type(thrown) is not kind:
+                    raise ValueError("a thrown exception of another class")
+            elif attrs is None:
+                thrown = kind(*given)
+            else:  # (as it was thrown: its arguments and attributes, no ``__init__``, which may need others)
+                thrown = BaseException.__new__(kind, *given)
+                BaseException.__dict__["args"].__set__(thrown, tuple(given))
+                thrown.__dict__.update(attrs)
+            going = made(lambda: generator.throw(thrown))
         elif do == "close":
             try:
-                generator.close()
+                if type(generator) is types.GeneratorType:  # (an iterator of a class is only let go: ``break``)
+                    generator.close()
                 done.append({"closed": True})
             except BaseException as exc:  # noqa: BLE001 (a generator that yields or raises when closed)
                 done.append(raised(exc))
@@ -229,22 +264,52 @@ def _driven(generator, steps: list, args: list, kwargs: dict, resolve) -> dict:
 
 def _written(args: list, kwargs: dict, wanted: list) -> None:
     """The live arguments given the state ``wanted`` (``[args, kwargs]`` as encoded, decoded) holds for them, in
-    place: a list's items, a dict's, a set's, a bytearray's, an instance's ``__dict__``; others as they are."""
+    place (:func:`_put`); an argument recorded as ``{"$keep": 0}`` (no data at that resume) is left as it is."""
     given, named = wanted[0], dict(wanted[1])
     pairs = list(zip(args, [a.value if isinstance(a, _Default) else a for a in given]))
     pairs += [(kwargs[name], value) for name, value in named.items() if name in kwargs]
     for live, value in pairs:
-        kind = type(live)
-        if kind is not type(value) or live is value:
-            continue
-        if kind is list or kind is bytearray:
-            live[:] = value
-        elif kind is dict or kind is set:
-            live.clear()
-            live.update(value)
-        elif hasattr(live, "__dict__") and isinstance(getattr(live, "__dict__", None), dict):
-            live.__dict__.clear()
-            live.__dict__.update(value.__dict__)
+        _put(live, value, 0)
+
+
+def _put(live, value, depth: int) -> None:
+    """``live`` given what ``value`` holds, in place and all the way down (red-team round 54: a generator that held
+    ``self.levels`` kept the old dict when the instance's ``__dict__`` was refilled with new ones): a list's items,
+    a dict's, a set's, a bytearray's, an instance's ``__dict__``; an item that is itself such a container of the
+    same class is updated, not replaced. Others stay as they are."""
+    kind = type(live)
+    if value is _KEEP or kind is not type(value) or live is value or depth > 50:
+        return
+    if kind is list:
+        if len(live) == len(value):
+            for i, item in enumerate(value):
+                if _fillable(live[i], item):
+                    _put(live[i], item, depth + 1)
+                elif item is not _KEEP:
+                    live[i] = item
+        else:
+            live[:] = [item for item in value if item is not _KEEP]
+    elif kind is bytearray:
+        live[:] = value
+    elif kind is dict:
+        for key in [k for k in live if k not in value]:
+            del live[key]
+        for key, item in value.items():
+            if key in live and _fillable(live[key], item):
+                _put(live[key], item, depth + 1)
+            elif item is not _KEEP:
+                live[key] = item
+    elif kind is set:
+        live.clear()
+        live.update(value)
+    elif isinstance(getattr(live, "__dict__", None), dict):
+        _put(live.__dict__, value.__dict__, depth + 1)
+
+
+def _fillable(live, value) -> bool:
+    kind = type(live)
+    return kind is type(value) and live is not value and (kind in (list, dict, set, bytearray) or isinstance(
+        getattr(live, "__dict__", None), dict) and kind.__module__ not in ("builtins",))
 
 
 def _in_a_loop(target, passed, kwargs, args, steps=None, resolve=None):
@@ -1366,10 +1431,12 @@ def main(payload: dict) -> None:
                 else:
                     returned = target(*passed, **kwargs)
                 if call.get("steps") is not None and (type(returned) is types.GeneratorType or _name(
-                        returned) == "contextlib:_GeneratorContextManager"):
-                    # driven step by step as the test drove it (round 52); a ``contextmanager``'s generator too
-                    returned = _Encoded(_driven(returned if type(returned) is types.GeneratorType else returned.gen,
-                                                call["steps"], args, kwargs, resolve))
+                        returned) == "contextlib:_GeneratorContextManager" or hasattr(type(returned), "__next__")):
+                    # driven step by step as the test drove it (round 52); a ``contextmanager``'s generator too, and
+                    # an iterator the other side's generator stands for (an ``__iter__`` returning ``self``)
+                    returned = _Encoded(_driven(returned.gen if _name(
+                        returned) == "contextlib:_GeneratorContextManager" else returned, call["steps"], args,
+                                                kwargs, resolve))
                 elif type(returned) is types.CoroutineType:
                     # an ``async def``'s call (round 49): what it returns or raises once run in an event loop of its
                     # own, as a test's ``asyncio.run`` would
@@ -1392,9 +1459,11 @@ def main(payload: dict) -> None:
                         # ``__next__`` or a generator; the arguments before they are drained: honest hunt 11)
                         given = _bounded(_Encoder()([args, kwargs]))
                         items = (_Encoder()._drained(returned) if type(returned) is not types.GeneratorType
-                                 and hasattr(type(returned), "__next__") else None)
-                        outcome = {"return": _bounded({"$gen": items} if items is not None else
-                                                      _Encoder()(returned)), "args": given}
+                                 and type(returned) is not _Encoded and hasattr(type(returned), "__next__") else None)
+                        if type(returned) is _Encoded:  # (driven through the test's steps)
+                            items, returned = None, returned.value
+                        outcome = {"return": _bounded({"$gen": items} if items is not None else returned if isinstance(
+                            returned, dict) and "$steps" in returned else _Encoder()(returned)), "args": given}
                     else:
                         outcome = {"return": _bounded(returned.value if type(returned) is _Encoded else
                                                       _Encoder()(returned)),

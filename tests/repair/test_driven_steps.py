@@ -196,3 +196,25 @@ def test_a_resume_that_let_an_exception_out_through_a_with_is_told_from_a_yield(
     # (the thrown exception left at the ``yield``'s own instruction, after the ``with``'s exit ran a line: the
     # generator is not suspended there, as it is after a yield)
     assert ends == [(1, True), (None, False), (1, True), (2, True), (None, False)]
+
+
+def test_the_written_state_reaches_the_objects_the_generator_holds():
+    from beacon.repair.replay_driver import _KEEP, _put
+
+    class Warehouse:
+        def __init__(self):
+            self.levels = {"bolt": 4}
+            self.log = ["opened"]
+
+    live = Warehouse()
+    held = live.levels  # (what a generator reads after ``levels = self.levels``)
+    wanted = Warehouse()
+    wanted.levels, wanted.log = {"bolt": 9, "nut": 1}, ["opened", "counted"]
+    _put(live, wanted, 0)
+    assert held is live.levels and held == {"bolt": 9, "nut": 1} and live.log == ["opened", "counted"]
+    kept = iter([1, 2])
+    args = [kept, {"a": 1}]
+    from beacon.repair.replay_driver import _written
+
+    _written(args, {}, [[_KEEP, {"a": 5}], {}])  # (an argument no data at the resume stays as it is)
+    assert args[0] is kept and args[1] == {"a": 5}

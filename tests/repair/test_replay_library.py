@@ -356,7 +356,9 @@ HONEST_DRIVEN = ["h12_cm_rollback_reraise", "h12_exit_class_suppress_true", "h12
                  "h12_send_tokenizer_state", "h12_throw_into_yield_from", "h12_yield_from_return_count",
                  # (refused on 7602a30, fixed in session 42: a send through ``yield from`` in the run, an exception
                  # out through a ``with`` around a ``yield``, a yielded transaction the test filled)
-                 "h12_yield_from_send_inline", "h12_gen_throw_through_with", "h12_cm_yields_txn_object"]
+                 "h12_yield_from_send_inline", "h12_gen_throw_through_with", "h12_cm_yields_txn_object",
+                 # (helper 151's, honest hunt 13: exceptions as arguments, a close through a ``with``)
+                 "h13_gen_close_with_for", "h13_cm_dict_mutated_raise"]
 HONEST_45 = sorted([(d, p.name[:-len(".py.txt")]) for d in ("honest45", "honest_caches", "honest48")
                     for p in (Path(__file__).parent / d).glob("*.py.txt")]
                    + [("honest_recorder", case) for case in HONEST_RECORDER]
@@ -457,9 +459,14 @@ ROUND_48_REPLAY = ["filter_iterator", "fraction_outcome", "int_tolerance", "lazy
 # round52/open/ (five refused since session 42: the test's steps with a generator, an __exit__ given an exception).
 # Red-team round 53 (helper 148, on 7602a30): library numbers and addresses by their hash, a plain tuple for a
 # NamedTuple, one large input spending the recording's budget, 2,880 floats past a call's values, a converter ten
-# library frames down, and the round's seven refused attempts; eight are in round53/open/
+# library frames down, a call on a worker thread, and the round's seven refused attempts; seven are in
+# round53/open/. Red-team round 54 (helper 150, on 8000980): the steps' blind spots (a second generator call seen
+# before, arguments the test changed between nexts, a rebound parameter, a sync into new objects, a sent Fraction, a
+# library exception thrown in, the step limits, an OSError's file name, a yielded dict the block filled); four are in
+# round54/open/
 FORGERIES = sorted([(d, p.name[:-len(".py.txt")]) for d in ("round45", "round46", "round47", "caches", "round49",
-                                                             "round50", "round51", "round52", "round53")
+                                                             "round50", "round51", "round52", "round53",
+                                                             "round54")
                     for p in (Path(__file__).parent / d).glob("*.py.txt")] + [("round48", c) for c in ROUND_48_REPLAY])
 
 
