@@ -3668,13 +3668,19 @@ class _Shadow:
         ident = _get_ident()
         self.inside[ident] = self.inside.get(ident, 0) + 1
         frame.f_trace_lines = False
-        inside = self.inside
+        inside, armed = self.inside, [True]
 
         def local_trace(frame, event, arg):
-            if event == "return":
-                inside[ident] -= 1
-                if not inside[ident]:
-                    del inside[ident]
+            # (once: a generator's frame keeps this function at its later resumes when the trace function returns
+            # None for them, which were not counted; honest hunt 13's ``throw()`` handled inside a ``yield from``
+            # made the count go below zero, the trace function raise, and CPython turn tracing off)
+            if event == "return" and armed[0]:
+                armed[0] = False
+                left = inside.get(ident, 0) - 1
+                if left > 0:
+                    inside[ident] = left
+                else:
+                    inside.pop(ident, None)
             return local_trace
 
         return local_trace
