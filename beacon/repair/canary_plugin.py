@@ -4815,7 +4815,7 @@ class _Driven:
     steps so far and the arguments as they were at the last one."""
 
     __slots__ = ("code", "index", "text", "entry", "function", "bound", "via", "args", "kwargs", "steps", "driven",
-                 "awaiting", "resumes", "counted", "where", "last", "last_text", "spent")
+                 "awaiting", "resumes", "counted", "where", "last", "last_text", "spent", "primed")
 
     def __init__(self, code, index, text, entry, function, bound, via, args, kwargs):
         self.code, self.index, self.text, self.entry = code, index, text, entry
@@ -4828,6 +4828,7 @@ class _Driven:
         self.where = None  # class -> [file, qualname] of the declared modules' classes (for encoding)
         self.last = self.last_text = None  # the object the last resume yielded, and its encoding then
         self.spent = 0.0  # seconds spent on its steps
+        self.primed = False  # its first resume was made by the kept call itself (a ``@primed`` decorator's wrapper)
 
 
 class _StepWatch:
@@ -4840,7 +4841,8 @@ class _StepWatch:
         self.recorder, self.key, self.known, self.thrown = recorder, key, known, None
 
     def returned(self, frame, value) -> None:
-        self.recorder._yielded(self.key, self.known, frame, value)
+        if self.known is not None:
+            self.recorder._yielded(self.key, self.known, frame, value)
 
 
 _BUILTIN_EXCEPTIONS = {id(value): (name, value) for name, value in vars(builtins).items()
@@ -4932,6 +4934,8 @@ class _Recorder:
         # a kept generator call's frame -> how the test drives it (:class:`_Driven`), until the test item ends
         self._driven: dict = {}
         self._driven_spent = 0.0
+        self._delegates: dict = {}  # a generator's frame a followed one delegates to -> (its code, the followed key)
+        self._last_kept = None  # (frame id, code, entry, text, via) of the last call kept that is no generator's
         self.counts = {"recorded": 0, "not_data": 0, "unnamed": 0, "over": 0, "failed": 0, "not_compiled": 0,
                        "driven": 0, "steps_cut": 0}
 
@@ -4954,6 +4958,8 @@ class _Recorder:
             # arguments as the caller gave them (round 49's generator and coroutine functions were not recorded);
             # a later one of a kept generator call is the test's next step with it (round 52)
             return self._resumed(frame, code, spaces) if self._driven else None
+        if self._driven and code.co_flags & _CO_GENERATOR:
+            self._delegate(frame, code)
         # Past the limits no call of this def is kept, whoever made it: said before the walk up the stack (a hot
         # loop of a changed def paid it at every call; session 38)
         item = self.item
@@ -4988,7 +4994,15 @@ class _Recorder:
         # code down to the thread's start; kept as a call through library code while a test runs (red-team round
         # 53: it went unrecorded and uncounted), within the budgets the edit's own threads could spend
         worker = back is None and between and item is not None and _get_ident() != _MAIN_THREAD
-        if back is None and not worker or back is not None and caller in self.files:
+        if back is None and not worker:
+            return
+        if back is not None and caller in self.files:
+            # (a generator a kept call of the declared file primed before returning it, as a ``@primed`` decorator's
+            # wrapper does: its later resumes are the test's steps with that call, red-team round 54)
+            last = self._last_kept
+            if code.co_flags & _CO_GENERATOR and last is not None and frame.f_back is back and _id(back) == last[0] \
+                    and back_code is last[1]:
+                return self._follow(frame, code, last[2], last[3], None, False, last[4], spaces, primed=True)
             return
         if not worker and self.genuine is not None and not self.genuine(back_code):
             # (red-team round 38: the edit's functions compiled under a test file's name filled the per-name limit
@@ -5068,7 +5082,7 @@ class _Recorder:
                 return
             if item is not None:
                 self._kept_items[_ohash(item)] = item
-            return self._follow(frame, code, entry, text, function, bound, via, spaces)
+            return self._kept(frame, code, entry, text, function, bound, via, spaces)
         self._chars += len(text)
         self._per_name[bucket] = self._per_name.get(bucket, 0) + 1
         self.calls.append(text)
@@ -5078,9 +5092,25 @@ class _Recorder:
             self._via[1] += len(text)
         if item is not None:
             self._kept_items[_ohash(item)] = item
-        return self._follow(frame, code, entry, text, function, bound, via, spaces)
+        return self._kept(frame, code, entry, text, function, bound, via, spaces)
 
-    def _follow(self, frame, code, entry, text, function, bound, via, spaces):
+    def _kept(self, frame, code, entry, text, function, bound, via, spaces):
+        """A call just kept: a generator's is followed; any other's is remembered, for a generator it primes."""
+        if code.co_flags & _CO_GENERATOR:
+            return self._follow(frame, code, entry, text, function, bound, via, spaces)
+        self._last_kept = (_id(frame), code, entry, text, via)
+        return None
+
+    def _delegate(self, frame, code) -> None:
+        """A generator's first resume made by a followed generator's ``yield from``: a ``throw()`` the test makes on
+        the followed one reaches this one without resuming it (red-team round 54), so this one's such resumes are
+        the followed one's steps."""
+        outer = frame.f_back
+        known = self._driven.get(_id(outer)) if outer is not None else None
+        if known is not None and outer.f_code is known.code and _len(self._delegates) < _DRIVEN_FRAMES:
+            self._delegates[_id(frame)] = (code, _id(outer))
+
+    def _follow(self, frame, code, entry, text, function, bound, via, spaces, primed=False):
         """Follow a kept generator call's frame: its later resumes are the test's steps with it (red-team round 52:
         the replay drained every generator with ``next``, so what the test sent, threw in or closed early never
         reached it there, nor a ``contextmanager``'s rollback when its block raised). A :class:`_StepWatch` on the
@@ -5093,6 +5123,7 @@ class _Recorder:
         known = self._driven[_id(frame)] = _Driven(code, index, text, entry, function, bound, via, None, None)
         known.where = lambda kind: self._where(kind, spaces)  # noqa: E731
         known.args = _dumps(_argument_states(code, frame.f_locals, known.where, bool(bound)))
+        known.primed = primed
         return _StepWatch(self, _id(frame), known)
 
     def _yielded(self, key, known, frame, value) -> None:
@@ -5119,6 +5150,8 @@ class _Recorder:
     def item_done(self) -> None:
         """A test item ended: the generators it made are followed no longer (an id may then be reused)."""
         self._driven.clear()
+        self._delegates.clear()
+        self._last_kept = None
 
     def _resumed(self, frame, code, spaces):
         """One later resume of a followed generator (see :meth:`_follow`): by ``next``/``send``, the step is kept
@@ -5128,7 +5161,7 @@ class _Recorder:
         key = _id(frame)
         known = self._driven.get(key)
         if known is None or known.code is not code:
-            return None
+            return self._delegated(frame, code, spaces)
         if self._driven_spent >= _DRIVEN_SECONDS or known.awaiting is not None or known.resumes >= _DRIVEN_RESUMES \
                 or known.spent >= _DRIVEN_FRAME_SECONDS or self.calls[known.index] is not known.text:
             return self._cut(key)  # (over its limits; a throw whose exception never came; sampled out)
@@ -5175,6 +5208,32 @@ class _Recorder:
             self._driven_spent += _clock() - start
             known.spent += _clock() - start
 
+    def _delegated(self, frame, code, spaces):
+        """A resume by ``throw()`` of a generator a followed one delegates to, handed down the followed one's ``yield
+        from`` without resuming it (CPython 3.11's ``_gen_throw``): the followed one's step."""
+        delegate = self._delegates.get(_id(frame))
+        if delegate is None or delegate[0] is not code or code.co_code[frame.f_lasti] == _RESUME:
+            return None
+        back = frame.f_back
+        known = self._driven.get(delegate[1])
+        # (CPython makes the followed frame the current one, still at its ``yield from``'s ``YIELD_VALUE``, while
+        # it hands the exception down; a ``throw()`` the followed frame's own code made would stand at a call)
+        if known is None or back is None or _id(back) != delegate[1] or back.f_code is not known.code \
+                or known.code.co_code[back.f_lasti] != _YIELD_VALUE or known.awaiting is not None:
+            return None
+        known.awaiting = {}
+        watch = _StepWatch(self, delegate[1], None)
+        where = lambda kind: self._where(kind, spaces)  # noqa: E731
+
+        def thrown(exc):
+            if _type(exc) is GeneratorExit:  # (a close reaches the followed frame too: its own step)
+                known.awaiting = None
+                return
+            self._thrown(delegate[1], known, exc, where)
+
+        watch.thrown = thrown
+        return watch
+
     def _thrown(self, key, known, exc, spaces_where) -> None:
         """The exception a ``throw()``/``close()`` resume of a followed generator was given: the step, by its class
         (a built-in one, or one a declared module defines) and arguments."""
@@ -5219,7 +5278,7 @@ class _Recorder:
             return self._cut(key)
         if not known.driven:
             return None
-        text = _dumps(dict(known.entry, steps=known.steps))
+        text = _dumps(dict(known.entry, steps=known.steps, **({"primed": True} if known.primed else {})))
         grown = _len(text) - _len(known.text)
         if self._chars + grown > _REPLAY_CHARS or _len(text) > _REPLAY_CALL_CHARS or known.via and (
                 self._via[1] + grown > _VIA_CHARS):  # (a call through library code grows past _VIA_CALL_CHARS with

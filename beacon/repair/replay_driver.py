@@ -188,7 +188,7 @@ def _entered(manager, args, kwargs) -> dict:
     return inside
 
 
-def _driven(generator, steps: list, args: list, kwargs: dict, resolve) -> dict:
+def _driven(generator, steps: list, args: list, kwargs: dict, resolve, primed: bool = False) -> dict:
     """``{"$steps": [...]}``: what a generator (a ``contextmanager``'s too) does when driven as the test drove it
     (red-team round 52: drained with ``next``, a generator the test sent values to, threw into or closed early never
     took the paths the test took): its first ``next``, then each recorded step (``next`` n times, ``send``,
@@ -212,7 +212,7 @@ def _driven(generator, steps: list, args: list, kwargs: dict, resolve) -> dict:
         last[0] = value
         return True
 
-    going = made(lambda: next(generator))
+    going = True if primed else made(lambda: next(generator))  # (a primed one: the call made its first ``next``)
     for step in steps:
         if not going:
             break
@@ -1436,7 +1436,7 @@ def main(payload: dict) -> None:
                     # an iterator the other side's generator stands for (an ``__iter__`` returning ``self``)
                     returned = _Encoded(_driven(returned.gen if _name(
                         returned) == "contextlib:_GeneratorContextManager" else returned, call["steps"], args,
-                                                kwargs, resolve))
+                                                kwargs, resolve, bool(call.get("primed"))))
                 elif type(returned) is types.CoroutineType:
                     # an ``async def``'s call (round 49): what it returns or raises once run in an event loop of its
                     # own, as a test's ``asyncio.run`` would
