@@ -4676,6 +4676,7 @@ _TRACEBACK = types.TracebackType
 _FRACTION = fractions.Fraction
 _DECIMAL, _DECIMAL_STR = decimal.Decimal, decimal.Decimal.__str__
 _PURE_PATH, _PURE_PATH_STR = PurePath, PurePath.__str__
+_IMPORT_FIELDS = {name: ImportError.__dict__[name].__get__ for name in ("name", "path")}
 _OS_FIELDS = {name: OSError.__dict__[name].__get__ for name in ("errno", "strerror", "filename", "filename2")}
 
 
@@ -4716,6 +4717,8 @@ def _plain(value, budget: list, where=None, busy=None):
         return value
     if kind is bytes:
         return {"$b": value.hex()}
+    if kind is bytearray:  # (round 55: a buffer argument made the call no data)
+        return {"$ba": bytes(value).hex()}
     if kind is complex:
         return {"$c": [value.real, value.imag]}
     busy = set() if busy is None else busy
@@ -4751,7 +4754,20 @@ def _plain(value, budget: list, where=None, busy=None):
                 fields = [_PURE_PATH_STR(f) if _any(_is(b, _PURE_PATH) for b in _class_mro(_type(f))) else f
                           for f in fields]
                 return {"$os": builtin[0], "args": args, "fields": _plain(fields, budget, where, busy)}
+            if _any(_is(base, ImportError) for base in _class_mro(kind)):  # (its ``name`` and ``path`` are no
+                # arguments: round 55)
+                return {"$e": builtin[0], "args": args, "kw": _plain(
+                    {"name": _IMPORT_FIELDS["name"](value), "path": _IMPORT_FIELDS["path"](value)}, budget, where, busy)}
             return {"$e": builtin[0], "args": args}
+        library = _library_class(kind) if _any(_is(b, BaseException) for b in _class_mro(kind)) else None
+        if library is not None:  # (a library's exception, honest hunt 14's ``json.JSONDecodeError`` given to a
+            # helper: by its class, arguments and attributes, made again without its ``__init__``)
+            own = _instance_dict_getter(kind)
+            attrs = own(value, kind) if own is not None else {}
+            if _type(attrs) is not dict:
+                raise _NotData
+            return {"$el": library, "args": _plain(list(_EXC_ARGS(value)), budget, where, busy),
+                    "attrs": _plain(dict(attrs), budget, where, busy)}
         if _class_flags(kind) & _TYPE_SUBCLASS:  # a class: a built-in exception class, one a declared module
             # defines, or one an installed library's module defines (round 54's ``json.JSONDecodeError``)
             builtin = _BUILTIN_EXCEPTIONS.get(_id(value))
@@ -4815,7 +4831,7 @@ class _Driven:
     steps so far and the arguments as they were at the last one."""
 
     __slots__ = ("code", "index", "text", "entry", "function", "bound", "via", "args", "kwargs", "steps", "driven",
-                 "awaiting", "resumes", "counted", "where", "last", "last_text", "spent", "primed")
+                 "awaiting", "resumes", "counted", "where", "last", "last_text", "spent", "primed", "originals")
 
     def __init__(self, code, index, text, entry, function, bound, via, args, kwargs):
         self.code, self.index, self.text, self.entry = code, index, text, entry
@@ -4829,6 +4845,7 @@ class _Driven:
         self.last = self.last_text = None  # the object the last resume yielded, and its encoding then
         self.spent = 0.0  # seconds spent on its steps
         self.primed = False  # its first resume was made by the kept call itself (a ``@primed`` decorator's wrapper)
+        self.originals = None  # parameter name -> the object the caller gave
 
 
 class _StepWatch:
@@ -4855,15 +4872,18 @@ def _builtin_exception(kind):
     return ["builtins", known[0]] if known is not None and known[1] is kind else None
 
 
-def _argument_states(code, local, where, bound: bool) -> list:
-    """``[args, kwargs]`` (encoded) as a generator's frame holds its parameters now, each encoded on its own
-    (``{"$keep": 0}`` for one that is no data, or gone); ``kwargs`` are the keyword-only ones."""
+def _argument_states(code, local, where, bound: bool, originals=None) -> list:
+    """``[args, kwargs]`` (encoded): the objects the caller gave a generator (``originals``, each parameter's
+    object at the first resume; else as its frame holds them), each encoded on its own (``{"$keep": 0}`` for one
+    that is no data, or gone). By the caller's objects, not the frame's names: red-team round 55's ``wh =
+    wh.levels`` rebound a parameter to another object. ``kwargs`` are the keyword-only ones."""
     count, kwonly = code.co_argcount, code.co_kwonlyargcount
     names = code.co_varnames
 
     def one(name):
         try:
-            return _plain(local[name], [_REPLAY_NODES], where)
+            value = local[name] if originals is None else originals[name]
+            return _plain(value, [_REPLAY_NODES], where)
         except (_NotData, RecursionError, ValueError, TypeError, KeyError):
             return {"$keep": 0}
 
@@ -5122,7 +5142,10 @@ class _Recorder:
             return None
         known = self._driven[_id(frame)] = _Driven(code, index, text, entry, function, bound, via, None, None)
         known.where = lambda kind: self._where(kind, spaces)  # noqa: E731
-        known.args = _dumps(_argument_states(code, frame.f_locals, known.where, bool(bound)))
+        local = frame.f_locals
+        known.originals = {name: local[name] for name in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+                           if name in local}
+        known.args = _dumps(_argument_states(code, local, known.where, bool(bound), known.originals))
         known.primed = primed
         return _StepWatch(self, _id(frame), known)
 
@@ -5138,7 +5161,8 @@ class _Recorder:
             # the arguments as the generator leaves them at its yield: a difference at the next resume is the
             # test's change (its own changes are made again by the replay's generator: honest hunt 11's
             # ``__iter__`` counting ``self.current`` down is no driven generator)
-            known.args = _dumps(_argument_states(known.code, frame.f_locals, known.where, bool(known.bound)))
+            known.args = _dumps(_argument_states(known.code, frame.f_locals, known.where, bool(known.bound),
+                                                 known.originals))
             if not _immutable(value):
                 known.last, known.last_text = value, _dumps(_plain(value, [_REPLAY_NODES], known.where))
         except (_NotData, RecursionError, ValueError, TypeError, KeyError):
@@ -5173,7 +5197,7 @@ class _Recorder:
             # the arguments as the frame holds them, each on its own (round 54: one the generator rebound to an
             # iterator made none of them data, and the test's change to another went unsynced); a change since
             # the last step, by the test or the generator, makes the steps worth recording
-            states = _argument_states(code, frame.f_locals, where, bool(known.bound))
+            states = _argument_states(code, frame.f_locals, where, bool(known.bound), known.originals)
             text = _dumps(states)
             if text != known.args:
                 step["args"], known.args = states, text

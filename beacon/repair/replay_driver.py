@@ -65,7 +65,10 @@ def decode(value, resolve=None):
         return [decode(v, resolve) for v in value]
     if kind is not dict:
         return value
-    tag = "$o" if "$o" in value else "$e" if "$e" in value else "$os" if "$os" in value else next(iter(value))  # (keys come sorted: "$base"
+    tag = "$o" if "$o" in value else "$e" if "$e" in value else "$os" if "$os" in value else "$el" if "$el" in value \
+        else next(iter(value))
+    if tag == "$e" and "kw" in value and isinstance(value["kw"], dict) and "$d" not in value["kw"]:
+        raise ValueError("malformed keywords")  # (keys come sorted: "$base"
     # first, "args" after "$e")
     inner = value[tag]
     if tag == "$t":
@@ -106,8 +109,18 @@ def decode(value, resolve=None):
         return made
     if tag == "$kb":  # (a built-in exception class)
         return _BUILTINS[inner]
-    if tag == "$e":  # (a built-in exception, from its arguments)
-        return _BUILTINS[inner](*decode(value["args"], resolve))
+    if tag == "$e":  # (a built-in exception, from its arguments; an ImportError's name and path too)
+        return _BUILTINS[inner](*decode(value["args"], resolve), **dict(decode(value.get("kw", {"$d": []}),
+                                                                              resolve)))
+    if tag == "$ba":
+        return bytearray(bytes.fromhex(inner))
+    if tag == "$el":  # (a library's exception: its class, arguments and attributes, no ``__init__``)
+        kind = decode({"$kl": inner}, resolve)
+        given = tuple(decode(value["args"], resolve))
+        made = (OSError if issubclass(kind, OSError) else BaseException).__new__(kind, *given)
+        BaseException.__dict__["args"].__set__(made, given)
+        made.__dict__.update(decode(value["attrs"], resolve))
+        return made
     if tag == "$k" and resolve is not None:  # (an exception class a declared module defines)
         return resolve(inner[0], inner[1])
     if tag == "$dflt":
@@ -244,8 +257,9 @@ def _driven(generator, steps: list, args: list, kwargs: dict, resolve, primed: b
                     raise ValueError("a thrown exception of another class")
             elif attrs is None:
                 thrown = kind(*given)
-            else:  # (as it was thrown: its arguments and attributes, no ``__init__``, which may need others)
-                thrown = BaseException.__new__(kind, *given)
+            else:  # (as it was thrown: its arguments and attributes, no ``__init__``, which may need others; an
+                # OSError's subclass through OSError's own ``__new__``, which CPython requires: round 55)
+                thrown = (OSError if issubclass(kind, OSError) else BaseException).__new__(kind, *given)
                 BaseException.__dict__["args"].__set__(thrown, tuple(given))
                 thrown.__dict__.update(attrs)
             going = made(lambda: generator.throw(thrown))
@@ -281,14 +295,22 @@ def _put(live, value, depth: int) -> None:
     if value is _KEEP or kind is not type(value) or live is value or depth > 50:
         return
     if kind is list:
-        if len(live) == len(value):
-            for i, item in enumerate(value):
-                if _fillable(live[i], item):
-                    _put(live[i], item, depth + 1)
-                elif item is not _KEEP:
-                    live[i] = item
+        # (the items both hold kept by identity where they can be filled, the rest replaced: a list that grew kept
+        # the generator's reference to its first item, round 55)
+        for i, item in enumerate(value[:len(live)]):
+            if _fillable(live[i], item):
+                _put(live[i], item, depth + 1)
+            elif item is not _KEEP:
+                live[i] = item
+        if len(value) > len(live):
+            live.extend(item for item in value[len(live):] if item is not _KEEP)
         else:
-            live[:] = [item for item in value if item is not _KEEP]
+            del live[len(value):]
+    elif kind is tuple:  # (its items, in place where they can be: a yielded ``(sku, record)``, round 55)
+        if len(live) == len(value):
+            for mine, item in zip(live, value):
+                if _fillable(mine, item):
+                    _put(mine, item, depth + 1)
     elif kind is bytearray:
         live[:] = value
     elif kind is dict:
@@ -302,14 +324,31 @@ def _put(live, value, depth: int) -> None:
     elif kind is set:
         live.clear()
         live.update(value)
-    elif isinstance(getattr(live, "__dict__", None), dict):
-        _put(live.__dict__, value.__dict__, depth + 1)
+    else:
+        if isinstance(getattr(live, "__dict__", None), dict):
+            _put(live.__dict__, value.__dict__, depth + 1)
+        for name in _slot_names(kind):  # (a class with ``__slots__``: round 55)
+            try:
+                item = getattr(value, name)
+            except AttributeError:
+                continue
+            mine = getattr(live, name, _KEEP)
+            if _fillable(mine, item):
+                _put(mine, item, depth + 1)
+            else:
+                object.__setattr__(live, name, item)
+
+
+def _slot_names(kind) -> list:
+    return [name for klass in kind.__mro__ for name in ([klass.__dict__["__slots__"]] if isinstance(
+        klass.__dict__.get("__slots__"), str) else klass.__dict__.get("__slots__", ())) if name not in (
+        "__dict__", "__weakref__")]
 
 
 def _fillable(live, value) -> bool:
     kind = type(live)
-    return kind is type(value) and live is not value and (kind in (list, dict, set, bytearray) or isinstance(
-        getattr(live, "__dict__", None), dict) and kind.__module__ not in ("builtins",))
+    return kind is type(value) and live is not value and (kind in (list, dict, set, bytearray, tuple) or (
+        isinstance(getattr(live, "__dict__", None), dict) or _slot_names(kind)) and kind.__module__ != "builtins")
 
 
 def _in_a_loop(target, passed, kwargs, args, steps=None, resolve=None):

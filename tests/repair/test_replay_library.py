@@ -358,7 +358,9 @@ HONEST_DRIVEN = ["h12_cm_rollback_reraise", "h12_exit_class_suppress_true", "h12
                  # out through a ``with`` around a ``yield``, a yielded transaction the test filled)
                  "h12_yield_from_send_inline", "h12_gen_throw_through_with", "h12_cm_yields_txn_object",
                  # (helper 151's, honest hunt 13: exceptions as arguments, a close through a ``with``)
-                 "h13_gen_close_with_for", "h13_cm_dict_mutated_raise"]
+                 "h13_gen_close_with_for", "h13_cm_dict_mutated_raise",
+                 # (helper 153's, honest hunt 14: worker threads, library exceptions as arguments)
+                 "h14_exc_json_decode_describe"]
 HONEST_45 = sorted([(d, p.name[:-len(".py.txt")]) for d in ("honest45", "honest_caches", "honest48")
                     for p in (Path(__file__).parent / d).glob("*.py.txt")]
                    + [("honest_recorder", case) for case in HONEST_RECORDER]
@@ -463,10 +465,12 @@ ROUND_48_REPLAY = ["filter_iterator", "fraction_outcome", "int_tolerance", "lazy
 # round53/open/. Red-team round 54 (helper 150, on 8000980): the steps' blind spots (a second generator call seen
 # before, arguments the test changed between nexts, a rebound parameter, a sync into new objects, a sent Fraction, a
 # library exception thrown in, the step limits, an OSError's file name, a yielded dict the block filled); four are in
-# round54/open/
+# round54/open/ (two more refused since: a primed generator, a throw down a yield from). Red-team round 55 (helper
+# 152, on 002bdd5): what the sync missed (a rebound parameter, slots, a list that grew, a yielded tuple, an
+# ImportError's name, a library OSError, a bytearray); eight are in round55/open/
 FORGERIES = sorted([(d, p.name[:-len(".py.txt")]) for d in ("round45", "round46", "round47", "caches", "round49",
                                                              "round50", "round51", "round52", "round53",
-                                                             "round54")
+                                                             "round54", "round55")
                     for p in (Path(__file__).parent / d).glob("*.py.txt")] + [("round48", c) for c in ROUND_48_REPLAY])
 
 
