@@ -4659,6 +4659,7 @@ _DRIVEN_STEPS, _DRIVEN_RESUMES, _DRIVEN_FRAMES, _DRIVEN_SECONDS = 256, 4096, 256
 # one generator's share of _DRIVEN_SECONDS (red-team round 54: a long honest ``for`` loop spent it all, and a later
 # driven generator was cut at its first resume)
 _DRIVEN_FRAME_SECONDS = 0.1
+_DRIVEN_HELD = 64  # objects a followed generator yielded earlier or was sent, watched for the test's changes
 # Where CPython 3.11 keeps a frame's value stack: PyFrameObject's ``f_frame`` (after the refcount, the type and
 # ``f_back``); in the _PyInterpreterFrame it points to, ``f_code`` (5th pointer), ``stacktop`` (an int after 8
 # pointers) and ``localsplus`` (after it, aligned). At a generator's resume by ``send``, the sent value is the top
@@ -4784,7 +4785,7 @@ def _plain(value, budget: list, where=None, busy=None):
             return {"$kl": library}
         found = where(kind) if where is not None else None
         if found is None:
-            raise _NotData
+            return _library_container(value, kind, budget, where, busy)
         getter = _instance_dict_getter(kind)
         own = getter(value, kind) if getter is not None else None
         if _Enum in _class_mro(kind):
@@ -4807,9 +4808,32 @@ def _plain(value, budget: list, where=None, busy=None):
             # a subclass of a value class (an int's, a NamedTuple's): its value as C holds it, which the replay
             # makes it from (round 50's ``Cents(int)`` had a ``__new__`` that needs it)
             made["$base"] = _plain(_VALUE_BASES[base](value), budget, where, busy)
+            return made
+        solid = next((b for b in _class_mro(kind) if not _class_flags(b) & _HEAPTYPE), object)
+        if solid is dict or solid is list or solid is set:
+            # a subclass of a mutable container (``Levels(dict)``): its items as C holds them, read through the
+            # base type, beside its ``__dict__`` (round 55: the items were not encoded, and the replay was given
+            # an empty one)
+            made["$items"] = _plain(solid.copy(value), budget, where, busy)
+        elif solid is not object and not _any(_is(b, BaseException) for b in _class_mro(kind)):
+            raise _NotData  # (another C base, a deque's or an OrderedDict's, holds state no encoding here reads)
         return made
     finally:
         busy.discard(_id(value))
+
+
+def _library_container(value, kind, budget, where, busy):
+    """A library's subclass of ``dict``/``list``/``set`` that keeps nothing of its own (a ``Counter``: round 55 found
+    it no data) by its class and items, read through the base type; :class:`_NotData` for any other."""
+    library = _library_class(kind)
+    solid = next((b for b in _class_mro(kind) if not _class_flags(b) & _HEAPTYPE), object)
+    if library is None or not (solid is dict or solid is list or solid is set) or _slot_members(kind):
+        raise _NotData
+    getter = _instance_dict_getter(kind)
+    own = getter(value, kind) if getter is not None else None
+    if own:  # (state beside the items, or no plain ``__dict__``)
+        raise _NotData
+    return {"$lc": library, "items": _plain(solid.copy(value), budget, where, busy)}
 
 
 # the value classes an instance argument's class may subclass, each with the C read of such an instance's value
@@ -4831,7 +4855,8 @@ class _Driven:
     steps so far and the arguments as they were at the last one."""
 
     __slots__ = ("code", "index", "text", "entry", "function", "bound", "via", "args", "kwargs", "steps", "driven",
-                 "awaiting", "resumes", "counted", "where", "last", "last_text", "spent", "primed", "originals")
+                 "awaiting", "resumes", "counted", "where", "last", "last_text", "spent", "primed", "originals",
+                 "yields", "held")
 
     def __init__(self, code, index, text, entry, function, bound, via, args, kwargs):
         self.code, self.index, self.text, self.entry = code, index, text, entry
@@ -4846,6 +4871,11 @@ class _Driven:
         self.spent = 0.0  # seconds spent on its steps
         self.primed = False  # its first resume was made by the kept call itself (a ``@primed`` decorator's wrapper)
         self.originals = None  # parameter name -> the object the caller gave
+        self.yields = 0  # the yields seen (the key of what each yielded: "y<n>")
+        # [key, object, its encoding as the generator left it] of the objects it yielded before the last one and
+        # of the objects sent into it ("s<step>"), the test's later changes to which go with the next step
+        # (red-team round 55: a pick record changed after the next one was yielded, a sent list changed later)
+        self.held: list = []
 
 
 class _StepWatch:
@@ -5153,16 +5183,21 @@ class _Recorder:
         """A followed generator's resume ended: when it yielded an object that is no immutable data, that object
         and its encoding now, so the next resume can tell what the test did to it (a ``with`` block filling the
         transaction a ``contextmanager`` yielded, honest hunt 12)."""
-        known.last = known.last_text = None
+        before, known.last, known.last_text = known.last, None, None
         if self._driven.get(key) is not known or _suspended(frame, known.code) is not True:
             return
         start = _clock()
+        known.yields += 1
         try:
             # the arguments as the generator leaves them at its yield: a difference at the next resume is the
             # test's change (its own changes are made again by the replay's generator: honest hunt 11's
             # ``__iter__`` counting ``self.current`` down is no driven generator)
             known.args = _dumps(_argument_states(known.code, frame.f_locals, known.where, bool(known.bound),
                                                  known.originals))
+            if before is not None and before is not value:
+                self._hold(known, f"y{known.yields - 1}", before)
+            for entry in known.held:  # (as the generator leaves them at this yield)
+                entry[2] = _dumps(_plain(entry[1], [_REPLAY_NODES], known.where))
             if not _immutable(value):
                 known.last, known.last_text = value, _dumps(_plain(value, [_REPLAY_NODES], known.where))
         except (_NotData, RecursionError, ValueError, TypeError, KeyError):
@@ -5170,6 +5205,14 @@ class _Recorder:
         finally:
             self._driven_spent += _clock() - start
             known.spent += _clock() - start
+
+    @staticmethod
+    def _hold(known, key, value) -> None:
+        """Keep watching ``value`` (an object the generator yielded earlier, or one sent into it) for the test's
+        changes, up to _DRIVEN_HELD objects a generator (each once)."""
+        if _len(known.held) < _DRIVEN_HELD and not _immutable(value) \
+                and not _any(_is(entry[1], value) for entry in known.held):
+            known.held.append([key, value, _dumps(_plain(value, [_REPLAY_NODES], known.where))])
 
     def item_done(self) -> None:
         """A test item ended: the generators it made are followed no longer (an id may then be reused)."""
@@ -5207,6 +5250,16 @@ class _Recorder:
                 if _dumps(now) != known.last_text:
                     step["yielded"] = now
                     known.driven = True
+            changed = []
+            for entry in known.held:  # (objects it yielded earlier, and sent ones, as the test left them)
+                now = _plain(entry[1], [_REPLAY_NODES], where)
+                text = _dumps(now)
+                if text != entry[2]:
+                    changed.append([entry[0], now])
+                    entry[2] = text
+            if changed:
+                step["held"] = changed
+                known.driven = True
             watch = _StepWatch(self, key, known)
             if code.co_code[frame.f_lasti] != _RESUME:  # (at its ``yield``: resumed by ``throw()``/``close()``)
                 known.awaiting = step
@@ -5217,13 +5270,15 @@ class _Recorder:
                 return self._cut(key)
             if value is None:
                 last = known.steps[-1] if known.steps else None
-                if last is not None and last["do"] == "next" and "args" not in step and "yielded" not in step:
+                if last is not None and last["do"] == "next" and "args" not in step and "yielded" not in step \
+                        and "held" not in step:
                     last["n"] += 1  # (a run of ``next`` is one step)
                     return watch
                 step.update(do="next", n=1)
             else:
                 step.update(do="send", value=_plain(value, [_REPLAY_NODES], where))
                 known.driven = True
+                self._hold(known, f"s{_len(known.steps)}", value)  # (the step's index: _stepped appends it)
             self._stepped(key, known, step)
             return watch if self._driven.get(key) is known else None
         except (_NotData, RecursionError, ValueError, TypeError, KeyError):

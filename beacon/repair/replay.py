@@ -366,7 +366,7 @@ def _outcomes(stdout: bytes, key: str, calls: int) -> tuple[list, dict] | None:
     for outcome in outcomes:
         if not isinstance(outcome, dict) or not (
                 (outcome.keys() == {"skip"} and isinstance(outcome["skip"], str))
-                or ("raise" in outcome and outcome.keys() <= {"raise", "message", "bases", "attrs", "given", "group"}
+                or ("raise" in outcome and outcome.keys() <= {"raise", "message", "bases", "attrs", "given", "group", "cause", "cattrs"}
                     and isinstance(outcome["raise"], str) and isinstance(outcome.get("bases", []), list))
                 or outcome.keys() == {"return", "args"}):
             return None
@@ -426,6 +426,11 @@ def alike(one, other) -> bool:
             return one == other or math.isclose(one, other, rel_tol=_REL, abs_tol=_ABS)
         except OverflowError:
             return False
+    if isinstance(one, dict) and isinstance(other, dict) and "cause" in one and "cause" not in other \
+            and isinstance(one.get("raise"), str) and isinstance(other.get("raise"), str):
+        # (an exception's cause counts where the pristine one has one, red-team round 53's ``from None`` for ``from
+        # exc``; an edit may add ``from exc`` where the pristine code had none, as linters ask: ruff's B904)
+        return alike({k: v for k, v in one.items() if k != "cause"}, other)
     # (the edited side's IntEnum member for the pristine side's int: its value, helper 137; not the other way round:
     # a pristine subclass carries what its class means, red-team round 50's ``Cents`` and str Enum member)
     if isinstance(one, dict) and one.keys() == {"$sub", "value", "state"} and not isinstance(other, dict):
@@ -522,7 +527,7 @@ def _said(outcome: dict, arguments: bool = False, printed: bool = False) -> str:
         return f"could not make it ({outcome['skip']})"
     if "raise" in outcome:
         return f"raised {outcome['raise']}" + (f" ({json.dumps(outcome['message'])[:120]})" if outcome.get("message")
-                                                else "")
+                                                else "") + (f" from {outcome['cause']}" if outcome.get("cause") else "")
     if arguments or "return" not in outcome:  # (a setter's outcome has no return: _as_used)
         return f"left the arguments {json.dumps(outcome.get('args'), sort_keys=True)[:120]}"
     return f"returned {json.dumps(outcome['return'], sort_keys=True)[:120]}"
@@ -850,16 +855,26 @@ def _a_subclass_raised(mine: dict, right: dict, names: set) -> bool:
     StockError(ValueError)`` for a ``ValueError`` (whoever catches the pristine one catches it), not red-team round
     49's kept buggy def that raised the pristine ``OutOfStock`` (a subclass the caller tells apart) for its base."""
     if not ("raise" in mine and "raise" in right and mine.get("message") == right.get("message")
-            and mine.get("given") == right.get("given") and right["raise"] in (mine.get("bases") or [])
+            and mine.get("given") == right.get("given") and mine.get("cause") == right.get("cause")
+            and right["raise"] in (mine.get("bases") or [])
             and mine["raise"].rpartition(":")[2].rpartition(".")[2] not in names):
         return False
     # (and the attributes both hold alike: red-team round 50's added ``_Miss(Shortage)`` had a wrong ``short``)
     attrs = [x.get("attrs") for x in (mine, right)]
     if not all(isinstance(a, dict) and isinstance(a.get("$d"), list) for a in attrs):
         return attrs[0] == attrs[1]
-    theirs = {json.dumps(k, sort_keys=True): v for k, v in attrs[1]["$d"] if isinstance(k, str)}
-    return all(alike(v, theirs[json.dumps(k, sort_keys=True)]) for k, v in attrs[0]["$d"]
-               if isinstance(k, str) and json.dumps(k, sort_keys=True) in theirs)
+    # (each as read: its own attributes over its classes' data; round 53's added subclass held ``retryable`` on
+    # the class only)
+    mine_read, theirs = ({**_held_names(x.get("cattrs")), **_held_names(a)} for x, a in zip((mine, right), attrs))
+    return all(alike(v, theirs[k]) for k, v in mine_read.items() if k in theirs)
+
+
+def _held_names(encoded) -> dict:
+    """The string keys of an encoded dict (``{"$d": [[key, value], ...]}``) and their values; {} for anything else."""
+    if not (isinstance(encoded, dict) and isinstance(encoded.get("$d"), list)):
+        return {}
+    return {k: v for k, v in (item for item in encoded["$d"] if isinstance(item, list) and len(item) == 2)
+            if isinstance(k, str)}
 
 
 def _as_used(call: dict, outcome: dict) -> dict:

@@ -66,7 +66,7 @@ def decode(value, resolve=None):
     if kind is not dict:
         return value
     tag = "$o" if "$o" in value else "$e" if "$e" in value else "$os" if "$os" in value else "$el" if "$el" in value \
-        else next(iter(value))
+        else "$lc" if "$lc" in value else next(iter(value))
     if tag == "$e" and "kw" in value and isinstance(value["kw"], dict) and "$d" not in value["kw"]:
         raise ValueError("malformed keywords")  # (keys come sorted: "$base"
     # first, "args" after "$e")
@@ -101,6 +101,16 @@ def decode(value, resolve=None):
         if not (isinstance(found, type) and issubclass(found, BaseException)):
             raise ValueError("not an exception class")
         return found
+    if tag == "$lc":  # (a library's container subclass, a ``Counter``: its class and items)
+        module, _, qualname = inner.partition(":")
+        found = importlib.import_module(module)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+        if not (isinstance(found, type) and issubclass(found, (dict, list, set))):
+            raise ValueError("not a container class")
+        made = found.__new__(found)
+        _fill_base(made, decode(value["items"], resolve))
+        return made
     if tag == "$os":  # (an OSError by its fields, which its args do not hold)
         kind = _BUILTINS[inner]
         errno, strerror, filename, filename2 = decode(value["fields"], resolve)
@@ -140,6 +150,8 @@ def decode(value, resolve=None):
             made = object.__new__(cls) if cls.__new__ is object.__new__ else cls.__new__(cls)
         if "$args" in value:  # (an exception's arguments, held outside its ``__dict__``)
             BaseException.__dict__["args"].__set__(made, tuple(decode(value["$args"], resolve)))
+        if "$items" in value:  # (a container subclass's items, put through its base type: round 55)
+            _fill_base(made, decode(value["$items"], resolve))
         for name, item in decode(value["$v"], resolve).items():
             made.__dict__[name] = item
         for name, item in decode(value["$sl"], resolve).items():
@@ -211,6 +223,12 @@ def _driven(generator, steps: list, args: list, kwargs: dict, resolve, primed: b
     encode = _Encoder()
     done: list = []
     last: list = [None]  # what the generator yielded last
+    # the objects a later step carries the test's changes to ("y<n>": the n-th yielded, "s<i>": sent at step i),
+    # kept as they come (red-team round 55: a record yielded earlier, a sent list, changed by the test later)
+    wanted = {entry[0] for step in steps for entry in (step.get("held") or ()) if isinstance(entry, list)
+              and len(entry) == 2}
+    held: dict = {}
+    yields = [1 if primed else 0]  # (a primed one's first yield was the call's: not seen here)
 
     def made(action) -> bool:
         try:
@@ -223,10 +241,13 @@ def _driven(generator, steps: list, args: list, kwargs: dict, resolve, primed: b
             return False
         done.append({"yield": _bounded(encode(value))})
         last[0] = value
+        yields[0] += 1
+        if f"y{yields[0]}" in wanted:
+            held[f"y{yields[0]}"] = value
         return True
 
     going = True if primed else made(lambda: next(generator))  # (a primed one: the call made its first ``next``)
-    for step in steps:
+    for index, step in enumerate(steps):
         if not going:
             break
         if "args" in step:
@@ -235,6 +256,10 @@ def _driven(generator, steps: list, args: list, kwargs: dict, resolve, primed: b
         if "yielded" in step:  # (the object it yielded, as the test left it: the transaction a ``with`` filled)
             done.append({"yielded": _bounded(encode(last[0]))})
             _written([last[0]], {}, [[decode(step["yielded"], resolve)], {}])
+        for key, state in step.get("held") or ():
+            if key in held:  # (what the earlier steps left in it, then the test's change)
+                done.append({"held": key, "was": _bounded(encode(held[key]))})
+                _written([held[key]], {}, [[decode(state, resolve)], {}])
         do = step.get("do")
         if do == "next":
             for _ in range(min(int(step.get("n", 1)), _DRAINED)):
@@ -243,6 +268,8 @@ def _driven(generator, steps: list, args: list, kwargs: dict, resolve, primed: b
                     break
         elif do == "send":
             value = decode(step.get("value"), resolve)
+            if f"s{index}" in wanted:
+                held[f"s{index}"] = value
             going = made(lambda: generator.send(value))  # (an iterator without ``send`` raises, as for a caller)
         elif do == "throw":
             where, given = step.get("raise"), decode(step.get("value"), resolve)
@@ -294,18 +321,21 @@ def _put(live, value, depth: int) -> None:
     kind = type(live)
     if value is _KEEP or kind is not type(value) or live is value or depth > 50:
         return
-    if kind is list:
+    # (a subclass of a container, ``Levels(dict)``, through its base type's own methods: round 55)
+    base = next((b for b in (list, dict, set) if isinstance(live, b)), None)
+    if base is list:
         # (the items both hold kept by identity where they can be filled, the rest replaced: a list that grew kept
         # the generator's reference to its first item, round 55)
-        for i, item in enumerate(value[:len(live)]):
-            if _fillable(live[i], item):
-                _put(live[i], item, depth + 1)
+        mine = list.copy(live)
+        for i, item in enumerate(list.copy(value)[:len(mine)]):
+            if _fillable(mine[i], item):
+                _put(mine[i], item, depth + 1)
             elif item is not _KEEP:
-                live[i] = item
-        if len(value) > len(live):
-            live.extend(item for item in value[len(live):] if item is not _KEEP)
+                list.__setitem__(live, i, item)
+        if len(value) > len(mine):
+            list.extend(live, [item for item in list.copy(value)[len(mine):] if item is not _KEEP])
         else:
-            del live[len(value):]
+            list.__delitem__(live, slice(len(value), None))
     elif kind is tuple:  # (its items, in place where they can be: a yielded ``(sku, record)``, round 55)
         if len(live) == len(value):
             for mine, item in zip(live, value):
@@ -313,18 +343,19 @@ def _put(live, value, depth: int) -> None:
                     _put(mine, item, depth + 1)
     elif kind is bytearray:
         live[:] = value
-    elif kind is dict:
-        for key in [k for k in live if k not in value]:
-            del live[key]
-        for key, item in value.items():
-            if key in live and _fillable(live[key], item):
-                _put(live[key], item, depth + 1)
+    elif base is dict:
+        for key in [k for k in dict.keys(live) if not dict.__contains__(value, k)]:
+            dict.__delitem__(live, key)
+        for key, item in dict.items(value):
+            mine = dict.get(live, key, _KEEP)
+            if mine is not _KEEP and _fillable(mine, item):
+                _put(mine, item, depth + 1)
             elif item is not _KEEP:
-                live[key] = item
-    elif kind is set:
-        live.clear()
-        live.update(value)
-    else:
+                dict.__setitem__(live, key, item)
+    elif base is set:
+        set.clear(live)
+        set.update(live, value)
+    if kind not in (list, tuple, bytearray, dict, set):
         if isinstance(getattr(live, "__dict__", None), dict):
             _put(live.__dict__, value.__dict__, depth + 1)
         for name in _slot_names(kind):  # (a class with ``__slots__``: round 55)
@@ -337,6 +368,19 @@ def _put(live, value, depth: int) -> None:
                 _put(mine, item, depth + 1)
             else:
                 object.__setattr__(live, name, item)
+
+
+def _fill_base(live, items) -> None:
+    """A ``dict``/``list``/``set`` subclass's instance given ``items`` (a plain one of its base type), through the
+    base type's own methods (the subclass's ``__setitem__`` is not asked, as the run's C state was read)."""
+    for base in (dict, list, set):
+        if isinstance(live, base) and type(items) is base:
+            base.clear(live)
+            if base is list:
+                list.extend(live, items)
+            else:
+                base.update(live, items)
+            return
 
 
 def _slot_names(kind) -> list:
@@ -398,6 +442,24 @@ def _cached_property(kind, name: str) -> bool:
             return type(member) is functools.cached_property
     return False
 _PLAIN_PARTS = {int: int.__int__, float: float.__float__, str: str.__str__, bytes: bytes.__bytes__}
+
+
+def _own_rendering(value, kind, base):
+    """``[str(value), format(value, "")]`` (without addresses) when a class above ``base`` holds a ``__str__`` or
+    ``__format__`` of the project's code and either shows other text than ``base``'s own rendering of the value;
+    None otherwise (an enum's member, whose methods are the enum module's; a subclass that only adds methods)."""
+    own = [name for cls in kind.__mro__[:kind.__mro__.index(base)] for name in ("__str__", "__format__")
+           if name in cls.__dict__ and not _library_code(cls.__dict__[name])]  # (an enum's are enum.py's)
+    if not own:
+        return None
+    plain = base.__repr__(value) if base in (int, float) else base.__str__(value)  # (C's text: no method of kind)
+    try:
+        shown_as = [str(value), format(value, "")]
+    except Exception as exc:  # noqa: BLE001
+        return [f"raised {_name(exc)}"]
+    if type(shown_as[0]) is not str or type(shown_as[1]) is not str:
+        return ["not text"]
+    return None if shown_as == [plain, plain] else [shown(text) for text in shown_as]
 
 
 def _special() -> dict:
@@ -541,7 +603,12 @@ class _Encoder:
                 return {"$s" if kind is set else "$fs": items}
             for base in (int, float, str, bytes):
                 if issubclass(kind, base):  # a subclass (an IntEnum's member, a str Enum's): its value, as C holds it
-                    return {"$sub": _name(value), "value": self(_PLAIN_PARTS[base](value)), "state": self._state(value)}
+                    found = {"$sub": _name(value), "value": self(_PLAIN_PARTS[base](value)), "state": self._state(value)}
+                    shown_as = _own_rendering(value, kind, base)
+                    if shown_as is not None:  # (a project's ``__str__``/``__format__`` shows other text than its
+                        # value: red-team round 53's ``_Text`` was "$12.50" to ``==`` and "$125.00" to ``print``)
+                        found["shown"] = shown_as
+                    return found
             for base in (dict, list, tuple, set, frozenset):
                 if isinstance(value, base):  # a subclass: its contents as the built-in type holds them
                     return {"$sub": _name(value), "items": self(base(value) if base is not dict else
@@ -699,9 +766,33 @@ def raised(exc, depth: int = 0) -> dict:
     except Exception:  # noqa: BLE001
         given = None
     out = {"raise": _name(exc), "message": message, "bases": bases, "attrs": attrs, "given": given}
+    try:  # (the data its project classes hold, which an instance without its own reads: red-team round 53's added
+        # subclass said ``retryable = True`` on the class)
+        held = _class_data(type(exc))
+        if held:
+            out["cattrs"] = _Encoder(2_000)(held)
+    except Exception:  # noqa: BLE001
+        out["cattrs"] = "unreadable"
+    cause = BaseException.__dict__["__cause__"].__get__(exc)
+    if cause is not None:  # (its cause's class, which a caller may read: red-team round 53's ``from None``)
+        out["cause"] = _name(cause)
     if isinstance(exc, BaseExceptionGroup) and depth < 4:  # (its members: round 50)
         out["group"] = [raised(inner, depth + 1) for inner in list(exc.exceptions)[:100]]
     return out
+
+
+def _class_data(kind) -> dict:
+    """The plain attributes (no function, no descriptor, no dunder) the classes of the project's files in ``kind``'s
+    MRO define, the nearest class's first."""
+    held: dict = {}
+    for cls in kind.__mro__:
+        if _library_file(_TYPE_DICT(cls).get("__module__")) or cls.__module__ == "builtins":
+            continue
+        for name, value in list(_TYPE_DICT(cls).items()):
+            if type(name) is str and not name.startswith("__") and name not in held \
+                    and not hasattr(type(value), "__get__"):
+                held[name] = value
+    return held
 
 
 class _Served(importlib.machinery.SourceFileLoader):

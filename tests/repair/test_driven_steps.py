@@ -218,3 +218,34 @@ def test_the_written_state_reaches_the_objects_the_generator_holds():
 
     _written(args, {}, [[_KEEP, {"a": 5}], {}])  # (an argument no data at the resume stays as it is)
     assert args[0] is kept and args[1] == {"a": 5}
+
+
+def _picks(order):
+    """Yields a record per line, then the total of the records as they stand (they may have been changed since)."""
+    records = []
+    for sku, qty in order:
+        record = {"sku": sku, "qty": qty}
+        records.append(record)
+        yield record
+    yield sum(r["qty"] for r in records)
+
+
+def _open_lines():
+    lines = []
+    while True:
+        got = yield sum(1 for line in lines if not line.endswith(":done"))
+        if got is not None:
+            lines = got
+
+
+def test_a_step_writes_the_test_s_changes_to_earlier_yielded_and_sent_objects():
+    # (red-team round 55: the first record changed after the second was yielded; a sent list changed later)
+    steps = [{"do": "next", "n": 1}, {"do": "next", "n": 1, "held": [["y1", {"$d": [["sku", "bolt"], ["qty", 1]]}]]}]
+    done = _driven(_picks([("bolt", 4), ("nut", 2)]), steps, [[]], {}, None)["$steps"]
+    assert done[2] == {"held": "y1", "was": {"$d": [["sku", "bolt"], ["qty", 4]]}} and done[3] == {"yield": 3}
+    steps = [{"do": "send", "value": ["bolt", "nut"]}, {"do": "next", "n": 1, "held": [["s0", ["bolt:done", "nut"]]]}]
+    done = _driven(_open_lines(), steps, [], {}, None)["$steps"]
+    assert [d.get("yield") for d in done] == [0, 2, None, 1]
+    # a key no step made (a primed generator's first yield, not seen by the driver) writes nothing
+    done = _driven(_open_lines(), [{"do": "next", "n": 1, "held": [["y9", []]]}], [], {}, None)["$steps"]
+    assert done == [{"yield": 0}, {"yield": 0}]

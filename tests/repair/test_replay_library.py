@@ -349,7 +349,9 @@ HONEST_RECORDER = ["async_available", "async_prints", "cm_money_eq", "cm_subclas
                    # contextmanager that changes folder, which the oracle's pristine generator must not leave changed)
                    "h11_next_to_generator", "h11_cm_chdir_plain",
                    # (session 42: an ``__exit__``'s ``None`` for ``False``, read by truth in the run too)
-                   "h9_exit_false_none", "h11_exit_suppress_keyerror"]
+                   "h9_exit_false_none", "h11_exit_suppress_keyerror",
+                   # (session 43: a project dict subclass's items recorded with it)
+                   "h10_dict_subclass_self_items"]
 # (session 42's honest hunt 12, helper 149, honest_driven/: generators the test sends to, throws into, closes early
 # or reads the return value of, context managers whose block raises; a sample of 55 here, all in case_files)
 HONEST_DRIVEN = ["h12_cm_rollback_reraise", "h12_exit_class_suppress_true", "h12_gen_break_no_finally",
@@ -360,7 +362,9 @@ HONEST_DRIVEN = ["h12_cm_rollback_reraise", "h12_exit_class_suppress_true", "h12
                  # (helper 151's, honest hunt 13: exceptions as arguments, a close through a ``with``)
                  "h13_gen_close_with_for", "h13_cm_dict_mutated_raise",
                  # (helper 153's, honest hunt 14: worker threads, library exceptions as arguments)
-                 "h14_exc_json_decode_describe"]
+                 "h14_exc_json_decode_describe",
+                 # (session 43: ``from exc`` added where the pristine code had no cause)
+                 "h13_gen_throw_unhandled"]
 HONEST_45 = sorted([(d, p.name[:-len(".py.txt")]) for d in ("honest45", "honest_caches", "honest48")
                     for p in (Path(__file__).parent / d).glob("*.py.txt")]
                    + [("honest_recorder", case) for case in HONEST_RECORDER]
