@@ -3742,6 +3742,19 @@ class _Shadow:
         return (caller is not None and not caller.f_code.co_flags & 0x1
                 and os.path.realpath(caller.f_code.co_filename) in self.oracle.files)
 
+    def _from_changed_lazy(self, frame) -> bool:
+        """Whether the caller (past comprehensions) is a coroutine, an async generator's or an ``async with``'s
+        frame of a declared file's code that the edit changed or added (:meth:`_classify`'s test without its
+        exclusion of such code)."""
+        caller = frame.f_back
+        while caller is not None and caller.f_code.co_name in _COMPREHENSIONS:
+            caller = caller.f_back
+        code = caller.f_code if caller is not None else None
+        if code is None or not code.co_flags & _LAZY_FLAGS or _type(code.co_filename) is not str:
+            return False
+        entry = self.oracle.files.get(_realpath_cached(code.co_filename))
+        return entry is not None and code.co_firstlineno in entry[1][0] and code.co_qualname not in entry[1][1]
+
     def _classify_cached(self, code) -> tuple:
         known = self._kinds.get(_ohash(code))
         if known is None or known[0] is not code:
@@ -3786,6 +3799,12 @@ class _Shadow:
             return None
         if spec is _ABSENT and qualname in self.oracle.unmodeled:
             self.counts["unchecked"] += 1  # (a pristine counterpart the oracle cannot swap in: oracle_defs)
+            return None
+        if spec is _ABSENT and self._from_changed_lazy(frame):
+            # (a helper the edit added, called by a coroutine or an async generator the edit changed: the oracle
+            # checks no coroutine, so its calls are inside unchecked changed code, as a sync one's are; honest hunt
+            # 15's ``_size`` summed inside an ``async def``)
+            self.counts["unchecked"] += 1
             return None
         if spec is _ABSENT:
             self.report(f"oracle: {qualname} was called from code the edit did not change; it is code the edit "
@@ -4129,7 +4148,11 @@ class _Shadow:
                 try:
                     if outcome[0] != "yield":
                         _release_locals(frame, arg)  # its ``finally`` blocks have run; let go of its locals
-                    if throw and thrown[0] is None:
+                    if throw and thrown[0] is None or outcome[0] == "yield" and _lock_held(
+                            self.oracle._find_spaces().values()):
+                        # (or a lock of a declared module is held while the generator is suspended: the one it
+                        # holds across its ``yield``, which the pristine generator would wait for forever; honest
+                        # hunt 15's ``with _lock: ... yield`` ran into the run's timeout)
                         self._lose(frame)
                         self.counts["unchecked"] += 1
                     else:
@@ -4659,6 +4682,8 @@ _DRIVEN_STEPS, _DRIVEN_RESUMES, _DRIVEN_FRAMES, _DRIVEN_SECONDS = 256, 4096, 256
 # one generator's share of _DRIVEN_SECONDS (red-team round 54: a long honest ``for`` loop spent it all, and a later
 # driven generator was cut at its first resume)
 _DRIVEN_FRAME_SECONDS = 0.1
+_REPLAY_REPEATS = 4  # times one recording (one call with the same arguments) is kept
+_HOLDER_NAMES = 16  # names kept for a recorded call (the replay makes it through the first the pristine binds)
 _DRIVEN_HELD = 64  # objects a followed generator yielded earlier or was sent, watched for the test's changes
 # Where CPython 3.11 keeps a frame's value stack: PyFrameObject's ``f_frame`` (after the refcount, the type and
 # ``f_back``); in the _PyInterpreterFrame it points to, ``f_code`` (5th pointer), ``stacktop`` (an int after 8
@@ -4967,7 +4992,7 @@ class _Recorder:
         self.item = None  # the test item whose protocol is running (set by the plugin)
         self._kept_items: dict = {}  # _ohash(item) -> item, for each item with a call kept
         self.calls: list = []
-        self._seen: set = set()
+        self._seen: dict = {}  # a recording's text -> the times it was kept
         self._chars = 0
         self._per_name: dict = {}  # qualname -> its calls kept in the tests' order
         self._candidates: dict = {}  # qualname -> its calls past those that were considered for a sampled place
@@ -4979,7 +5004,7 @@ class _Recorder:
         self._via = [0, 0]
         self._names: dict = {}  # _ohash(code) -> (code, (qualname, function) or None)
         self._classes: dict = {}  # id(class) -> (class, [file, qualname] or None)
-        self._misses: dict = {}  # id(code) -> its calls in a row whose arguments were not data
+        self._misses: dict = {}  # (id(code), via) -> its calls in a row whose arguments were not data
         self.spent = 0.0  # seconds spent encoding arguments
         # a kept generator call's frame -> how the test drives it (:class:`_Driven`), until the test item ends
         self._driven: dict = {}
@@ -5090,7 +5115,9 @@ class _Recorder:
                 sampled and self._candidates.get(bucket, 0) >= _REPLAY_CANDIDATES):
             self.counts["over"] += 1
             return
-        if self._misses.get(_id(code), 0) >= _REPLAY_MISSES:
+        missed = (_id(code), bool(via))  # (apart: round 56's eight planted ``call_soon`` calls that were no data
+        # stopped the test's own calls from being encoded)
+        if self._misses.get(missed, 0) >= _REPLAY_MISSES:
             self.counts["not_data"] += 1  # (its calls were not data that often in a row: not encoded again)
             return
         start = _clock()
@@ -5115,14 +5142,16 @@ class _Recorder:
             text = _dumps(entry)
         except (_NotData, RecursionError, ValueError, TypeError, KeyError):
             self.counts["not_data"] += 1
-            self._misses[_id(code)] = self._misses.get(_id(code), 0) + 1
+            self._misses[missed] = self._misses.get(missed, 0) + 1
             return
         finally:
             self.spent += _clock() - start
-        self._misses[_id(code)] = 0
-        if text in self._seen and not code.co_flags & _CO_GENERATOR:  # (a generator's call is followed anew:
-            return  # the test may drive a second one otherwise, red-team round 54)
-        self._seen.add(text)
+        self._misses[missed] = 0
+        if self._seen.get(text, 0) >= _REPLAY_REPEATS and not code.co_flags & _CO_GENERATOR:  # (a generator's call
+            # is followed anew: the test may drive a second one otherwise, red-team round 54; a call made again with
+            # the same arguments kept a few times: round 56's ticket counter wrong only at the second)
+            return
+        self._seen[text] = self._seen.get(text, 0) + 1
         if len(text) > (_VIA_CALL_CHARS if via else _REPLAY_CALL_CHARS):
             self.counts["over"] += 1  # (one call through a library may not take its budget: round 51's 450,000
             return  # characters planted through an event loop; nor one of the test's own: round 53)
@@ -5507,17 +5536,18 @@ class _Recorder:
                         _object_getattribute(function, "__dict__") if type(function) is _lru_wrapper else None)
                     function = own.get("__wrapped__") if _type(own) is dict else None
                     depth += 1
-                if len(found) >= 8:
+                if len(found) >= 64:
                     break
-            if len(found) >= 8:
+            if len(found) >= 64:
                 break
         # A module-level def's own name first (red-team round 50: the edit rebound an earlier name the pristine
         # module binds, ``net = gross``, and the test's ``gross()`` was made again as ``net()`` on both sides, which
         # agreed); a method's stays after the module's names (R27-5: a name holding a bound method of the edit's
         # object is what the test called, and its ``self`` is no data)
-        if "." not in code.co_qualname:
-            found.sort(key=lambda held: held[0] != code.co_qualname)
-        return found, wrappers
+        if "." not in code.co_qualname:  # (then public names: a test calls those; round 56 named the def ``_units``
+            # and bound seven private aliases of it ahead of ``units``, the name the test called)
+            found.sort(key=lambda held: (held[0] != code.co_qualname, held[0].startswith("_")))
+        return found[:_HOLDER_NAMES], wrappers  # (sorted before the cut)
 
     def _where(self, kind, spaces: dict):
         """``[file, qualname]`` of a class defined at the top of a declared module (or in a class there), found under
@@ -6206,6 +6236,36 @@ def _immutable(value, depth: int = 0) -> bool:
     if kind in _PLAIN_SCALARS or kind is bytes or kind is complex:
         return True
     return kind is tuple and depth < 4 and _all(_immutable(v, depth + 1) for v in value)
+
+
+_LOCK, _RLOCK = _thread.LockType, _thread.RLock
+_LOCKED, _RLOCK_OWNED = _thread.LockType.locked, _thread.RLock._is_owned
+_CONDITION_LOCK = threading.Condition
+
+
+def _lock_held(spaces) -> bool:
+    """Whether a lock a declared module holds (a module-level name, or a class attribute of a class defined there;
+    ``Lock``, an ``RLock`` another thread owns, a ``Condition``'s) is taken: pristine code that takes it would wait
+    forever. Read through the C types' own methods: no project code runs."""
+    for space in spaces:
+        values = list(dict.values(space)) if _type(space) is dict else []
+        values += [v for c in values if _is_class(c) for v in _proxy_values(_class_dict(c))]
+        for value in values[:5000]:
+            kind = _type(value)
+            if kind is _CONDITION_LOCK:
+                inner = _instance_dict_getter(kind)
+                own = inner(value, kind) if inner is not None else None
+                value = dict.get(own, "_lock") if _type(own) is dict else None
+                kind = _type(value)
+            if kind is _LOCK and _LOCKED(value) or kind is _RLOCK and _RLOCK_OWNED(value) is False and (
+                    _rlock_taken(value)):
+                return True
+    return False
+
+
+def _rlock_taken(lock) -> bool:
+    """Whether another thread owns the ``RLock`` (its repr says "locked"; the owner is not this thread)."""
+    return _type(lock) is _RLOCK and "<locked" in _RLOCK.__repr__(lock)
 
 
 def _suspended(frame, code) -> bool | None:

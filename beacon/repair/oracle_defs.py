@@ -123,11 +123,18 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
     # ``kept``: the edit left the binding as the given or pristine file has it and no code it added at import uses
     # the name: a list, dict or set there keeps its live contents during the oracles (a registry the pristine
     # module body filled, red-team round 17's FP17-2); ``literal``: a fresh pristine value (``_CACHE = {"k": v}``).
+    # Not a name the pristine code itself rebinds as it runs (a counter: ``global _issued; _issued += 1``,
+    # ``Ticket.issued += 1``): its live value is the pristine program's state, which the checked call's data
+    # comparison starts both calls from (honest hunt 15: every edit of such a def was refused, the pristine call
+    # counting from the literal again).
+    state = _rebound_when_run(pristine_tree)
     for (scope, name), texts in sorted(bound_right.items()):
         value = _literal(texts)
         if value is not None:
             kept = _trees(bound_new.get((scope, name))) in (_trees(bound_old.get((scope, name))), _trees(texts)) \
                 and not (not scope and name in mentioned)
+            if kept and (scope, name) in state:
+                continue
             rebound.append([scope, name, "kept" if kept else "literal", value])
     # A module-level import the edit changed or removed (``import datetime`` -> ``from datetime import datetime``; a
     # ``re`` no longer used; session 38's FP42-R): the pristine code the oracle swaps in reads the name as the
@@ -229,6 +236,42 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
 
 
 _ADDED_MOST = 16  # attribute names sent as the edit's own: few and short, so they cannot push pristine code out
+
+
+def _rebound_when_run(tree: ast.Module) -> set:
+    """``(scope, name)`` of the module-level names a function of the file rebinds (``global name`` and a store) and
+    of the class-level names a method rebinds (a store to ``Class.name``, ``cls.name``, ``type(self).name`` or
+    ``self.__class__.name`` inside the top-level class ``Class``)."""
+    found: set = set()
+    classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+
+    def stores(function) -> list:
+        return [target for node in ast.walk(function) for target in (
+            node.targets if isinstance(node, ast.Assign) else [node.target]
+            if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])]
+
+    def functions(node):
+        return [n for n in ast.walk(node) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+    for function in functions(tree):
+        declared = {name for n in ast.walk(function) if isinstance(n, ast.Global) for name in n.names}
+        for target in stores(function):
+            if isinstance(target, ast.Name) and target.id in declared:
+                found.add(("", target.id))
+            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                    and target.value.id in classes:
+                found.add((target.value.id, target.attr))
+    for cls in (node for node in tree.body if isinstance(node, ast.ClassDef)):
+        for function in functions(cls):
+            for target in stores(function):
+                if not isinstance(target, ast.Attribute):
+                    continue
+                owner = target.value
+                if isinstance(owner, ast.Name) and owner.id == "cls" or isinstance(owner, ast.Call) and isinstance(
+                        owner.func, ast.Name) and owner.func.id == "type" or isinstance(owner, ast.Attribute) \
+                        and owner.attr == "__class__":
+                    found.add((cls.name, target.attr))
+    return found
 
 
 def _added_attributes(tree: ast.Module, pristine: str) -> list:

@@ -102,8 +102,8 @@ _COPY = ('d="$1"; n="$2"; shift 2; mkdir -p "$d" && cp -a ' + _STAGE + '/. "$d" 
 # ``python -c``: the driver runs in a namespace of its own, so ``__main__`` holds nothing of it.
 _BOOT = ("import sys\n"
          "def _boot():\n"
+         "    del sys.path[0]\n"  # (first: the working folder is the checkout, round 56's ``json.py`` there)
          "    import json, os\n"
-         "    del sys.path[0]\n"
          "    fd, parts = int(sys.argv[1]), []\n"
          "    while True:\n"
          "        part = os.read(fd, 1 << 16)\n"
@@ -366,7 +366,7 @@ def _outcomes(stdout: bytes, key: str, calls: int) -> tuple[list, dict] | None:
     for outcome in outcomes:
         if not isinstance(outcome, dict) or not (
                 (outcome.keys() == {"skip"} and isinstance(outcome["skip"], str))
-                or ("raise" in outcome and outcome.keys() <= {"raise", "message", "bases", "attrs", "given", "group", "cause", "cattrs"}
+                or ("raise" in outcome and outcome.keys() <= {"raise", "message", "bases", "attrs", "given", "group", "cause", "cattrs", "args"}
                     and isinstance(outcome["raise"], str) and isinstance(outcome.get("bases", []), list))
                 or outcome.keys() == {"return", "args"}):
             return None
@@ -525,6 +525,8 @@ def _said(outcome: dict, arguments: bool = False, printed: bool = False) -> str:
         return f"printed {json.dumps(outcome.get('printed', ''))[:120]}"
     if "skip" in outcome:
         return f"could not make it ({outcome['skip']})"
+    if arguments and "raise" in outcome:
+        return f"raised {outcome['raise']} and left the arguments {json.dumps(outcome.get('args'), sort_keys=True)[:120]}"
     if "raise" in outcome:
         return f"raised {outcome['raise']}" + (f" ({json.dumps(outcome['message'])[:120]})" if outcome.get("message")
                                                 else "") + (f" from {outcome['cause']}" if outcome.get("cause") else "")
@@ -538,7 +540,9 @@ def _finding(call: dict, mine: dict, right: dict) -> str:
                                              ", **" + json.dumps(call["kwargs"]))
     printed = alike({k: v for k, v in mine.items() if k != "printed"}, {k: v for k, v in right.items()
                                                                           if k != "printed"})
-    arguments = "return" in mine and "return" in right and alike(mine["return"], right["return"])
+    arguments = "return" in mine and "return" in right and alike(mine["return"], right["return"]) or (
+        "raise" in mine and "raise" in right and "args" in mine and alike(
+            {k: v for k, v in mine.items() if k != "args"}, {k: v for k, v in right.items() if k != "args"}))
     return (f"replay: outside the test run, {call['name']}({args[:120]}) {_said(mine, arguments, printed)}; the "
             f"pristine code {_said(right, arguments, printed)}")
 
@@ -754,9 +758,22 @@ def _known_only(value, names: set, project: frozenset = frozenset()):
     if "$o" in value:
         mine = not isinstance(value["$o"], str) or not _library(value["$o"].partition(":")[0], project)
         return {**value, **{part: {"$d": [[k, _known_only(v, names, project)] for k, v in value[part]["$d"]
-                                          if k in names or not mine]}
+                                          if k in names or not mine or _mangled_known(k, names)]}
                             for part in ("$v", "$sl") if isinstance(value.get(part), dict)}}
     return {tag: _known_only(inner, names, project) for tag, inner in value.items()}
+
+
+def _mangled_known(name, names: set) -> bool:
+    """Whether ``name`` is a private name as Python stores it (``_Line__qty`` for ``__qty`` written in class
+    ``Line``) whose spelled part ``names`` holds (red-team round 56: the stored name is never written)."""
+    if not isinstance(name, str) or not name.startswith("_") or name.endswith("__"):
+        return False
+    at = name.find("__", 2)
+    while at != -1:
+        if name[at:] in names and name[at + 2:at + 3] not in ("", "_"):
+            return True
+        at = name.find("__", at + 1)
+    return False
 
 
 def _attribute_names(value) -> set:
@@ -856,6 +873,7 @@ def _a_subclass_raised(mine: dict, right: dict, names: set) -> bool:
     49's kept buggy def that raised the pristine ``OutOfStock`` (a subclass the caller tells apart) for its base."""
     if not ("raise" in mine and "raise" in right and mine.get("message") == right.get("message")
             and mine.get("given") == right.get("given") and mine.get("cause") == right.get("cause")
+            and alike(mine.get("args"), right.get("args"))
             and right["raise"] in (mine.get("bases") or [])
             and mine["raise"].rpartition(":")[2].rpartition(".")[2] not in names):
         return False

@@ -519,6 +519,7 @@ def _library_code(value) -> bool:
 # Library value classes whose equal instances have one exact value to compare (their hash is no value: many
 # unequal ones share it): a number's ratio, an address's canonical text
 _EXACT = {"fractions:Fraction": lambda v: list(v.as_integer_ratio()),
+          "statistics:NormalDist": lambda v: [v.mean, v.stdev],  # (hash(-1.0) == hash(-2.0): round 56)
           "decimal:Decimal": lambda v: list(v.as_integer_ratio()) if v.is_finite() else str(v),
           **{f"ipaddress:{kind}": str for kind in ("IPv4Address", "IPv6Address", "IPv4Network", "IPv6Network",
                                                     "IPv4Interface", "IPv6Interface")}}
@@ -545,7 +546,10 @@ def _c_iterator(kind) -> bool:
         kind)
 
 
-_LONG = 10_000  # characters of a str or bytes, or bits of an int, past which a value is sent as its digest
+_LONG = 10_000  # characters of a str or bytes past which a value is sent as its digest
+# bits of an int past which it is sent as its digest (json writes at most 4,300 digits: round 56's longer int made
+# both sides' encodings raise, and two raises were alike)
+_INT_BITS = 14_000
 _DRAINED = 1_000  # items of a returned generator that are taken and compared
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # (a repr's memory address: no value)
 
@@ -571,7 +575,7 @@ class _Encoder:
 
     def __init__(self, nodes: int = _NODES):
         self.left = nodes
-        self.busy = set()
+        self.busy: dict = {}  # id -> its depth, of the containers being encoded
 
     def __call__(self, value):
         self.left -= 1
@@ -580,7 +584,7 @@ class _Encoder:
         kind = type(value)
         if kind is str and len(value) > _LONG:
             return _digest("str", value.encode("utf-8", "surrogatepass"), len(value))
-        if kind is int and value.bit_length() > 4 * _LONG:
+        if kind is int and value.bit_length() > _INT_BITS:
             return _digest("int", hex(value).encode(), value.bit_length())
         if value is None or kind in (bool, int, str, float):
             return value
@@ -588,9 +592,9 @@ class _Encoder:
             return _digest("bytes", value, len(value)) if len(value) > _LONG else {"$b": value.hex()}
         if kind is complex:
             return {"$c": [value.real, value.imag]}
-        if id(value) in self.busy:
-            return {"$cycle": _name(value)}
-        self.busy.add(id(value))
+        if id(value) in self.busy:  # (and how many levels up: round 56's parents pointing at the root)
+            return {"$cycle": _name(value), "up": len(self.busy) - self.busy[id(value)]}
+        self.busy[id(value)] = len(self.busy)
         try:
             if kind is list:
                 return [self(v) for v in value]
@@ -622,6 +626,8 @@ class _Encoder:
                 except Exception as exc:  # noqa: BLE001
                     return {"$held": _name(value), "holds": raised(exc)}
             if kind in _VIEWS:  # (as ``==`` has them: keys and items as sets, a mappingproxy as its dict; helper 139)
+                if _VIEWS[kind] is set:  # (encoded as a set is, without hashing: items with list values, round 56)
+                    return {"$s": sorted((self(v) for v in list(value)), key=lambda v: json.dumps(v, sort_keys=True))}
                 return self(_VIEWS[kind](value))
             if kind is functools.partial:  # (its function, arguments and keywords: round 49)
                 return {"$partial": [self(value.func), self(list(value.args)), self(dict(value.keywords))]}
@@ -632,13 +638,21 @@ class _Encoder:
                 # (and C's iterators, ``filter``, ``map``, ``zip``, itertools': red-team round 48 returned a filter,
                 # which was its repr, "<filter object at 0x?>", whatever it would yield)
                 return {"$gen": self._drained(value)}
+            if kind is types.MethodType:  # (by its function and receiver)
+                return {"$r": f"{getattr(value.__func__, '__module__', '?')}:"
+                              f"{getattr(value.__func__, '__qualname__', '?')}", "self": self(value.__self__)}
+            if kind is types.BuiltinMethodType and value.__self__ is not None \
+                    and not isinstance(value.__self__, types.ModuleType):  # (C's method of an object, round 56's
+                # template string's ``format``: with the object it is bound to)
+                return {"$r": f"{_name(value.__self__)}.{getattr(value, '__name__', '?')}",
+                        "self": self(value.__self__)}
             if isinstance(value, type) or callable(value) and hasattr(value, "__qualname__") \
                     or kind is type(sys):
                 where = getattr(value, "__module__", None) or getattr(value, "__name__", "?")
                 return {"$r": f"{where}:{getattr(value, '__qualname__', getattr(value, '__name__', '?'))}"}
             return self._state(value)
         finally:
-            self.busy.discard(id(value))
+            self.busy.pop(id(value), None)
 
     def _drained(self, generator) -> list:
         items = []
@@ -703,7 +717,8 @@ class _Encoder:
         for key in [k for k in state if type(k) is str and _cached_property(type(value), k)]:
             del state[key]  # (a functools.cached_property's value: a cache, set whenever it was read; helper 139)
         base = next((c for c in _mro(type(value)) if not type.__dict__["__flags__"].__get__(c) & (1 << 9)), object)
-        if base is not object and base is not BaseException and base is not Exception and own is not None:
+        if base is not object and base is not BaseException and base is not Exception and (
+                own is not None or state):  # (a slotted one too: round 56's ``date`` subclass with ``__slots__``)
             # (a subclass of a C class, ``date`` or ``deque``, holds its value where C does: its C repr says it;
             # red-team round 50's date and deque subclasses were their empty ``__dict__``)
             try:
@@ -756,9 +771,23 @@ def raised(exc, depth: int = 0) -> dict:
         bases = []
     try:  # (its own attributes: red-team round 49's kept buggy def raised the right class with a wrong ``short``;
         # a library's exception keeps what it was given, ``JSONDecodeError.doc``, which its message says already)
-        own = object.__getattribute__(exc, "__dict__")
-        attrs = _Encoder(2_000)({k: v for k, v in dict.items(own) if type(k) is str}) \
+        # (and its slots: round 56's ``short`` kept in ``__slots__``; not a library's, which keeps what it was given,
+        # ``JSONDecodeError.doc``: helper 140's honest lines split without their ends)
+        try:
+            own = object.__getattribute__(exc, "__dict__")
+        except AttributeError:
+            own = {}
+        held = {k: v for k, v in dict.items(own) if type(k) is str} \
             if type(own) is dict and not _library_file(_TYPE_DICT(type(exc)).get("__module__")) else None
+        for cls in type.__dict__["__mro__"].__get__(type(exc)):
+            slots = _TYPE_DICT(cls).get("__slots__", ())
+            for slot in ([slots] if isinstance(slots, str) else slots if isinstance(slots, (tuple, list)) else ()):
+                if type(slot) is str and slot not in ("__dict__", "__weakref__") and held is not None:
+                    try:
+                        held.setdefault(slot, object.__getattribute__(exc, slot))
+                    except AttributeError:
+                        continue
+        attrs = _Encoder(2_000)(held) if held is not None else None
     except Exception:  # noqa: BLE001
         attrs = None
     try:  # (its arguments, which a ``__str__`` may show only in part: red-team round 50)
@@ -1578,6 +1607,10 @@ def main(payload: dict) -> None:
                     returned = _Encoded(_entered(returned, args, kwargs))
             except BaseException as exc:  # noqa: BLE001
                 outcome = raised(exc)
+                try:  # (and what it left in its arguments: a refused pick that still emptied the bin, round 56)
+                    outcome["args"] = _bounded(_Encoder()([args, kwargs]))
+                except BaseException as inner:  # noqa: BLE001
+                    outcome["args"] = {"$cut": "encoding: " + _name(inner)}
             else:
                 tracing = _tracing()
                 if tracing is not None:

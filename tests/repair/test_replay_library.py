@@ -365,10 +365,15 @@ HONEST_DRIVEN = ["h12_cm_rollback_reraise", "h12_exit_class_suppress_true", "h12
                  "h14_exc_json_decode_describe",
                  # (session 43: ``from exc`` added where the pristine code had no cause)
                  "h13_gen_throw_unhandled"]
+# (session 43's honest hunt 15, helper 155, honest15/: 129 honest repairs; a sample here, all in case_files: a lock held
+# across a generator's yield, a sync helper added under a coroutine, a counter the pristine code bumps at run time)
+HONEST_15 = ["t03_cm_module_lock_held_across_yield", "g21_gen_holding_lock_across_yields", "s08_class_counter_instances",
+             "s08b_class_counter_inline", "s43_global_counter"]  # (the coroutine's: test_oracle_state.py)
 HONEST_45 = sorted([(d, p.name[:-len(".py.txt")]) for d in ("honest45", "honest_caches", "honest48")
                     for p in (Path(__file__).parent / d).glob("*.py.txt")]
                    + [("honest_recorder", case) for case in HONEST_RECORDER]
-                   + [("honest_driven", case) for case in HONEST_DRIVEN])
+                   + [("honest_driven", case) for case in HONEST_DRIVEN]
+                   + [("honest15", case) for case in HONEST_15])
 
 
 @pytest.mark.parametrize("folder, case", HONEST_45)
@@ -471,10 +476,15 @@ ROUND_48_REPLAY = ["filter_iterator", "fraction_outcome", "int_tolerance", "lazy
 # library exception thrown in, the step limits, an OSError's file name, a yielded dict the block filled); four are in
 # round54/open/ (two more refused since: a primed generator, a throw down a yield from). Red-team round 55 (helper
 # 152, on 002bdd5): what the sync missed (a rebound parameter, slots, a list that grew, a yielded tuple, an
-# ImportError's name, a library OSError, a bytearray); eight are in round55/open/
+# ImportError's name, a library OSError, a bytearray); six are in round55/open/. Red-team round 56 (helper 154, on
+# 6e76541): outcomes compared without what they hold (the arguments after a raise, a library exception's attributes,
+# a slotted exception's, a slotted date subclass, a bound method's receiver, a NormalDist by hash, ints and views the
+# encoder could not write, a back reference's target), a repeated call kept once, holders cut before the def's own
+# name, planted calls that stopped the recording, the replay's boot importing from the checkout; twenty are in
+# round56/open/
 FORGERIES = sorted([(d, p.name[:-len(".py.txt")]) for d in ("round45", "round46", "round47", "caches", "round49",
                                                              "round50", "round51", "round52", "round53",
-                                                             "round54", "round55")
+                                                             "round54", "round55", "round56")
                     for p in (Path(__file__).parent / d).glob("*.py.txt")] + [("round48", c) for c in ROUND_48_REPLAY])
 
 

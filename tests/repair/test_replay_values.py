@@ -1,7 +1,8 @@
-"""Session 43: what a call's arguments and outcomes hold beyond their plain value — a container subclass's items
-(a project's ``Levels(dict)``, a library's ``Counter``), a value subclass's own rendering, an exception's cause and
-its classes' data, the sign of a zero. Each closed a forged pass of red-team rounds 53 and 55 (the case files under
-``round53/`` and ``round55/`` run them through the harness); these check the pieces directly."""
+"""What the replay encodes of a call's arguments and outcomes beyond their plain value (sessions 43's fixes of red-team
+rounds 53, 55 and 56, whose case files under ``round5*/`` run them through the harness; these check the pieces
+directly): a container subclass's items (a project's ``Levels(dict)``, a library's ``Counter``), a value subclass's
+own rendering, an exception's cause, its classes' data, its slots and a library exception's attributes, a bound
+method's receiver, values ``json`` cannot write, a back reference's place, a private name as Python stores it."""
 from __future__ import annotations
 
 import collections
@@ -151,3 +152,67 @@ def test_an_exception_s_cause_and_its_classes_data_are_compared():
 def test_a_zero_s_sign_is_no_difference():
     # (by policy, round 53's signed_zero stays open: an honest ``b - a`` for ``-(a - b)`` gives -0.0 for 0.0)
     assert alike(-0.0, 0.0) and alike(0.0, -0.0) and alike(0, -0.0)
+
+
+# Red-team round 56: outcomes compared without what they hold.
+
+class Short(Exception):
+    __slots__ = ("short",)
+
+    def __init__(self, message, short):
+        super().__init__(message)
+        self.short = short
+
+
+def test_an_exception_s_slots_are_compared_not_a_library_exception_s_attributes():
+    import subprocess
+
+    assert raised(Short("no", 2))["attrs"] == {"$d": [["short", 2]]}
+    # (a library's keeps what it was given: ``JSONDecodeError.doc``, honest48/jsondecode_doc; so round 56's
+    # swapped ``CalledProcessError`` output stays open)
+    assert raised(subprocess.CalledProcessError(2, ["make"], output="built"))["attrs"] is None
+
+
+def test_bound_methods_are_encoded_with_their_receiver():
+    encode = _Encoder()
+    assert encode("EUR {:.3f}".format) == {"$r": "builtins:str.format", "self": "EUR {:.3f}"}
+    assert encode("EUR {:.3f}".format) != encode("EUR {:.2f}".format)
+    assert encode(Levels(a=1).copy)["self"]["$sub"].endswith("Levels")
+    assert encode(len) == {"$r": "builtins:len"}  # (a module's function: no receiver)
+
+
+def test_values_json_cannot_write_are_still_compared():
+    import statistics
+
+    encode = _Encoder()
+    big = 10 ** 5000
+    assert encode(big)["$h"] == "int" and encode(big) != encode(big + 1)
+    json.dumps(encode(big))
+    view = {"bolt": [2, 1], "nut": [5]}.items()
+    assert encode(view) == {"$s": [{"$t": ["bolt", [2, 1]]}, {"$t": ["nut", [5]]}]}
+    assert encode({1: 2}.items()) == encode({(1, 2)})  # (as a set of its pairs, as before)
+    assert encode(statistics.NormalDist(-1, 3)) != encode(statistics.NormalDist(-2, 3))
+
+
+class Node:
+    def __init__(self, parent=None):
+        self.parent, self.children = parent, []
+
+
+def test_a_back_reference_says_how_far_up_it_points():
+    root = Node()
+    child = Node(root)
+    root.children.append(child)
+    grandchild = Node(child)
+    child.children.append(grandchild)
+    right = json.dumps(_Encoder()(root), sort_keys=True)
+    grandchild.parent = root  # (the parent's parent: alike by class, not by place)
+    assert json.dumps(_Encoder()(root), sort_keys=True) != right
+
+
+def test_a_private_name_as_python_stores_it_is_known_by_its_spelling():
+    from beacon.repair.replay import _mangled_known
+
+    assert _mangled_known("_Line__qty", {"__qty"}) and _mangled_known("_My_Line__qty", {"__qty"})
+    assert not _mangled_known("_Line__qty", {"qty"}) and not _mangled_known("__qty__", {"__qty__"})
+    assert not _mangled_known("_Line___", {"___"})
