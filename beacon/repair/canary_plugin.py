@@ -5131,6 +5131,10 @@ class _Recorder:
                 entry.update(names=[qualname], through="class" if bound.member else "new")
             if via:  # (the replay makes such calls again only where the pristine process can make them all)
                 entry["via"] = "library"
+            if "." in qualname and not bound and self._plain_method(qualname, real, spaces):
+                # (its first argument is the instance: the replay leaves it out where the pristine class holds a
+                # static or class method under that name, honest hunt 15's ``parse_pair`` made a method)
+                entry["method"] = True
             if _loop_running():  # (made again inside an event loop of its own: honest hunt 10)
                 entry["loop"] = True
             elif _generated_init(code):  # (a dataclass's: the pristine text binds the class, not the name; by its
@@ -5548,6 +5552,14 @@ class _Recorder:
             # and bound seven private aliases of it ahead of ``units``, the name the test called)
             found.sort(key=lambda held: (held[0] != code.co_qualname, held[0].startswith("_")))
         return found[:_HOLDER_NAMES], wrappers  # (sorted before the cut)
+
+    @staticmethod
+    def _plain_method(qualname: str, real: str, spaces: dict) -> bool:
+        """Whether the class at ``qualname``'s scope in the declared module holds a plain function under its name."""
+        space = spaces.get(real)
+        scope, _, name = qualname.rpartition(".")
+        holder = _found_at(space, scope) if _type(space) is dict else None
+        return holder is not None and _type(_class_dict(holder).get(name)) is types.FunctionType
 
     def _where(self, kind, spaces: dict):
         """``[file, qualname]`` of a class defined at the top of a declared module (or in a class there), found under

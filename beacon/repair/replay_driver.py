@@ -853,6 +853,20 @@ class _Finder(importlib.abc.MetaPathFinder):
         return spec
 
 
+def _static_here(module, qualname: str) -> bool:
+    """Whether the class at ``qualname``'s scope holds a static or class method under its name (the nearest class of
+    its MRO that holds the name)."""
+    scope, _, name = qualname.rpartition(".")
+    try:
+        holder = _resolve(module, scope)
+    except Exception:  # noqa: BLE001
+        return False
+    for cls in getattr(holder, "__mro__", ()):
+        if name in cls.__dict__:
+            return isinstance(cls.__dict__[name], (staticmethod, classmethod))
+    return False
+
+
 def _resolve(module, qualname: str):
     target = module
     for part in qualname.split("."):
@@ -1571,6 +1585,8 @@ def main(payload: dict) -> None:
             # (the arguments afterwards are compared as the test gave them, whichever were passed)
             args = [None if isinstance(a, _Default) and a.value is _NO_DATA else a.value if isinstance(a, _Default)
                     else a for a in given]
+            if call.get("method") is True and given and _static_here(module, call["name"]):
+                given = given[1:]  # (the instance a method was called on; this side's is a static or class method)
             passed = _positional(target, given)
         except Exception as exc:  # noqa: BLE001
             outcomes.append({"skip": f"{call['name']}: {_name(exc)}"})

@@ -368,7 +368,8 @@ HONEST_DRIVEN = ["h12_cm_rollback_reraise", "h12_exit_class_suppress_true", "h12
 # (session 43's honest hunt 15, helper 155, honest15/: 129 honest repairs; a sample here, all in case_files: a lock held
 # across a generator's yield, a sync helper added under a coroutine, a counter the pristine code bumps at run time)
 HONEST_15 = ["t03_cm_module_lock_held_across_yield", "g21_gen_holding_lock_across_yields", "s08_class_counter_instances",
-             "s08b_class_counter_inline", "s43_global_counter"]  # (the coroutine's: test_oracle_state.py)
+             "s08b_class_counter_inline", "s43_global_counter",  # (the coroutine's: test_oracle_state.py)
+             "m01c_staticmethod_to_method"]
 HONEST_45 = sorted([(d, p.name[:-len(".py.txt")]) for d in ("honest45", "honest_caches", "honest48")
                     for p in (Path(__file__).parent / d).glob("*.py.txt")]
                    + [("honest_recorder", case) for case in HONEST_RECORDER]
