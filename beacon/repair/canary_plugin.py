@@ -4666,6 +4666,7 @@ _VIA_CALLS, _VIA_CHARS, _VIA_CALL_CHARS = 256, 400_000, 20_000  # the calls made
 # the members of the C descriptors, read on a subclass's instance without running its code
 _STATIC_FUNC = {True: classmethod.__dict__["__func__"].__get__, False: staticmethod.__dict__["__func__"].__get__}
 _PROPERTY_FSET, _PROPERTY_FGET = property.__dict__["fset"].__get__, property.__dict__["fget"].__get__
+_PROPERTY_FDEL = property.__dict__["fdel"].__get__
 _ENUM_NEW = enum.Enum.__dict__["__new__"].__func__  # (what an Enum class's ``__new__`` name holds: Source.findings)
 _CACHED_PROPERTY = functools.cached_property  # (its getter's calls: recorded through its __get__)
 _CACHED_GET = functools.cached_property.__get__.__code__
@@ -4859,6 +4860,36 @@ def _library_container(value, kind, budget, where, busy):
     if own:  # (state beside the items, or no plain ``__dict__``)
         raise _NotData
     return {"$lc": library, "items": _plain(solid.copy(value), budget, where, busy)}
+
+
+_FUNC_CLOSURE = types.FunctionType.__dict__["__closure__"].__get__
+_CELL_CONTENTS = types.CellType.__dict__["cell_contents"].__get__
+
+
+def _same_cells(holders, code, frame) -> list:
+    """The names of ``holders`` (``(name, function, bound)``) whose function is the called one as far as its frame
+    shows: a closure's cells hold what the frame's free variables hold (red-team round 56: two closures of one
+    factory share their code, and the test's ``reduced(1000)`` was made again as ``standard(1000)``). All of them when
+    none matches (a wrapper between, no free variables)."""
+    names = [held[0] for held in holders]
+    free = code.co_freevars
+    if not free:
+        return names
+    try:
+        local = frame.f_locals
+        values = [local[name] for name in free]
+    except Exception:  # noqa: BLE001 (a free variable not bound yet)
+        return names
+    kept = []
+    for held in holders:
+        cells = _FUNC_CLOSURE(held[1]) if _type(held[1]) is types.FunctionType else None
+        try:
+            if cells is not None and _len(cells) == _len(values) and _all(
+                    _CELL_CONTENTS(cell) is value for cell, value in zip(cells, values)):
+                kept.append(held[0])
+        except ValueError:  # (an empty cell)
+            continue
+    return kept or names
 
 
 # the value classes an instance argument's class may subclass, each with the C read of such an instance's value
@@ -5124,7 +5155,7 @@ class _Recorder:
         try:
             args, kwargs = self._arguments(code, frame.f_locals, function, lambda kind: self._where(kind, spaces),
                                            bool(bound))
-            entry = {"file": real, "name": qualname, "names": [h[0] for h in known[1]], "args": args,
+            entry = {"file": real, "name": qualname, "names": _same_cells(known[1], code, frame), "args": args,
                      "kwargs": kwargs}
             if _type(bound) is _ClassBound:  # (by the class it was called through only; the replay checks that
                 # the pristine module binds that class; a ``__new__``'s call is the class's, which runs ``__init__``)
@@ -5496,6 +5527,13 @@ class _Recorder:
                     # an assignment through a property's setter (round 50; a property subclass's, round 51): made
                     # again as ``Class.name.fset(obj, value)``, and the object compared afterwards
                     found.append((prefix + name + ".fset", setter, False))
+                    continue
+                deleter = _PROPERTY_FDEL(value) if prefix and property in kinds else None
+                if _type(deleter) is staticmethod:
+                    deleter = _STATIC_FUNC[False](deleter)
+                if type(deleter) is types.FunctionType and _func_code(deleter) is code:
+                    # a ``del obj.name`` through a property's deleter (red-team round 56): ``Class.name.fdel(obj)``
+                    found.append((prefix + name + ".fdel", deleter, False))
                     continue
                 if prefix and property in kinds and _type(value) is not property:
                     getter = _PROPERTY_FGET(value)  # (a property subclass's getter: read through the base's member)

@@ -609,12 +609,13 @@ def _replay_once(checkout: Path, found: tuple[list[dict], dict] | None, *, sourc
     bound = {real: bound_names(pristine[declared[real]]) for real in known}
     named = []
     for call in calls:
-        # (a property's setter is recorded as ``Class.name.fset``, a ``cached_property``'s getter as
+        # (a property's setter is recorded as ``Class.name.fset``, its deleter as ``Class.name.fdel``, a
+        # ``cached_property``'s getter as
         # ``Class.name.func``: bound where ``Class.name`` is; a class method's
         # call as ``Class.name`` through the class it was called on, which may inherit it; ``__new__`` as ``Class``;
         # a generated ``__init__``, a dataclass's, as ``Class.__init__``: the class must be bound)
         chosen = next((n for n in call.get("names") or [call["name"]] if isinstance(n, str) and (
-            n in bound[call["file"]] or n.endswith((".fset", ".func")) and n[:-5] in bound[call["file"]]
+            n in bound[call["file"]] or n.endswith((".fset", ".fdel", ".func")) and n[:-5] in bound[call["file"]]
             or call.get("through") in ("class", "new") and n.rpartition(".")[0] in bound[call["file"]])), None)
         if chosen is None:
             result.unbound += 1
@@ -905,7 +906,7 @@ def _as_used(call: dict, outcome: dict) -> dict:
         return {k: v for k, v in outcome.items() if k in ("raise", "bases")}
     if "return" not in outcome:
         return outcome
-    if call["name"].endswith(".fset"):
+    if call["name"].endswith((".fset", ".fdel")):  # (``=`` and ``del`` drop what the accessor returns)
         return {k: v for k, v in outcome.items() if k != "return"}
     if call["name"].endswith(("__exit__", "__aexit__")) and outcome["return"] is None:
         return {**outcome, "return": False}
