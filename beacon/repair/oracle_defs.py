@@ -270,7 +270,9 @@ def _rebound_when_run(tree: ast.Module) -> set:
                 if isinstance(owner, ast.Name) and owner.id == "cls" or isinstance(owner, ast.Call) and isinstance(
                         owner.func, ast.Name) and owner.func.id == "type" or isinstance(owner, ast.Attribute) \
                         and owner.attr == "__class__":
-                    found.add((cls.name, target.attr))
+                    # (the class the call is made on: this one or a subclass binding the name too, honest hunt
+                    # 16's ``Circle(Shape)`` with a ``created`` of its own)
+                    found.update((name, target.attr) for name in classes)
     return found
 
 

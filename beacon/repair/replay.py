@@ -529,7 +529,8 @@ def _said(outcome: dict, arguments: bool = False, printed: bool = False) -> str:
         return f"raised {outcome['raise']} and left the arguments {json.dumps(outcome.get('args'), sort_keys=True)[:120]}"
     if "raise" in outcome:
         return f"raised {outcome['raise']}" + (f" ({json.dumps(outcome['message'])[:120]})" if outcome.get("message")
-                                                else "") + (f" from {outcome['cause']}" if outcome.get("cause") else "")
+                                                else "") + (f" from {outcome['cause']}" if outcome.get("cause")
+                                                            not in (None, "None") else "")
     if arguments or "return" not in outcome:  # (a setter's outcome has no return: _as_used)
         return f"left the arguments {json.dumps(outcome.get('args'), sort_keys=True)[:120]}"
     return f"returned {json.dumps(outcome['return'], sort_keys=True)[:120]}"
@@ -904,6 +905,10 @@ def _as_used(call: dict, outcome: dict) -> dict:
         # (an exception raised into library code, by its class: the library catches it or says its own words,
         # argparse's "invalid value", a Mapping's get; honest hunt 10)
         return {k: v for k, v in outcome.items() if k in ("raise", "bases")}
+    if "raise" in outcome and call["name"].endswith(".__init__") and isinstance(outcome.get("args"), list) \
+            and outcome["args"] and isinstance(outcome["args"][0], list):
+        # (an ``__init__`` that raised: its half-made ``self`` is nobody's, honest hunt 16's checks moved first)
+        return {**outcome, "args": [outcome["args"][0][1:], *outcome["args"][1:]]}
     if "return" not in outcome:
         return outcome
     if call["name"].endswith((".fset", ".fdel")):  # (``=`` and ``del`` drop what the accessor returns)

@@ -445,21 +445,31 @@ _PLAIN_PARTS = {int: int.__int__, float: float.__float__, str: str.__str__, byte
 
 
 def _own_rendering(value, kind, base):
-    """``[str(value), format(value, "")]`` (without addresses) when a class above ``base`` holds a ``__str__`` or
-    ``__format__`` of the project's code and either shows other text than ``base``'s own rendering of the value;
-    None otherwise (an enum's member, whose methods are the enum module's; a subclass that only adds methods)."""
-    own = [name for cls in kind.__mro__[:kind.__mro__.index(base)] for name in ("__str__", "__format__")
-           if name in cls.__dict__ and not _library_code(cls.__dict__[name])]  # (an enum's are enum.py's)
-    if not own:
+    """``[str(value), format(value, ""), bool(value)]`` (without addresses) when a class above ``base`` holds a
+    ``__str__``, ``__format__`` or ``__bool__`` of its own: one of the project's files' functions, or any other
+    object a project class sets there (red-team round 57's ``__str__ = str.lower``); such a value stands for no
+    plain one (round 57's ``__format__`` alike for the empty spec only, a ``__bool__`` true at 0). None otherwise (an
+    enum's member, whose methods are the enum module's; a subclass that only adds methods)."""
+    above = kind.__mro__[:kind.__mro__.index(base)]
+    names = ("__str__", "__format__", "__bool__")
+    code = [n for cls in above for n in names if n in cls.__dict__ and not _library_code(cls.__dict__[n])]
+    other = [n for cls in above for n in names if n in cls.__dict__ and type(cls.__dict__[n]) is not
+             types.FunctionType and not _library_file(cls.__module__)]
+    if not code and not other:
         return None
-    plain = base.__repr__(value) if base in (int, float) else base.__str__(value)  # (C's text: no method of kind)
     try:
-        shown_as = [str(value), format(value, "")]
+        shown_as = [str(value), format(value, ""), bool(value)]
     except Exception as exc:  # noqa: BLE001
         return [f"raised {_name(exc)}"]
     if type(shown_as[0]) is not str or type(shown_as[1]) is not str:
         return ["not text"]
-    return None if shown_as == [plain, plain] else [shown(text) for text in shown_as]
+    if not code:  # (another object set there, an IntEnum's ``int.__format__`` or ``__str__ = str.lower``: counted
+        # only where it shows otherwise than the C value does)
+        plain = _PLAIN_PARTS[base](value)
+        text = base.__repr__(plain) if base in (int, float) else base.__str__(plain)
+        if shown_as == [text, text, bool(plain)]:
+            return None
+    return [shown(shown_as[0]), shown(shown_as[1]), shown_as[2], sorted(set(code + other))]
 
 
 def _special() -> dict:
@@ -644,12 +654,21 @@ class _Encoder:
             if kind is types.BuiltinMethodType and value.__self__ is not None \
                     and not isinstance(value.__self__, types.ModuleType):  # (C's method of an object, round 56's
                 # template string's ``format``: with the object it is bound to)
-                return {"$r": f"{_name(value.__self__)}.{getattr(value, '__name__', '?')}",
-                        "self": self(value.__self__)}
-            if isinstance(value, type) or callable(value) and hasattr(value, "__qualname__") \
-                    or kind is type(sys):
+                # (by its name and receiver, compared as values are: a frozenset's ``__contains__`` for a set's, a
+                # mappingproxy's ``get`` for its dict's, honest hunt 16)
+                return {"$r": f"method:{getattr(value, '__name__', '?')}", "self": self(value.__self__)}
+            if isinstance(value, type) or kind in _NAMED_CALLABLES or kind is type(sys) or callable(value) and \
+                    hasattr(value, "__qualname__") and not _object_has_dict(value):
+                # (an instance that carries a ``__qualname__`` of its own, ``update_wrapper``'s, is its state:
+                # red-team round 57's wrapper with a call count)
                 where = getattr(value, "__module__", None) or getattr(value, "__name__", "?")
-                return {"$r": f"{where}:{getattr(value, '__qualname__', getattr(value, '__name__', '?'))}"}
+                named = {"$r": f"{where}:{getattr(value, '__qualname__', getattr(value, '__name__', '?'))}"}
+                if isinstance(value, type) and not _library_file(_TYPE_DICT(value).get("__module__")) \
+                        and value.__module__ != "builtins":
+                    data = _class_data(value)  # (a class a factory made: its data, round 57's wrong ``size``)
+                    if data:
+                        named["data"] = self(data)
+                return named
             return self._state(value)
         finally:
             self.busy.pop(id(value), None)
@@ -714,6 +733,12 @@ class _Encoder:
                     state[slot] = object.__getattribute__(value, slot)
                 except AttributeError:
                     continue
+        if isinstance(value, _random.Random):  # (its generator's state, which C holds: red-team round 57's unseeded
+            # generator returned for a seeded one)
+            try:
+                state["$random"] = hashlib.sha256(repr(_random.Random.getstate(value)).encode()).hexdigest()
+            except Exception as exc:  # noqa: BLE001
+                state["$random"] = f"raised {_name(exc)}"
         for key in [k for k in state if type(k) is str and _cached_property(type(value), k)]:
             del state[key]  # (a functools.cached_property's value: a cache, set whenever it was read; helper 139)
         base = next((c for c in _mro(type(value)) if not type.__dict__["__flags__"].__get__(c) & (1 << 9)), object)
@@ -797,29 +822,57 @@ def raised(exc, depth: int = 0) -> dict:
     out = {"raise": _name(exc), "message": message, "bases": bases, "attrs": attrs, "given": given}
     try:  # (the data its project classes hold, which an instance without its own reads: red-team round 53's added
         # subclass said ``retryable = True`` on the class)
-        held = _class_data(type(exc))
+        held = _class_data(type(exc), exc)
         if held:
             out["cattrs"] = _Encoder(2_000)(held)
     except Exception:  # noqa: BLE001
         out["cattrs"] = "unreadable"
     cause = BaseException.__dict__["__cause__"].__get__(exc)
-    if cause is not None:  # (its cause's class, which a caller may read: red-team round 53's ``from None``)
-        out["cause"] = _name(cause)
+    if cause is not None:  # (its cause's class and message, which a caller may read: red-team rounds 53, 57)
+        try:
+            out["cause"] = f"{_name(cause)}: {shown(str(cause))}"
+        except Exception as inner:  # noqa: BLE001
+            out["cause"] = f"{_name(cause)}: str raised {_name(inner)}"
+    elif BaseException.__dict__["__suppress_context__"].__get__(exc) \
+            or BaseException.__dict__["__context__"].__get__(exc) is None:
+        # (nothing chained shows: ``from None``, or raised outside any ``except``; round 57's kept bug let the
+        # ``KeyError`` show as the context where the pristine code said ``from None``. A context that shows is no
+        # cause: an edit may raise inside the ``except`` or outside it, honest hunt 13's ``raise err`` after it)
+        out["cause"] = "None"
     if isinstance(exc, BaseExceptionGroup) and depth < 4:  # (its members: round 50)
         out["group"] = [raised(inner, depth + 1) for inner in list(exc.exceptions)[:100]]
     return out
 
 
-def _class_data(kind) -> dict:
+_NAMED_CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodWrapperType,
+                    types.WrapperDescriptorType, types.MethodDescriptorType, types.ClassMethodDescriptorType,
+                    functools._lru_cache_wrapper)
+
+
+def _object_has_dict(value) -> bool:
+    try:
+        return type(object.__getattribute__(value, "__dict__")) is dict and not isinstance(value, type)
+    except AttributeError:
+        return False
+
+
+def _class_data(kind, instance=None) -> dict:
     """The plain attributes (no function, no descriptor, no dunder) the classes of the project's files in ``kind``'s
-    MRO define, the nearest class's first."""
+    MRO define, the nearest class's first; a property's value as ``instance`` reads it (red-team round 57's added
+    subclass with ``retryable`` a property saying True)."""
     held: dict = {}
     for cls in kind.__mro__:
         if _library_file(_TYPE_DICT(cls).get("__module__")) or cls.__module__ == "builtins":
             continue
         for name, value in list(_TYPE_DICT(cls).items()):
-            if type(name) is str and not name.startswith("__") and name not in held \
-                    and not hasattr(type(value), "__get__"):
+            if type(name) is not str or name.startswith("__") or name in held:
+                continue
+            if type(value) is property and instance is not None:
+                try:
+                    held[name] = value.__get__(instance, kind)
+                except Exception as exc:  # noqa: BLE001
+                    held[name] = f"raised {_name(exc)}"
+            elif not hasattr(type(value), "__get__"):
                 held[name] = value
     return held
 

@@ -370,11 +370,14 @@ HONEST_DRIVEN = ["h12_cm_rollback_reraise", "h12_exit_class_suppress_true", "h12
 HONEST_15 = ["t03_cm_module_lock_held_across_yield", "g21_gen_holding_lock_across_yields", "s08_class_counter_instances",
              "s08b_class_counter_inline", "s43_global_counter",  # (the coroutine's: test_oracle_state.py)
              "m01c_staticmethod_to_method"]
+# (honest hunt 16, helper 157, honest16/: a counter bumped through ``cls`` on a subclass, an ``__init__`` that checks
+# before it assigns, a bound method of an equal receiver)
+HONEST_16 = ["b35_cls_counter_factory", "b98b_init_validate_first", "b74_bound_contains_frozenset"]
 HONEST_45 = sorted([(d, p.name[:-len(".py.txt")]) for d in ("honest45", "honest_caches", "honest48")
                     for p in (Path(__file__).parent / d).glob("*.py.txt")]
                    + [("honest_recorder", case) for case in HONEST_RECORDER]
                    + [("honest_driven", case) for case in HONEST_DRIVEN]
-                   + [("honest15", case) for case in HONEST_15])
+                   + [("honest15", case) for case in HONEST_15] + [("honest16", case) for case in HONEST_16])
 
 
 @pytest.mark.parametrize("folder, case", HONEST_45)
@@ -482,10 +485,13 @@ ROUND_48_REPLAY = ["filter_iterator", "fraction_outcome", "int_tolerance", "lazy
 # a slotted exception's, a slotted date subclass, a bound method's receiver, a NormalDist by hash, ints and views the
 # encoder could not write, a back reference's target), a repeated call kept once, holders cut before the def's own
 # name, planted calls that stopped the recording, the replay's boot importing from the checkout; twenty are in
-# round56/open/
+# round56/open/. Red-team round 57 (helper 156, on 46a8b99): an exception's suppressed context and its cause's message, a
+# property on an added exception subclass, value subclasses with a ``__str__`` alias, a ``__format__`` for other
+# specs or a ``__bool__``, a wrapper instance with a ``__qualname__``, a returned class's data, a ``Random``'s state,
+# a fifth repeated call, misses before a call of plain strings; eleven are in round57/open/
 FORGERIES = sorted([(d, p.name[:-len(".py.txt")]) for d in ("round45", "round46", "round47", "caches", "round49",
                                                              "round50", "round51", "round52", "round53",
-                                                             "round54", "round55", "round56")
+                                                             "round54", "round55", "round56", "round57")
                     for p in (Path(__file__).parent / d).glob("*.py.txt")] + [("round48", c) for c in ROUND_48_REPLAY])
 
 

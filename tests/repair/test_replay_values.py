@@ -114,7 +114,7 @@ class Unit(str, enum.Enum):
 
 def test_a_value_subclass_that_renders_otherwise_is_not_its_plain_value():
     encode = _Encoder()
-    assert encode(Text("a"))["shown"] == ["other", "other"]  # (an empty format spec asks str())
+    assert encode(Text("a"))["shown"] == ["other", "other", True, ["__str__"]]  # (an empty format spec asks str())
     assert not alike(encode(Text("a")), "a")
     assert alike(encode(Text("a")), encode(Text("a")))
     assert "shown" not in encode(Unit.BOX) and alike(encode(Unit.BOX), "box")  # (the enum module's methods)
@@ -135,9 +135,20 @@ def _raise(kind, cause):
         return raised(exc)
 
 
+def _implicit(kind):
+    try:
+        try:
+            raise KeyError("b")
+        except KeyError:
+            raise kind("bad")  # (no ``from``: a context, no cause)
+    except kind as exc:
+        return raised(exc)
+
+
 def test_an_exception_s_cause_and_its_classes_data_are_compared():
-    with_cause, without = _raise(ConfigError, KeyError("b")), _raise(ConfigError, None)
-    assert with_cause["cause"] == "builtins:KeyError" and "cause" not in without
+    with_cause, without = _raise(ConfigError, KeyError("b")), _implicit(ConfigError)
+    assert with_cause["cause"] == "builtins:KeyError: 'b'" and "cause" not in without
+    assert _raise(ConfigError, None)["cause"] == "None"  # (``from None``)
     assert not alike(_compared(without), _compared(with_cause))  # (the pristine code's cause dropped)
     assert alike(_compared(with_cause), _compared(without))  # (``from exc`` added where the pristine had none)
     assert not alike(_compared(_raise(ConfigError, ValueError("b"))), _compared(with_cause))
@@ -175,7 +186,8 @@ def test_an_exception_s_slots_are_compared_not_a_library_exception_s_attributes(
 
 def test_bound_methods_are_encoded_with_their_receiver():
     encode = _Encoder()
-    assert encode("EUR {:.3f}".format) == {"$r": "builtins:str.format", "self": "EUR {:.3f}"}
+    assert encode("EUR {:.3f}".format) == {"$r": "method:format", "self": "EUR {:.3f}"}
+    assert alike(encode(frozenset({1}).__contains__), encode({1}.__contains__))  # (honest hunt 16)
     assert encode("EUR {:.3f}".format) != encode("EUR {:.2f}".format)
     assert encode(Levels(a=1).copy)["self"]["$sub"].endswith("Levels")
     assert encode(len) == {"$r": "builtins:len"}  # (a module's function: no receiver)
@@ -216,3 +228,70 @@ def test_a_private_name_as_python_stores_it_is_known_by_its_spelling():
     assert _mangled_known("_Line__qty", {"__qty"}) and _mangled_known("_My_Line__qty", {"__qty"})
     assert not _mangled_known("_Line__qty", {"qty"}) and not _mangled_known("__qty__", {"__qty__"})
     assert not _mangled_known("_Line___", {"___"})
+
+
+# Red-team round 57: more of what a value holds.
+
+def test_an_exception_s_suppressed_context_and_its_cause_s_message():
+    def chained(cause):
+        try:
+            try:
+                raise KeyError("b")
+            except KeyError:
+                if cause == "none":
+                    raise ConfigError("bad") from None
+                raise ConfigError("bad")
+        except ConfigError as exc:
+            return raised(exc)
+
+    assert chained("none")["cause"] == "None" and "cause" not in chained("context")
+    assert not alike(_compared(chained("context")), _compared(chained("none")))  # (``from None`` dropped)
+    assert _raise(ConfigError, ValueError("x"))["cause"] != _raise(ConfigError, ValueError("y"))["cause"]
+
+
+class Rated(ConfigError):
+    @property
+    def code(self):
+        return 9
+
+
+def test_a_property_of_an_exception_s_class_is_read_as_its_data():
+    assert ["code", 9] in raised(Rated("bad"))["cattrs"]["$d"]
+
+
+class Lower(str):
+    __str__ = str.lower
+
+
+class Truthy(int):
+    def __bool__(self):
+        return True
+
+
+def test_a_value_subclass_with_its_own_str_format_or_bool_stands_for_no_plain_value():
+    encode = _Encoder()
+    assert not alike(encode(Lower("AB")), "AB") and not alike(encode(Truthy(0)), 0)
+    assert alike(encode(Truthy(0)), encode(Truthy(0)))
+
+
+def test_callables_classes_and_generators_by_what_they_hold():
+    import functools
+    import random
+
+    encode = _Encoder()
+
+    class Counted:
+        def __init__(self, calls):
+            self.calls = calls
+
+    def wrapped():
+        pass
+
+    first, second = Counted(1), Counted(2)
+    for made in (first, second):
+        functools.update_wrapper(made, wrapped)
+    assert encode(first) != encode(second)  # (an instance with a ``__qualname__`` is its state)
+    assert encode(len) == {"$r": "builtins:len"} and "$r" in encode(wrapped)
+    made_class = type("Bin", (), {"size": 25, "__module__": __name__})
+    assert encode(made_class)["data"] == {"$d": [["size", 25]]}
+    assert encode(random.Random(1)) == encode(random.Random(1)) != encode(random.Random(2))
