@@ -485,10 +485,10 @@ ROUND_48_REPLAY = ["filter_iterator", "fraction_outcome", "int_tolerance", "lazy
 # a slotted exception's, a slotted date subclass, a bound method's receiver, a NormalDist by hash, ints and views the
 # encoder could not write, a back reference's target), a repeated call kept once, holders cut before the def's own
 # name, planted calls that stopped the recording, the replay's boot importing from the checkout; twenty are in
-# round56/open/. Red-team round 57 (helper 156, on 46a8b99): an exception's suppressed context and its cause's message, a
+# round56/open/. Red-team round 57 (helper 156, on 46a8b99): an exception's suppressed context, a
 # property on an added exception subclass, value subclasses with a ``__str__`` alias, a ``__format__`` for other
 # specs or a ``__bool__``, a wrapper instance with a ``__qualname__``, a returned class's data, a ``Random``'s state,
-# a fifth repeated call, misses before a call of plain strings; eleven are in round57/open/
+# a fifth repeated call, misses before a call of plain strings; twelve are in round57/open/
 FORGERIES = sorted([(d, p.name[:-len(".py.txt")]) for d in ("round45", "round46", "round47", "caches", "round49",
                                                              "round50", "round51", "round52", "round53",
                                                              "round54", "round55", "round56", "round57")

@@ -147,7 +147,7 @@ def _implicit(kind):
 
 def test_an_exception_s_cause_and_its_classes_data_are_compared():
     with_cause, without = _raise(ConfigError, KeyError("b")), _implicit(ConfigError)
-    assert with_cause["cause"] == "builtins:KeyError: 'b'" and "cause" not in without
+    assert with_cause["cause"] == "builtins:KeyError" and "cause" not in without
     assert _raise(ConfigError, None)["cause"] == "None"  # (``from None``)
     assert not alike(_compared(without), _compared(with_cause))  # (the pristine code's cause dropped)
     assert alike(_compared(with_cause), _compared(without))  # (``from exc`` added where the pristine had none)
@@ -246,7 +246,7 @@ def test_an_exception_s_suppressed_context_and_its_cause_s_message():
 
     assert chained("none")["cause"] == "None" and "cause" not in chained("context")
     assert not alike(_compared(chained("context")), _compared(chained("none")))  # (``from None`` dropped)
-    assert _raise(ConfigError, ValueError("x"))["cause"] != _raise(ConfigError, ValueError("y"))["cause"]
+    assert _raise(ConfigError, ValueError("x"))["cause"] == _raise(ConfigError, ValueError("y"))["cause"]  # (by class)
 
 
 class Rated(ConfigError):
