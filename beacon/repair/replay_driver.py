@@ -34,12 +34,14 @@ the arguments inside it, ``{"$r": "module:qualname"}`` a class, function or modu
 cannot be read, ``{"$cut": n}`` past the size limit or nested deeper than ``DEPTH``.
 """
 import builtins
+import collections
 import functools
 import gc
 import hashlib
 import importlib.abc
 import importlib.machinery
 import io
+import itertools
 import json
 import os
 import re
@@ -300,6 +302,9 @@ def _driven(generator, steps: list, args: list, kwargs: dict, resolve, primed: b
             going = False
         else:
             raise ValueError(f"unknown step {do!r}")
+    # what its code after the last step left in the object it yielded last and in those it held (round 58: a
+    # ``contextmanager`` that should drop duplicates from the pick list when the block is left)
+    done.append({"left": _bounded(encode(last[0])), "held": _bounded(encode([held[k] for k in sorted(held)]))})
     return {"$steps": done}
 
 
@@ -404,7 +409,9 @@ def _in_a_loop(target, passed, kwargs, args, steps=None, resolve=None):
     async def inside():
         returned = target(*passed, **kwargs)
         if type(returned) is types.CoroutineType:
-            return await returned
+            result = await returned
+            await _started_tasks()
+            return result
         if steps is not None and (type(returned) is types.GeneratorType
                                   or _name(returned) == "contextlib:_GeneratorContextManager"):
             return _Encoded(_driven(returned if type(returned) is types.GeneratorType else returned.gen, steps,
@@ -421,7 +428,26 @@ def _awaited(coroutine):
     every side that returns one)."""
     import asyncio
 
-    return asyncio.run(coroutine)
+    async def to_its_end():
+        result = await coroutine
+        await _started_tasks()
+        return result
+
+    return asyncio.run(to_its_end())
+
+
+async def _started_tasks() -> None:
+    """The tasks a coroutine started, run to their end (at most _TASKS_WAIT seconds), as the test's loop running on
+    would have: ``asyncio.run`` cancels them before their first step (red-team round 58's booking in the
+    background)."""
+    import asyncio
+
+    started = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    if started:
+        await asyncio.wait(started, timeout=_TASKS_WAIT)
+
+
+_TASKS_WAIT = 1.0
 
 
 def _name(obj) -> str:
@@ -475,12 +501,22 @@ def _own_rendering(value, kind, base):
 def _special() -> dict:
     """C's classes whose repr is their address -> what an instance holds (red-team round 49 returned each)."""
     import struct
-    out = {type(re.match("", "")): lambda m: (m.span(), m.groups(), m.groupdict(), m.re.pattern, m.re.flags),
-           memoryview: lambda v: (v.format, v.shape, v.tobytes()),
+    # (a match with the text it searched and where: round 58's match made on ``text.lower()``; a view's
+    # ``readonly``: round 58's view of ``bytes`` for a ``bytearray``'s)
+    out = {type(re.match("", "")): lambda m: (m.span(), m.groups(), m.groupdict(), m.re.pattern, m.re.flags,
+                                              m.string, m.pos, m.endpos),
+           memoryview: lambda v: (v.format, v.shape, v.tobytes(), v.readonly),
            struct.Struct: lambda v: (v.format, v.size)}
     for name in ("md5", "sha1", "sha256", "sha512", "blake2b", "sha3_256"):
         made = getattr(hashlib, name)()
         out[type(made)] = lambda h: (h.name, h.hexdigest())
+    for name in ("shake_128", "shake_256"):  # (an XOF: its first 64 bytes)
+        out[type(getattr(hashlib, name)())] = lambda h: (h.name, h.hexdigest(64))
+    try:  # (OpenSSL's HMAC, whose repr says "@ 0x…": round 58's key cut to 8 bytes)
+        import hmac
+        out[type(hmac.new(b"k", digestmod="sha256")._hmac)] = lambda h: (h.name, h.hexdigest())
+    except (AttributeError, ValueError, ImportError):
+        pass
     return out
 
 
@@ -531,6 +567,7 @@ def _library_code(value) -> bool:
 _EXACT = {"fractions:Fraction": lambda v: list(v.as_integer_ratio()),
           "statistics:NormalDist": lambda v: [v.mean, v.stdev],  # (hash(-1.0) == hash(-2.0): round 56)
           "decimal:Decimal": lambda v: list(v.as_integer_ratio()) if v.is_finite() else str(v),
+          "uuid:UUID": str,  # (its hash is its int's, modulo 2**61 - 1: two fields swapped collide, round 58)
           **{f"ipaddress:{kind}": str for kind in ("IPv4Address", "IPv6Address", "IPv4Network", "IPv6Network",
                                                     "IPv4Interface", "IPv6Interface")}}
 
@@ -561,7 +598,9 @@ _LONG = 10_000  # characters of a str or bytes past which a value is sent as its
 # both sides' encodings raise, and two raises were alike)
 _INT_BITS = 14_000
 _DRAINED = 1_000  # items of a returned generator that are taken and compared
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # (a repr's memory address: no value)
+# (a repr's memory address, which says no value: "<… at 0x…>", OpenSSL's "<… @ 0x…>"; only where the repr ends,
+# so text that says "at 0x4000" is kept: red-team round 58)
+_ADDRESS = re.compile(r" (?:at|@) 0x[0-9a-fA-F]+(?=>)")
 
 
 def _digest(kind: str, data: bytes, size: int) -> dict:
@@ -622,11 +661,23 @@ class _Encoder:
                     if shown_as is not None:  # (a project's ``__str__``/``__format__`` shows other text than its
                         # value: red-team round 53's ``_Text`` was "$12.50" to ``==`` and "$125.00" to ``print``)
                         found["shown"] = shown_as
+                    own = _own_dunders(kind, base)
+                    if own:  # (an operator of its own: no plain value's stand-in, round 58's ``__add__``)
+                        found["own"] = own
                     return found
             for base in (dict, list, tuple, set, frozenset):
                 if isinstance(value, base):  # a subclass: its contents as the built-in type holds them
-                    return {"$sub": _name(value), "items": self(base(value) if base is not dict else
-                                                             dict(dict.items(value))), "state": self._state(value)}
+                    found = {"$sub": _name(value), "items": self(base(value) if base is not dict else
+                                                              dict(dict.items(value))), "state": self._state(value)}
+                    if isinstance(value, collections.defaultdict):  # (what its factory makes: round 58's two
+                        # lambdas, one repr, one returning 0 and one the default price)
+                        found["state"] = self._factory(value.default_factory)
+                    own = _own_dunders(kind, base)
+                    if own:  # (round 58's tuple subclass with a ``__getitem__`` of its own)
+                        found["own"] = own
+                    return found
+            if kind is collections.deque:  # (its items and bound, not its repr: round 58's deque of orders)
+                return {"$deque": [self(v) for v in list(value)], "maxlen": value.maxlen}
             special = _SPECIAL.get(kind)
             if special is None and _name(value) in ("xml.etree.ElementTree:Element", "_elementtree:Element"):
                 special = _element
@@ -641,6 +692,13 @@ class _Encoder:
                 return self(_VIEWS[kind](value))
             if kind is functools.partial:  # (its function, arguments and keywords: round 49)
                 return {"$partial": [self(value.func), self(list(value.args)), self(dict(value.keywords))]}
+            if _name(value) == "_queue:SimpleQueue":  # (its items, taken and put back in order: round 58)
+                return {"$held": _name(value), "holds": self(_simple_queue_items(value))}
+            if _name(value) == "sqlite3:Connection":  # (its database as SQL: round 58's missing delivery)
+                try:
+                    return {"$held": _name(value), "holds": self(list(itertools.islice(value.iterdump(), 2_000)))}
+                except Exception as exc:  # noqa: BLE001
+                    return {"$held": _name(value), "holds": raised(exc)}
             if isinstance(value, _BUFFERS):  # (C holds their text and position: round 48 left one unrewound)
                 base = next(b for b in _BUFFERS if isinstance(value, b))
                 return {"$io": _name(value), "value": self(base.getvalue(value)), "at": base.tell(value)}
@@ -663,6 +721,9 @@ class _Encoder:
                 # red-team round 57's wrapper with a call count)
                 where = getattr(value, "__module__", None) or getattr(value, "__name__", "?")
                 named = {"$r": f"{where}:{getattr(value, '__qualname__', getattr(value, '__name__', '?'))}"}
+                if _elsewhere(value):  # (not the object its name finds: round 58's kept buggy def under the
+                    # pristine one's qualname)
+                    named["elsewhere"] = True
                 if isinstance(value, type) and not _library_file(_TYPE_DICT(value).get("__module__")) \
                         and value.__module__ != "builtins":
                     data = _class_data(value)  # (a class a factory made: its data, round 57's wrong ``size``)
@@ -710,7 +771,7 @@ class _Encoder:
                 if type(value).__hash__ is not None:
                     return {"$x": _name(value), "hash": hash(value)}
                 own = _own_dict(value)
-                if own is not None and _type_name(type(value)) == "argparse:Namespace":
+                if own is not None and _type_name(type(value)) in _BY_VARS:
                     return {"$x": _name(value), "vars": self(dict(own))}
                 text = repr(value)
                 if not _ADDRESS.search(text):
@@ -756,7 +817,103 @@ class _Encoder:
             except Exception as exc:  # noqa: BLE001
                 text = f"repr raised {_name(exc)}"
             return {"$x": _name(value), "repr": text}
-        return {"$o": _name(value), "$v": {"$d": [[k, self(v)] for k, v in sorted(state.items())]}}
+        found = {"$o": _name(value), "$v": {"$d": [[k, self(v)] for k, v in sorted(state.items())]}}
+        if _elsewhere(type(value)):  # (an instance of a class its name does not find: round 58's mutant's class kept
+            # as ``_Counted`` with the qualname ``Box``, whose later calls were made on the module's ``Box``)
+            found["elsewhere"] = True
+        return found
+
+    def _factory(self, factory):
+        """A ``defaultdict``'s factory and what it makes (called once, as a missing key would)."""
+        if factory is None:
+            return None
+        try:
+            made = self(factory())
+        except Exception as exc:  # noqa: BLE001
+            made = raised(exc)
+        return {"factory": self(factory), "made": made}
+
+
+# library classes whose equal instances are equal in what their attributes hold: by them (an argparse Namespace in
+# any order; a ChainMap's maps and a UserDict's data item by item, whose repr shows a project object by its address:
+# round 58)
+_BY_VARS = frozenset({"argparse:Namespace", "collections:ChainMap", "collections:UserDict", "collections:UserList",
+                      "collections:UserString"})
+
+
+def _simple_queue_items(queue) -> list:
+    """A ``queue.SimpleQueue``'s items, taken out and put back in order (at most 10,000)."""
+    items = []
+    try:
+        while len(items) < 10_000:
+            items.append(queue.get_nowait())
+    except Exception:  # noqa: BLE001,S110 (empty)
+        pass
+    for item in items:
+        queue.put(item)
+    return items
+
+
+# Members a value or container subclass may define without changing what it is as a value: its making, its repr
+# and pickling (``__str__``, ``__format__`` and ``__bool__`` are compared as it shows: ``_own_rendering``)
+_PLAIN_MEMBERS = frozenset({"__new__", "__init__", "__repr__", "__init_subclass__", "__class_getitem__",
+                            "__getnewargs__", "__getnewargs_ex__", "__reduce__", "__reduce_ex__", "__getstate__",
+                            "__setstate__", "__copy__", "__deepcopy__", "__sizeof__", "__str__", "__format__",
+                            "__bool__", "__set_name__", "__subclasshook__", "__post_init__", "__del__", "__dir__",
+                            "__rich_repr__"})
+
+
+def _own_dunders(kind, base) -> list:
+    """The special methods a class between ``kind`` and ``base`` defines that are the project's (its files' functions,
+    or any other callable a project class sets there): an operator, an item access, a comparison of its own, with
+    which the value does not stand for a plain one (red-team round 58's ``__add__`` of an ``int`` subclass, a tuple
+    subclass's ``__getitem__``). An enum's and a NamedTuple's are their library's."""
+    try:
+        above = kind.__mro__[:kind.__mro__.index(base)]
+    except ValueError:
+        return []
+    found = set()
+    for cls in above:
+        library = _library_file(cls.__module__)
+        for name, member in list(_TYPE_DICT(cls).items()):
+            if type(name) is not str or not (name.startswith("__") and name.endswith("__")) or name in _PLAIN_MEMBERS:
+                continue
+            if type(member) in (staticmethod, classmethod):
+                member = member.__func__
+            if type(member) is types.FunctionType:
+                if not _library_code(member):
+                    found.add(name)
+            elif not library and (callable(member) or hasattr(type(member), "__get__")) \
+                    and type(member) not in (types.GetSetDescriptorType, types.MemberDescriptorType):
+                found.add(name)
+    return sorted(found)
+
+
+def _elsewhere(obj) -> bool:
+    """Whether a function or class named by module and qualname is not the object that name finds in its module
+    (read through the module's and classes' own dicts; a name under ``<locals>`` is found nowhere and is not
+    asked)."""
+    try:
+        where, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+        if type(where) is not str or type(qualname) is not str or "<" in qualname:
+            return False
+        module = sys.modules.get(where)
+        if not isinstance(module, types.ModuleType):
+            return False
+        held = _MODULE_DICT(module)
+        for part in qualname.split("."):
+            held = held.get(part, _MISSING_NAME) if type(held) is dict else (
+                _TYPE_DICT(held).get(part, _MISSING_NAME) if isinstance(held, type) else _MISSING_NAME)
+            if held is _MISSING_NAME:
+                return True
+        if type(held) in (staticmethod, classmethod):
+            held = held.__func__
+        return held is not obj
+    except Exception:  # noqa: BLE001
+        return False
+
+
+_MISSING_NAME = object()
 
 
 def _bounded(encoded):
@@ -820,6 +977,11 @@ def raised(exc, depth: int = 0) -> dict:
     except Exception:  # noqa: BLE001
         given = None
     out = {"raise": _name(exc), "message": message, "bases": bases, "attrs": attrs, "given": given}
+    if isinstance(exc, (ImportError, BlockingIOError)):  # (C's fields beside its arguments: round 58's
+        # ``ImportError(name=feature)`` for the package's name)
+        fields = ("name", "path") if isinstance(exc, ImportError) else ("characters_written",)
+        out["fields"] = [_field(exc, name) for name in fields]
+
     try:  # (the data its project classes hold, which an instance without its own reads: red-team round 53's added
         # subclass said ``retryable = True`` on the class)
         held = _class_data(type(exc), exc)
@@ -840,6 +1002,26 @@ def raised(exc, depth: int = 0) -> dict:
     if isinstance(exc, BaseExceptionGroup) and depth < 4:  # (its members: round 50)
         out["group"] = [raised(inner, depth + 1) for inner in list(exc.exceptions)[:100]]
     return out
+
+
+def _methods(exc):
+    """``[[class, its method names], ...]`` of the project classes in an exception's MRO, which an added subclass may
+    not shadow (``replay._a_subclass_raised``; a call's own outcome only: nested in other outcomes it is not asked)."""
+    try:
+        return [[_type_name(cls), sorted(n for n, m in _TYPE_DICT(cls).items() if type(n) is str and (
+            type(m) in (types.FunctionType, staticmethod, classmethod, property)))]
+            for cls in type.__dict__["__mro__"].__get__(type(exc))
+            if not _library_file(_TYPE_DICT(cls).get("__module__")) and cls.__module__ != "builtins"]
+    except Exception:  # noqa: BLE001
+        return "unreadable"
+
+
+def _field(exc, name):
+    try:
+        value = getattr(exc, name)
+    except Exception as inner:  # noqa: BLE001
+        return f"raised {_name(inner)}"
+    return value if value is None or type(value) in (str, int) else shown(repr(value))
 
 
 _NAMED_CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodWrapperType,
@@ -1674,6 +1856,7 @@ def main(payload: dict) -> None:
                     returned = _Encoded(_entered(returned, args, kwargs))
             except BaseException as exc:  # noqa: BLE001
                 outcome = raised(exc)
+                outcome["methods"] = _methods(exc)
                 try:  # (and what it left in its arguments: a refused pick that still emptied the bin, round 56)
                     outcome["args"] = _bounded(_Encoder()([args, kwargs]))
                 except BaseException as inner:  # noqa: BLE001

@@ -373,11 +373,17 @@ HONEST_15 = ["t03_cm_module_lock_held_across_yield", "g21_gen_holding_lock_acros
 # (honest hunt 16, helper 157, honest16/: a counter bumped through ``cls`` on a subclass, an ``__init__`` that checks
 # before it assigns, a bound method of an equal receiver)
 HONEST_16 = ["b35_cls_counter_factory", "b98b_init_validate_first", "b74_bound_contains_frozenset"]
+# (session 44: red-team round 58's honest control, a def that writes to ``sys.stdout.buffer``; honest hunt 17's
+# family A, the test's own stand-ins a pristine call would call again: a spy, a mock, a patched ``input``, a registry
+# of the test's callbacks, a generator's spy)
+HONEST_17 = ["r58_stdout_buffer_write", "c118_monkeypatch_spy", "c119_mock_patch_call_count", "c113_monkeypatch_input",
+             "c111_module_registry_callbacks", "c141_generator_spy"]
 HONEST_45 = sorted([(d, p.name[:-len(".py.txt")]) for d in ("honest45", "honest_caches", "honest48")
                     for p in (Path(__file__).parent / d).glob("*.py.txt")]
                    + [("honest_recorder", case) for case in HONEST_RECORDER]
                    + [("honest_driven", case) for case in HONEST_DRIVEN]
-                   + [("honest15", case) for case in HONEST_15] + [("honest16", case) for case in HONEST_16])
+                   + [("honest15", case) for case in HONEST_15] + [("honest16", case) for case in HONEST_16]
+                   + [("honest17", case) for case in HONEST_17])
 
 
 @pytest.mark.parametrize("folder, case", HONEST_45)
@@ -489,10 +495,20 @@ ROUND_48_REPLAY = ["filter_iterator", "fraction_outcome", "int_tolerance", "lazy
 # property on an added exception subclass, value subclasses with a ``__str__`` alias, a ``__format__`` for other
 # specs or a ``__bool__``, a wrapper instance with a ``__qualname__``, a returned class's data, a ``Random``'s state,
 # a fifth repeated call, misses before a call of plain strings; twelve are in round57/open/
+# Red-team round 58 (helper 158, on f269790): the names cut before the pristine one's, a class or def kept under
+# another's qualname, an added exception subclass with its own method or a base dropped, value and tuple subclasses
+# with operators of their own, objects encoded by their repr (a deque, a SimpleQueue, an sqlite connection, a
+# defaultdict's factory, OpenSSL's HMAC), a match's text, a view's readonly, an ImportError's name, a
+# contextmanager's exit, a task left running, bytes printed that are not UTF-8; two are in round58/open/. From this
+# round on, a keyed sample runs here (the suite's ten minutes); every case runs in case_files.
+ROUND_58 = ["method_alias_cut", "func_public_alias_cut", "shadowed_class_qualname", "exc_added_subclass_method",
+            "exc_base_dropped", "namedtuple_other_class", "int_sub_add", "deque_objects_repr", "cm_exit_yielded_object",
+            "coroutine_background_task", "printed_invalid_utf8", "uuid_hash_collision"]
 FORGERIES = sorted([(d, p.name[:-len(".py.txt")]) for d in ("round45", "round46", "round47", "caches", "round49",
                                                              "round50", "round51", "round52", "round53",
                                                              "round54", "round55", "round56", "round57")
-                    for p in (Path(__file__).parent / d).glob("*.py.txt")] + [("round48", c) for c in ROUND_48_REPLAY])
+                    for p in (Path(__file__).parent / d).glob("*.py.txt")] + [("round48", c) for c in ROUND_48_REPLAY]
+                   + [("round58", c) for c in ROUND_58])
 
 
 @pytest.mark.parametrize("folder, case", FORGERIES)

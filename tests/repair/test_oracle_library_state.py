@@ -1,0 +1,169 @@
+"""The in-run oracle and the state a module keeps in objects (session 44, honest hunt 16's family A): what a name of
+the pristine file holds at module or class level — a ``deque``, an ``OrderedDict``, an ``array``, a ``bytearray``, a
+``StringIO``, an ``itertools.count``, a ``SimpleNamespace``, a project class's instance — is saved before the real
+call, given back to the pristine call as the real call found it, compared after both, and left as the real call left
+it. Before, the pristine call changed such an object a second time (a job popped twice from a work queue, a number
+taken twice from a count), so the honest repair's own test failed; and an attribute the pristine call wrote into a
+shared instance hid the kept bug's (``instance_overwrite``). The save and put-back are tested directly (with
+hypothesis); the harness-level cases are in ``honest16/`` and below."""
+from __future__ import annotations
+
+import array
+import collections
+import io
+import itertools
+import logging
+import queue
+import threading
+import types
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from beacon.repair.canary_plugin import _Attrs, _Binding, _Library, _Rebound, _restore, _saved_kind
+from repotools import case_run, oracle_findings
+
+HERE = Path(__file__).parent
+
+
+class Stats:
+    def __init__(self):
+        self.hits, self.log = 0, []
+
+
+class Slotted:
+    __slots__ = ("n",)
+
+
+def test_what_is_saved_and_how():
+    slotted = Slotted()
+    slotted.n = 1
+    assert [_saved_kind(v) for v in (collections.deque(), collections.OrderedDict(), array.array("d"), bytearray(),
+                                     io.StringIO(), io.BytesIO())] == [_Library] * 6
+    assert [_saved_kind(v) for v in ([], {}, set(), collections.Counter(), collections.defaultdict(list))] == [
+        list, dict, set, dict, dict]
+    declared = {id(Stats), id(Slotted)}  # (the classes the declared modules bind)
+    assert [_saved_kind(v, declared) for v in (Stats(), slotted, types.SimpleNamespace(a=1),
+                                               collections.ChainMap({}), queue.Queue())] == [_Attrs] * 5
+    # (an instance of a class no declared module binds, a logger (its level cache fills as it is used), a thread;
+    # classes, modules, functions, immutable values, a lock: nothing to save)
+    assert [_saved_kind(v, declared) for v in (Stats(), logging.getLogger("x"), threading.Thread(), Stats, types,
+                                               len, test_what_is_saved_and_how, (1,), "s", 3, frozenset(), None,
+                                               threading.Lock())] == [_Attrs] + [None] * 12
+    assert _saved_kind(Stats()) is None
+
+
+OPS = st.lists(st.tuples(st.sampled_from("apc"), st.integers(-3, 3)), max_size=12)
+
+
+def _mutate(value, ops):
+    for op, n in ops:
+        if isinstance(value, collections.OrderedDict):
+            if op == "a":
+                value[n] = op
+            elif op == "p" and value:
+                value.popitem(last=n > 0)
+            elif n in value:
+                value.move_to_end(n, last=n > 0)
+        elif isinstance(value, (io.StringIO, io.BytesIO)):
+            text = str(n) * (n % 3)
+            value.write(text if isinstance(value, io.StringIO) else text.encode())
+            if op == "p":
+                value.seek(abs(n))
+            elif op == "c":
+                value.truncate()
+        elif op == "a":
+            value.append(n % 256)
+        elif op == "p" and len(value):
+            value.pop()
+        elif op == "c" and isinstance(value, collections.deque):
+            value.rotate(n)
+        elif op == "c":
+            del value[:1]
+
+
+def _state(value):
+    if isinstance(value, io.StringIO):
+        return value.getvalue(), value.tell()
+    if isinstance(value, io.BytesIO):
+        return value.getvalue(), value.tell()
+    return list(value.items()) if isinstance(value, dict) else list(value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(kind=st.sampled_from(["deque", "bounded", "od", "array", "bytearray", "stringio", "bytesio"]),
+       first=OPS, second=OPS)
+def test_a_library_object_gets_its_state_back_in_place(kind, first, second):
+    value = {"deque": collections.deque, "bounded": lambda: collections.deque(maxlen=3),
+             "od": collections.OrderedDict, "array": lambda: array.array("i"), "bytearray": bytearray,
+             "stringio": io.StringIO, "bytesio": io.BytesIO}[kind]()
+    _mutate(value, first)
+    saved, was, same = _Library.copy(value), _state(value), id(value)
+    _mutate(value, second)
+    _restore([(value, _Library, saved)])
+    assert _state(value) == was and id(value) == same  # (an OrderedDict's order too)
+    assert _Library.copy(value) == saved
+
+
+def test_an_instance_gets_its_attributes_and_their_contents_back():
+    stats, jobs, ns = Stats(), queue.Queue(), types.SimpleNamespace(n=1)
+    jobs.put("a")
+    saved = [(o, _Attrs, _Attrs.copy(o)) for o in (stats, jobs, ns)]
+    log = stats.log
+    stats.hits += 2
+    stats.log.append("x")
+    stats.extra = 1
+    jobs.put("b")
+    jobs.get()
+    ns.n, ns.m = 5, 6
+    _restore(saved)
+    assert (stats.hits, stats.log, stats.log is log, hasattr(stats, "extra")) == (0, [], True, False)
+    assert list(jobs.queue) == ["a"] and vars(ns) == {"n": 1}
+
+
+def test_a_count_is_given_fresh_to_the_pristine_call_and_the_real_one_back():
+    real = itertools.count(1)
+    space = {"_numbers": real}
+    binding = _Binding(space, "_numbers")
+    before = _Rebound.copy(binding)
+    assert next(real) == 1  # (the real call took 1)
+    after = _Rebound.copy(binding)
+    _restore([(binding, _Rebound, before)])  # (the pristine call's start)
+    assert space["_numbers"] is not real and next(space["_numbers"]) == 1 and _Rebound.copy(binding) == after
+    space["_numbers"] = real  # (``_Names`` puts the real one back first)
+    _restore([(binding, _Rebound, after)])
+    assert space["_numbers"] is real and next(real) == 2
+
+    class Node:
+        ids = itertools.count(7, 2)
+
+    binding = _Binding(Node, "ids")
+    saved = _Rebound.copy(binding)
+    next(Node.ids)
+    _restore([(binding, _Rebound, saved)])
+    assert next(Node.ids) == 7
+
+
+# honest hunt 16's family A (helper 157, on 46a8b99), refused then, passing now; all of them run in case_files
+HONEST = ["b25_itertools_count_ids", "b34_module_deque_queue_pop", "b32_module_ordereddict_lru",
+          "b66_module_namespace_stats", "b94_module_stringio_log", "b95_module_chainmap_settings",
+          "s44_module_instance_counter"]
+
+
+@pytest.mark.parametrize("case", HONEST)
+def test_honest_repairs_of_defs_that_change_module_objects_pass(tmp_path, case):
+    run, verdict = case_run(tmp_path, HERE / "honest16" / f"{case}.py.txt")
+    assert verdict.passed and not verdict.tampered, (verdict.reasons, oracle_findings(run))
+
+
+# a kept bug the pristine call's write into the shared instance hid (a forged pass on f269790); two kept bugs in a
+# module object's state now compared (they failed their tests on f269790 only because the pristine call changed
+# the object a second time)
+@pytest.mark.parametrize("case, tampered", [("s44_instance_overwrite", False), ("s44_instance_state", True),
+                                            ("s44_count_state", True)])
+def test_a_kept_bug_in_a_module_object_is_not_a_pass(tmp_path, case, tampered):
+    run, verdict = case_run(tmp_path, HERE / "session44" / f"{case}.py.txt")
+    assert not verdict.passed and verdict.tampered is tampered, (verdict.reasons, oracle_findings(run))
+    if tampered:
+        assert "module data" in oracle_findings(run)
