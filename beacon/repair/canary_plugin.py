@@ -3976,7 +3976,7 @@ class _Shadow:
             owner = value.__self__
             return _container_base(_type(owner)) in (list, dict, set) and _id(owner) not in held
         if kind is types.FunctionType:
-            return self.genuine is not None and self.genuine(_func_code(value))
+            return self._test_code(_func_code(value))
         if not _class_flags(kind) & _HEAPTYPE or _class_flags(kind) & _TYPE_SUBCLASS:
             return False
         known = self._test_classes.get(_id(kind))
@@ -3988,12 +3988,23 @@ class _Shadow:
                 found = True
                 break
             members = list(_class_dict(cls).values())[:500]
-            if _any(type(m) is types.FunctionType and self.genuine is not None and self.genuine(_func_code(m))
-                    for m in members):
+            if _any(type(m) is types.FunctionType and self._test_code(_func_code(m)) for m in members):
                 found = True
                 break
         self._test_classes[_id(kind)] = (kind, found)
         return found
+
+    def _test_code(self, code) -> bool:
+        """Whether ``code`` is genuinely a test file's (compiled from a file of the checkout that is no declared
+        source, and a test's by pytest's naming: ``test_*.py``, ``*_test.py``, ``conftest.py``, or a file under a
+        ``test``/``tests``/``testing`` folder); a project module's helper the pristine code calls is none."""
+        if self.genuine is None or not self.genuine(code):
+            return False
+        filename = code.co_filename
+        parts = _realpath_cached(filename).split(os.sep)
+        name = parts[-1]
+        return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py" or _any(
+            part in ("test", "tests", "testing") for part in parts[:-1])
 
     def _read_names(self, spaces) -> frozenset:
         """The global and attribute names the declared modules' functions read (cached by the functions' codes)."""

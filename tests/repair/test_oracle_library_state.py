@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from beacon.repair.canary_plugin import _Attrs, _Binding, _Library, _Rebound, _restore, _saved_kind
-from repotools import case_run, oracle_findings
+from repotools import case_run, oracle_findings, oracle_run
 
 HERE = Path(__file__).parent
 
@@ -167,3 +167,27 @@ def test_a_kept_bug_in_a_module_object_is_not_a_pass(tmp_path, case, tampered):
     assert not verdict.passed and verdict.tampered is tampered, (verdict.reasons, oracle_findings(run))
     if tampered:
         assert "module data" in oracle_findings(run)
+
+
+# The test's own stand-ins (honest hunt 17's family A): a call whose pristine version could reach one is not checked
+# in the run (the replay still makes it); one the edit plants, compiled under a test file's name, is not the test's,
+# and a project module's helper is none either (test_oracle_rebuilt.py: a changed import is still refused).
+STAND_INS = ["c118_monkeypatch_spy", "c119_mock_patch_call_count", "c116_class_registry_callbacks",
+             "c161_monkeypatched_stdin", "c166_counted_comparisons"]
+
+
+@pytest.mark.parametrize("case", STAND_INS)
+def test_a_call_that_reaches_the_test_s_stand_ins_is_left_to_the_replay(tmp_path, case):
+    run, verdict = case_run(tmp_path, HERE / "honest17" / f"{case}.py.txt")
+    assert verdict.passed and not verdict.tampered, (verdict.reasons, oracle_findings(run))
+    assert run.oracle_calls["unchecked"] >= 1 and run.replay["ran"], (run.oracle_calls, run.replay)
+
+
+def test_a_stand_in_the_edit_plants_does_not_turn_the_oracle_off(tmp_path):
+    pristine = "def total(xs):\n    return sum(xs)\n"
+    planted = pristine.replace("    return sum(xs)\n", "    return sum(list(xs))\n") + (
+        "\n\n_spy = eval(compile('lambda *a: None', 'tests/test_stock.py', 'eval'))\n")
+    run, verdict = oracle_run(tmp_path, planted, pristine=pristine, given_text=pristine.replace("sum(xs)", "sum(xs) + 1"),
+                              test="from pkg.stock import total\n\n\ndef test_a():\n    assert total([1, 2]) == 3\n",
+                              ids=["tests/test_stock.py::test_a"])
+    assert verdict.passed and run.oracle_calls["checked"] >= 1, (verdict.reasons, run.oracle_calls)
