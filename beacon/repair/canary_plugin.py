@@ -3836,7 +3836,7 @@ class _Shadow:
         if asked is None:
             return None
         values, call, mask = asked
-        if self._doubled(values):  # (the pristine call would call the test's own stand-ins again: not checked)
+        if self._doubled(values, frame):  # (the pristine call would call the test's own stand-ins again: unchecked)
             self.counts["unchecked"] += 1
             return None
         # A copy per call of a large structure would make the run quadratic (boltons' BarrelList tests timed out):
@@ -3906,7 +3906,7 @@ class _Shadow:
         steps.generator = first[1]
         self._steps[_id(frame)] = steps
 
-    def _doubled(self, values) -> bool:
+    def _doubled(self, values, frame) -> bool:
         """Whether the pristine call could reach a test's own stand-in, which it would call a second time (honest
         hunt 17's family A, 16 honest repairs whose own tests failed: a spy ``monkeypatch.setattr`` put on a module
         function counted two uploads, ``mock.patch.object``'s ``assert_called_once_with`` saw two calls, a patched
@@ -3926,7 +3926,9 @@ class _Shadow:
             return True
         spaces = list(self.oracle._find_spaces().values())
         names = self._read_names(spaces)
-        held = {_id(v) for space in spaces for v in list(dict.values(space))[:2000]}
+        # (a C method is a stand-in only when its list, dict or set is a running test's local: ``got.append``; one
+        # the edit binds, ``_UNIT = {...}.get``, is the module's own, red-team round 59)
+        held = self._test_held(frame)
         for space in spaces:
             entries = list(dict.values(space))[:2000]
             for value in entries:
@@ -3974,7 +3976,7 @@ class _Shadow:
             return self._stand_in(value.__func__) or self._stand_in(value.__self__)
         if kind is types.BuiltinMethodType:
             owner = value.__self__
-            return _container_base(_type(owner)) in (list, dict, set) and _id(owner) not in held
+            return _container_base(_type(owner)) in (list, dict, set) and _id(owner) in held
         if kind is types.FunctionType:
             return self._test_code(_func_code(value))
         if not _class_flags(kind) & _HEAPTYPE or _class_flags(kind) & _TYPE_SUBCLASS:
@@ -3993,6 +3995,31 @@ class _Shadow:
                 break
         self._test_classes[_id(kind)] = (kind, found)
         return found
+
+    def _test_held(self, frame) -> set:
+        """The ids of what the running test's own frames hold in their locals, and one level into a list, tuple or
+        dict there (read as ``_test_locals`` reads them, the locals dict emptied after)."""
+        root = self.test_root
+        out: set = set()
+        if root is None:
+            return out
+        depth, frame = 0, frame.f_back
+        while frame is not None and depth < 64:
+            code = frame.f_code
+            real = _realpath_cached(code.co_filename)
+            if code.co_flags & 0x1 and real is not None and real.startswith(root) and real not in self.oracle.files \
+                    and frame.f_trace is None:
+                held = frame.f_locals
+                for value in list(dict.values(held))[:_LOCALS_ITEMS]:
+                    out.add(_id(value))
+                    kind = _type(value)
+                    if kind is list or kind is tuple:
+                        out.update(map(_id, value[:64]))
+                    elif kind is dict:
+                        out.update(map(_id, _islice(dict.values(value), 64)))
+                dict.clear(held)
+            frame, depth = frame.f_back, depth + 1
+        return out
 
     def _test_code(self, code) -> bool:
         """Whether ``code`` is genuinely a test file's (compiled from a file of the checkout that is no declared
@@ -4157,8 +4184,8 @@ class _Shadow:
             return
         # (a container that is itself an argument, boltons' module-level ``DEACCENT_MAP`` as the ``self`` of its
         # ``__missing__``, is compared through its copy: the pristine call changed the copy, not the module's)
-        mine = (self._pristine_data(before) - {_id(v) for v in values} - copies[3]) | {
-            _id(c) for c, _, _ in copies[2]} | {_id(c) for c, _, _ in tracked}
+        mine = (self._pristine_data(before) - {_id(v) for v in values} - copies[3] - _nested_reached(
+            before, copies[3])) | {_id(c) for c, _, _ in copies[2]} | {_id(c) for c, _, _ in tracked}
         added = self.oracle.added
         if code.co_name == "__exit__":  # (``with`` reads its return by truth: ``None`` is ``False``, as the replay
             # has it; honest hunt 9's ``return False`` for the pristine ``None``)
@@ -4324,7 +4351,7 @@ class _Shadow:
             if not _small(values, _COPY_NODES):
                 self.counts["uncopyable"] += 1
                 return None
-            if self._doubled(values):  # (as for a call: hunt 17's spy under a generator, a contextmanager's fake)
+            if self._doubled(values, frame):  # (as for a call: hunt 17's spy under a generator, a cm's fake)
                 self.counts["unchecked"] += 1
                 return None
             copies = self._copies(values, self._containers(), f"a resume of {code.co_qualname}")
@@ -4467,7 +4494,8 @@ class _Shadow:
             self._lose(frame)
             self.report(f"oracle: {qualname} was resumed by code the edit did not change; {first}")
             return
-        mine = (self._pristine_data(before) - {_id(v) for v in steps.values} - steps.copies[3]) | {
+        mine = (self._pristine_data(before) - {_id(v) for v in steps.values} - steps.copies[3] - _nested_reached(
+            before, steps.copies[3])) | {
             _id(c) for c, _, _ in steps.copies[2]} | {_id(c) for c, _, _ in tracked}
         found = self._compare(outcome, steps.values, first, steps.copies[0], steps.mask,
                               self.oracle.added) + _data_differences(after, first[2], mine, self.oracle.added,
@@ -4728,7 +4756,7 @@ class _Shadow:
     def _pristine_data(self, state=()) -> set:
         """The ids of the containers the declared modules hold under the pristine file's data names, and of the
         bindings in ``state``."""
-        out = {_id(c) for c, base, _ in state if base is _Names or base is _Rebound}
+        out = {_id(c) for c, base, _ in state if base is _Names or base is _Rebound or base is _Nested}
         # (and those they held in ``state``: one a call let go of is still compared; red-team round 42's F5)
         saved = {_id(c) for c, base, _ in state if base in _SAVED_KINDS}
         out |= {_id(v) for c, base, held in state if base is _Names for v in held.values() if _id(v) in saved}
@@ -4750,6 +4778,7 @@ class _Shadow:
         alive through the check (round 17's R17-8: a generator parked in an added list, whose ``finally`` rigs an
         earlier value when the next call replaces it, ran only after the check let go of the copy)."""
         out = []
+        budget = [_NESTED_MOST]  # (nested objects saved in all, for every data name: a copy per checked call)
         classes = _declared_classes(self.oracle._find_spaces().values())
         for real, space in self.oracle._find_spaces().items():
             by_scope: dict = {}
@@ -4763,13 +4792,20 @@ class _Shadow:
                 held = bindings.take()
                 out.append((bindings, _Names, held))
                 for name, value in held.items():
-                    if _type(value) is itertools.count:
+                    if _count_of(value)[0] is not None:
                         binding = _Binding(holder, name)
                         out.append((binding, _Rebound, _Rebound.copy(binding)))
                         continue
                     base = _saved_kind(value, classes)
                     if base is not None:
                         out.append((value, base, base.copy(value)))
+                        out += _nested(value, base, classes, budget)
+                    if base is _Attrs:  # (a count among its attributes, after them: round 59's honest control)
+                        own = _attrs_dict(value)
+                        for attr, item in list(dict.items(own))[:_ATTRS_MOST] if _type(own) is dict else ():
+                            if _count_of(item)[0] is not None:
+                                binding = _Binding(own, attr)
+                                out.append((binding, _Rebound, _Rebound.copy(binding)))
         out += [(g, _Generator, _Generator.copy(g)) for g in _generators(self.oracle._find_spaces().values())]
         out.append((_Cwd, _Cwd, _Cwd.copy(_Cwd)))
         return out
@@ -5855,6 +5891,8 @@ def _data_differences(one, other, mine: set, added=frozenset(), before=None) -> 
     out = []
     held_now = _names_values(one) if left else []
     for (container, base, a), (_, _, b), (_, _, was) in zip(one, other, before or _repeat((None, None, None))):
+        if base is _Nested and not (_still_held(container, one) and _still_held(container, other)):
+            continue
         if _id(container) in mine and _id(container) in left and base is not _Names \
                 and not _any(_map(_is, held_now, _repeat(container))):
             # the real call let go of it: it must leave it as it was (red-team round 42's F5 rebound ``_SCALE``
@@ -5873,6 +5911,22 @@ def _data_differences(one, other, mine: set, added=frozenset(), before=None) -> 
 def _names_values(state) -> list:
     """Every value the ``_Names`` entries of a saved state hold."""
     return [v for _, base, held in state if base is _Names for v in held.values()]
+
+
+def _still_held(ref, state) -> bool:
+    """Whether the saved ``state`` of a nested object's parent still holds it (by identity)."""
+    for container, base, held in state:
+        if (container is ref.parent) or (base is _Nested and container.item is ref.parent):
+            if _type(held) is dict and held.keys() >= {"attributes", "slots"}:  # (an ``_Attrs`` copy)
+                parts = [v for part in held.values() for v, _ in part.values()]
+            elif _type(held) is dict:
+                parts = list(held.values())
+            elif _type(held) in (list, set, tuple):
+                parts = list(held)
+            else:
+                parts = []
+            return _any(_map(_is, parts, _repeat(ref.item)))
+    return False
 
 
 def _rebound_containers(one, other, before) -> set:
@@ -5899,6 +5953,8 @@ def _data_label(container, base, contents) -> str:
         return f"module data (a {_class_name(_type(container))}'s attributes)"
     if base is _Rebound:
         return f"module data ({container.name}, a count)"
+    if base is _Nested:
+        return f"module data (a {_class_name(_type(container.item))} inside)"
     return f"module data ({_class_name(_type(container))} of {len(contents)})"
 
 
@@ -6068,6 +6124,7 @@ def _library_state_table() -> dict:
     ``OrderedDict`` is here, ahead of its ``dict`` base: ``dict.update`` would skip its order."""
     import array
     import collections
+    import contextvars
 
     def od_put(value, items):
         collections.OrderedDict.clear(value)
@@ -6086,6 +6143,10 @@ def _library_state_table() -> dict:
         bytearray: (bytes, lambda v, s: bytearray.__setitem__(v, slice(None), s)),
         io.StringIO: (io.StringIO.__getstate__, io.StringIO.__setstate__),
         io.BytesIO: (io.BytesIO.__getstate__, io.BytesIO.__setstate__),
+        # (a ``ContextVar``'s value in the running context; one never set stays unset: red-team round 59's user
+        # set wrong, which the pristine call's ``set`` overwrote before the test read it)
+        contextvars.ContextVar: (lambda v: (contextvars.ContextVar.get(v, _ABSENT),),
+                                 lambda v, s: s[0] is _ABSENT or contextvars.ContextVar.set(v, s[0])),
     }
     return {id(cls): (cls, *ops) for cls, ops in table.items()}
 
@@ -6241,15 +6302,90 @@ class _Rebound:
 
     @staticmethod
     def copy(binding):
-        value = binding.get()
-        return _COUNT_REDUCE(value)[1] if _type(value) is itertools.count else _ABSENT
+        count, bound = _count_of(binding.get())
+        return (_COUNT_REDUCE(count)[1], bound) if count is not None else _ABSENT
 
     @staticmethod
     def put(binding, state) -> None:
-        value = binding.get()
-        if state is _ABSENT or _type(value) is not itertools.count or _COUNT_REDUCE(value)[1] == state:
+        count, bound = _count_of(binding.get())
+        if state is _ABSENT or count is None or (_COUNT_REDUCE(count)[1], bound) == state:
             return
-        binding.set(itertools.count(*state))
+        fresh = itertools.count(*state[0])
+        binding.set(fresh.__next__ if state[1] else fresh)
+
+
+class _NestedRef:
+    """A list, dict, set, library object or project instance inside what a data name holds (``STOCK["bolt"]``, a
+    ``Shelf`` in ``SHELVES``), with the object that held it when it was saved."""
+
+    __slots__ = ("item", "kind", "parent")
+
+    def __init__(self, item, kind, parent):
+        self.item, self.kind, self.parent = item, kind, parent
+
+
+class _Nested:
+    """What a data name's value holds further down, saved, put back and compared as the value itself is (red-team
+    round 59: ``STOCK[sku]["reserved"] = units`` and a ``Shelf`` in a module list, which the pristine call, run on
+    the same inner objects after the real call, overwrote with the right answer before the test read it). Compared
+    only where both calls' parents still hold it (one an edit replaced, ``STOCK[sku] = {...}``, is the parent's
+    difference, not its own)."""
+
+    @staticmethod
+    def copy(ref):
+        return ref.kind.copy(ref.item)
+
+    @staticmethod
+    def put(ref, state) -> None:
+        _restore([(ref.item, ref.kind, state)])
+
+
+def _nested(value, kind, classes, budget: list, depth: int = 3) -> list:
+    """``(_NestedRef, _Nested, copy)`` for the mutable objects ``value`` holds, ``depth`` levels down, at most
+    ``budget[0]`` of them (spent: shared by a call's data names; each object once)."""
+    out, stack, seen = [], [(value, kind, depth)], {_id(value)}
+    while stack and budget[0] > 0:
+        parent, parent_kind, left = stack.pop()
+        if left <= 0:
+            continue
+        if parent_kind is list or parent_kind is set:
+            items = list(parent_kind.__iter__(parent))[:256]
+        elif parent_kind is dict:
+            items = list(dict.values(parent))[:256]
+        elif parent_kind is _Attrs:
+            own = _attrs_dict(parent)
+            items = list(dict.values(own))[:256] if _type(own) is dict else []
+        else:
+            items = []
+        for item in items:
+            if _id(item) in seen:
+                continue
+            seen.add(_id(item))
+            item_kind = _saved_kind(item, classes)
+            if item_kind is None:
+                continue
+            ref = _NestedRef(item, item_kind, parent)
+            out.append((ref, _Nested, item_kind.copy(item)))
+            stack.append((item, item_kind, left - 1))
+            budget[0] -= 1
+            if budget[0] <= 0:
+                break
+    return out
+
+
+_NESTED_MOST = 256
+
+
+def _count_of(value) -> tuple:
+    """``(the itertools.count, whether it is held as its bound __next__)`` of a value that is a count or a count's
+    ``__next__`` (``_next_id = itertools.count(1).__next__``: red-team round 59's honest control), else ``(None,
+    False)``."""
+    if _type(value) is itertools.count:
+        return value, False
+    if _type(value) is types.MethodWrapperType and _type(value.__self__) is itertools.count \
+            and value.__name__ == "__next__":
+        return value.__self__, True
+    return None, False
 
 
 _COUNT_REDUCE = itertools.count.__reduce__
@@ -6311,7 +6447,7 @@ def _restore(saved) -> None:
             _Cwd.put(container, contents)
         elif base is _Held:
             _Held.put(container, contents)
-        elif base is _Library or base is _Attrs or base is _Rebound:
+        elif base is _Library or base is _Attrs or base is _Rebound or base is _Nested:
             base.put(container, contents)
         elif base is list:
             list.__setitem__(container, slice(None), contents)
@@ -6863,6 +6999,12 @@ def _mutables(value, files: dict, limit: int = _COPY_NODES):
         except Exception:  # noqa: BLE001,S112
             continue
     return out
+
+
+def _nested_reached(state, reached) -> set:
+    """The ids of the ``_Nested`` entries of ``state`` whose object is among ``reached`` (compared as the
+    arguments')."""
+    return {_id(c) for c, base, _ in state if base is _Nested and _id(c.item) in reached}
 
 
 def _reached(values, files: dict) -> frozenset:

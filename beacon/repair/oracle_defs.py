@@ -219,7 +219,11 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
                      | {new[q][2] for q in readers})
     # The pristine file's module- and class-level data names: a checked call's effect on what they hold is compared
     # with the pristine call's (data only the edit added, a counter of its own, is no evidence)
-    data = sorted([scope, name] for scope, name in bound_right)
+    # (and the module-level names its functions bind at run time, ``global LIMIT; LIMIT = limit``, which no
+    # module-level statement binds: red-team round 59's kept bug set another limit, which the pristine call overwrote)
+    data = sorted({(scope, name) for scope, name in bound_right}
+                  | {(scope, name) for scope, name in state if not scope})
+    data = [[scope, name] for scope, name in data]
     # Defs the edit changed whose pristine counterpart exists but cannot be swapped in: a qualname both files define
     # the same number of times, more than once (a property's getter and setter, ``@f.register def _``, ``@overload``
     # stubs, an ``if``/``else`` pair), or once under a decorator the oracle cannot rebuild (``@lru_cache``,

@@ -47,6 +47,7 @@ import os
 import re
 import sys
 import types
+import weakref
 
 import _random
 
@@ -230,6 +231,7 @@ def _driven(generator, steps: list, args: list, kwargs: dict, resolve, primed: b
     wanted = {entry[0] for step in steps for entry in (step.get("held") or ()) if isinstance(entry, list)
               and len(entry) == 2}
     held: dict = {}
+    kept: list = []  # every object it yielded or was sent, up to 64 (their state at the end)
     yields = [1 if primed else 0]  # (a primed one's first yield was the call's: not seen here)
 
     def made(action) -> bool:
@@ -243,6 +245,8 @@ def _driven(generator, steps: list, args: list, kwargs: dict, resolve, primed: b
             return False
         done.append({"yield": _bounded(encode(value))})
         last[0] = value
+        if len(kept) < 64:  # (every one, plain or not: a tuple for a list stays alike)
+            kept.append(value)
         yields[0] += 1
         if f"y{yields[0]}" in wanted:
             held[f"y{yields[0]}"] = value
@@ -272,6 +276,8 @@ def _driven(generator, steps: list, args: list, kwargs: dict, resolve, primed: b
             value = decode(step.get("value"), resolve)
             if f"s{index}" in wanted:
                 held[f"s{index}"] = value
+            if len(kept) < 64:
+                kept.append(value)
             going = made(lambda: generator.send(value))  # (an iterator without ``send`` raises, as for a caller)
         elif do == "throw":
             where, given = step.get("raise"), decode(step.get("value"), resolve)
@@ -302,9 +308,10 @@ def _driven(generator, steps: list, args: list, kwargs: dict, resolve, primed: b
             going = False
         else:
             raise ValueError(f"unknown step {do!r}")
-    # what its code after the last step left in the object it yielded last and in those it held (round 58: a
-    # ``contextmanager`` that should drop duplicates from the pick list when the block is left)
-    done.append({"left": _bounded(encode(last[0])), "held": _bounded(encode([held[k] for k in sorted(held)]))})
+    # what its code after the last step left in the object it yielded last and in every object it yielded or was
+    # sent (round 58: a ``contextmanager`` that should drop duplicates from the pick list when the block is left;
+    # round 59: rows yielded earlier filled in after the last yield, a box sent in filled short)
+    done.append({"left": _bounded(encode(last[0])), "held": _bounded(encode(kept))})
     return {"$steps": done}
 
 
@@ -442,9 +449,16 @@ async def _started_tasks() -> None:
     background)."""
     import asyncio
 
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + _TASKS_WAIT
     started = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
     if started:
         await asyncio.wait(started, timeout=_TASKS_WAIT)
+    # and the callbacks it scheduled (``call_soon``, ``call_later`` within the wait: round 59's delivery booked by a
+    # timer, which ``asyncio.run`` closed the loop before)
+    while loop.time() < deadline and (getattr(loop, "_ready", None) or any(
+            not h.cancelled() and h.when() <= deadline for h in getattr(loop, "_scheduled", ()))):
+        await asyncio.sleep(0.005)
 
 
 _TASKS_WAIT = 1.0
@@ -600,7 +614,7 @@ _INT_BITS = 14_000
 _DRAINED = 1_000  # items of a returned generator that are taken and compared
 # (a repr's memory address, which says no value: "<… at 0x…>", OpenSSL's "<… @ 0x…>"; only where the repr ends,
 # so text that says "at 0x4000" is kept: red-team round 58)
-_ADDRESS = re.compile(r" (?:at|@) 0x[0-9a-fA-F]+(?=>)")
+_ADDRESS = re.compile(r" (?:at|@) 0x[0-9a-fA-F]+(?=[>;,:])")  # (a weakref's "at 0x…;", a code's "…,", a cell's "…:")
 
 
 def _digest(kind: str, data: bytes, size: int) -> dict:
@@ -694,11 +708,24 @@ class _Encoder:
                 return {"$partial": [self(value.func), self(list(value.args)), self(dict(value.keywords))]}
             if _name(value) == "_queue:SimpleQueue":  # (its items, taken and put back in order: round 58)
                 return {"$held": _name(value), "holds": self(_simple_queue_items(value))}
-            if _name(value) == "sqlite3:Connection":  # (its database as SQL: round 58's missing delivery)
+            if _name(value) == "sqlite3:Connection":  # (its database as SQL: round 58's missing delivery; and
+                # how it answers, round 59's ``row_factory`` left out)
                 try:
-                    return {"$held": _name(value), "holds": self(list(itertools.islice(value.iterdump(), 2_000)))}
+                    return {"$held": _name(value), "holds": self(list(itertools.islice(value.iterdump(), 2_000))),
+                            "as": self([value.row_factory, value.text_factory, value.isolation_level,
+                                        value.in_transaction])}
                 except Exception as exc:  # noqa: BLE001
                     return {"$held": _name(value), "holds": raised(exc)}
+            if _name(value) in ("_csv:writer", "_csv:reader"):  # (its dialect: round 59's other delimiter)
+                try:
+                    d = value.dialect
+                    return {"$held": _name(value), "holds": self([d.delimiter, d.quotechar, d.escapechar, d.doublequote,
+                                                                 d.skipinitialspace, d.lineterminator, d.quoting,
+                                                                 d.strict, getattr(value, "line_num", None)])}
+                except Exception as exc:  # noqa: BLE001
+                    return {"$held": _name(value), "holds": raised(exc)}
+            if isinstance(value, weakref.ref):  # (by what it points at, or that it is dead: round 59's index)
+                return {"$weakref": self(value())}
             if isinstance(value, _BUFFERS):  # (C holds their text and position: round 48 left one unrewound)
                 base = next(b for b in _BUFFERS if isinstance(value, b))
                 return {"$io": _name(value), "value": self(base.getvalue(value)), "at": base.tell(value)}
@@ -735,7 +762,7 @@ class _Encoder:
             self.busy.pop(id(value), None)
 
     def _drained(self, generator) -> list:
-        items = []
+        items, given = [], []
         try:
             while len(items) < _DRAINED:
                 try:
@@ -747,12 +774,17 @@ class _Encoder:
                         items.append({"return": self(stop.value)})
                     break
                 items.append(self(item))
+                if len(given) < 64:
+                    given.append(item)
         except BaseException as exc:  # noqa: BLE001 (what it raised is part of what it does)
             # (a TypeError by its class only: draining with ``next`` sends ``None`` into a generator a test drives
             # with ``send``, whose messages then differ between honest versions, honest hunt 9; any other with its
             # message, which a test matches: red-team round 52)
             found = raised(exc)
             items.append({"raise": found["raise"]} if isinstance(exc, TypeError) else found)
+        if given:  # (the first 64 items again, as its code after their yields left them: round 59's shares filled in
+            # after the last row was out, the first row's skipped)
+            items.append({"left": self(given)})
         return items
 
     def _state(self, value):
@@ -868,23 +900,32 @@ def _own_dunders(kind, base) -> list:
     or any other callable a project class sets there): an operator, an item access, a comparison of its own, with
     which the value does not stand for a plain one (red-team round 58's ``__add__`` of an ``int`` subclass, a tuple
     subclass's ``__getitem__``). An enum's and a NamedTuple's are their library's."""
-    try:
-        above = kind.__mro__[:kind.__mro__.index(base)]
-    except ValueError:
-        return []
+    # (every class of its MRO but the base's own and ``object``: a mixin after the base too; and any member, a
+    # named method as well as an operator: round 59's ``_Label(str)`` with its own ``encode``)
+    skip = set(base.__mro__)
     found = set()
-    for cls in above:
+    for cls in kind.__mro__:
+        if cls in skip:
+            continue
         library = _library_file(cls.__module__)
         for name, member in list(_TYPE_DICT(cls).items()):
-            if type(name) is not str or not (name.startswith("__") and name.endswith("__")) or name in _PLAIN_MEMBERS:
+            if type(name) is not str or name in _PLAIN_MEMBERS or name in (
+                    "__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__slots__",
+                    "__annotations__", "__orig_bases__", "__parameters__", "__match_args__", "_fields",
+                    "_field_defaults", "__classcell__") or (
+                    name[:1] == "_" and name[-1:] == "_" and name[:2] != "__"):  # (an enum's ``_sunder_`` names)
                 continue
             if type(member) in (staticmethod, classmethod):
                 member = member.__func__
             if type(member) is types.FunctionType:
                 if not _library_code(member):
                     found.add(name)
-            elif not library and (callable(member) or hasattr(type(member), "__get__")) \
+            elif not library and not isinstance(member, type) and not isinstance(member, kind) and (
+                    callable(member) or type(member) in (property, functools.partialmethod, functools.cached_property)
+                    or type.__dict__["__flags__"].__get__(type(member)) & (1 << 9)) \
                     and type(member) not in (types.GetSetDescriptorType, types.MemberDescriptorType):
+                # (another callable set there, ``__str__ = str.lower``, or a project's descriptor; not C's own
+                # descriptors, a NamedTuple's field getters)
                 found.add(name)
     return sorted(found)
 
@@ -977,6 +1018,8 @@ def raised(exc, depth: int = 0) -> dict:
     except Exception:  # noqa: BLE001
         given = None
     out = {"raise": _name(exc), "message": message, "bases": bases, "attrs": attrs, "given": given}
+    if _elsewhere(type(exc)):  # (the mutant's class kept under the pristine one's qualname: round 59)
+        out["elsewhere"] = True
     if isinstance(exc, (ImportError, BlockingIOError)):  # (C's fields beside its arguments: round 58's
         # ``ImportError(name=feature)`` for the package's name)
         fields = ("name", "path") if isinstance(exc, ImportError) else ("characters_written",)
@@ -1008,8 +1051,10 @@ def _methods(exc):
     """``[[class, its method names], ...]`` of the project classes in an exception's MRO, which an added subclass may
     not shadow (``replay._a_subclass_raised``; a call's own outcome only: nested in other outcomes it is not asked)."""
     try:
-        return [[_type_name(cls), sorted(n for n, m in _TYPE_DICT(cls).items() if type(n) is str and (
-            type(m) in (types.FunctionType, staticmethod, classmethod, property)))]
+        # (every callable or descriptor member: round 59's ``retry_in = functools.partialmethod(_weeks)``)
+        return [[_type_name(cls), sorted(n for n, m in _TYPE_DICT(cls).items() if type(n) is str and n not in (
+            "__module__", "__qualname__", "__doc__", "__dict__", "__weakref__") and type(m) not in (
+            types.GetSetDescriptorType, types.MemberDescriptorType) and (callable(m) or hasattr(type(m), "__get__")))]
             for cls in type.__dict__["__mro__"].__get__(type(exc))
             if not _library_file(_TYPE_DICT(cls).get("__module__")) and cls.__module__ != "builtins"]
     except Exception:  # noqa: BLE001

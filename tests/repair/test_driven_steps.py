@@ -76,9 +76,9 @@ def test_the_driver_makes_each_recorded_step_and_reports_each_outcome():
     assert done[:4] == [{"yield": 5}, {"yield": 8}, {"yield": 8}, {"yield": 8}]
     assert len(done) == 6 and done[4]["raise"] == "builtins:ValueError" and done[4]["message"] == "x"
     # (last: what the generator's code after its last step left in what it yielded last, red-team round 58)
-    assert done[5] == {"left": 8, "held": []}
+    assert done[5] == {"left": 8, "held": [5, 3, 8, 8, 8]}  # (and each object it yielded or was sent)
     assert _driven(_level(1), [{"do": "close"}, {"do": "send", "value": 1}], [1], {}, None) == {"$steps": [
-        {"yield": 1}, {"closed": True}, {"left": 1, "held": []}]}  # (no step after a close)
+        {"yield": 1}, {"closed": True}, {"left": 1, "held": [1]}]}  # (no step after a close)
 
 
 def test_a_step_writes_the_arguments_the_test_had_into_the_live_ones_after_recording_what_they_held():
@@ -153,7 +153,7 @@ def test_an_object_the_test_changed_is_written_back_before_the_next_step():
     # the test appended to the yielded list before the next resume: the driver records what the list held in the
     # replay (empty), then gives it what the test left
     done = _driven(collecting(), [{"do": "next", "n": 1, "yielded": [3, 1, 2]}], [], {}, None)["$steps"]
-    assert done == [{"yield": []}, {"yielded": []}, {"return": [1, 2, 3]}, {"left": [3, 1, 2], "held": []}]
+    assert done == [{"yield": []}, {"yielded": []}, {"return": [1, 2, 3]}, {"left": [3, 1, 2], "held": [[3, 1, 2]]}]
 
 
 class _Block:
@@ -247,7 +247,7 @@ def test_a_step_writes_the_test_s_changes_to_earlier_yielded_and_sent_objects():
     assert done[2] == {"held": "y1", "was": {"$d": [["sku", "bolt"], ["qty", 4]]}} and done[3] == {"yield": 3}
     steps = [{"do": "send", "value": ["bolt", "nut"]}, {"do": "next", "n": 1, "held": [["s0", ["bolt:done", "nut"]]]}]
     done = _driven(_open_lines(), steps, [], {}, None)["$steps"]
-    assert [d.get("yield") for d in done] == [0, 2, None, 1, None] and done[-1]["held"] == [["bolt:done", "nut"]]
+    assert [d.get("yield") for d in done] == [0, 2, None, 1, None] and done[-1]["held"] == [0, ["bolt:done", "nut"], 2, 1]
     # a key no step made (a primed generator's first yield, not seen by the driver) writes nothing
     done = _driven(_open_lines(), [{"do": "next", "n": 1, "held": [["y9", []]]}], [], {}, None)["$steps"]
-    assert done == [{"yield": 0}, {"yield": 0}, {"left": 0, "held": []}]
+    assert done == [{"yield": 0}, {"yield": 0}, {"left": 0, "held": [0, 0]}]

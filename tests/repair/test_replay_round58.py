@@ -132,7 +132,10 @@ def test_containers_by_their_contents_not_their_repr():
 def test_an_address_only_where_a_repr_ends_and_exact_uuids():
     assert shown("<object object at 0x7f00ab>") == "<object object at 0x?>"
     assert shown("<_hashlib.HMAC object @ 0x7f00ab>") == "<_hashlib.HMAC object at 0x?>"
-    assert shown("uart at 0x4000") == "uart at 0x4000" and not _ADDRESS.search("spi at 0x17408, i2c")
+    assert shown("uart at 0x4000") == "uart at 0x4000" and not _ADDRESS.search("spi at 0x17408 and i2c")
+    # (round 59: a weakref's, a code object's and a cell's addresses are followed by ";", "," and ":")
+    assert shown("<weakref at 0x7f01; to 'Order' at 0x7f02>") == "<weakref at 0x?; to 'Order' at 0x?>"
+    assert shown("<cell at 0x7f01: int object at 0x7f02>") == "<cell at 0x?: int object at 0x?>"
     a, b = uuid.UUID(int=(3 << 61) | 5), uuid.UUID(int=(5 << 61) | 3)
     assert hash(a) == hash(b) and not alike(_Encoder()(a), _Encoder()(b))
 
