@@ -3528,7 +3528,8 @@ class _Shadow:
         # its functions made by exec, left the recorder off, so the replay outside the run had nothing to replay)
         # (with the names each declared file's pristine text binds: a recorded call's names keep those past the cut)
         bound = {real: frozenset(f"{scope}.{name}" if scope else name for scope, name, *_ in
-                                 (*entry[3], *self.oracle.data.get(real, ()))) for real, entry in self.oracle.files.items()}
+                                 (*entry[3], *self.oracle.data.get(real, ())))
+                 for real, entry in self.oracle.files.items()}
         self.recorder = _Recorder(frozenset(self.oracle.files), self.genuine, bound)
         _settrace(self.trace)
         threading.settrace(self.trace)
@@ -3960,7 +3961,8 @@ class _Shadow:
             found = list(base.__iter__(value))[:256]
         elif base is dict:
             found = list(dict.values(value))[:256]
-        elif base is None and _class_flags(_type(value)) & _HEAPTYPE and not _class_flags(_type(value)) & _TYPE_SUBCLASS:
+        elif base is None and _class_flags(_type(value)) & _HEAPTYPE \
+                and not _class_flags(_type(value)) & _TYPE_SUBCLASS:
             own = _attrs_dict(value)
             found = list(dict.values(own))[:256] if _type(own) is dict else []
         else:

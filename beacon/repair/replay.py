@@ -367,8 +367,8 @@ def _outcomes(stdout: bytes, key: str, calls: int) -> tuple[list, dict] | None:
         if not isinstance(outcome, dict) or not (
                 (outcome.keys() == {"skip"} and isinstance(outcome["skip"], str))
                 or ("raise" in outcome and outcome.keys() <= {
-                    "raise", "message", "bases", "attrs", "given", "group", "cause", "cattrs", "args", "fields", "methods",
-                    "elsewhere"}
+                    "raise", "message", "bases", "attrs", "given", "group", "cause", "cattrs", "args", "fields",
+                    "methods", "elsewhere"}
                     and isinstance(outcome["raise"], str) and isinstance(outcome.get("bases", []), list))
                 or outcome.keys() == {"return", "args"}):
             return None
@@ -929,7 +929,9 @@ def _shadowed_methods(mine: dict, right: dict) -> set:
     pristine = {name for entry in theirs if isinstance(entry, list) and len(entry) == 2 for name in entry[1]}
     added = {name for entry in ours if isinstance(entry, list) and len(entry) == 2 and entry[0] not in known
              for name in entry[1]}
-    return (added & pristine) - {"__init__", "__new__", "__str__", "__repr__", "__init_subclass__"}
+    # (an added ``__getattr__``/``__getattribute__`` answers for every name: round 59's, screened, still refused)
+    return ((added & pristine) - {"__init__", "__new__", "__str__", "__repr__", "__init_subclass__"}) | (
+        added & {"__getattr__", "__getattribute__"})
 
 
 def _held_names(encoded) -> dict:

@@ -614,7 +614,8 @@ _INT_BITS = 14_000
 _DRAINED = 1_000  # items of a returned generator that are taken and compared
 # (a repr's memory address, which says no value: "<… at 0x…>", OpenSSL's "<… @ 0x…>"; only where the repr ends,
 # so text that says "at 0x4000" is kept: red-team round 58)
-_ADDRESS = re.compile(r" (?:at|@) 0x[0-9a-fA-F]+(?=[>;,:])")  # (a weakref's "at 0x…;", a code's "…,", a cell's "…:")
+# (and before a weakref's ";", a code object's ",", a cell's ":": round 59)
+_ADDRESS = re.compile(r" (?:at|@) 0x[0-9a-fA-F]+(?=[>;,:])")
 
 
 def _digest(kind: str, data: bytes, size: int) -> dict:

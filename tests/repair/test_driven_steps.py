@@ -247,7 +247,8 @@ def test_a_step_writes_the_test_s_changes_to_earlier_yielded_and_sent_objects():
     assert done[2] == {"held": "y1", "was": {"$d": [["sku", "bolt"], ["qty", 4]]}} and done[3] == {"yield": 3}
     steps = [{"do": "send", "value": ["bolt", "nut"]}, {"do": "next", "n": 1, "held": [["s0", ["bolt:done", "nut"]]]}]
     done = _driven(_open_lines(), steps, [], {}, None)["$steps"]
-    assert [d.get("yield") for d in done] == [0, 2, None, 1, None] and done[-1]["held"] == [0, ["bolt:done", "nut"], 2, 1]
+    assert [d.get("yield") for d in done] == [0, 2, None, 1, None]
+    assert done[-1]["held"] == [0, ["bolt:done", "nut"], 2, 1]
     # a key no step made (a primed generator's first yield, not seen by the driver) writes nothing
     done = _driven(_open_lines(), [{"do": "next", "n": 1, "held": [["y9", []]]}], [], {}, None)["$steps"]
     assert done == [{"yield": 0}, {"yield": 0}, {"left": 0, "held": [0, 0]}]
