@@ -4801,7 +4801,7 @@ class _Shadow:
                     base = _saved_kind(value, classes)
                     if base is not None:
                         out.append((value, base, base.copy(value)))
-                        out += _nested(value, base, classes, budget)
+                        out += _nested_state(value, base, classes, budget)
                     if base is _Attrs:  # (a count among its attributes, after them: round 59's honest control)
                         own = _attrs_dict(value)
                         for attr, item in list(dict.items(own))[:_ATTRS_MOST] if _type(own) is dict else ():
@@ -5892,8 +5892,11 @@ def _data_differences(one, other, mine: set, added=frozenset(), before=None) -> 
         pristine_of = {_id(c): b for c, base, b in other if base in _SAVED_KINDS}
     out = []
     held_now = _names_values(one) if left else []
+    gone = set(left)  # (objects a name let go of, and what they held: compared as the names' values, above)
     for (container, base, a), (_, _, b), (_, _, was) in zip(one, other, before or _repeat((None, None, None))):
-        if base is _Nested and not (_still_held(container, one) and _still_held(container, other)):
+        if base is _Nested and (_id(container.parent) in gone or not (
+                _still_held(container, one) and _still_held(container, other))):
+            gone.add(_id(container.item))
             continue
         if _id(container) in mine and _id(container) in left and base is not _Names \
                 and not _any(_map(_is, held_now, _repeat(container))):
@@ -5904,8 +5907,12 @@ def _data_differences(one, other, mine: set, added=frozenset(), before=None) -> 
         if _id(container) not in mine or _id(container) in left:
             continue
         if left and base is _Names:
-            a = {k: real_of.get(_id(v), v) if _id(v) in left else v for k, v in a.items()}
-            b = {k: pristine_of.get(_id(v), v) if _id(v) in left else v for k, v in b.items()}
+            # (a name one side rebound to a new deque, OrderedDict, StringIO or object: that object as its saved
+            # form too, so both sides compare as the same kind of thing; honest hunt 18's ``_log = deque()`` for
+            # ``_log.clear()``)
+            a = {k: _comparable(real_of.get(_id(v), v) if _id(v) in left else _as_saved(v)) for k, v in a.items()}
+            b = {k: _comparable(pristine_of.get(_id(v), v) if _id(v) in left else _as_saved(v))
+                 for k, v in b.items()}
         out += _differences(a, b, (_data_label(container, base, a),), _PLACES, added)
     return out
 
@@ -5913,6 +5920,25 @@ def _data_differences(one, other, mine: set, added=frozenset(), before=None) -> 
 def _names_values(state) -> list:
     """Every value the ``_Names`` entries of a saved state hold."""
     return [v for _, base, held in state if base is _Names for v in held.values()]
+
+
+def _as_saved(value):
+    """A library object or an instance as ``_Library``/``_Attrs`` save it (anything else as it is)."""
+    kind = _type(value)
+    if _state_class(kind) is not None:
+        return _Library.copy(value)
+    if _container_base(kind) is None and (_class_flags(kind) & _HEAPTYPE or _id(kind) in _ATTRS_LIBRARY) \
+            and not _class_flags(kind) & _TYPE_SUBCLASS and _type(_attrs_dict(value)) is dict:
+        return _Attrs.copy(value)
+    return value
+
+
+def _comparable(saved):
+    """An ``_Attrs`` copy with each attribute as its saved contents where it has them (its live object holds what
+    the last put-back left, not what the call left: an object one side rebound is compared by its copy)."""
+    if _type(saved) is dict and saved.keys() == {"attributes", "slots"}:
+        return {part: {k: (c if c is not None else v) for k, (v, c) in items.items()} for part, items in saved.items()}
+    return saved
 
 
 def _still_held(ref, state) -> bool:
@@ -6202,11 +6228,25 @@ class _Attrs:
 
     @staticmethod
     def copy(item) -> dict:
-        return _Held.copy(_Attrs.view(item))
+        held = _Held.copy(_Attrs.view(item))
+        for name in _cached_names(_type(item)):  # (a cache: neither compared nor taken away, hunt 18's total)
+            held["attributes"].pop(name, None)
+        return held
 
     @staticmethod
     def put(item, held: dict) -> None:
-        _Held.put(_Attrs.view(item), held)
+        view = _Attrs.view(item)
+        cached = _cached_names(_type(item))
+        if cached and view.own is not None:  # (what the caches hold now stays)
+            held = {**held, "attributes": {**held["attributes"], **{
+                name: (value, None) for name, value in dict.items(view.own) if name in cached}}}
+        _Held.put(view, held)
+
+
+def _cached_names(kind) -> frozenset:
+    """The names a class's MRO holds a ``functools.cached_property`` under."""
+    return frozenset(name for cls in _class_mro(kind) for name, value in list(_class_dict(cls).items())[:500]
+                     if _type(value) is _CACHED_PROPERTY)
 
 
 def _has_attributes(value, classes) -> bool:
@@ -6219,6 +6259,8 @@ def _has_attributes(value, classes) -> bool:
     if _class_flags(kind) & _TYPE_SUBCLASS or not (
             _id(kind) in _ATTRS_LIBRARY or _any(_id(base) in classes for base in mro[:-1])):
         return False
+    if _any(_type(m) is str and (m == "logging" or m.startswith("logging.")) for m in map(_class_module, mro)):
+        return False  # (a project's log handler or filter: the pristine call's records are dropped, hunt 18)
     own = _attrs_dict(value)
     if _type(own) is dict:
         return _len(own) <= _ATTRS_MOST
@@ -6342,7 +6384,7 @@ class _Nested:
         _restore([(ref.item, ref.kind, state)])
 
 
-def _nested(value, kind, classes, budget: list, depth: int = 3) -> list:
+def _nested_state(value, kind, classes, budget: list, depth: int = 3) -> list:
     """``(_NestedRef, _Nested, copy)`` for the mutable objects ``value`` holds, ``depth`` levels down, at most
     ``budget[0]`` of them (spent: shared by a call's data names; each object once)."""
     out, stack, seen = [], [(value, kind, depth)], {_id(value)}

@@ -128,8 +128,12 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
     # comparison starts both calls from (honest hunt 15: every edit of such a def was refused, the pristine call
     # counting from the literal again).
     state = _rebound_when_run(pristine_tree)
+    members = _member_classes(pristine_tree)
     for (scope, name), texts in sorted(bound_right.items()):
         value = _literal(texts)
+        if value is not None and scope in members:
+            continue  # (an enum's member or a NamedTuple's field: the class made it an object of its own from the
+            # literal, which the literal is not; honest hunt 18's ``level is Level.HIGH`` in every changed def)
         if value is not None:
             kept = _trees(bound_new.get((scope, name))) in (_trees(bound_old.get((scope, name))), _trees(texts)) \
                 and not (not scope and name in mentioned)
@@ -240,6 +244,26 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
 
 
 _ADDED_MOST = 16  # attribute names sent as the edit's own: few and short, so they cannot push pristine code out
+
+
+def _member_classes(tree: ast.Module) -> set:
+    """The qualnames of the classes whose body's literals their class turns into other objects: an ``Enum``'s (or
+    ``IntEnum``, ``Flag``, ``StrEnum``…) members, a ``NamedTuple``'s or ``TypedDict``'s fields (read from the bases'
+    last names)."""
+    found: set = set()
+
+    def walk(body, prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                qualname = prefix + node.name
+                names = [b.attr if isinstance(b, ast.Attribute) else b.id if isinstance(b, ast.Name) else ""
+                         for b in node.bases]
+                if any(n.endswith(("Enum", "Flag", "NamedTuple", "TypedDict")) for n in names):
+                    found.add(qualname)
+                walk(node.body, qualname + ".")
+
+    walk(tree.body, "")
+    return found
 
 
 def _rebound_when_run(tree: ast.Module) -> set:

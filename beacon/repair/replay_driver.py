@@ -631,6 +631,9 @@ def shown(value) -> str:
     return text[:2000] + "…#" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+_PLAIN_ITEMS = frozenset({int, float, str, bytes, bool, type(None), complex})
+
+
 class _Encoder:
     """An outcome as JSON: built-in values as the arguments are encoded, long ones by digest; a built-in container's
     subclass (``Counter``, ``OrderedDict``, ``defaultdict``) by its contents, class and state; a generator by the
@@ -783,8 +786,9 @@ class _Encoder:
             # message, which a test matches: red-team round 52)
             found = raised(exc)
             items.append({"raise": found["raise"]} if isinstance(exc, TypeError) else found)
-        if given:  # (the first 64 items again, as its code after their yields left them: round 59's shares filled in
-            # after the last row was out, the first row's skipped)
+        if any(type(item) not in _PLAIN_ITEMS for item in given):
+            # (the first 64 items again, as its code after their yields left them: round 59's shares filled in after
+            # the last row was out, the first row's skipped; not for plain values, which nothing changes)
             items.append({"left": self(given)})
         return items
 

@@ -34,7 +34,7 @@ CASES = ROOT / "tests" / "repair"
 # rounds 30-43 are run by their own tests, with other expectations)
 FOLDERS = ("caches", "round45", "round46", "round47", "round49", "round50", "round51", "round52", "round53",
            "round54", "round55", "round56", "round57", "round58", "round59", "honest45", "honest_caches", "honest48",
-           "honest_recorder", "honest_driven", "honest15", "honest16", "honest17")
+           "honest_recorder", "honest_driven", "honest15", "honest16", "honest17", "honest18")
 
 
 def _run(path: str) -> tuple[str, bool, bool, str, str, float]:

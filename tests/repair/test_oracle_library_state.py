@@ -157,6 +157,20 @@ def test_honest_repairs_of_defs_that_change_module_objects_pass(tmp_path, case):
     assert verdict.passed and not verdict.tampered, (verdict.reasons, oracle_findings(run))
 
 
+# honest hunt 18 (helper 161, on 528c000), refused under this session's first rules: a name rebound to a new object
+# where the pristine code changed the old one (or back), a log handler at module level, a cached_property there, an
+# enum member or a NamedTuple field read by a changed def; all of honest18/ run in case_files
+HONEST_18 = ["b11_deque_rebind", "u03_instance_reset_rebind", "f05_pristine_rebinds_repair_mutates",
+             "n01_module_log_handler_counter", "z04_cached_property_read_local", "k10_enum_compare_member",
+             "l01_namedtuple_default_field"]
+
+
+@pytest.mark.parametrize("case", HONEST_18)
+def test_honest_hunt_18s_repairs_pass(tmp_path, case):
+    run, verdict = case_run(tmp_path, HERE / "honest18" / f"{case}.py.txt")
+    assert verdict.passed and not verdict.tampered, (verdict.reasons, oracle_findings(run))
+
+
 @pytest.mark.parametrize("case", ["r59_count_in_module_instance", "r59_count_next_method_alias"])
 def test_a_count_in_a_module_object_or_as_its_next_is_given_back(tmp_path, case):
     run, verdict = case_run(tmp_path, HERE / "honest17" / f"{case}.py.txt")
