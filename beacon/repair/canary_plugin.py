@@ -3929,7 +3929,7 @@ class _Shadow:
         names = self._read_names(spaces)
         # (a C method is a stand-in only when its list, dict or set is a running test's local: ``got.append``; one
         # the edit binds, ``_UNIT = {...}.get``, is the module's own, red-team round 59)
-        held = self._test_held(frame)
+        held = held_ids = self._test_held(frame)
         for space in spaces:
             entries = list(dict.values(space))[:2000]
             for value in entries:
@@ -3943,7 +3943,16 @@ class _Shadow:
                     continue
                 if _type(value) is types.ModuleType:
                     held = _namespace(value)
-                    if held is not None and _any(self._stand_in(dict.get(held, n)) for n in names if n in held):
+                    if held is None:
+                        continue
+                    where = dict.get(held, "__file__")
+                    if _type(where) is str and self.test_root is not None \
+                            and _realpath_cached(where).startswith(self.test_root):
+                        # (a module of the project's: every value, the test may have patched any function the
+                        # pristine code reaches through it; honest hunt 18's fake ``store.fetch``)
+                        if _any(self._stand_in(v, held_ids) for v in list(dict.values(held))[:2000]):
+                            return True
+                    elif _any(self._stand_in(dict.get(held, n)) for n in names if n in held):
                         return True
                     continue
                 for part in self._parts(value):
@@ -4001,10 +4010,24 @@ class _Shadow:
     def _test_held(self, frame) -> set:
         """The ids of what the running test's own frames hold in their locals, and one level into a list, tuple or
         dict there (read as ``_test_locals`` reads them, the locals dict emptied after)."""
-        root = self.test_root
         out: set = set()
+        for held in self._test_frames(frame):
+            for value in list(dict.values(held))[:_LOCALS_ITEMS]:
+                out.add(_id(value))
+                kind = _type(value)
+                if kind is list or kind is tuple:
+                    out.update(map(_id, value[:64]))
+                elif kind is dict:
+                    out.update(map(_id, _islice(dict.values(value), 64)))
+        return out
+
+    def _test_frames(self, frame):
+        """The locals dicts of the running test's own frames below ``frame`` (function frames of the checkout's files
+        that are no declared source and no trace function follows), each emptied once its reader is done with it
+        (round 19's FP19-4: it would keep what the test dropped alive; a trace event refills it from the frame)."""
+        root = self.test_root
         if root is None:
-            return out
+            return
         depth, frame = 0, frame.f_back
         while frame is not None and depth < 64:
             code = frame.f_code
@@ -4012,16 +4035,9 @@ class _Shadow:
             if code.co_flags & 0x1 and real is not None and real.startswith(root) and real not in self.oracle.files \
                     and frame.f_trace is None:
                 held = frame.f_locals
-                for value in list(dict.values(held))[:_LOCALS_ITEMS]:
-                    out.add(_id(value))
-                    kind = _type(value)
-                    if kind is list or kind is tuple:
-                        out.update(map(_id, value[:64]))
-                    elif kind is dict:
-                        out.update(map(_id, _islice(dict.values(value), 64)))
+                yield held
                 dict.clear(held)
             frame, depth = frame.f_back, depth + 1
-        return out
 
     def _test_code(self, code) -> bool:
         """Whether ``code`` is genuinely a test file's (compiled from a file of the checkout that is no declared
@@ -4098,30 +4114,22 @@ class _Shadow:
         round 19's R19-3), 64 items per container and _LOCALS_ITEMS per frame. Each frame's locals dict is emptied
         after the reading (round 19's FP19-4: it would keep what the test dropped alive), which is safe for a frame
         no trace function follows: a trace event refills it from the frame before anything writes it back."""
-        root = self.test_root
-        if root is None:
+        if self.test_root is None:
             return []
         spaces = [_id(space) for space in self.oracle._find_spaces().values()]
-        out, depth, frame = [], 0, frame.f_back
-        while frame is not None and depth < 64:
-            code = frame.f_code
-            real = _realpath_cached(code.co_filename)
-            if code.co_flags & 0x1 and real is not None and real.startswith(root) and real not in self.oracle.files \
-                    and frame.f_trace is None:
-                held = frame.f_locals
-                level, budget = list(dict.values(held)), _LOCALS_ITEMS
-                for last in (False, False, True):  # the locals, what they hold, and what that holds
-                    deeper = []
-                    for value in level:
-                        if self._holdable(value, spaces):
-                            out.append(value)
-                        elif budget > 0 and not last:
-                            inner = self._inside(value, spaces)
-                            budget -= len(inner)
-                            deeper += inner
-                    level = deeper
-                dict.clear(held)
-            frame, depth = frame.f_back, depth + 1
+        out = []
+        for held in self._test_frames(frame):
+            level, budget = list(dict.values(held)), _LOCALS_ITEMS
+            for last in (False, False, True):  # the locals, what they hold, and what that holds
+                deeper = []
+                for value in level:
+                    if self._holdable(value, spaces):
+                        out.append(value)
+                    elif budget > 0 and not last:
+                        inner = self._inside(value, spaces)
+                        budget -= len(inner)
+                        deeper += inner
+                level = deeper
         return out
 
     def _inside(self, value, spaces) -> list:
@@ -5906,6 +5914,8 @@ def _data_differences(one, other, mine: set, added=frozenset(), before=None) -> 
             continue
         if _id(container) not in mine or _id(container) in left:
             continue
+        if base is _Attrs:  # (each attribute by its saved contents: one side's rebound list is compared by its copy)
+            a, b = _comparable(a), _comparable(b)
         if left and base is _Names:
             # (a name one side rebound to a new deque, OrderedDict, StringIO or object: that object as its saved
             # form too, so both sides compare as the same kind of thing; honest hunt 18's ``_log = deque()`` for
