@@ -1641,6 +1641,22 @@ def _plain_stand_in(ta, tb):
     return None
 
 
+def _fixed_member(value) -> bool:
+    """Whether what ``_Shadow._stand_in`` and ``_Shadow._parts`` find in ``value`` depends only on which object it
+    is (and its class): a function (its code), a class, a tuple or frozenset of scalars, a C method of no list, dict
+    or set (a C class's ``__new__``), or any other object that is no container, no bound method and, of a class
+    with a ``__dict__`` for its instances, has none (a descriptor, a scalar, ``_abc_data``). Read by identity and C slots: no code of it runs."""
+    kind = _type(value)
+    if kind is types.FunctionType or _class_flags(kind) & _TYPE_SUBCLASS:
+        return True
+    if kind is tuple or kind is frozenset:
+        return _len(value) <= 64 and _all(_id(_type(item)) in _SCALAR_IDS for item in value)
+    if kind is types.BuiltinMethodType:
+        return _container_base(_type(value.__self__)) not in (list, dict, set)
+    return kind is not types.MethodType and _container_base(kind) is None and (
+        not _class_flags(kind) & _HEAPTYPE or _type(_attrs_dict(value)) is not dict)
+
+
 def _container_base(cls):
     """The built-in container (list, tuple, dict, set, frozenset) that ``cls`` is or derives from, or None: read from
     the MRO by identity, so no metaclass code runs."""
@@ -3514,6 +3530,7 @@ class _Shadow:
         self.recorder = None  # the calls kept for the replay outside the run (_Recorder), once installed
         self.genuine = None  # _Comparisons.genuine (set by the plugin): is a caller's code a checkout file's own
         self._test_classes: dict = {}  # id(class) -> (class, whether it is a test's or a mock's): ``_stand_in``
+        self._classes_clear: dict = {}  # id(class) -> (class, its members' ids) with no stand-in: ``_class_stand_in``
         self._names_read = None  # (ids of the codes, the names they read): ``_read_names``
         self._seeds = None  # (the declared modules' namespaces' sizes, their sentinels): _sentinels
 
@@ -3837,11 +3854,9 @@ class _Shadow:
         if asked is None:
             return None
         values, call, mask = asked
-        if self._doubled(values, frame):  # (the pristine call would call the test's own stand-ins again: unchecked)
-            self.counts["unchecked"] += 1
-            return None
         # A copy per call of a large structure would make the run quadratic (boltons' BarrelList tests timed out):
-        # not checked, counted. After 16 large calls in a row of one function, one call in 16 is weighed.
+        # not checked, counted. After 16 large calls in a row of one function, one call in 16 is weighed. (Weighed
+        # first: the walks below are as long as the arguments, and a large call is not checked anyway.)
         if not _small(values, _COPY_NODES):
             if counted:  # (calls at import cannot fill it: red-team round 17's R17-7)
                 self._large[_ohash(code)] = large + 1
@@ -3849,13 +3864,25 @@ class _Shadow:
             if counted:
                 self.spent += _clock() - start  # the walk that found it large counts against the time limit
             return None
+        # (the pristine call would call the test's own stand-ins again: unchecked; ``_doubled`` in two parts, the
+        # scan of the modules after the copies, which most calls that are not checked fail: boltons' IndexedSet)
+        reached = _mutables(values, self.oracle.files)  # (read once for the stand-ins and the held objects)
+        if self._reaches_stand_in(reached):
+            self.counts["unchecked"] += 1
+            if counted:
+                self.spent += _clock() - start
+            return None
         self._large[_ohash(code)] = 0
-        tracked = self._tracked(values, frame)  # held objects outside the arguments, as they are before the call
+        tracked = self._tracked(values, frame, reached)  # held objects outside the arguments, as they are before it
         saved = self._containers() + tracked
         copies = self._copies(values, saved, f"a call of {qualname}")
+        doubled = copies is not None and self._holds_stand_in(frame)
         if counted:
             self.spent += _clock() - start
         if copies is None:
+            return None
+        if doubled:
+            self.counts["unchecked"] += 1
             return None
         # the pristine data (and shared sentinels' attributes, held objects) before the call: the pristine call
         # starts from them too
@@ -3907,7 +3934,7 @@ class _Shadow:
         steps.generator = first[1]
         self._steps[_id(frame)] = steps
 
-    def _doubled(self, values, frame) -> bool:
+    def _doubled(self, values, frame, reached=_ABSENT) -> bool:
         """Whether the pristine call could reach a test's own stand-in, which it would call a second time (honest
         hunt 17's family A, 16 honest repairs whose own tests failed: a spy ``monkeypatch.setattr`` put on a module
         function counted two uploads, ``mock.patch.object``'s ``assert_called_once_with`` saw two calls, a patched
@@ -3916,12 +3943,21 @@ class _Shadow:
         one, or a ``unittest.mock`` object, that the arguments reach, that the declared modules hold (at module or
         class level, in a list, dict or set there, or in a module-level object's attributes), that a module they
         hold or the builtins hold under a name their code reads, or an in-memory ``sys.stdin``. The replay outside
-        the run, where no stand-in is, still makes the call again."""
-        reached = _mutables(values, self.oracle.files)
-        if reached is None:
-            return True  # (a test's callback among the arguments: not copied either)
-        if _any(self._stand_in(v) for v in list(reached.values())[:_COPY_NODES]):
-            return True
+        the run, where no stand-in is, still makes the call again. ``reached``: ``_mutables`` of ``values`` when the
+        caller has read it."""
+        if reached is _ABSENT:
+            reached = _mutables(values, self.oracle.files)
+        return self._reaches_stand_in(reached) or self._holds_stand_in(frame)
+
+    def _reaches_stand_in(self, reached) -> bool:
+        """The arguments' part of :meth:`_doubled` (``reached``: their ``_mutables``), asked before they are copied:
+        a copy of a ``Mock`` would be a call the test counts."""
+        # (None: a test's callback among the arguments, not copied either)
+        return reached is None or _any(self._stand_in(v) for v in list(reached.values())[:_COPY_NODES])
+
+    def _holds_stand_in(self, frame) -> bool:
+        """The rest of :meth:`_doubled`: an in-memory ``sys.stdin``, or a stand-in the declared modules, the modules
+        they hold or the builtins hold."""
         stdin = dict.get(_namespace(sys), "stdin")
         if _type(stdin) is io.StringIO or _type(stdin) is io.BytesIO or self._stand_in(stdin):
             return True
@@ -3929,37 +3965,59 @@ class _Shadow:
         names = self._read_names(spaces)
         # (a C method is a stand-in only when its list, dict or set is a running test's local: ``got.append``; one
         # the edit binds, ``_UNIT = {...}.get``, is the module's own, red-team round 59)
-        held = held_ids = self._test_held(frame)
+        held = self._test_held(frame)
+        built = _namespace(builtins)
         for space in spaces:
             entries = list(dict.values(space))[:2000]
             for value in entries:
+                if value is built:
+                    continue  # (a module's ``__builtins__``: the builtins are read by the names below)
                 if self._stand_in(value, held):
                     return True
                 if _class_flags(_type(value)) & _TYPE_SUBCLASS:  # (a class's members: a test's function set on it)
-                    members = list(_class_dict(value).values())[:2000]
-                    if _any(self._stand_in(m, held) for m in members) or _any(
-                            self._stand_in(part, held) for m in members for part in self._parts(m)):
+                    if self._class_stand_in(value, held):
                         return True
                     continue
                 if _type(value) is types.ModuleType:
-                    held = _namespace(value)
-                    if held is None:
+                    # (its own name: ``held``, the test's ids, is read for the values after it; a module once
+                    # rebound it, so a test's ``got.append`` after a module in the namespace went unseen)
+                    inner = _namespace(value)
+                    if inner is None:
                         continue
-                    where = dict.get(held, "__file__")
+                    where = dict.get(inner, "__file__")
                     if _type(where) is str and self.test_root is not None \
                             and _realpath_cached(where).startswith(self.test_root):
                         # (a module of the project's: every value, the test may have patched any function the
                         # pristine code reaches through it; honest hunt 18's fake ``store.fetch``)
-                        if _any(self._stand_in(v, held_ids) for v in list(dict.values(held))[:2000]):
+                        if _any(self._stand_in(v, held) for v in list(dict.values(inner))[:2000]):
                             return True
-                    elif _any(self._stand_in(dict.get(held, n)) for n in names if n in held):
+                    elif _any(self._stand_in(dict.get(inner, n)) for n in names if n in inner):
                         return True
                     continue
                 for part in self._parts(value):
                     if self._stand_in(part, held):
                         return True
-        built = _namespace(builtins)
         return _any(self._stand_in(dict.get(built, n)) for n in names if n in built)
+
+    def _class_stand_in(self, cls, held) -> bool:
+        """Whether a declared module's class holds a stand-in among its members or two levels into them (a test's
+        function set on it, a class-level registry of callbacks). A class none of whose members holds one is known
+        by the ids of its members while each is a function, a descriptor, a class or a scalar (their verdict is
+        which object they are): checked on every call of changed code, the walk of every method of every class
+        was most of the oracle's time on boltons' setutils. A class-level list, dict or object is read again each
+        time: what it holds changes under the same id. (A ``__code__`` rebound to a test's under an unchanged
+        member is then missed: the call is checked, the strict side.)"""
+        members = list(_class_dict(cls).values())[:2000]
+        key = tuple(_map(_id, members))
+        known = self._classes_clear.get(_id(cls))
+        if known is not None and known[0] is cls and known[1] == key:
+            return False
+        if _any(self._stand_in(m, held) for m in members) or _any(
+                self._stand_in(part, held) for m in members for part in self._parts(m)):
+            return True
+        if _all(_map(_fixed_member, members)):
+            self._classes_clear[_id(cls)] = (cls, key)
+        return False
 
     @staticmethod
     def _parts(value, depth: int = 2) -> list:
@@ -4071,7 +4129,7 @@ class _Shadow:
         self._names_read = (key, frozenset(names))
         return self._names_read[1]
 
-    def _tracked(self, values, frame) -> list:
+    def _tracked(self, values, frame, reached=_ABSENT) -> list:
         """``(__dict__ or slots, _Held, their contents)`` of each object held from earlier checked calls
         (:meth:`_hold`) or by the running test's own locals (:meth:`_test_locals`) that ``values`` (a call's
         arguments) do not reach: the call's effect on them is compared with the pristine call's, as the declared
@@ -4911,7 +4969,6 @@ def _library_class(cls) -> str | None:
         held = held.get(part) if _type(held) is dict else _class_dict(held).get(part) if _is_class(held) else None
     return f"{module}:{qualname}" if held is cls else None
 _PLAIN_SCALARS = frozenset({type(None), bool, int, float, str})
-_func_dict = types.FunctionType.__dict__["__dict__"].__get__
 _object_getattribute, _lru_wrapper = object.__getattribute__, functools._lru_cache_wrapper
 _class_qualname = type.__dict__["__qualname__"].__get__
 
@@ -6606,7 +6663,6 @@ def _with_filename(code, filename: str):
 _PATCHED_ANY: set = set()  # every (id(holder), name) a test's monkeypatch or mock.patch set (_Watch.module_changes)
 _PATCHED_VALUES: dict = {}  # (id(holder), name) -> the value the last such patch put there (_RewriteGuard)
 _DECLARED: set = set()  # the declared sources' real paths (set by the plugin): their frames patch nothing for a test
-_MAIN_THREAD = _thread.get_ident()  # the plugin is imported in the main thread, where pytest runs the tests
 
 
 def _declared_on_stack() -> bool:
