@@ -7,7 +7,10 @@ The case files (``PRISTINE``, ``MUTANT``, ``REPAIR``, ``TEST``, optional ``FILES
 forgeries and a sample of the honest cases (``tests/repair/test_replay_library.py``; each is a real pytest run plus
 the replay's processes, about 1.5 s, so all of them would crowd the suite's ten minutes); this script runs every one:
 
-- a ``round*`` or ``caches`` folder (``FOLDERS``) holds forged passes, which must be refused (``tampered``);
+- a ``round*`` or ``caches`` folder (``FOLDERS``) holds forged passes, which must be refused (``tampered``), or,
+  where the case file says ``EXPECT = "fails"``, must not pass (the kept bug now fails the case's own test: since
+  session 45 the oracle's pristine call is made before the real one, and round 60's forged passes, the mutant with
+  a new docstring, fail as the mutant does);
 - an ``honest*`` folder holds honest repairs, which must pass;
 - an ``open/`` folder under either holds what is documented as still open (forgeries that pass, honest repairs that
   are refused): reported, never a failure; ``now refused`` / ``now passes`` says one can move up;
@@ -33,12 +36,13 @@ CASES = ROOT / "tests" / "repair"
 # the folders in case_run's format whose whole verdict is the harness's (round 48's others are the screen's, and
 # rounds 30-43 are run by their own tests, with other expectations)
 FOLDERS = ("caches", "round45", "round46", "round47", "round49", "round50", "round51", "round52", "round53",
-           "round54", "round55", "round56", "round57", "round58", "round59", "honest45", "honest_caches", "honest48",
-           "honest_recorder", "honest_driven", "honest15", "honest16", "honest17", "honest18")
+           "round54", "round55", "round56", "round57", "round58", "round59", "round60", "honest45", "honest_caches", "honest48",
+           "honest_recorder", "honest_driven", "honest15", "honest16", "honest17", "honest18", "honest19")
 
 
-def _run(path: str) -> tuple[str, bool, bool, str, str, float]:
-    """``(path, passed, tampered, first reason, the static screen's first finding or "", seconds)`` of one case file
+def _run(path: str) -> tuple[str, bool, bool, str, str, float, str]:
+    """``(path, passed, tampered, first reason, the static screen's first finding or "", seconds, what a forgery's
+    case expects: "tampered" or "fails")`` of one case file
     through the harness (the screen's verdict is reported beside it: a finding refuses an attempt as
     ``suspicious_edit`` before any test runs, and ``screen_false_positives`` measures those on real commits)."""
     sys.path.insert(0, str(ROOT / "tests"))
@@ -53,7 +57,8 @@ def _run(path: str) -> tuple[str, bool, bool, str, str, float]:
     with tempfile.TemporaryDirectory(prefix="beacon-cases-") as folder:
         run, verdict = case_run(Path(folder), Path(path))
     return (path, verdict.passed, verdict.tampered, (verdict.reasons or ("",))[0][:160],
-            f"{found[0].rule} {found[0].key}" if found else "", time.monotonic() - start)
+            f"{found[0].rule} {found[0].key}" if found else "", time.monotonic() - start,
+            space.get("EXPECT", "tampered"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,12 +72,12 @@ def main(argv: list[str] | None = None) -> int:
     counts: dict[str, dict[str, int]] = {}
     bad = 0
     with concurrent.futures.ProcessPoolExecutor(options.workers) as pool:
-        for path, passed, tampered, reason, screen, seconds in pool.map(_run, map(str, files)):
+        for path, passed, tampered, reason, screen, seconds, expect in pool.map(_run, map(str, files)):
             rel = Path(path).relative_to(CASES)
             folder = str(rel.parent)
             honest = rel.parts[0].startswith("honest")
             is_open = "open" in rel.parts[1:-1]
-            expected = passed if honest else (not passed and tampered)
+            expected = passed if honest else (not passed and (tampered or expect == "fails"))
             if is_open:  # (an honest one passes only when the screen passes it too)
                 expected = expected and not (honest and screen)
                 verdict = "open" if not expected else ("now passes" if honest else "now refused")

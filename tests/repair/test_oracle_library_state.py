@@ -213,7 +213,7 @@ def test_a_call_that_reaches_the_test_s_stand_ins_is_left_to_the_replay(tmp_path
 def test_a_stand_in_is_found_after_a_module_and_after_a_clear_scan(tmp_path, case):
     # (session 45: the scan once lost the test's ids at the first module among the names, and a class's clear
     # verdict is kept only while its members are the same objects)
-    run, verdict = case_run(tmp_path, HERE / "session45" / f"{case}.py.txt")
+    run, verdict = case_run(tmp_path, HERE / "honest19" / f"{case}.py.txt")
     assert verdict.passed and not verdict.tampered, (verdict.reasons, oracle_findings(run))
     assert run.oracle_calls["unchecked"] >= 1 and run.replay["ran"], (run.oracle_calls, run.replay)
 
