@@ -755,6 +755,7 @@ _sys_modules = sys.modules
 _sys_getframe = sys._getframe
 _module_dict = types.ModuleType.__dict__["__dict__"].__get__
 _func_code = types.FunctionType.__dict__["__code__"].__get__
+_func_closure = types.FunctionType.__dict__["__closure__"].__get__
 _func_defaults = types.FunctionType.__dict__["__defaults__"].__get__
 _func_dict = types.FunctionType.__dict__["__dict__"].__get__
 _func_kwdefaults = types.FunctionType.__dict__["__kwdefaults__"].__get__
@@ -3550,6 +3551,7 @@ class _Shadow:
         self.genuine = None  # _Comparisons.genuine (set by the plugin): is a caller's code a checkout file's own
         self._test_classes: dict = {}  # id(class) -> (class, whether it is a test's or a mock's): ``_stand_in``
         self._classes_clear: dict = {}  # id(class) -> (class, its members' ids) with no stand-in: ``_class_stand_in``
+        self._made: dict = {}  # id -> a list, dict or set a checked call of changed code returned: ``_note_made``
         self._names_read = None  # (ids of the codes, the names they read): ``_read_names``
         self._seeds = None  # (the declared modules' namespaces' sizes, their sentinels): _sentinels
 
@@ -4003,14 +4005,19 @@ class _Shadow:
         # the edit binds, ``_UNIT = {...}.get``, is the module's own, red-team round 59)
         # (what the declared modules hold at module or class level is theirs, even where the test holds it too:
         # red-team round 60 bound ``_push = _PENDING.append`` and had the test keep ``stock.pending()``, the list)
-        held = self._test_held(frame) - self._module_held(spaces)
+        held = self._test_held(frame) - self._module_held(spaces, self.test_root)
         built = _namespace(builtins)
         for space in spaces:
-            entries = list(dict.values(space))[:2000]
-            for value in entries:
+            entries = list(dict.items(space))[:2000]
+            for name, value in entries:
                 if value is built:
                     continue  # (a module's ``__builtins__``: the builtins are read by the names below)
                 if self._stand_in(value, held):
+                    return True
+                if _type(name) is str and dict.get(_PATCHED_VALUES, (_id(space), name), _ABSENT) is value \
+                        and callable(value):
+                    # (what the test's own monkeypatch put there: a clock as ``iter([3, 2]).__next__`` or
+                    # ``[3, 2, 1].pop``, which the pristine call, made first, advanced; red-team round 61's controls)
                     return True
                 if _class_flags(_type(value)) & _TYPE_SUBCLASS:  # (a class's members: a test's function set on it)
                     if self._class_stand_in(value, held):
@@ -4037,17 +4044,35 @@ class _Shadow:
                         return True
         return _any(self._stand_in(dict.get(built, n)) for n in names if n in built)
 
-    @staticmethod
-    def _module_held(spaces) -> set:
-        """The ids of the values the declared modules hold at module level and their classes hold at class level."""
-        out = set()
+    def _module_held(self, spaces, root) -> set:
+        """The ids of the values the declared modules hold at module level, their classes at class level, and two
+        levels into them (``_STATE["pending"]``), the values of the project's modules they hold (``db.PENDING``: red-team
+        round 61), and what calls of changed code returned (``_made``: a dict a changed def returned, whose ``setdefault``
+        an added global kept)."""
+        out = set(self._made)
         for space in spaces:
             entries = list(dict.values(space))[:2000]
             out.update(_map(_id, entries))
             for value in entries:
                 if _class_flags(_type(value)) & _TYPE_SUBCLASS:
                     out.update(_map(_id, list(_class_dict(value).values())[:2000]))
+                elif _type(value) is types.ModuleType:
+                    inner = _namespace(value)
+                    where = dict.get(inner, "__file__") if _type(inner) is dict else None
+                    if _type(where) is str and root is not None and _realpath_cached(where).startswith(root):
+                        out.update(_map(_id, list(dict.values(inner))[:2000]))
+                else:
+                    out.update(_map(_id, self._parts(value)))
         return out
+
+    def _note_made(self, value) -> None:
+        """Keep a list, dict or set a call of changed code returned (at most the last 64, held): its C methods are
+        the module's, not the test's, wherever the test keeps it."""
+        base = _container_base(_type(value))
+        if base is list or base is dict or base is set:
+            self._made[_id(value)] = value
+            if _len(self._made) > 64:
+                del self._made[next(iter(self._made))]
 
     def _class_stand_in(self, cls, held) -> bool:
         """Whether a declared module's class holds a stand-in among its members or two levels into them (a test's
@@ -4072,9 +4097,14 @@ class _Shadow:
     @staticmethod
     def _parts(value, depth: int = 2) -> list:
         """What a module-level list, dict, set or object holds, two levels down (a dict of lists of callbacks: hunt
-        17's registry; at most 256 a level)."""
+        17's registry; at most 256 a level; a weak registry's items, keys and values: honest hunt 19's observers in a
+        ``WeakSet``)."""
         base = _container_base(_type(value))
-        if base is list or base is set or base is tuple or base is frozenset:
+        library = _state_class(_type(value))
+        if library is not None and _id(library[0]) in _WEAK_KINDS:
+            items = library[1](value)[1][:256]
+            found = [part for item in items for part in (item if _type(item) is tuple else (item,))]
+        elif base is list or base is set or base is tuple or base is frozenset:
             found = list(base.__iter__(value))[:256]
         elif base is dict:
             found = list(dict.values(value))[:256]
@@ -4093,14 +4123,22 @@ class _Shadow:
         kind = _type(value)
         if kind is types.MethodType:
             return self._stand_in(value.__func__) or self._stand_in(value.__self__)
+        if _any(_map(_is, _class_mro(kind), _repeat(weakref.ref))):
+            # (a weak reference: what it refers to, read through C's own call; a ``WeakMethod``'s is the receiver:
+            # honest hunt 19's signal receivers, a test object's bound methods kept as ``WeakMethod``s)
+            target = weakref.ref.__call__(value)
+            return target is not None and self._stand_in(target, held)
         if kind is types.BuiltinMethodType:
             owner = value.__self__
             base = _container_base(_type(owner))
             if (base is not list and base is not dict and base is not set) or _id(owner) not in held:
                 return False
-            # (a method that only reads an exact list, dict or set does the same called twice: red-team round 60
-            # kept ``out.get`` of a dict the edit's def returned, which the test held, and every check was off)
-            return not (_type(owner) is base and value.__name__ in _READ_ONLY_METHODS[base])
+            # (a method that only reads a list, dict or set does the same called twice: red-team round 60 kept
+            # ``out.get`` of a dict the edit's def returned, which the test held, and every check was off; a
+            # subclass's C method is the base's own, but its ``__getitem__`` may ask a ``__missing__``, round 61's
+            # ``Counter.get``)
+            name = value.__name__
+            return not (name in _READ_ONLY_METHODS[base] and (_type(owner) is base or name != "__getitem__"))
         if kind is types.FunctionType:
             return self._test_code(_func_code(value))
         if not _class_flags(kind) & _HEAPTYPE or _class_flags(kind) & _TYPE_SUBCLASS:
@@ -4314,6 +4352,8 @@ class _Shadow:
         found = self._compare(outcome, values, first, copies[0], mask, added) + _data_differences(
             after, first[2], mine, added, before)
         self._hold([v for v, keep in zip(values, mask) if keep] + ([outcome[1]] if outcome[0] == "return" else []))
+        if outcome[0] == "return":
+            self._note_made(outcome[1])
         if not found:
             self._pair(outcome, first, values, copies, call, mask)
             return
@@ -4951,7 +4991,60 @@ class _Shadow:
                                 binding = _Binding(own, attr)
                                 out.append((binding, _Rebound, _Rebound.copy(binding)))
         out += [(g, _Generator, _Generator.copy(g)) for g in _generators(self.oracle._find_spaces().values())]
+        # Put back only, never compared: the warnings registries (a ``once`` warning the pristine call, made first,
+        # would mark as shown), the closure cells of the declared modules' functions (a counter a factory's
+        # closure keeps), and the module-level lists, dicts and sets of the project's other modules the declared
+        # ones hold (``db.SEQ``): red-team round 61's honest controls, whose real call got the next number. FIRST in
+        # the saved state: a class's names put back must not undo the fresh count ``_Rebound`` then gives the
+        # pristine call under a class-level name (honest hunt 16's ``b86``, 18's ``g07``)
         out.append((_Cwd, _Cwd, _Cwd.copy(_Cwd)))
+        return self._restored_only() + out
+
+    def _restored_only(self) -> list:
+        """Saved states of objects the pristine call must not leave changed but whose changes are no evidence
+        (see ``_containers``): ``(container, base, copy)`` with bases ``dict``, ``list``, ``set`` and ``_Cells``."""
+        out = []
+        module = _sys_modules.get("warnings")
+        once = dict.get(_namespace(module), "onceregistry") if _type(module) is types.ModuleType else None
+        if _type(once) is dict:
+            out.append((once, dict, dict.copy(once)))
+        root = self.test_root
+        for space in self.oracle._find_spaces().values():
+            # (made now where the module has none yet: the pristine call would make it, and mark its warning shown
+            # where the real call's then was not; round 61's ``catch_warnings(record=True)`` recorded nothing)
+            registry = dict.setdefault(space, "__warningregistry__", {})
+            if _type(registry) is dict:
+                out.append((registry, dict, dict.copy(registry)))
+            for value in list(dict.values(space))[:2000]:
+                kind = _type(value)
+                if _class_flags(kind) & _TYPE_SUBCLASS and _class_module(value) == dict.get(space, "__name__"):
+                    # (a class of the module's own: the names its dict holds, as a class attribute the pristine code
+                    # binds at run time, ``cls.by_sku = …``, is no data name; round 61's second pristine run left it
+                    # bound the pristine way where the test read it)
+                    out.append((value, _ClassNames, _ClassNames.copy(value)))
+                elif kind is types.FunctionType and _func_closure(value):
+                    out.append((value, _Cells, _Cells.copy(value)))
+                elif _id(kind) in _INDEXED_ITERATORS:
+                    # (a module-level ``iter(range(…))`` of serials: its index, through C's own pickling methods;
+                    # round 61's control got serial 2 where the pristine call, made first, had taken 1)
+                    out.append((value, _Iterator, _Iterator.copy(value)))
+                elif kind is types.ModuleType and root is not None:
+                    inner = _namespace(value)
+                    where = dict.get(inner, "__file__") if _type(inner) is dict else None
+                    if _type(where) is not str or not _realpath_cached(where).startswith(root) \
+                            or _realpath_cached(where) in self.oracle.files:
+                        continue
+                    for item in list(dict.values(inner))[:256]:
+                        base = _type(item)
+                        if (base is list or base is dict or base is set) and _len(item) <= 1000:
+                            out.append((item, base, base.copy(item)))
+                            # (and the rows one level down: ``db.ROWS[0]["qty"]``, round 61's kept bug omitted the
+                            # write the pristine call, made first, had made)
+                            for row in (list(dict.values(item)) if base is dict else list(item))[:256]:
+                                inner_base = _type(row)
+                                if (inner_base is list or inner_base is dict or inner_base is set) \
+                                        and _len(row) <= 1000:
+                                    out.append((row, inner_base, inner_base.copy(row)))
         return out
 
     @staticmethod
@@ -6050,7 +6143,7 @@ def _data_differences(one, other, mine: set, added=frozenset(), before=None) -> 
         if base is _Attrs:  # (each attribute by its saved contents: one side's rebound list is compared by its copy)
             a, b = _comparable(a), _comparable(b)
         elif base is _Library and _id(_state_class(_type(container))[0]) in _WEAK_KINDS:
-            a, b = [a[0]], [b[0]]  # (a weak registry by its size: see ``_library_state_table``)
+            a, b = _weak_comparable(container, a), _weak_comparable(container, b)
         if left and base is _Names:
             # (a name one side rebound to a new deque, OrderedDict, StringIO or object: that object as its saved
             # form too, so both sides compare as the same kind of thing; honest hunt 18's ``_log = deque()`` for
@@ -6060,6 +6153,19 @@ def _data_differences(one, other, mine: set, added=frozenset(), before=None) -> 
                  for k, v in b.items()}
         out += _differences(a, b, (_data_label(container, base, a),), _PLACES, added)
     return out
+
+
+def _weak_comparable(container, state) -> list:
+    """A weak registry's saved state as compared: a ``WeakKeyDictionary``'s values and a ``WeakValueDictionary``'s
+    keys in the order they were put there (the same on both sides: the other half are the pristine call's copies),
+    a ``WeakSet`` by its size (its order is its items' ids'). Red-team round 61 kept a wrong value under a key and
+    a value under a wrong key when only the sizes were compared."""
+    kind = _state_class(_type(container))[0]
+    if kind is weakref.WeakKeyDictionary:
+        return [value for _, value in state[1]]
+    if kind is weakref.WeakValueDictionary:
+        return [key for key, _ in state[1]]
+    return [state[0]]
 
 
 def _names_values(state) -> list:
@@ -6323,9 +6429,9 @@ def _library_state_table() -> dict:
 
     table = {
         collections.deque: (lambda v: list(collections.deque.__iter__(v)), deque_put),
-        # (a weak registry: its items, held strongly while the check lasts; compared by their number, as
-        # ``_WEAK_KINDS`` says: the pristine call's are copies. The pristine call, made first, registered the copies
-        # it was given, which the real call then counted: honest hunt 17's ``c163`` live sessions)
+        # (a weak registry: its items, held strongly while the check lasts, compared as ``_weak_comparable`` says:
+        # the pristine call's are copies. The pristine call, made first, registered the copies it was given, which
+        # the real call then counted: honest hunt 17's ``c163`` live sessions)
         weakref.WeakSet: (lambda v: (weakref.WeakSet.__len__(v), list(weakref.WeakSet.__iter__(v))), weak_set_put),
         weakref.WeakKeyDictionary: (lambda v: (weakref.WeakKeyDictionary.__len__(v),
                                                list(weakref.WeakKeyDictionary.items(v))),
@@ -6642,11 +6748,84 @@ def _generators(spaces) -> list:
     found = []
     module = sys.modules.get("random")
     for space in [_module_dict(module) if isinstance(module, types.ModuleType) else {}, *spaces]:
-        for value in list(space.values()) if _type(space) is dict else []:
+        values = list(space.values())[:2000] if _type(space) is dict else []
+        # (and at class level, and one level into module data: a class's ``_rng``, a namespace's; red-team round
+        # 61's honest control drew from a class-level generator the pristine call, made first, had advanced)
+        for value in list(values):
+            if _class_flags(_type(value)) & _TYPE_SUBCLASS:
+                values += list(_class_dict(value).values())[:500]
+            elif space is not values and _type(value) is not types.ModuleType:
+                values += _Shadow._parts(value, 1)
+        for value in values:
             owner = value.__self__ if _type(value) is types.MethodType else value
             if isinstance(owner, _random.Random):
                 found.append(owner)
     return list({_id(g): g for g in found}.values())
+
+
+_INDEXED_ITERATORS = frozenset(map(id, (type(iter([])), type(iter(())), type(iter(range(0))),
+                                         type(iter(range(1 << 64))))))
+
+
+class _Iterator:
+    """A list's, tuple's or range's iterator (``_Shadow._restored_only``): its index, put back through
+    ``__setstate__`` (an exhausted one has no state to give back, and stays so)."""
+
+    @staticmethod
+    def copy(iterator):
+        reduced = _type(iterator).__reduce__(iterator)
+        return reduced[2] if _len(reduced) > 2 else _ABSENT
+
+    @staticmethod
+    def put(iterator, index) -> None:
+        if index is not _ABSENT:
+            _type(iterator).__setstate__(iterator, index)
+
+
+class _ClassNames:
+    """A class's own names (``_Shadow._restored_only``): what each holds, put back by identity through ``type``'s own
+    ``__setattr__``/``__delattr__`` (no metaclass code runs); a name added since is removed."""
+
+    @staticmethod
+    def copy(cls) -> dict:
+        return dict(_class_dict(cls))
+
+    @staticmethod
+    def put(cls, names) -> None:
+        for name, value in list(_class_dict(cls).items()):
+            if _type(name) is not str or name[:2] == "__" and name[-2:] == "__":
+                continue
+            try:
+                if name not in names:
+                    type.__delattr__(cls, name)
+                elif dict.__getitem__(names, name) is not value:
+                    type.__setattr__(cls, name, dict.__getitem__(names, name))
+            except (TypeError, AttributeError):
+                continue
+
+
+class _Cells:
+    """A function's closure cells (``_Shadow._restored_only``): their contents, put back in place."""
+
+    @staticmethod
+    def copy(function) -> list:
+        out = []
+        for cell in _func_closure(function) or ():
+            try:
+                out.append(cell.cell_contents)
+            except ValueError:  # (an empty cell)
+                out.append(_ABSENT)
+        return out
+
+    @staticmethod
+    def put(function, contents) -> None:
+        for cell, value in zip(_func_closure(function) or (), contents):
+            if value is not _ABSENT:
+                cell.cell_contents = value
+
+
+_PUT_KINDS = frozenset(map(id, (_Cells, _Iterator, _ClassNames, _Generator, _Cwd, _Held, _Library, _Attrs, _Rebound,
+                                 _Nested)))
 
 
 def _restore(saved) -> None:
@@ -6654,13 +6833,7 @@ def _restore(saved) -> None:
     for container, base, contents in saved:
         if base is _Names:
             container.put(contents)
-        elif base is _Generator:
-            _Generator.put(container, contents)
-        elif base is _Cwd:
-            _Cwd.put(container, contents)
-        elif base is _Held:
-            _Held.put(container, contents)
-        elif base is _Library or base is _Attrs or base is _Rebound or base is _Nested:
+        elif _id(base) in _PUT_KINDS:  # (a kind of saved state with a ``put(container, contents)`` of its own)
             base.put(container, contents)
         elif base is list:
             list.__setitem__(container, slice(None), contents)

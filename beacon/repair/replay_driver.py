@@ -904,7 +904,10 @@ def _own_dunders(kind, base) -> list:
     """The special methods a class between ``kind`` and ``base`` defines that are the project's (its files' functions,
     or any other callable a project class sets there): an operator, an item access, a comparison of its own, with
     which the value does not stand for a plain one (red-team round 58's ``__add__`` of an ``int`` subclass, a tuple
-    subclass's ``__getitem__``). An enum's and a NamedTuple's are their library's."""
+    subclass's ``__getitem__``). An enum's and a NamedTuple's are their library's. A named member counts only where the
+    base has it too (``encode`` on a ``str``): one the base has not (a ``from_text`` classmethod, a ``label``
+    property) changes nothing the value does as a plain one, and honest hunt 19 added or dropped such helpers on enums,
+    NamedTuples and ``str`` subclasses in 18 everyday refactors; a special method counts wherever it is."""
     # (every class of its MRO but the base's own and ``object``: a mixin after the base too; and any member, a
     # named method as well as an operator: round 59's ``_Label(str)`` with its own ``encode``)
     skip = set(base.__mro__)
@@ -918,7 +921,8 @@ def _own_dunders(kind, base) -> list:
                     "__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__slots__",
                     "__annotations__", "__orig_bases__", "__parameters__", "__match_args__", "_fields",
                     "_field_defaults", "__classcell__") or (
-                    name[:1] == "_" and name[-1:] == "_" and name[:2] != "__"):  # (an enum's ``_sunder_`` names)
+                    name[:1] == "_" and name[-1:] == "_" and name[:2] != "__") or (  # (an enum's ``_sunder_`` names)
+                    not (name[:2] == "__" and name[-2:] == "__") and not hasattr(base, name)):
                 continue
             if type(member) in (staticmethod, classmethod):
                 member = member.__func__
