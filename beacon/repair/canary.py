@@ -154,6 +154,7 @@ def secret_pipe(secret: CanarySecret) -> int:
 # Python call, not two.
 MEMORY_GUARD = (
     "_beacon_checks = []\n"
+    "_beacon_files = []\n"
     # posixpath's realpath made again over a private copy of posixpath's namespace, in which os, stat and genericpath
     # are snapshots and builtins a copy (red-team round 33: realpath looks up _joinrealpath, abspath, os.lstat and
     # isinstance when it runs, so a rebound posixpath.abspath could have answered for /proc/self/mem)
@@ -177,7 +178,11 @@ MEMORY_GUARD = (
     "                         _str=str, _bytes=bytes, _int=int, _slice=slice, _Exception=Exception,\n"
     "                         _Denied=PermissionError, _Refused=RuntimeError,\n"
     "                         _paths=(__import__('pathlib').PosixPath, __import__('pathlib').PurePosixPath),\n"
-    "                         _fspath=__import__('os').fspath):\n"
+    "                         _fspath=__import__('os').fspath, _files=_beacon_files):\n"
+    # While the oracle runs pristine code, every event goes to the plugin first (``canary_plugin._Files``: what the
+    # run changes in the file system is saved before it happens and put back after; what cannot be is refused)
+    "    if _files:\n"
+    "        _files[0](event, args)\n"
     "    if (event == 'object.__setattr__' or event == 'sys.settrace' or event == 'sys.setprofile') and _checks:\n"
     "        for check in _checks:\n"
     "            check(event, args)\n"
@@ -226,8 +231,8 @@ def bootstrap_code(plugin_dir: str) -> str:
     return (MEMORY_GUARD + "import sys\n"
             f"sys.path.insert(0, {plugin_dir!r})\n"
             f"import {PLUGIN_MODULE} as _beacon_canary\n"
-            "_beacon_canary.AUDIT_CHECKS = _beacon_checks\n"
-            "del sys.path[0], _beacon_checks\n"
+            "_beacon_canary.AUDIT_CHECKS, _beacon_canary.FILE_CHECKS = _beacon_checks, _beacon_files\n"
+            "del sys.path[0], _beacon_checks, _beacon_files\n"
             "raise SystemExit(_beacon_canary.main(int(sys.argv[1]), sys.argv[2:]))\n")
 
 

@@ -88,6 +88,7 @@ import ast
 import _thread
 import builtins
 import binascii
+import contextvars
 import copy
 import ctypes
 import decimal
@@ -2612,10 +2613,14 @@ class _Oracle:
         # rebound names, the pristine defs' names)
         self.files: dict = {}
         self.data: dict = {}  # a declared file's real path -> the pristine file's (scope, name) data bindings
+        self.names: dict = {}  # a declared file's real path -> the names the pristine file binds at module level
         # qualnames of changed defs whose pristine counterpart cannot be swapped in (oracle_defs: "unmodeled")
         self.unmodeled: frozenset = frozenset()
         self.added: frozenset = frozenset()  # attribute names only the edit's code sets (oracle_defs: "added")
         self.overflow: list = []  # declared files whose changed code did not fit the secret: every ask fails closed
+        # file paths whose state pristine runs saved and put back, and runs cut short at a change that could not be
+        # (_Files): the evidence of the file guard
+        self.files_put_back = self.files_refused = 0
         for entry in entries if type(entries) in (list, tuple) else ():
             try:
                 if entry.get("overflow"):  # more changed code than the harness could describe: fail closed
@@ -2628,7 +2633,8 @@ class _Oracle:
                 cut = frozenset(str(q) for q in entry.get("cut", ()))  # left out for size: undecided, not added
                 changed = (frozenset(int(line) for line in entry["changed"]), cut)
                 rebound = tuple((str(scope), str(name), how, _literal_eval(value) if how in ("literal", "kept", "table", "import")
-                                 else _marshal_loads(_decompress(_b64decode(value))) if how == "lambda" else value)
+                                 else _marshal_loads(_decompress(_b64decode(value))) if how in ("lambda", "statement")
+                                 else value)
                                 for scope, name, how, value in entry.get("rebound", ()))
                 defnames = tuple((str(scope), str(name), str(q)) for scope, name, q in entry.get("defnames", ()))
                 self.files[os.path.realpath(entry["file"])] = (swaps, changed, rebound, defnames)
@@ -2636,6 +2642,8 @@ class _Oracle:
                 self.added |= frozenset(str(n) for n in entry.get("added", ()))
                 self.data[os.path.realpath(entry["file"])] = tuple((str(scope), str(name))
                                                                    for scope, name in entry.get("data", ()))
+                if type(entry.get("names")) is list:
+                    self.names[os.path.realpath(entry["file"])] = frozenset(str(n) for n in entry["names"])
             except (KeyError, TypeError, ValueError, EOFError, SyntaxError, binascii.Error):
                 continue  # the harness's own data: malformed only by a bug; that file's oracle is off
         self._spaces: dict = {}  # real path -> the declared module's namespace (found by its functions' globals)
@@ -2737,7 +2745,11 @@ class _Oracle:
         undo: list = []
         self._moved = self._runtime_moves() if self.imported else set()
         self.active, self.needed = True, []
-        result, raised, replaced = None, None, 0
+        result, raised, replaced, unsaved = None, None, 0, None
+        # (what the pristine code, and the pristine statements ``_rebind`` runs, change in the file system is put back
+        # when the run ends: _Files)
+        files = _file_guard()
+        files.begin()
         try:
             done: set = set()
             for holder in holders:
@@ -2753,13 +2765,17 @@ class _Oracle:
             replaced += self._rebind(spaces, holders, undo)
             if replaced:
                 try:
-                    result = call()
+                    # (in a copy of the current context: a ``ContextVar`` it sets is not set for the real call;
+                    # red-team round 62's forged tenant)
+                    result = _copy_context().run(call)
                 except KeyboardInterrupt:
                     raise
                 except BaseException as exc:  # noqa: BLE001 (whatever the pristine code raised is the finding)
                     raised = exc.with_traceback(None)  # no cycle through this frame: what the values held is
                     # freed when the caller lets go of it (boltons' MinIDMap test counts on prompt freeing)
         finally:
+            unsaved = files.end()
+            self.files_put_back += len(files.order)
             # What the call itself bound under a name the swap had set (a pristine lazy singleton's ``global
             # _engine; _engine = Engine()``; session 38): the call's effect, read by ``_Shadow._run`` before the
             # undo below puts the live value back
@@ -2785,6 +2801,9 @@ class _Oracle:
             self.active = False
         if not replaced:
             return None, None
+        if unsaved:  # (the run was cut short before a change of the file system it could not put back: no evidence)
+            self.files_refused += 1
+            return _UNMODELED, None
         if self.needed:
             if _all(name in self.unmodeled for name in self.needed):
                 return _UNMODELED, None  # (a pristine counterpart the oracle cannot swap in: no evidence, counted)
@@ -2827,7 +2846,7 @@ class _Oracle:
         and the compared values' by its qualname. Returns how many names were set."""
         count = 0
         classes = [h for h in holders if _type(h) is not dict]
-        tables = []
+        tables, statements = [], []
         for real, space in spaces.items():
             swaps, _, rebound, _ = self.files[real]
             for scope, name, how, value in rebound:
@@ -2857,6 +2876,9 @@ class _Oracle:
                             new = _Poison(self.needed, qualname)
                     elif how == "table" and _type(holder) is dict:
                         tables.append((holder, name, value))  # built once the defs it names hold their pristine code
+                        continue
+                    elif how == "statement" and _type(holder) is dict and _type(value) is types.CodeType:
+                        statements.append((holder, name, value))  # run once every other name holds its pristine value
                         continue
                     elif _type(holder) is dict:
                         new = _Poison(self.needed, qualname)
@@ -2903,6 +2925,22 @@ class _Oracle:
                 new = dict(made) if kind == "dict" else [v for _, v in made] if kind == "list" else \
                     tuple(v for _, v in made)
             self._set(holder, name, new, undo)
+            count += 1
+        for holder, name, code in statements:
+            # a pristine module-level class or assignment the edit removed or renamed (oracle_defs): the pristine
+            # statement run in the module's namespace, where the names it reads hold their pristine values now; what
+            # it binds is the name's value for this run (put back with the rest), a poison if it raised
+            had = dict.get(holder, name, _ABSENT)
+            try:
+                exec(code, holder)  # noqa: S102 (the task's pristine statement, compiled by the harness)
+                new = dict.get(holder, name, _ABSENT)
+            except (Exception, _NotPutBack):  # noqa: BLE001 (and a file change not put back: the run's check drops)
+                new = _ABSENT
+            if had is _ABSENT:
+                dict.pop(holder, name, None)
+            else:
+                dict.__setitem__(holder, name, had)
+            self._set(holder, name, new if new is not _ABSENT else _Poison(self.needed, name), undo)
             count += 1
         return count
 
@@ -3455,6 +3493,7 @@ def _realpath_cached(filename) -> str | None:
     return found
 _weakref = weakref.ref
 _ohash = object.__hash__  # an object's identity hash (its address, rotated: one to one), read with no audit event
+_MADE_MOST = 4096  # what checked calls returned, held as the module's until the test ends (it had been the last 64)
 _PLACES = 256  # differences listed per comparison of a call's effects; a full list is never excused as self-disagreed
 
 
@@ -3614,7 +3653,8 @@ class _Shadow:
         return found
 
     def evidence(self) -> dict:
-        return dict(self.counts, seconds=round(self.spent, 3))
+        return dict(self.counts, files_put_back=self.oracle.files_put_back, files_refused=self.oracle.files_refused,
+                    seconds=round(self.spent, 3))
 
     def trace(self, frame, event, arg):
         if self._steps and _id(frame) in self._steps and (self.running or self.oracle.active or _PROBING[0] or (
@@ -4007,11 +4047,19 @@ class _Shadow:
         # red-team round 60 bound ``_push = _PENDING.append`` and had the test keep ``stock.pending()``, the list)
         held = self._test_held(frame) - self._module_held(spaces, self.test_root)
         built = _namespace(builtins)
-        for space in spaces:
+        for real, space in self.oracle._find_spaces().items():
             entries = list(dict.items(space))[:2000]
+            bound = self.oracle.names.get(real)
             for name, value in entries:
                 if value is built:
                     continue  # (a module's ``__builtins__``: the builtins are read by the names below)
+                if bound is not None and name not in bound and not (_type(name) is str and name in built) \
+                        and dict.get(_PATCHED_VALUES, (_id(space), name), _ABSENT) is not value:
+                    # (a name only the edit binds: no pristine code reads it, so no stand-in it holds is called
+                    # twice; red-team round 62 kept the test's ``rows.append`` in an added global, and every check
+                    # was off. A builtin's name the test patched onto the module, ``print``, is read by the pristine
+                    # code as a global: the review of session 46)
+                    continue
                 if self._stand_in(value, held):
                     return True
                 if _type(name) is str and dict.get(_PATCHED_VALUES, (_id(space), name), _ABSENT) is value \
@@ -4066,12 +4114,13 @@ class _Shadow:
         return out
 
     def _note_made(self, value) -> None:
-        """Keep a list, dict or set a call of changed code returned (at most the last 64, held): its C methods are
-        the module's, not the test's, wherever the test keeps it."""
+        """Keep a list, dict or set a call of changed code returned (held until the test ends): its C methods are
+        the module's, not the test's, wherever the test keeps it (red-team round 62 pushed a kept ``setdefault``'s
+        dict out of the last 64 with 70 more calls, and every later check was off)."""
         base = _container_base(_type(value))
         if base is list or base is dict or base is set:
             self._made[_id(value)] = value
-            if _len(self._made) > 64:
+            if _len(self._made) > _MADE_MOST:  # (what the test frees is freed: a test may count on it; review's B6)
                 del self._made[next(iter(self._made))]
 
     def _class_stand_in(self, cls, held) -> bool:
@@ -4148,7 +4197,7 @@ class _Shadow:
             return known[1]
         found = False
         for cls in _class_mro(kind)[:-1]:
-            if _class_module(cls) == "unittest.mock":
+            if _class_module(cls) == "unittest.mock" and _mock_class(cls):
                 found = True
                 break
             members = list(_class_dict(cls).values())[:500]
@@ -4308,6 +4357,7 @@ class _Shadow:
         """Let go of the objects held strongly (slotted ones that take no weak reference) at a test's end: a later
         test's leak check must not find them alive (round 19's FP19-5)."""
         self._held = [ref for ref in self._held if _type(ref) is not _Strong]
+        self._made.clear()
 
     def _hold(self, items) -> None:
         """Keep references (weak ones where the object takes them) to the instances of the declared modules' classes
@@ -4981,11 +5031,19 @@ class _Shadow:
                         out.append((binding, _Rebound, _Rebound.copy(binding)))
                         continue
                     base = _saved_kind(value, classes)
+                    nested = _nested_state(value, base, classes, budget) if base is not None else []
                     if base is not None:
                         out.append((value, base, base.copy(value)))
-                        out += _nested_state(value, base, classes, budget)
-                    if base is _Attrs:  # (a count among its attributes, after them: round 59's honest control)
-                        own = _attrs_dict(value)
+                        out += nested
+                    # (a count among an object's attributes, after them: round 59's honest control; and among a nested
+                    # object's, ``_REG.seq._it``: round 61's honest control took the pristine call's number)
+                    # (and among a data dict's values, ``_counters.setdefault(prefix, count(1))``: honest hunt 20's
+                    # codes, which the pristine call, made first, took a number from)
+                    # (an object's own dict is read only where it has one: reading a ``StringIO``'s makes it, and
+                    # its saved form then differs from a fresh one's; honest hunt 18's ``u02``)
+                    for own in ([_attrs_dict(value)] if base is _Attrs else []) + [
+                            _attrs_dict(r.item) for r, _, _ in nested if r.kind is _Attrs] + ([value] if base is dict
+                                                                                              else []):
                         for attr, item in list(dict.items(own))[:_ATTRS_MOST] if _type(own) is dict else ():
                             if _count_of(item)[0] is not None:
                                 binding = _Binding(own, attr)
@@ -5000,6 +5058,15 @@ class _Shadow:
         out.append((_Cwd, _Cwd, _Cwd.copy(_Cwd)))
         return self._restored_only() + out
 
+    def _project_class(self, cls) -> bool:
+        """Whether ``cls`` was made by a module of the project's (its file under the test root): ``from pkg.models
+        import Config`` then ``Config.currency = code``, red-team round 62."""
+        root = self.test_root
+        module = _sys_modules.get(_class_module(cls)) if root is not None else None
+        inner = _namespace(module) if _type(module) is types.ModuleType else None
+        where = dict.get(inner, "__file__") if _type(inner) is dict else None
+        return _type(where) is str and _realpath_cached(where).startswith(root)
+
     def _restored_only(self) -> list:
         """Saved states of objects the pristine call must not leave changed but whose changes are no evidence
         (see ``_containers``): ``(container, base, copy)`` with bases ``dict``, ``list``, ``set`` and ``_Cells``."""
@@ -5008,6 +5075,14 @@ class _Shadow:
         once = dict.get(_namespace(module), "onceregistry") if _type(module) is types.ModuleType else None
         if _type(once) is dict:
             out.append((once, dict, dict.copy(once)))
+        # (the process's environment: a variable the pristine call sets, ``os.environ.setdefault``, was found set by
+        # the real call; round 61's and honest hunt 15's controls; and the standard library's process-wide registries
+        # a call can set: red-team round 62 forged passes through each, the pristine call, made first, making the
+        # setting the kept bug omits)
+        out.append((_Environment, _Environment, _Environment.copy(_Environment)))
+        for kind in _PROCESS_STATE:
+            out.append((kind, kind, kind.copy(kind)))
+        classes = None
         root = self.test_root
         for space in self.oracle._find_spaces().values():
             # (made now where the module has none yet: the pristine call would make it, and mark its warning shown
@@ -5017,25 +5092,54 @@ class _Shadow:
                 out.append((registry, dict, dict.copy(registry)))
             for value in list(dict.values(space))[:2000]:
                 kind = _type(value)
-                if _class_flags(kind) & _TYPE_SUBCLASS and _class_module(value) == dict.get(space, "__name__"):
+                if _class_flags(kind) & _TYPE_SUBCLASS and (_class_module(value) == dict.get(space, "__name__")
+                                                            or self._project_class(value)):
                     # (a class of the module's own: the names its dict holds, as a class attribute the pristine code
                     # binds at run time, ``cls.by_sku = …``, is no data name; round 61's second pristine run left it
-                    # bound the pristine way where the test read it)
+                    # bound the pristine way where the test read it; and the contents of its lists, dicts and sets:
+                    # put back by identity, the same list kept the pristine call's append, red-team round 62)
                     out.append((value, _ClassNames, _ClassNames.copy(value)))
+                    out += _class_containers(value)
                 elif kind is types.FunctionType and _func_closure(value):
                     out.append((value, _Cells, _Cells.copy(value)))
                 elif _id(kind) in _INDEXED_ITERATORS:
                     # (a module-level ``iter(range(…))`` of serials: its index, through C's own pickling methods;
                     # round 61's control got serial 2 where the pristine call, made first, had taken 1)
                     out.append((value, _Iterator, _Iterator.copy(value)))
+                elif kind is _THREAD_LOCAL:
+                    # (a module-level ``threading.local()``: this thread's attributes, a "seen" mark the pristine call
+                    # set; round 61's honest control)
+                    out.append((value, _ThreadLocal, _ThreadLocal.copy(value)))
+                elif kind is itertools.cycle:
+                    # (a round-robin ``itertools.cycle``: round 61's control got the second warehouse)
+                    out.append((value, _Cycle, _Cycle.copy(value)))
+                elif _own_instance(value) and self._project_class(kind):
+                    # (a module-level instance of a project class the module does not bind, ``models.Settings()``:
+                    # red-team round 62)
+                    if classes is None:
+                        classes = _declared_classes(self.oracle._find_spaces().values())
+                    if _saved_kind(value, classes) is None:
+                        out.append((value, _PutBackAttrs, _Attrs.copy(value)))
                 elif kind is types.ModuleType and root is not None:
                     inner = _namespace(value)
                     where = dict.get(inner, "__file__") if _type(inner) is dict else None
                     if _type(where) is not str or not _realpath_cached(where).startswith(root) \
                             or _realpath_cached(where) in self.oracle.files:
                         continue
+                    # (its names: a scalar ``db.LAST_SKU = sku`` the pristine call set; its classes' names and
+                    # containers, ``models.Config.currency``; its module-level instances' attributes: red-team
+                    # round 62's forgeries and honest counters counted twice)
+                    out.append((inner, _Mapping, _Mapping.copy(inner)))
                     for item in list(dict.values(inner))[:256]:
                         base = _type(item)
+                        if _class_flags(base) & _TYPE_SUBCLASS:
+                            if _class_module(item) == dict.get(inner, "__name__"):
+                                out.append((item, _ClassNames, _ClassNames.copy(item)))
+                                out += _class_containers(item)
+                            continue
+                        if _own_instance(item) and self._project_class(base):
+                            out.append((item, _PutBackAttrs, _Attrs.copy(item)))
+                            continue
                         if (base is list or base is dict or base is set) and _len(item) <= 1000:
                             out.append((item, base, base.copy(item)))
                             # (and the rows one level down: ``db.ROWS[0]["qty"]``, round 61's kept bug omitted the
@@ -6733,6 +6837,313 @@ class _Cwd:
 
 
 _GETCWD, _CHDIR = os.getcwd, os.chdir
+_copy_context = contextvars.copy_context
+
+
+# The audit events through which a call changes the file system (Python 3.11's table), by the positions of the
+# paths each changes and of the folder descriptors those paths may be relative to; the events of a process started
+# (whose writes no event of this process shows).
+_FILE_PATHS = {"open": ((0,), ()), "os.remove": ((0,), (1,)), "os.rmdir": ((0,), (1,)), "os.mkdir": ((0,), (2,)),
+               "os.rename": ((0, 1), (2, 3)), "os.link": ((1,), (2, 3)), "os.symlink": ((1,), (2,)),
+               "os.truncate": ((0,), ()), "os.chmod": ((0,), (2,)), "os.utime": ((0,), (3,)),
+               "shutil.rmtree": ((0,), (1,)), "sqlite3.connect": ((0,), ())}
+_PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.posix_spawn", "os.exec", "os.spawn", "os.fork",
+                             "os.forkpty", "pty.spawn", "os.startfile",
+                             # (what goes out of the process or past Python: a request to a server the test runs, a
+                             # C call; review of session 46)
+                             "socket.connect", "socket.sendto", "socket.sendmsg", "socket.bind",
+                             "ctypes.call_function", "ctypes.dlopen"})
+_O_TMPFILE = getattr(os, "O_TMPFILE", 0)  # (an anonymous file in a folder: nothing to save or put back)
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+_FILE_BYTES_MOST = 8 << 20  # bytes of files saved for one pristine run; past it the run's check is dropped
+_FILE_ENTRIES_MOST = 512  # files, folders and links saved for one pristine run
+_REMEMBERED_MOST = 16  # paths a test's pristine runs wrote, saved again before each of its later pristine runs
+_GONE = ("gone",)
+_lstat, _readlink, _scandir, _listdir = os.lstat, os.readlink, os.scandir, os.listdir
+_unlink, _rmdir, _mkdir, _makedirs, _symlink, _chmod, _utime = (os.unlink, os.rmdir, os.mkdir, os.makedirs,
+                                                                os.symlink, os.chmod, os.utime)
+_fspath, _fsdecode, _rmtree, _io_open = os.fspath, os.fsdecode, shutil.rmtree, io.open
+_abspath, _path_realpath, _path_join, _path_split = os.path.abspath, os.path.realpath, os.path.join, os.path.split
+_S_ISLNK, _S_ISDIR, _S_IMODE = stat.S_ISLNK, stat.S_ISDIR, stat.S_IMODE  # (and _S_ISREG, below)
+
+
+class _NotPutBack(BaseException):
+    """Raised (by the audit hook, before the operation) at a pristine run's change of the file system that
+    :class:`_Files` could not put back: the run is cut short and its check dropped. A ``BaseException``: the
+    pristine code's ``except Exception`` does not carry on past it."""
+
+
+class _Files:
+    """What a pristine run (:meth:`_Oracle.run`) changes in the file system, put back when it ends (red-team round
+    61: nothing saved a file, so a pristine call made first wrote the file a kept bug omits or skips — the test read
+    the pristine call's file — and a second pristine run made after the real call wrote over the real call's file).
+
+    While a run is on, the bootstrap's audit hook hands this object every audit event of the run's thread; before a
+    file, folder or link is changed (opened for writing, removed, renamed, made, truncated, linked, its mode or times
+    set, a tree removed, a SQLite database opened) its state is saved — bytes, mode and times; absent; a link's
+    target; a folder's entries — and at the end every saved path is given that state back, latest first. What cannot
+    be put back (a process started, a path relative to a folder descriptor outside a tree removal, a file written
+    through a descriptor opened before the run, more than ``_FILE_BYTES_MOST`` bytes or ``_FILE_ENTRIES_MOST``
+    entries) is refused before it happens (:class:`_NotPutBack`) and the run's check is dropped (counted). The
+    paths a test's pristine runs wrote are saved again before each of its later runs: a pristine generator's file,
+    opened at one step, is written at the next through the file object (no event). Writes through a file object
+    opened before any pristine run (a module-level log file) are not seen: the documented gap."""
+
+    def __init__(self, checks: list):
+        self.checks = checks  # the list the audit hook calls: holds ``self.hook`` while a run is on
+        self.remembered: dict = {}  # (an ordered set) paths this test's pristine runs changed
+        self.saved: dict = {}
+        self.order: list = []
+        self.spent = self.entries = 0
+        self.broken = None
+        self.busy = 0  # (the thread inside the guard's own work: its events are the guard's)
+        self.trees = self.opened = False
+        self.thread = None
+
+    def begin(self) -> None:
+        self.saved, self.order, self.spent, self.entries = {}, [], 0, 0
+        self.broken, self.trees, self.opened, self.thread = None, False, False, _get_ident()
+        self.busy = _get_ident()
+        try:
+            for path in list(self.remembered):
+                why = self._save(path)
+                if why is not None:  # (a path this test's runs wrote that cannot be saved now: review's F1, a file
+                    self.broken = self.broken or why  # the edit's real call grew past the cap)
+        finally:
+            self.busy = 0
+        list.append(self.checks, self.hook)
+
+    def end(self) -> str | None:
+        """Put back what the run changed; why its check cannot stand (something was not or could not be put
+        back), or None."""
+        while _any(one == self.hook for one in self.checks):
+            list.remove(self.checks, self.hook)
+        self.busy = _get_ident()
+        try:
+            for path in reversed(self.order):
+                state = self.saved[path]
+                if type(state) is str:
+                    continue
+                try:
+                    _put_path(path, state)
+                except OSError as exc:
+                    self.broken = self.broken or f"a file it changed could not be put back ({_type(exc).__name__})"
+                self.remembered.pop(path, None)
+                self.remembered[path] = None
+            while len(self.remembered) > _REMEMBERED_MOST:
+                del self.remembered[next(iter(self.remembered))]
+        finally:
+            self.busy = 0
+        return self.broken
+
+    def hook(self, event, args) -> None:
+        if self.busy == _get_ident():
+            return  # (the guard's own reads and writes; another thread's events are still seen)
+        if event in _PROCESS_EVENTS:
+            why = "it started a process, whose writes cannot be put back"
+        elif event in _FILE_PATHS:
+            self.busy = _get_ident()
+            known = len(self.order)
+            try:
+                why = self._note(event, args)
+            finally:
+                self.busy = 0
+            if len(self.order) != known and _get_ident() != self.thread:
+                # (another thread's change while the run is on, a pool the pristine code started: saved and put back
+                # as the run's own, and the check dropped, whose thread it was cannot be told; a read is no change)
+                self.broken = self.broken or "another thread changed files while it ran"
+        else:
+            return
+        if why is not None:
+            self.broken = self.broken or why
+            raise _NotPutBack(f"beacon: the pristine run's change of the file system cannot be put back: {why}")
+
+    def _note(self, event, args) -> str | None:
+        """Save the state of the paths ``event`` is about to change; why it cannot be put back, or None."""
+        if _type(args) is not tuple:
+            return "an audit event of an unknown form"
+        paths, folders = _FILE_PATHS[event]
+        if event == "open":
+            if len(args) < 3 or _type(args[2]) is not int or not args[2] & _WRITE_FLAGS:
+                return None  # (opened to read)
+            if _O_TMPFILE and args[2] & _O_TMPFILE == _O_TMPFILE:
+                return None  # (``tempfile.TemporaryFile``: a file with no name)
+            if args[1] is None and _type(args[0]) is not int and not _path_isabs(_exact_path(args[0])):
+                # (``os.open`` with a relative path: its event does not say whether a ``dir_fd`` was given)
+                return "a relative path opened through os.open" 
+        if _any(i < len(args) and args[i] is not None and not (_type(args[i]) is int and args[i] < 0)
+                for i in folders):  # (a folder descriptor not given is None, or ``AT_FDCWD``: negative)
+            # (a tree's removal walks it by folder descriptors: its entries were saved with the tree)
+            return None if self.trees and event in ("os.remove", "os.rmdir", "os.chmod") else \
+                "a path relative to a folder descriptor"
+        for i in paths:
+            given = args[i] if i < len(args) else None
+            if _type(given) is int:
+                if event in ("open", "os.truncate", "os.chmod", "os.utime") and self.opened:
+                    continue  # (a descriptor of a file this run opened to write, ``os.fdopen(mkstemp()[0])``)
+                return "a file written through a descriptor opened before the run"
+            try:
+                raw = _exact_path(given)
+                if event == "sqlite3.connect" and (raw == ":memory:" or raw.startswith("file:") or not raw):
+                    return None if raw == ":memory:" or not raw else "a SQLite database named by a URI"
+                head, tail = _path_split(_abspath(raw))
+                path = _path_join(_path_realpath(head), tail)
+                if event in _FOLLOWING:  # (a write, a mode or a time follows a link to its target)
+                    path = _path_realpath(path)
+            except (TypeError, ValueError, OSError):
+                return "a path it could not read"
+            if (event == "os.mkdir" and _exists(path)) or (event == "open" and _isdir(path)):
+                # (it fails: ``makedirs(exist_ok=True)`` asks of every folder on the way; a folder opened to write is
+                # ``TemporaryFile``'s ``O_TMPFILE`` through an opener, a file with no name)
+                continue
+            shallow = event in ("os.chmod", "os.utime", "os.mkdir")  # (a folder's mode and times, not its entries)
+            for one in ((path, path + "-journal", path + "-wal", path + "-shm") if event == "sqlite3.connect"
+                        else (path,)):
+                why = self._save(one, shallow)
+                if why is not None:
+                    return why
+            if event == "open":
+                self.opened = True
+            elif event == "shutil.rmtree":
+                self.trees = True
+        return None
+
+    def _save(self, path: str, shallow: bool = False) -> str | None:
+        if path in self.saved:
+            known = self.saved[path]
+            if type(known) is str:
+                return known  # (saved already, or not: it still cannot be put back; review's F1)
+            if known[0] == "dir" and known[4] is None and not shallow:
+                # (a folder whose mode was saved, now moved or removed: its entries may have changed since)
+                return "a folder changed in part before it was moved or removed"
+            return None
+        state = self._state(path, shallow)
+        self.saved[path] = state
+        self.order.append(path)
+        return state if type(state) is str else None
+
+    def _state(self, path: str, shallow: bool = False):
+        """``_GONE``, ``("link", target)``, ``("file", bytes, mode, atime, mtime)`` or ``("dir", mode, atime,
+        mtime, {name: state})`` — or why it cannot be saved."""
+        self.entries += 1
+        if self.entries > _FILE_ENTRIES_MOST:
+            return f"more than {_FILE_ENTRIES_MOST} files and folders"
+        try:
+            found = _lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            return _GONE
+        except OSError as exc:
+            return f"a path it could not read ({_type(exc).__name__})"
+        mode = found.st_mode
+        try:
+            if _S_ISLNK(mode):
+                return ("link", _readlink(path))
+            if _S_ISREG(mode):
+                self.spent += found.st_size
+                if self.spent > _FILE_BYTES_MOST:
+                    return f"more than {_FILE_BYTES_MOST >> 20} MiB of files"
+                with _io_open(path, "rb") as fh:
+                    return ("file", fh.read(), _S_IMODE(mode), found.st_atime_ns, found.st_mtime_ns)
+            if _S_ISDIR(mode) and shallow:  # (its mode and times only: review's B3, a whole /tmp saved for a chmod)
+                return ("dir", _S_IMODE(mode), found.st_atime_ns, found.st_mtime_ns, None)
+            if _S_ISDIR(mode):
+                entries = {}
+                for name in _listdir(path):
+                    inner = self._state(_path_join(path, name))
+                    if type(inner) is str:
+                        return inner
+                    entries[name] = inner
+                return ("dir", _S_IMODE(mode), found.st_atime_ns, found.st_mtime_ns, entries)
+        except OSError as exc:
+            return f"a path it could not read ({_type(exc).__name__})"
+        return "a path that is neither a file, a folder nor a link"
+
+
+def _exact_path(given) -> str:
+    """A path argument as an exact ``str`` (a ``str`` subclass's own methods do not run in the guard)."""
+    given = _fspath(given)
+    if isinstance(given, bytes):
+        return _fsdecode(bytes(given))
+    return str.__str__(given)
+
+
+def _cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # (an empty cell)
+        return None
+
+
+_FOLLOWING = frozenset({"open", "os.truncate", "os.chmod", "os.utime", "sqlite3.connect"})
+_exists, _path_isabs, _isdir = os.path.lexists, os.path.isabs, os.path.isdir
+
+
+def _put_path(path: str, state) -> None:
+    """Give ``path`` the state :meth:`_Files._state` saved; a file whose bytes are already those is not written."""
+    try:
+        now = _lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        now = None
+    kind = state[0]
+    if now is not None and not (kind == "file" and _S_ISREG(now.st_mode) or kind == "dir" and _S_ISDIR(now.st_mode)):
+        if _S_ISDIR(now.st_mode):
+            _rmtree(path)
+        else:
+            _unlink(path)
+        now = None
+    if kind == "gone":
+        return
+    if kind == "link":
+        _symlink(state[1], path)
+        return
+    if kind == "file":
+        if now is None or now.st_size != len(state[1]) or _read_bytes(path) != state[1]:
+            if now is None:
+                _makedirs(_path_split(path)[0], exist_ok=True)
+            with _io_open(path, "wb") as fh:
+                fh.write(state[1])
+        if now is None or _S_IMODE(now.st_mode) != state[2]:
+            _chmod(path, state[2])
+        _utime(path, ns=(state[3], state[4]))
+        return
+    if now is None:
+        _makedirs(path, exist_ok=True)
+    entries = state[4]
+    for name in _listdir(path) if entries is not None else ():
+        if name not in entries:
+            _put_path(_path_join(path, name), _GONE)
+    for name, inner in entries.items() if entries is not None else ():
+        _put_path(_path_join(path, name), inner)
+    _chmod(path, state[1])
+    _utime(path, ns=(state[2], state[3]))
+
+
+def _read_bytes(path: str) -> bytes | None:
+    try:
+        with _io_open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def _file_guard():
+    """The process's :class:`_Files`, made at first use on the bootstrap's list (``FILE_CHECKS``), else (the plugin
+    loaded without the bootstrap) on an audit hook of its own."""
+    global _FILE_GUARD
+    if _FILE_GUARD is None:
+        checks = FILE_CHECKS if _type(FILE_CHECKS) is list else []
+        if checks is not FILE_CHECKS:
+            def dispatch(event, args, _checks=checks):
+                if _checks:
+                    _checks[0](event, args)
+            sys.addaudithook(dispatch)
+        _FILE_GUARD = _Files(checks)
+    return _FILE_GUARD
+
+
+# Set by the bootstrap (``canary.bootstrap_code``) to the list its audit hook hands every event while not empty.
+FILE_CHECKS = None
+_FILE_GUARD = None
 
 
 def _object_dict(value):
@@ -6782,6 +7193,270 @@ class _Iterator:
             _type(iterator).__setstate__(iterator, index)
 
 
+def _mock_class(cls) -> bool:
+    """Whether ``cls`` or a class of its MRO defines a function compiled from the standard library's
+    ``unittest/mock.py``: a ``__module__`` of ``"unittest.mock"`` alone is anyone's to give (red-team round 62:
+    ``namedtuple(…, module="unittest.mock")`` made a module-level record a test's stand-in, and every check was off)."""
+    for one in _class_mro(cls)[:-1]:
+        for member in list(_class_dict(one).values())[:200]:
+            function = member.__func__ if _type(member) in (classmethod, staticmethod) else member
+            if type(function) is types.FunctionType and _realpath_cached(_func_code(function).co_filename) == _MOCK_FILE:
+                return True
+    return False
+
+
+_MOCK_FILE = os.path.realpath(os.path.join(sysconfig.get_paths()["stdlib"], "unittest", "mock.py"))
+
+
+def _class_containers(cls) -> list:
+    """``(container, base, copy)`` for the lists, dicts and sets (of at most 1,000 items) a class holds by name."""
+    out = []
+    for value in list(_class_dict(cls).values())[:500]:
+        base = _type(value)
+        if (base is list or base is dict or base is set) and _len(value) <= 1000:
+            out.append((value, base, base.copy(value)))
+    return out
+
+
+class _PutBackAttrs:
+    """``_Attrs``'s save and put back for an instance whose attributes are put back and never compared
+    (``_Shadow._restored_only``: not one of ``_SAVED_KINDS``, so not compared where a data name holds it)."""
+
+    copy = staticmethod(lambda item: _Attrs.copy(item))
+    put = staticmethod(lambda item, held: _Attrs.put(item, held))
+
+
+def _own_instance(value) -> bool:
+    """Whether ``value`` is an instance of a Python class (no class, enum member or container) with a ``__dict__``
+    whose state ``_Attrs`` saves."""
+    kind = _type(value)
+    if not _class_flags(kind) & _HEAPTYPE or _class_flags(kind) & _TYPE_SUBCLASS or isinstance(value, _Enum) \
+            or _container_base(kind) is not None:
+        return False
+    own = _attrs_dict(value)
+    return _type(own) is dict and _len(own) <= _ATTRS_MOST
+
+
+class _Mapping:
+    """A dict put back item by item, by identity, where it differs (never emptied and filled again: an import may run
+    between): a module's names (``_Shadow._restored_only``), ``sys.modules``, ``copyreg.dispatch_table``."""
+
+    @staticmethod
+    def copy(mapping) -> dict:
+        return dict.copy(mapping)
+
+    @staticmethod
+    def put(mapping, saved) -> None:
+        for key in [k for k in mapping if k not in saved]:
+            if mapping is _sys_modules and _imported_as(dict.get(mapping, key), key):
+                continue  # (a module the run imported: put out, a C extension cannot be loaded twice; review's B1)
+            dict.pop(mapping, key, None)
+        for key, value in saved.items():
+            if dict.get(mapping, key, _ABSENT) is not value:
+                dict.__setitem__(mapping, key, value)
+
+
+def _imported_as(module, name) -> bool:
+    """Whether ``module`` is a module the import system loaded under ``name`` (its spec's name), not one a call
+    made and planted there (``sys.modules[name] = types.ModuleType(name)``: red-team round 62's alias)."""
+    if _type(module) is not types.ModuleType:
+        return False
+    spec = dict.get(_namespace(module), "__spec__")
+    return spec is not None and getattr(spec, "name", None) == name and getattr(spec, "origin", None) is not None
+
+
+class _Registries:
+    """The standard library's process-wide settings a call can change, put back (``_Shadow._restored_only``):
+    ``sys.modules``, ``copyreg``'s dispatch table, ``warnings``' filters, the module-level ``random`` generator,
+    ``csv``'s dialects, ``decimal``'s current context, ``logging``'s loggers (level, handlers, filters, propagate,
+    disabled). Each only where the module is loaded."""
+
+    @staticmethod
+    def copy(_) -> list:
+        out = [(_sys_modules, _Mapping, dict.copy(_sys_modules))]
+        copyreg = _sys_modules.get("copyreg")
+        table = getattr(copyreg, "dispatch_table", None) if _type(copyreg) is types.ModuleType else None
+        if _type(table) is dict:
+            out.append((table, _Mapping, dict.copy(table)))
+        warnings = _namespace(_sys_modules.get("warnings"))
+        filters = dict.get(warnings, "filters") if _type(warnings) is dict else None
+        if _type(filters) is list:
+            out.append((filters, list, list(filters)))
+        random = _namespace(_sys_modules.get("random"))
+        generator = dict.get(random, "_inst") if _type(random) is dict else None
+        if generator is not None and isinstance(generator, _random.Random):
+            out.append((generator, _RandomState, _random.Random.getstate(generator)))
+        csv = _sys_modules.get("csv")
+        if _type(csv) is types.ModuleType:
+            try:
+                out.append((csv, _CsvDialects, {n: csv.get_dialect(n) for n in csv.list_dialects()}))
+            except Exception:  # noqa: BLE001,S110
+                pass
+        decimal = _sys_modules.get("decimal")
+        if _type(decimal) is types.ModuleType:
+            try:
+                context = decimal.getcontext()
+                out.append((context, _DecimalContext, context.copy()))
+            except Exception:  # noqa: BLE001,S110
+                pass
+        logging = _sys_modules.get("logging")
+        manager = getattr(getattr(logging, "root", None), "manager", None) if logging is not None else None
+        if manager is not None and _type(getattr(manager, "loggerDict", None)) is dict:
+            loggers = [logging.root] + [v for v in list(manager.loggerDict.values())[:2000]
+                                        if isinstance(v, logging.Logger)]
+            out.append((manager, _Loggers, [(lg, lg.level, list(lg.handlers), list(lg.filters), lg.propagate,
+                                              lg.disabled) for lg in loggers]))
+        return out
+
+    @staticmethod
+    def put(_, saved) -> None:
+        for container, base, contents in saved:
+            try:
+                _restore([(container, base, contents)])
+            except Exception:  # noqa: BLE001,S112 (a registry that refuses its own state back: nothing else to do)
+                continue
+
+
+class _RandomState:
+    @staticmethod
+    def put(generator, state) -> None:
+        if _random.Random.getstate(generator) != state:
+            _random.Random.setstate(generator, state)
+
+
+class _CsvDialects:
+    @staticmethod
+    def put(csv, saved) -> None:
+        now = {n: csv.get_dialect(n) for n in csv.list_dialects()}
+        for name in now:
+            if name not in saved:
+                csv.unregister_dialect(name)
+        for name, dialect in saved.items():
+            if now.get(name) is not dialect:
+                csv.register_dialect(name, dialect)
+
+
+class _DecimalContext:
+    _FIELDS = ("prec", "rounding", "Emin", "Emax", "capitals", "clamp")
+
+    @staticmethod
+    def put(context, saved) -> None:
+        for name in _DecimalContext._FIELDS:
+            if getattr(context, name) != getattr(saved, name):
+                setattr(context, name, getattr(saved, name))
+        for kind in ("flags", "traps"):
+            now, was = getattr(context, kind), getattr(saved, kind)
+            for signal in list(was):
+                if now[signal] != was[signal]:
+                    now[signal] = was[signal]
+
+
+class _Loggers:
+    @staticmethod
+    def put(manager, saved) -> None:
+        changed = False
+        for logger, level, handlers, filters, propagate, disabled in saved:
+            if logger.level != level:
+                logger.level, changed = level, True
+            if logger.handlers != handlers:
+                logger.handlers[:] = handlers
+            if logger.filters != filters:
+                logger.filters[:] = filters
+            logger.propagate, logger.disabled = propagate, disabled
+        if changed:
+            manager._clear_cache()
+
+
+class _Environment:
+    """The process's environment (``_Shadow._restored_only``): ``os.environ``'s own mapping, put back with
+    ``putenv``/``unsetenv`` where it differs."""
+
+    @staticmethod
+    def copy(_) -> dict | None:
+        data = getattr(_ENVIRON, "_data", None)
+        return dict(data) if _type(data) is dict else None
+
+    @staticmethod
+    def put(_, saved) -> None:
+        data = getattr(_ENVIRON, "_data", None)
+        if saved is None or _type(data) is not dict or data == saved:
+            return
+        for key in [k for k in data if k not in saved]:
+            try:
+                _unsetenv(key)
+            except (OSError, ValueError):
+                pass
+            dict.pop(data, key, None)
+        for key, value in saved.items():
+            if dict.get(data, key, _ABSENT) != value:
+                try:
+                    _putenv(key, value)
+                except (OSError, ValueError):
+                    pass
+                dict.__setitem__(data, key, value)
+
+
+_ENVIRON, _putenv, _unsetenv = os.environ, os.putenv, os.unsetenv
+
+
+class _ThreadLocal:
+    """A ``threading.local``'s attributes in this thread (``_Shadow._restored_only``), put back in place."""
+
+    @staticmethod
+    def copy(local) -> dict | None:
+        try:
+            own = _THREAD_LOCAL.__getattribute__(local, "__dict__")
+        except AttributeError:
+            return None
+        return dict.copy(own) if _type(own) is dict else None
+
+    @staticmethod
+    def put(local, saved) -> None:
+        if saved is None:
+            return
+        own = _THREAD_LOCAL.__getattribute__(local, "__dict__")
+        if _type(own) is dict and own != saved:
+            dict.clear(own)
+            dict.update(own, saved)
+
+
+_THREAD_LOCAL = _thread._local
+_PROCESS_STATE = (_Registries,)
+
+
+class _Cycle:
+    """An ``itertools.cycle`` (``_Shadow._restored_only``): what it has saved and where it is, through its own
+    ``__reduce__``/``__setstate__`` — on its first pass, the list it saved and its source iterator's index (a list's,
+    tuple's or range's); after it, its place in the saved list, reached again by ``next``."""
+
+    @staticmethod
+    def copy(cycle):
+        try:
+            reduced = itertools.cycle.__reduce__(cycle)
+            source, (saved, repeating) = reduced[1][0], reduced[2]
+        except (TypeError, ValueError, IndexError):
+            return None
+        if not repeating:
+            index = _Iterator.copy(source) if _id(_type(source)) in _INDEXED_ITERATORS else _ABSENT
+            return False, list(saved), source, index
+        place = _Iterator.copy(source) if _id(_type(source)) in _INDEXED_ITERATORS else _ABSENT
+        return True, list(saved), None, place
+
+    @staticmethod
+    def put(cycle, state) -> None:
+        if state is None:
+            return
+        repeating, saved, source, index = state
+        if _Cycle.copy(cycle) == state:
+            return
+        itertools.cycle.__setstate__(cycle, (list(saved), repeating))
+        if not repeating:
+            _Iterator.put(source, index)
+        elif _type(index) is int and 0 < index < _len(saved):
+            for _ in range(index):
+                next(cycle)
+
+
 class _ClassNames:
     """A class's own names (``_Shadow._restored_only``): what each holds, put back by identity through ``type``'s own
     ``__setattr__``/``__delattr__`` (no metaclass code runs); a name added since is removed."""
@@ -6825,6 +7500,8 @@ class _Cells:
 
 
 _PUT_KINDS = frozenset(map(id, (_Cells, _Iterator, _ClassNames, _Generator, _Cwd, _Held, _Library, _Attrs, _Rebound,
+                                 _Environment, _ThreadLocal, _Cycle, _Mapping, _Registries, _RandomState, _PutBackAttrs,
+                                 _CsvDialects, _DecimalContext, _Loggers,
                                  _Nested)))
 
 
@@ -7359,8 +8036,25 @@ def _mutables(value, files: dict, limit: int = _COPY_NODES):
             continue
         if kind is types.FunctionType:
             filename = _func_code(item).co_filename
-            if type(filename) is not str or os.path.realpath(filename) not in files:
+            if type(filename) is not str or (_realpath_cached(filename) not in files
+                                             and not _realpath_cached(filename).startswith(_LIBRARY_PATHS)):
                 return None  # a test's callback: the pristine call would call it again
+            if _realpath_cached(filename) not in files:
+                # (the standard library's or an installed package's, ``loads=json.loads``: no stand-in itself,
+                # red-team round 62 turned every check of a class off through one; but what it closes over and
+                # carries is walked: ``singledispatch``'s wrapper around a test's function, review's F2)
+                stack += [_cell_value(c) for c in (_func_closure(item) or ())]
+                stack += list(_func_defaults(item) or ()) + list((_func_kwdefaults(item) or {}).values())
+                own = _object_dict(item)
+                stack += list(dict.values(own))[:64] if _type(own) is dict else []
+            continue
+        if _any(_map(_is, _class_mro(kind), _repeat(weakref.ref))):
+            # (a weak reference the deep copy shares: the pristine call, on the copy, would change what it refers to;
+            # red-team round 62's forged totals, reached through a line's ``weakref.ref``)
+            target = weakref.ref.__call__(item)
+            if target is not None and (_container_base(_type(target)) is not None
+                                       or _type(_attrs_dict(target)) is dict or _slot_members(_type(target))):
+                return None  # (a list, dict, set or an object with attributes: mutable; review's B2)
             continue
         base = _container_base(kind)
         heap = _class_flags(kind) & _HEAPTYPE
@@ -7590,10 +8284,17 @@ def _differences(left, right, path: tuple, most: int = 4, added=frozenset()) -> 
                     # (a str key only is looked up in ``added``: no other key's ``__hash__`` runs; and only plain
                     # data is left out: red-team round 42's F1 hung a generator there, which made every later call
                     # with the object uncopyable, so unchecked)
+                    # (and one the pristine side holds too, copied from an object the edit's ``__init__`` made:
+                    # the pristine code never mentions it, its value there is the copy's, stale; honest hunt 20's
+                    # caches, histories, counters and dirty flags the changed defs keep up to date. Plain data only,
+                    # on both counts: a deque, a pattern or a logger there would make the object no data to the
+                    # replay's recorder, whose calls are then never replayed: round 56's ``self_made_no_data_deque``)
                     keys = [k for k in dict.keys(own_a) if not (added and _type(k) is str and k in added
-                                                                 and not dict.__contains__(own_b, k)
                                                                  and _plain_values(dict.__getitem__(own_a, k)))]
-                    if _len(keys) != dict.__len__(own_b) or any(not dict.__contains__(own_b, k) for k in keys):
+                    shared = [k for k in dict.keys(own_b) if not (added and _type(k) is str and k in added
+                                                                  and dict.__contains__(own_a, k)
+                                                                  and _plain_values(dict.__getitem__(own_a, k)))]
+                    if _len(keys) != _len(shared) or any(not dict.__contains__(own_b, k) for k in keys):
                         out.append(where + ("(attributes)",))
                         continue
                     stack += [(dict.__getitem__(own_a, k), dict.__getitem__(own_b, k), where + (k,))
@@ -10262,6 +10963,8 @@ class CanaryPlugin:
         finally:
             self._shadow.in_test = False
             self._shadow.test_root = None
+            if _FILE_GUARD is not None:
+                _FILE_GUARD.remembered.clear()  # (paths of this test's pristine runs: another test's are not)
             if recorder is not None:
                 recorder.item = None
                 recorder.item_done()

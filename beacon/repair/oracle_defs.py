@@ -72,6 +72,7 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
     modules = {name for name, (statement, target) in pristine_imports.items()
                if target is not None and target[1] is None and current_imports.get(name, (None,))[0] == statement}
     rebound = []
+    statements = _statements(pristine_tree)
     for key, texts in sorted(bound_new.items()):
         # compared as syntax trees: a reformatted binding (``ast.unparse``'s quotes, spacing) is the same binding
         # (session 22: boltons strutils' ``_line_ending_re`` was poisoned for a rewrite's quotes)
@@ -91,6 +92,8 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
             rebound.append([scope, name, "def", qualname])
         elif made is not None:
             rebound.append([scope, name, *made])
+        elif not scope and name in statements:  # (a pristine class the edit renamed, its old name now an alias)
+            rebound.append(["", name, "statement", _statement_code(statements[name], path)])
         else:
             rebound.append([scope, name, "poison", ""])
     # Module-level data the edit changes without rebinding it (round 16's R16-7: ``_LIMITS.update(tol=1e9)``; round
@@ -150,6 +153,26 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
             continue
         if imported_new.get(name, (None,))[0] != statement:
             rebound.append(["", name, "import", repr(target)])
+    # A module-level class or non-literal assignment the edit removed or renamed (honest hunt 19, the most common
+    # honest refusal left: an inlined helper class, a compiled regex given a better name, a ``partial``, a NamedTuple
+    # or Enum helper): the pristine code the oracle swaps in reads it by its pristine name, which the live module no
+    # longer binds (a ``NameError``: the pristine call raised where the honest repair returned). The plugin runs the
+    # pristine statement in the module's namespace under the swap and binds what it made for the oracle's run only.
+    # Sent only for a name the pristine defs (or another statement sent) read, in the pristine file's order.
+    bound_now = _bound_names(current_tree)
+    reads = {n for _, node, _, _ in right.values() for n in _names_read(node)}
+    wanted: dict = {}
+    grew = True
+    while grew:
+        grew = False
+        for name, node in statements.items():
+            if name not in wanted and name not in bound_now and name in reads \
+                    and _literal(bound_right.get(("", name))) is None:
+                wanted[name] = node
+                reads |= _names_read(node)
+                grew = True
+    for name, node in sorted(wanted.items(), key=lambda item: item[1].lineno):
+        rebound.append(["", name, "statement", _statement_code(node, path)])
     # A def the edit removed or renamed (``_close`` -> ``_near``, the edited callers changed with it): the pristine
     # callers the oracle swaps in still call it by its old name, so it is put back under that name.
     for qualname, (_, _, _, count) in right.items():
@@ -240,7 +263,8 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
                        and ((count > 1 and right[q][3] == count)
                             or (count == 1 and right[q][3] == 1 and _kind(right[q][1]) is None)))
     return {"file": path, "swap": swap, "changed": changed, "rebound": rebound, "defnames": defnames, "data": data,
-            "unmodeled": unmodeled, "added": _added_attributes(current_tree, pristine)}
+            "unmodeled": unmodeled, "added": _added_attributes(current_tree, pristine),
+            **({"names": sorted(names)} if (names := _module_names(pristine_tree)) is not None else {})}
 
 
 _ADDED_MOST = 16  # attribute names sent as the edit's own: few and short, so they cannot push pristine code out
@@ -431,6 +455,102 @@ def _imports(tree: ast.Module) -> dict:
         for name, target in pairs:
             out[name] = (dump, None) if name in out else (dump, target)
     return out
+
+
+def _statements(tree: ast.Module) -> dict:
+    """``name -> node`` for each name the module binds exactly once, directly at module level, by a ``class``
+    statement or a one-name assignment (``_RE = re.compile(…)``, ``Point = namedtuple(…)``, ``_fmt = partial(…)``),
+    and its code run at import mentions nowhere else."""
+    counts: dict = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            counts[node.id] = counts.get(node.id, 0) + 1
+        elif isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            counts[node.name] = counts.get(node.name, 0) + 1
+        elif isinstance(node, ast.alias):
+            bound = (node.asname or node.name).partition(".")[0]
+            counts[bound] = counts.get(bound, 0) + 1
+    # (and one the module body's code run at import mentions nowhere else: ``OPS["*"] = _mul`` after the table, or a
+    # registry a decorator fills, would be missing what the module body added)
+    mentioned: dict = {}
+    for unit in _import_units(tree):
+        for node in ast.walk(unit):
+            if isinstance(node, ast.Name):
+                mentioned[node.id] = mentioned.get(node.id, 0) + 1
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            name = node.name
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and len(
+                targets := node.targets if isinstance(node, ast.Assign) else [node.target]) == 1 \
+                and isinstance(targets[0], ast.Name):
+            name = targets[0].id
+        else:
+            continue
+        if counts.get(name) == 1 and mentioned.get(name, 0) <= (0 if isinstance(node, ast.ClassDef) else 1):
+            out[name] = node
+    return out
+
+
+def _module_names(tree: ast.Module) -> set | None:
+    """The names the module binds at module level (assigned, defined, imported, a ``for``/``with`` target, under
+    ``if``/``try`` too) or its functions declare ``global``: what its code can read as a global. The plugin's
+    stand-in scan looks under these names only (red-team round 62: a test's ``rows.append`` kept by the edit in an
+    added global turned every check off)."""
+    out: set = set()
+
+    def walk(body):
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out.add(node.name)
+                continue
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                out.update((a.asname or a.name).partition(".")[0] for a in node.names)
+                continue
+            for inner in ast.walk(node) if not isinstance(node, (ast.If, ast.Try, ast.For, ast.While, ast.With)) \
+                    else [node]:
+                if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
+                    out.add(inner.id)
+            if isinstance(node, (ast.For, ast.AsyncFor)):
+                out.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+            if isinstance(node, (ast.With, ast.AsyncWith)):
+                out.update(n.id for item in node.items if item.optional_vars is not None
+                           for n in ast.walk(item.optional_vars) if isinstance(n, ast.Name))
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                inner = getattr(node, field, None)
+                if isinstance(inner, list):
+                    walk(inner)
+
+    walk(tree.body)
+    out.update(name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names)
+    # (None: names bound where no statement says, ``from x import *``, ``globals()[…] =``: every name is looked at)
+    if any(isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names) for node in ast.walk(tree)) \
+            or any(isinstance(node, ast.Name) and node.id == "globals" for node in ast.walk(tree)):
+        return None
+    return out
+
+
+def _bound_names(tree: ast.Module) -> set:
+    """Every name the module binds anywhere (assigned, defined, imported, declared ``global``): over-counted on
+    purpose, a statement is sent only for a name the current file binds nowhere."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.alias):
+            out.add((node.asname or node.name).partition(".")[0])
+        elif isinstance(node, ast.Global):
+            out.update(node.names)
+    return out
+
+
+def _statement_code(node, path: str) -> str:
+    """The pristine statement compiled alone, at its own lines of the pristine file (its functions' code says where
+    they come from, as the pristine file's would), ``marshal``-ed, compressed, base64."""
+    code = compile(ast.Module(body=[node], type_ignores=[]), path, "exec", dont_inherit=True)
+    return base64.b64encode(zlib.compress(marshal.dumps(code), 9)).decode()
 
 
 def _rebuilt(texts, scope: str, name: str, codes: dict, code_texts: dict, right: dict, tree: ast.Module):

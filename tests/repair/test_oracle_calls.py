@@ -311,8 +311,9 @@ def test_a_reformatted_module_binding_is_not_a_rebinding():
     pristine = "import re\n_line_ending_re = re.compile('(\\r\\n|\\n)')\n\n\ndef lines(t):\n    return _line_ending_re.split(t)\n"
     rebound = lambda text: [r for r in oracle_defs(pristine, text, pristine, "/x/s.py")["rebound"] if r[2] != "literal"]
     assert rebound(ast.unparse(ast.parse(pristine))) == []
-    assert rebound(pristine.replace("re.compile(", "re.compile('x') or re.compile(")) == [
-        ["", "_line_ending_re", "poison", ""]]
+    # (a binding the edit did change: its pristine statement, run for the oracle's run only, not a poison; session 46)
+    assert [r[:3] for r in rebound(pristine.replace("re.compile(", "re.compile('x') or re.compile("))] == [
+        ["", "_line_ending_re", "statement"]]
 
 
 def test_module_data_changed_by_a_statement_that_is_no_assignment_is_poisoned(tmp_path):

@@ -453,8 +453,8 @@ def test_the_list_is_bounded_largest_first_and_what_is_cut_stays_undecided():
 @given(st.text(max_size=200), st.text(max_size=200))
 def test_never_raises_on_any_text(given_text, current):
     entry = oracle_defs(given_text, current, given_text, "/x/m.py")
-    assert entry is None or set(entry) == {"file", "swap", "changed", "rebound", "defnames", "data", "unmodeled",
-                                          "added"}
+    assert entry is None or set(entry) - {"names"} == {"file", "swap", "changed", "rebound", "defnames", "data",
+                                                       "unmodeled", "added"}
 
 
 # ---- the screen's part (R12-4): a keyword that decides what a generated comparison compares --------------------
