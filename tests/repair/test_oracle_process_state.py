@@ -26,17 +26,14 @@ from repotools import case_run
 HERE = Path(__file__).parent
 
 # the kept bug omits a setting the pristine call, made first, used to make for it: now its own test fails
-FAILS = ["env_omitted_write", "contextvar_omitted_direct", "decimal_context_omitted", "csv_dialect_omitted",
-         "logger_level_omitted", "sys_modules_alias_omitted", "other_module_scalar_omitted",
-         "classnames_runtime_list_identity", "env_second_run_uuid", "argument_weakref_shared_by_copy"]
+# (a sample: every case file is run by ``experiments.benchmarks.case_files``; the suite's ten minutes are shared)
+FAILS = ["env_omitted_write", "contextvar_omitted_direct", "other_module_scalar_omitted",
+         "classnames_runtime_list_identity"]
 # the stand-in rule turned every check off: now the oracle's check runs and refuses the kept bug
-REFUSED = ["standin_namedtuple_kwargs", "standin_library_function_injected_pristine", "standin_test_list_method_kept",
-           "made_evicted_setdefault"]
-HONEST = ["r62_h_other_module_scalar_counter_honest", "r62_h_classnames_list_by_identity_honest",
-          "r62_h_argument_weakref_totals_honest", "h20_a10_added_attr_cache_on_self", "h20_e01_added_dirty_flag_in_setter_method",
-          "h20_e04_counter_attr_calls_on_self"]
-HONEST_19 = ["r61_h_environ_flag", "r61_h_module_cycle_round_robin", "r61_h_thread_local_flag",
-             "r61_h_nested_object_count"]
+REFUSED = ["standin_namedtuple_kwargs", "standin_library_function_injected_pristine"]
+HONEST = ["r62_h_other_module_scalar_counter_honest", "r62_h_argument_weakref_totals_honest",
+          "h20_a10_added_attr_cache_on_self"]
+HONEST_19 = ["r61_h_environ_flag", "r61_h_module_cycle_round_robin"]
 
 
 @pytest.mark.parametrize("case", FAILS)
