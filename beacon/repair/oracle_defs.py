@@ -73,11 +73,18 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
                if target is not None and target[1] is None and current_imports.get(name, (None,))[0] == statement}
     rebound = []
     statements = _statements(pristine_tree)
+    kept_given: set = set()  # (module-level names bound as the given file binds them, not as the pristine one does)
     for key, texts in sorted(bound_new.items()):
         # compared as syntax trees: a reformatted binding (``ast.unparse``'s quotes, spacing) is the same binding
         # (session 22: boltons strutils' ``_line_ending_re`` was poisoned for a rewrite's quotes)
-        if _trees(texts) in (_trees(bound_old.get(key)), _trees(bound_right.get(key))):
+        if _trees(texts) == _trees(bound_right.get(key)):
             continue
+        # A binding the edit left as the given file has it, where the pristine file binds it otherwise: the given
+        # file's bug may be that binding (red-team round 63: a mutant's regex or table kept beside a fixed def, the
+        # pristine run reading the kept one agreed with the kept bug). Given its pristine value during the oracle
+        # where that can be rebuilt (a def, the pristine statement); never a poison: the task's fix may have
+        # changed a binding an honest repair has no need to change.
+        given_kept = _trees(texts) == _trees(bound_old.get(key))
         scope, name = key
         if not scope and name in modules and all(_only_set_on(_single([t]) or ast.Pass(), {name}) == {name}
                                                  for t in (*texts, *(bound_right.get(key) or ()))):
@@ -92,10 +99,14 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
             rebound.append([scope, name, "def", qualname])
         elif made is not None:
             rebound.append([scope, name, *made])
+        elif given_kept and not (not scope and name in statements and _pure_value(statements[name])):
+            continue  # (a binding kept as given whose pristine value would be a new object with state, or worse)
         elif not scope and name in statements:  # (a pristine class the edit renamed, its old name now an alias)
             rebound.append(["", name, "statement", _statement_code(statements[name], path)])
         else:
             rebound.append([scope, name, "poison", ""])
+        if given_kept:
+            kept_given.add(key)
     # Module-level data the edit changes without rebinding it (round 16's R16-7: ``_LIMITS.update(tol=1e9)``; round
     # 17's R17-2: the same call as an assignment's value, under an ``if``, through an alias, in a class body, a
     # default or a lambda decorator): every pristine module-level data name that code run at import which the edit
@@ -138,8 +149,12 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
             continue  # (an enum's member or a NamedTuple's field: the class made it an object of its own from the
             # literal, which the literal is not; honest hunt 18's ``level is Level.HIGH`` in every changed def)
         if value is not None:
-            kept = _trees(bound_new.get((scope, name))) in (_trees(bound_old.get((scope, name))), _trees(texts)) \
-                and not (not scope and name in mentioned)
+            # (``kept`` only where the edit left the pristine file's binding: one it left as the given file has it,
+            # the given file's table, is given the pristine literal; red-team round 63's ``kept_mutant_literal_dict``)
+            kept = _trees(bound_new.get((scope, name))) == _trees(texts) and not (not scope and name in mentioned)
+            if not kept and _trees(bound_new.get((scope, name))) == _trees(bound_old.get((scope, name))) \
+                    != _trees(texts):
+                kept_given.add((scope, name))
             if kept and (scope, name) in state:
                 continue
             rebound.append([scope, name, "kept" if kept else "literal", value])
@@ -171,6 +186,21 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
                 wanted[name] = node
                 reads |= _names_read(node)
                 grew = True
+    # And a pristine statement the edit left as it is that reads a module-level name given its pristine value above
+    # (``RATES = {"us": US}`` after ``US = 0.07``, the given file's ``US = 0.7`` kept: red-team round 63's
+    # ``kept_mutant_scalar_literal``, whose table was built at import from the kept value)
+    given_names = {name for scope, name in kept_given if not scope}
+    while given_names:
+        more = set()
+        for name, node in statements.items():
+            if name in wanted or name in given_names or ("", name) in _already_bound(rebound) \
+                    or _trees(bound_new.get(("", name))) != _trees(bound_right.get(("", name))) \
+                    or not _names_read(node) & given_names or not _pure_value(node):
+                continue
+            wanted[name] = node
+            kept_given.add(("", name))
+            more.add(name)
+        given_names = more
     for name, node in sorted(wanted.items(), key=lambda item: item[1].lineno):
         rebound.append(["", name, "statement", _statement_code(node, path)])
     # A def the edit removed or renamed (``_close`` -> ``_near``, the edited callers changed with it): the pristine
@@ -190,7 +220,7 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
     # versions, which read the pristine value, as if the edit had changed them.
     moved = {key[1] for key in bound_right if _trees(bound_new.get(key))
              not in (_trees(bound_old.get(key)), _trees(bound_right.get(key)))} | {
-        name for name in mentioned if ("", name) in bound_right}
+        name for name in mentioned if ("", name) in bound_right} | {name for _, name in kept_given}
     readers = {q for q, (_, node, _, count) in new.items() if moved and count == 1 and "<locals>" not in q
                and q in right and right[q][3] == 1 and _names_read(node) & moved}
     forced |= readers
@@ -455,6 +485,34 @@ def _imports(tree: ast.Module) -> dict:
         for name, target in pairs:
             out[name] = (dump, None) if name in out else (dump, target)
     return out
+
+
+# The callables a rebuilt value may call (a new object of plain data, a compiled pattern): anything else may have state
+# of its own (a fresh instance would lose it each run) or a side effect (``csv.field_size_limit(LIMIT)``; the review of
+# session 47)
+_PURE_CALLS = frozenset({"dict", "list", "set", "frozenset", "tuple", "sorted", "int", "float", "str", "bytes", "bool",
+                         "range", "len", "min", "max", "abs", "round", "compile", "escape", "Decimal", "Fraction",
+                         "namedtuple", "partial", "timedelta", "date", "datetime", "time", "Path", "PurePath",
+                         "PurePosixPath"})
+
+
+def _pure_value(node) -> bool:
+    """Whether a module-level assignment (not a class) makes plain data from what it reads: its value calls only
+    :data:`_PURE_CALLS` (by the called name or attribute)."""
+    if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+        return False
+    for inner in ast.walk(node.value):
+        if isinstance(inner, ast.Call):
+            called = inner.func.id if isinstance(inner.func, ast.Name) else \
+                inner.func.attr if isinstance(inner.func, ast.Attribute) else None
+            if called not in _PURE_CALLS:
+                return False
+    return True
+
+
+def _already_bound(rebound: list) -> set:
+    """The ``(scope, name)`` pairs ``rebound`` has an entry for."""
+    return {(entry[0], entry[1]) for entry in rebound}
 
 
 def _statements(tree: ast.Module) -> dict:

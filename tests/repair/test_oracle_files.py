@@ -18,7 +18,9 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import _thread
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -153,17 +155,105 @@ def test_a_sqlite_database_is_put_back(tmp_path):
 
 
 def test_another_thread_s_writes_while_a_run_is_on_are_put_back_and_the_check_dropped(tmp_path):
-    # (a pool the pristine code starts writes from its own threads: the review of session 46 left such a file behind)
+    # (a thread running before the run writes while it is on: the review of session 46 left such a file behind)
     out = tmp_path / "thread.txt"
-    worker = threading.Thread(target=out.write_text, args=("theirs",))
+    go, done = threading.Event(), threading.Event()
+
+    def write():
+        go.wait(5)
+        out.write_text("theirs")
+        done.set()
+
+    worker = threading.Thread(target=write)
+    worker.start()
 
     def change():
-        worker.start()
-        worker.join()
+        go.set()
+        done.wait(5)
 
     unsaved, refused = _guarded(change)
+    worker.join()
     assert "another thread" in unsaved and not refused
     assert not out.exists()
+
+
+def test_a_thread_the_run_starts_ends_with_it(tmp_path):
+    # (red-team round 63: a ``threading.Timer`` the pristine code started wrote after the run was put back; its review:
+    # a refused start dropped checks and left an executor's work item queued)
+    out = tmp_path / "late.txt"
+    count = threading.active_count()
+    assert _guarded(lambda: threading.Timer(0.05, out.write_text, ("late",)).start()) == (None, False)
+    time.sleep(0.2)
+    assert not out.exists() and threading.active_count() == count  # (cancelled with the run)
+    worker = threading.Thread(target=out.write_text, args=("joined",))
+    unsaved, refused = _guarded(worker.start)
+    assert not refused and not out.exists()  # (joined before the put-back: its write is put back with the run's)
+    stop = threading.Event()
+    unsaved, refused = _guarded(threading.Thread(target=stop.wait, args=(5,)).start)
+    stop.set()
+    assert "still running" in unsaved and not refused
+    assert threading._start_new_thread is not plugin._guarded_start  # (given back at the run's end)
+
+
+def test_what_no_audit_event_shows_is_guarded_too(tmp_path):
+    # (red-team round 63: a FIFO made; an owner or extended attribute set; a buffered write left in a file object the
+    # pristine call's copy held, flushed after the run was put back)
+    fifo = tmp_path / "pipe"
+    assert _guarded(lambda: os.mkfifo(fifo)) == (None, False)
+    assert not os.path.lexists(fifo) and os.mkfifo is plugin._MKFIFO
+    target = tmp_path / "owned.txt"
+    target.write_text("x")
+    unsaved, refused = _guarded(lambda: os.chown(target, os.getuid(), os.getgid()))
+    assert refused and "owner" in unsaved
+    held = []
+    out = tmp_path / "buffered.txt"
+    out.write_text("before")
+    assert _guarded(lambda: held.append(open(out, "a")) or held[0].write("pristine")) == (None, False)
+    held[0].close()
+    assert out.read_text() == "before"
+
+
+def test_a_relative_os_open_is_read_under_the_working_folder(tmp_path, monkeypatch):
+    # (red-team round 63: a lock file opened relative to the test's folder was refused, and every check dropped)
+    monkeypatch.chdir(tmp_path)
+
+    def take():
+        os.close(os.open("stock.lock", os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+
+    assert _guarded(take) == (None, False)
+    assert os.listdir(tmp_path) == [] and os.open is plugin._OS_OPEN
+    folder = os.open(tmp_path, os.O_RDONLY)
+    try:
+        unsaved, refused = _guarded(lambda: os.open("other.lock", os.O_CREAT | os.O_WRONLY, dir_fd=folder))
+    finally:
+        os.close(folder)
+    assert refused and "relative" in unsaved  # (with a folder descriptor: still refused)
+
+
+def test_a_second_run_finds_the_files_as_the_first_did(tmp_path):
+    # (red-team round 63: the real call's lock file turned the second pristine run's answer, excused as the pristine
+    # code disagreeing with itself)
+    lock = tmp_path / "stock.lock"
+    guard = plugin._file_guard()
+    guard.remembered.clear()
+    answers = []
+
+    def take():
+        try:
+            os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            answers.append(True)
+        except FileExistsError:
+            answers.append(False)
+
+    _guarded(take)
+    first = guard.last
+    take()  # (the real call)
+    guard.begin(first)
+    try:
+        take()
+    finally:
+        assert guard.end() is None
+    assert answers == [True, True, True] and lock.exists()
 
 
 def test_a_remembered_path_that_grew_past_the_cap_drops_the_check(tmp_path, monkeypatch):
