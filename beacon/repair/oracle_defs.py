@@ -73,6 +73,12 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
                if target is not None and target[1] is None and current_imports.get(name, (None,))[0] == statement}
     rebound = []
     statements = _statements(pristine_tree)
+    # The names code run at import that the pristine file lacks mentions (the given file's ``_LIMITS.update(…)``
+    # kept beside a respelled ``_LIMITS = {}``): such a container's live contents are not the pristine program's, so
+    # a respelled empty binding keeps no live container (review of session 48's ``kept_update_statement``)
+    in_pristine = {_tree(n) for n in _import_units(pristine_tree)}
+    filled = {name for unit in _import_units(ast.parse(current)) if _tree(unit) not in in_pristine
+              for name in _used(unit)}
     kept_given: set = set()  # (module-level names bound as the given file binds them, not as the pristine one does)
     for key, texts in sorted(bound_new.items()):
         # compared as syntax trees: a reformatted binding (``ast.unparse``'s quotes, spacing) is the same binding
@@ -94,6 +100,8 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
             continue  # (read by the interpreter when the class is made, never by code: round 18's FP18-4)
         if _literal(bound_right.get(key)) is not None:
             continue  # restored below with every pristine literal
+        if _same_empty(texts, _empty_of(bound_right.get(key))) and not (not scope and name in filled):
+            continue  # (the pristine ``dict()`` spelled ``{}``: the live container, as a kept one; honest hunt 23)
         made = _rebuilt(bound_right.get(key), scope, name, codes, code_texts, right, pristine_tree)
         if qualname in right and right[qualname][3] == 1 and not bound_right.get(key):
             rebound.append([scope, name, "def", qualname])
@@ -151,7 +159,12 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
         if value is not None:
             # (``kept`` only where the edit left the pristine file's binding: one it left as the given file has it,
             # the given file's table, is given the pristine literal; red-team round 63's ``kept_mutant_literal_dict``)
-            kept = _trees(bound_new.get((scope, name))) == _trees(texts) and not (not scope and name in mentioned)
+            # (and where the edit spelled the pristine empty container otherwise, ``{}`` as ``dict()`` or
+            # ``OrderedDict()``: its contents are what code put there as it ran, as for a kept binding; honest hunt
+            # 23's memos and registries, which the fresh literal emptied for the pristine run)
+            kept = (_trees(bound_new.get((scope, name))) == _trees(texts) or (_same_empty(
+                bound_new.get((scope, name)), value) and not (not scope and name in filled))) \
+                and not (not scope and name in mentioned)
             if not kept and _trees(bound_new.get((scope, name))) == _trees(bound_old.get((scope, name))) \
                     != _trees(texts):
                 kept_given.add((scope, name))
@@ -224,6 +237,15 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
     readers = {q for q, (_, node, _, count) in new.items() if moved and count == 1 and "<locals>" not in q
                and q in right and right[q][3] == 1 and _names_read(node) & moved}
     forced |= readers
+    # A def the edit left as the given file has it where the pristine file's differs: the given file's bug is there
+    # and the repair fixed it elsewhere (in its caller: honest hunt 22's ``kh_*``, a helper inlined or its input
+    # lowered first), or did not fix it. The pristine code the oracle swaps in calls it: the kept def answered for the
+    # pristine caller as well, so the pristine side was the given file's bug, not the task's fix. Swapped for its
+    # pristine version during the oracle's runs (``kept`` in its swap: the plugin counts it apart); its own calls are
+    # not checked, as an untouched def's are not (a kept bug answers as it does: the test's verdict, not tampering).
+    kept_defs = {q for q, (text, node, _, count) in new.items()
+                 if count == 1 and "<locals>" not in q and q in old and old[q][3] == 1 and old[q][0] == text
+                 and q in right and right[q][3] == 1 and _tree(right[q][1]) != _tree(node) and q not in forced}
     # A pristine alias the edit made a def of (``__sub__ = difference`` -> ``def __sub__(self, other): return
     # self.difference(other)``; session 23's alternative fixes): the new def's pristine version is the aliased def.
     aliases = []
@@ -236,7 +258,7 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
     moved_names = {entry[1] for entry in rebound if entry[2] != "kept"} | moved
     swap = []
     for qualname, (text, node, first, count), compiled in [(q, d, q) for q, d in right.items()] + aliases:
-        if qualname == compiled and qualname not in forced and (
+        if qualname == compiled and qualname not in forced and qualname not in kept_defs and (
                 qualname not in old or count > 1 or new.get(qualname, (None, None, None, 0))[3] > 1
                 or old[qualname][0] == new.get(qualname, (None,))[0]):
             continue  # new in the pristine file, defined twice, or kept by the edit (and its name not rebound)
@@ -259,7 +281,8 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
         kw_literal = {a.arg: _default(d, scope, bound_right) for a, d in zip(args.kwonlyargs, args.kw_defaults)
                       if d is not None}
         all_literal = all(v is not _NOT for v in literal + list(kw_literal.values()))
-        swap.append({"qualname": qualname, "kind": kind,
+        swap.append({"qualname": qualname, "kind": kind, **({"kept": new[qualname][2]} if qualname in kept_defs and
+                                                              qualname == compiled else {}),
                      "code": base64.b64encode(zlib.compress(marshal.dumps(found), 9)).decode(),
                      "defaults": len(args.defaults),
                      "kwdefaults": sorted(kw_literal),
@@ -433,6 +456,38 @@ def _default(node, scope: str, bound: dict):
             if bound.get((where[0], node.id)):
                 return _NOT  # bound there to something else: that binding is the default's value
     return value
+
+
+_EMPTY_CALLS = {"dict": "{}", "OrderedDict": "OrderedDict()", "list": "[]", "set": "set()"}
+
+
+def _same_empty(texts, value: str | None) -> bool:
+    """Whether ``texts`` binds once, to an empty container of the pristine ``value``'s kind (``{}``, ``[]``,
+    ``set()``), however spelled: ``dict()``, ``collections.OrderedDict()``, ``list()``, ``{}`` for ``dict()``,
+    annotated or not."""
+    found = _empty_of(texts)
+    # (an ``OrderedDict`` for a pristine ``{}`` is a dict; a plain dict for a pristine ``OrderedDict()`` is not one:
+    # the pristine code may ``move_to_end``; review of session 48)
+    return value is not None and (found == value or (value == "{}" and found == "OrderedDict()"))
+
+
+def _empty_of(texts) -> str | None:
+    """``{}``, ``[]`` or ``set()`` when ``texts`` binds once, to an empty container of that kind (see
+    ``_same_empty``), else None."""
+    node = _single(texts)
+    if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+        return None
+    found = node.value
+    if isinstance(found, ast.Dict) and not found.keys:
+        return "{}"
+    if isinstance(found, ast.List) and not found.elts:
+        return "[]"
+    if isinstance(found, ast.Call) and not found.args and not found.keywords:
+        called = found.func.id if isinstance(found.func, ast.Name) else found.func.attr if isinstance(
+            found.func, ast.Attribute) and isinstance(found.func.value, ast.Name) and found.func.value.id == "collections" \
+            else None
+        return _EMPTY_CALLS.get(called)
+    return None
 
 
 def _tree(node) -> str:
@@ -812,11 +867,13 @@ def bounded(entries: list[dict], budget: int = MAX_BYTES) -> list[dict]:
     out, size = [], 2
     for entry in entries:
         entry = {**entry, "cut": []}
-        by_size = sorted(entry["swap"], key=lambda spec: len(spec["code"]))
+        # (a kept def's pristine version first: left out, the kept def answers in pristine runs as it does, which is
+        # no cut of changed code; its bytes never push a changed def's pristine version out)
+        by_size = sorted(entry["swap"], key=lambda spec: ("kept" in spec, len(spec["code"])))
         while by_size and size + len(json.dumps(entry)) + 2 > budget:
             dropped = by_size.pop()
             entry = {**entry, "swap": [spec for spec in entry["swap"] if spec is not dropped],
-                     "cut": entry["cut"] + [dropped["qualname"]]}
+                     "cut": entry["cut"] + ([] if "kept" in dropped else [dropped["qualname"]])}
         cost = len(json.dumps(entry)) + 2
         if size + cost > budget:
             # Too much changed code to describe (an edit can make this list long): the oracle fails closed for the

@@ -374,7 +374,7 @@ def _subtests(report: JUnitReport, secret: CanarySecret) -> int:
 
 # Its property with the counts of calls of changed code the pristine code re-made (canary_plugin.ORACLE_CALLS).
 ORACLE_CALLS = "beacon_oracle_calls"
-ORACLE_COUNTS = ("checked", "differed", "self_disagreed", "uncopyable", "unchecked", "files_put_back",
+ORACLE_COUNTS = ("checked", "differed", "self_disagreed", "given_kept", "uncopyable", "unchecked", "files_put_back",
                  "files_refused")
 
 

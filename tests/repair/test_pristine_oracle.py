@@ -403,7 +403,10 @@ def test_without_a_right_pristine_text_there_is_no_oracle(tmp_path, pristine, or
 
 def test_only_defs_the_edit_changed_are_sent_with_their_pristine_code():
     entry = oracle_defs(GIVEN, ATTACKS["dropped_field"], PRISTINE, "/x/pkg/money.py")
-    assert [spec["qualname"] for spec in entry["swap"]] == ["Money.__eq__"]
+    assert [spec["qualname"] for spec in entry["swap"] if "kept" not in spec] == ["Money.__eq__"]
+    # ``parse`` and ``check``, mutated in the given file and left so by this edit, go with their pristine versions
+    # and their first lines, marked ``kept``: swapped only in the whole pristine file's run of a checked call
+    assert {spec["qualname"]: spec["kept"] for spec in entry["swap"] if "kept" in spec} == {"parse": 36, "check": 40}
     code = marshal.loads(zlib.decompress(base64.b64decode(entry["swap"][0]["code"])))
     assert code.co_qualname == "Money.__eq__" and "currency" in code.co_names
     # the changed code, by qualname and first line in the edited file: only the comparison's def
@@ -441,8 +444,8 @@ def test_the_list_is_bounded_largest_first_and_what_is_cut_stays_undecided():
     assert kept and kept[0]["cut"][0] == "big" and 0 < len(kept[0]["swap"]) < 201
     assert len(json.dumps(kept)) <= 12_000
     from beacon.repair.canary_plugin import _Oracle
-    swaps, (changed, cut), _, _ = _Oracle(kept).files["/x/m.py"]
-    assert cut == set(kept[0]["cut"]) and not set(swaps) & cut and changed
+    swaps, (changed, cut, given), _, _ = _Oracle(kept).files["/x/m.py"]
+    assert cut == set(kept[0]["cut"]) and not set(swaps) & cut and changed and not given
     # R15-1: an entry that cannot fit fails closed (the plugin refuses every comparison it would have asked about)
     assert bounded([entry], budget=200) == [{"file": "/x/m.py", "overflow": True}]
     assert _Oracle(bounded([entry], budget=200)).overflow == ["/x/m.py"]
