@@ -86,6 +86,7 @@ from __future__ import annotations
 
 import ast
 import atexit
+import _queue
 import _thread
 import builtins
 import binascii
@@ -761,6 +762,7 @@ _module_dict = types.ModuleType.__dict__["__dict__"].__get__
 _func_code = types.FunctionType.__dict__["__code__"].__get__
 _func_closure = types.FunctionType.__dict__["__closure__"].__get__
 _func_defaults = types.FunctionType.__dict__["__defaults__"].__get__
+
 _func_dict = types.FunctionType.__dict__["__dict__"].__get__
 _func_kwdefaults = types.FunctionType.__dict__["__kwdefaults__"].__get__
 _func_annotations = types.FunctionType.__dict__["__annotations__"].__get__
@@ -3976,6 +3978,16 @@ class _Shadow:
         kinds = {_id(k): k for k in map(_type, values[:16])
                  if _class_flags(k) & _HEAPTYPE and not _class_flags(k) & _TYPE_SUBCLASS and not self._project_class(k)}
         saved += [(k, _ClassNames, _ClassNames.copy(k)) for k in kinds.values()]
+        # (and the test's own classes of the arguments, with their lists, dicts and sets: a roster reached as
+        # ``type(item)``, red-team round 67's ``argument_class_container``; not a declared module's class, whose
+        # class-level data is compared)
+        if self.test_root is not None:
+            # (and their test-made bases: round 68's ``test_base_class_container``)
+            tests = {_id(k): k for k in [b for v in values[:16] for b in _class_mro(_type(v))[:8]]
+                     if _id(k) not in kinds and self._test_class(k)}
+            saved += [(k, _ClassNames, _ClassNames.copy(k)) for k in tests.values()]
+            kinds.update(tests)
+        saved += [state for k in kinds.values() for state in _class_containers(k)]
         copies = self._copies(values, saved, f"a call of {qualname}")
         doubled = copies is not None and self._holds_stand_in(frame)
         if counted:
@@ -5169,6 +5181,16 @@ class _Shadow:
             out += _module_saves(name, space, counts)
         return out
 
+    def _test_class(self, cls) -> bool:
+        """Whether ``cls`` is a heap class made by a module of the project's that is no declared one (the test's
+        own, a conftest's, a helper module's)."""
+        if not _class_flags(cls) & _HEAPTYPE or _class_flags(cls) & _TYPE_SUBCLASS or not self._project_class(cls):
+            return False
+        module = _sys_modules.get(_class_module(cls))
+        inner = _namespace(module) if _type(module) is types.ModuleType else None
+        where = dict.get(inner, "__file__") if _type(inner) is dict else None
+        return _type(where) is str and _realpath_cached(where) not in self.oracle.files
+
     def _project_class(self, cls) -> bool:
         """Whether ``cls`` was made by a module of the project's (its file under the test root): ``from pkg.models
         import Config`` then ``Config.currency = code``, red-team round 62."""
@@ -5186,6 +5208,18 @@ class _Shadow:
         once = dict.get(_namespace(module), "onceregistry") if _type(module) is types.ModuleType else None
         if _type(once) is dict:
             out.append((once, dict, dict.copy(once)))
+        # (and the list a ``catch_warnings(record=True)`` records into, which a direct ``warnings.showwarning`` call
+        # reaches past the run's quieting: red-team round 67's ``showwarning_direct``)
+        impl = dict.get(_namespace(module), "_showwarnmsg_impl") if _type(module) is types.ModuleType else None
+        log = impl.__self__ if _type(impl) is types.BuiltinMethodType else None
+        if _type(log) is list:
+            out.append((log, list, list.copy(log)))
+        # (the interpreter's own lists a call can append to: round 68's ``sys_orig_argv``, ``gc_garbage``)
+        for holder, name in (("sys", "orig_argv"), ("gc", "garbage")):
+            space = _namespace(_sys_modules.get(holder))
+            found = dict.get(space, name) if _type(space) is dict else None
+            if _type(found) is list:
+                out.append((found, list, list.copy(found)))
         # (the process's environment: a variable the pristine call sets, ``os.environ.setdefault``, was found set by
         # the real call; round 61's and honest hunt 15's controls; and the standard library's process-wide registries
         # a call can set: red-team round 62 forged passes through each, the pristine call, made first, making the
@@ -5218,8 +5252,9 @@ class _Shadow:
                     # put back by identity, the same list kept the pristine call's append, red-team round 62)
                     out.append((value, _ClassNames, _ClassNames.copy(value)))
                     out += _class_containers(value)
-                elif kind is types.FunctionType and _func_closure(value):
-                    out.append((value, _Cells, _Cells.copy(value)))
+                    out += _members_state(value)
+                elif kind is types.FunctionType:
+                    out += _function_state(value)
                 elif _id(kind) in _INDEXED_ITERATORS:
                     # (a module-level ``iter(range(…))`` of serials: its index, through C's own pickling methods;
                     # round 61's control got serial 2 where the pristine call, made first, had taken 1)
@@ -5231,6 +5266,21 @@ class _Shadow:
                 elif kind is itertools.cycle:
                     # (a round-robin ``itertools.cycle``: round 61's control got the second warehouse)
                     out.append((value, _Cycle, _Cycle.copy(value)))
+                elif _id(kind) in _C_STATE_KINDS or kind is _EVENT or _is_c_data(kind):
+                    # (what a C object keeps: a lock left held, a ``SimpleQueue``'s items, a ``partial``'s keywords,
+                    # a ``decimal.Context`` of the module's own, a ``ctypes`` buffer; red-team round 67)
+                    out += _c_state(value, kind)
+                elif kind in (dict, list, tuple, types.SimpleNamespace):
+                    # (a counter closure or a function with state held in a module-level table, two containers
+                    # down: rounds 67-68's ``closure_in_module_dict``, ``lambda_in_module_tuple``)
+                    for function in _functions_in(value):
+                        out += _function_state(function)
+                elif _class_flags(kind) & _HEAPTYPE and not _class_flags(kind) & _TYPE_SUBCLASS \
+                        and kind is not types.ModuleType and not self._project_class(kind) \
+                        and _type(_class_module(kind)) is str:
+                    # (a library object of the module's: a ``Semaphore``'s count, a ``sched.scheduler``'s queue, a
+                    # ``Future``'s result, an ``email`` message's headers; round 68)
+                    out += _instance_saves(value, _class_module(kind).partition(".")[0], [0, 0, 0], 2)
                 elif _own_instance(value) and self._project_class(kind):
                     # (a module-level instance of a project class the module does not bind, ``models.Settings()``:
                     # red-team round 62)
@@ -5260,6 +5310,7 @@ class _Shadow:
                 if _class_module(item) == dict.get(inner, "__name__"):
                     out.append((item, _ClassNames, _ClassNames.copy(item)))
                     out += _class_containers(item)
+                    out += _members_state(item)
                 continue
             if _own_instance(item) and self._project_class(base):
                 out.append((item, _PutBackAttrs, _Attrs.copy(item)))
@@ -5270,6 +5321,22 @@ class _Shadow:
             if _count_of(item)[0] is not None:
                 binding = _Binding(inner, key)
                 out.append((binding, _Rebound, _Rebound.copy(binding)))
+                continue
+            # (a "done once" flag kept on a function, in its closure or in an ``Event``, guarding process state the
+            # put-back undoes: honest hunt 25's ``func_attr_flag_atexit``, ``closure_flag_codec``,
+            # ``event_flag_tzset``; and a C object's state, as in the declared modules)
+            if base is types.FunctionType:
+                if _func_globals(item) is inner:
+                    out += _function_state(item)
+                continue
+            if _id(base) in _C_STATE_KINDS or base is _EVENT:
+                out += _c_state(item, base)
+                continue
+            if base is _THREAD_LOCAL or _THREAD_LOCAL in _class_mro(base):
+                out.append((item, _ThreadLocal, _ThreadLocal.copy(item)))  # (round 68's ``thread_local_other_module``)
+                continue
+            if base in (tuple, types.SimpleNamespace):
+                out += [s for function in _functions_in(item) for s in _function_state(function)]
                 continue
             kind = _saved_kind(item)
             if kind is _Library:
@@ -5288,6 +5355,13 @@ class _Shadow:
                     if (inner_base is list or inner_base is dict or inner_base is set) \
                             and _len(row) <= 1000:
                         out.append((row, inner_base, inner_base.copy(row)))
+                if base is not set:
+                    out += [s for function in _functions_in(item) for s in _function_state(function)]
+                continue
+            if kind is None and _class_flags(base) & _HEAPTYPE and not _class_flags(base) & _TYPE_SUBCLASS \
+                    and base is not types.ModuleType and not self._project_class(base) \
+                    and _type(_class_module(base)) is str:
+                out += _instance_saves(item, _class_module(base).partition(".")[0], [0, 0, 0], 2)
         return out
 
     @staticmethod
@@ -7241,7 +7315,9 @@ class _Files:
             except (OSError, ValueError, TypeError):
                 continue
         self.env_keys = set()
-        if zone:
+        # (and where the zone changed with no ``time.tzset`` call: glibc's ``mktime`` reads ``TZ`` again; red-team
+        # round 67's ``mktime_applies_tz``)
+        if zone or _zone_now() != self.zone:
             self._put_zone(data)
         modules, self.modules, self.module_ids = self.modules, [], set()
         _restore(modules)
@@ -7598,7 +7674,13 @@ _UNSEEN = (("_thread", "start_new_thread", _guarded_start), ("threading", "_star
            ("atexit", "register", _guarded_atexit), ("codecs", "register", _guarded_codec),
            ("os", "register_at_fork", _guarded_at_fork), ("time", "tzset", _guarded_tzset),
            ("importlib", "__import__", _guarded_import), ("codecs", "unregister", _guarded_codec_unregister),
-           ("codecs", "register_error", _guarded_register_error))
+           ("codecs", "register_error", _guarded_register_error),
+           # (the same functions where the C modules bind them: red-team round 67's ``codecs_c_register``,
+           # ``posix_register_at_fork``)
+           ("_codecs", "register", _guarded_codec), ("_codecs", "unregister", _guarded_codec_unregister),
+           ("_codecs", "register_error", _guarded_register_error), ("posix", "register_at_fork", _guarded_at_fork),
+           ("posix", "mkfifo", _guarded_mkfifo), ("posix", "mknod", _guarded_mknod),
+           ("posix", "open", _guarded_os_open))
 
 
 def _open_descriptors() -> set | None:
@@ -7798,7 +7880,8 @@ def _class_containers(cls) -> list:
     out = []
     for value in list(_class_dict(cls).values())[:500]:
         base = _type(value)
-        if (base is list or base is dict or base is set) and _len(value) <= 1000:
+        base = dict if base in _DICT_KINDS else base  # (a class-level ``Counter``: review of session 49)
+        if (base is list or base is dict or base is set) and base.__len__(value) <= 1000:
             out.append((value, base, base.copy(value)))
     return out
 
@@ -8157,6 +8240,94 @@ def _thread_name():
     return _module_of("threading").current_thread().name
 
 
+_STREAM_SETTINGS = ("encoding", "errors", "line_buffering", "write_through")
+
+
+def _streams_now() -> tuple:
+    """The interpreter's own text streams (``sys.__stdout__``, ``__stderr__``, ``__stdin__``) with what
+    ``reconfigure`` changes: C state of each stream, which the names' identity does not show (red-team round 66's
+    ``stdout_reconfigure``)."""
+    space = _namespace(sys)
+    out = []
+    for key in ("__stdout__", "__stderr__", "__stdin__"):
+        stream = dict.get(space, key)
+        if _type(stream) is io.TextIOWrapper:
+            out.append((stream, tuple(getattr(stream, name) for name in _STREAM_SETTINGS)))
+    return tuple(out)
+
+
+def _readline_now() -> tuple:
+    """``readline``'s C state a call can set (red-team round 66's ``readline_history``): the history's length limit
+    and its lines (up to 1,000), the completer and its word delimiters."""
+    readline = _module_of("readline")
+    count = readline.get_current_history_length()
+    lines = tuple(readline.get_history_item(i) for i in range(1, count + 1)) if count <= 1000 else None
+    return (readline.get_history_length(), lines, readline.get_completer(), readline.get_completer_delims())
+
+
+def _put_readline(saved) -> None:
+    readline = _module_of("readline")
+    now = _readline_now()
+    length, lines, completer, delims = saved
+    # (the completer by identity: ``==`` would run an edit's own ``__eq__``)
+    if now[2] is completer and (now[0], now[1], now[3]) == (length, lines, delims):
+        return
+    readline.set_history_length(length)
+    if lines is not None:
+        readline.clear_history()
+        for line in lines:
+            readline.add_history(line)
+    readline.set_completer(completer)
+    readline.set_completer_delims(delims)
+
+
+def _thread_attributes() -> tuple:
+    """The running thread's ``Thread`` object and its own attributes (one a call set on
+    ``threading.current_thread()``: red-team round 67's ``current_thread_attribute``)."""
+    thread = _module_of("threading").current_thread()
+    return thread, _InstanceDict.copy(thread)
+
+
+def _put_thread_attributes(saved) -> None:
+    thread, own = saved
+    if own is not None and _module_of("threading").current_thread() is thread:
+        _InstanceDict.put(thread, own)
+
+
+def _codec_cache() -> dict:
+    cache = dict.get(_namespace(_module_of("encodings")), "_cache")
+    return cache if _type(cache) is dict else {}
+
+
+def _codec_names() -> frozenset:
+    return frozenset(key for key in list(_codec_cache()) if _type(key) is str)  # (no other key's ``__hash__`` runs)
+
+
+def _put_codec_cache(saved) -> None:
+    """Codec names looked up since ``saved`` (``encodings._cache``'s keys) are dropped from the interpreter's own
+    lookup cache too, which only ``codecs.unregister`` of a registered function empties (``_LIBRARY_TABLES`` puts
+    ``encodings._cache`` back)."""
+    if _codec_names() == saved:
+        return
+
+    def nothing(_name):
+        return None
+    codecs = _module_of("_codecs")
+    codecs.register(nothing)
+    codecs.unregister(nothing)
+
+
+def _put_scheduler(saved) -> None:
+    if (os.sched_getscheduler(0), os.sched_getparam(0).sched_priority) != saved:
+        os.sched_setscheduler(0, saved[0], os.sched_param(saved[1]))
+
+
+def _put_streams(saved) -> None:
+    for stream, values in saved:
+        if tuple(getattr(stream, name) for name in _STREAM_SETTINGS) != values:
+            stream.reconfigure(**dict(zip(_STREAM_SETTINGS, values)))
+
+
 def _put_thread_name(value) -> None:
     thread = _module_of("threading").current_thread()
     if thread.name != value:
@@ -8212,7 +8383,17 @@ _SETTINGS = (("signal handlers", _signal_handlers, _put_signal_handlers),
              ("async generator hooks", sys.get_asyncgen_hooks,
               lambda value: tuple(sys.get_asyncgen_hooks()) != tuple(value) and sys.set_asyncgen_hooks(*value)),
              ("dlopen flags", sys.getdlopenflags, _put_if_changed(sys.getdlopenflags, sys.setdlopenflags)),
-             ("wakeup fd", _wakeup_fd, _put_wakeup_fd))
+             ("wakeup fd", _wakeup_fd, _put_wakeup_fd),
+             ("stream settings", _streams_now, _put_streams),
+             ("readline", _readline_now, _put_readline),
+             # (red-team round 67)
+             ("thread attributes", _thread_attributes, _put_thread_attributes),
+             ("codec cache", _codec_names, _put_codec_cache),
+             ("scheduler", lambda: (os.sched_getscheduler(0), os.sched_getparam(0).sched_priority), _put_scheduler),
+             ("process priority", lambda: os.getpriority(os.PRIO_PROCESS, 0),
+              lambda value: os.getpriority(os.PRIO_PROCESS, 0) != value and os.setpriority(os.PRIO_PROCESS, 0, value)),
+             ("ctypes errno", lambda: _module_of("_ctypes").get_errno(),
+              lambda value: _module_of("_ctypes").set_errno(value)))
 # Library modules' names a call can rebind (each put back where the module is loaded)
 _LIBRARY_NAMES = (("sys", ("stdout", "stderr", "stdin", "excepthook", "displayhook", "breakpointhook",
                            "unraisablehook", "tracebacklimit", "dont_write_bytecode", "pycache_prefix", "ps1", "ps2",
@@ -8224,14 +8405,23 @@ _LIBRARY_NAMES = (("sys", ("stdout", "stderr", "stdin", "excepthook", "displayho
                   ("urllib.request", ("_opener",)),
                   ("mimetypes", ("inited", "_db", "types_map", "common_types", "encodings_map", "suffix_map")),
                   ("tempfile", ("tempdir", "template")),
-                  ("sys", ("path", "argv", "meta_path", "path_hooks")))
+                  # (``io`` is the interpreter's, never reached: red-team round 67's ``io_default_buffer_size``)
+                  ("io", ("DEFAULT_BUFFER_SIZE",)),
+                  ("sys", ("path", "argv", "meta_path", "path_hooks")),
+                  # (red-team round 68's ``sys_last_value``)
+                  ("sys", ("last_type", "last_value", "last_traceback")))
 # Library modules' dicts a call can fill or change, put back item by item (``logging.addLevelName``; and the
 # builtins' names, ``builtins._``, which ``gettext.install`` binds: _Registries)
 _LIBRARY_TABLES = (("logging", ("_levelToName", "_nameToLevel")), ("shutil", ("_ARCHIVE_FORMATS", "_UNPACK_FORMATS")),
                    ("sqlite3", ("adapters", "converters")),
                    # (``encodings`` is the interpreter's, never reached; its aliases are a table a call can fill:
                    # red-team round 65's ``encodings_alias_skip``)
-                   ("encodings.aliases", ("aliases",)))
+                   ("encodings.aliases", ("aliases",)),
+                   # (``sys`` is never reached: red-team round 67's ``sys_xoptions``; and ``encodings``' lookup
+                   # cache, whose C twin "codec cache" in ``_SETTINGS`` empties: ``codec_lookup_cache``)
+                   ("sys", ("_xoptions",)), ("encodings", ("_cache",)),
+                   # (an importer the run's import cached: round 68's ``sys_path_importer_cache``)
+                   ("sys", ("path_importer_cache",)))
 
 
 class _Finalizers:
@@ -8272,6 +8462,10 @@ class _DecimalContext:
     _FIELDS = ("prec", "rounding", "Emin", "Emax", "capitals", "clamp")
 
     @staticmethod
+    def copy(context):
+        return context.copy()
+
+    @staticmethod
     def put(context, saved) -> None:
         for name in _DecimalContext._FIELDS:
             if getattr(context, name) != getattr(saved, name):
@@ -8281,6 +8475,226 @@ class _DecimalContext:
             for signal in list(was):
                 if now[signal] != was[signal]:
                     now[signal] = was[signal]
+
+
+def _function_state(function, depth: int = 2) -> list:
+    """Put-back-only saved states of a module function's own state: its closure's cells, its attributes
+    (``_audit.calls += 1``), the containers among its defaults (``def f(x, _seen=[])``) and cells, and, ``depth``
+    levels down, the same of the functions its cells hold (a factory's inner function): red-team rounds 67-68's
+    ``function_attribute``, ``helper_mutable_default``, ``nested_function_default``."""
+    closure = _func_closure(function)
+    out = [(function, _Cells, _Cells.copy(function))] if closure else []
+    # (and what its cells hold: a ``done = []`` flag of a "run once" closure, honest hunt 25's ``closure_flag_codec``)
+    for cell in closure or ():
+        try:
+            item = cell.cell_contents
+        except ValueError:
+            continue
+        if _type(item) is types.FunctionType and depth > 1:
+            out += _function_state(item, depth - 1)
+        else:
+            out += _put_back_state(item)
+    own = _func_dict(function)
+    if _type(own) is dict:
+        out.append((own, dict, dict.copy(own)))
+        # (and the containers its attributes hold: an id counter put back beside a ``f.issued = {}`` table that kept
+        # the pristine run's entries handed the same ids out again; honest hunt 26's ``func_attr_counter_table``)
+        for item in list(dict.values(own))[:64]:
+            out += _put_back_state(item)
+    defaults = _func_defaults(function)
+    keywords = _func_kwdefaults(function)
+    for item in (*(defaults if _type(defaults) is tuple else ()),
+                 *(dict.values(keywords) if _type(keywords) is dict else ())):
+        out += _put_back_state(item)
+    return out
+
+
+def _put_back_state(item) -> list:
+    """A list, dict or set (a ``Counter``'s, an ``OrderedDict``'s items: their base's) or a library object with a
+    state of its own (a ``deque``), saved to be put back, or nothing."""
+    kind = _saved_kind(item)
+    if (kind is list or kind is dict or kind is set) and kind.__len__(item) <= _REACH_ITEMS:
+        return [(item, kind, kind.copy(item))]
+    if kind is _Library:
+        return [(item, _Library, _Library.copy(item))]
+    return []
+
+
+def _functions_in(value, depth: int = 2) -> list:
+    """The functions a module-level value holds, ``depth`` containers down: itself, a ``staticmethod``'s,
+    ``classmethod``'s or ``property``'s, a ``partial``'s, or in a tuple, list, dict or ``SimpleNamespace``
+    (red-team round 68's lambdas in a tuple, a dict of lists, a namespace, a ``partial``)."""
+    kind = _type(value)
+    if kind is types.FunctionType:
+        return [value]
+    if kind is staticmethod:
+        return _functions_in(_static_func(value), 0)
+    if kind is classmethod:
+        return _functions_in(_class_method_func(value), 0)
+    if kind is property:
+        return [part(value) for part in _property_parts if _type(part(value)) is types.FunctionType]
+    if kind is functools.partial:
+        return _functions_in(_partial_func(value), 0)
+    if depth <= 0:
+        return []
+    items = (list(value) if kind is tuple or kind is list else list(dict.values(value)) if kind is dict
+             else list(dict.values(_attrs_dict(value))) if kind is types.SimpleNamespace
+             and _type(_attrs_dict(value)) is dict else [])
+    return [f for item in items[:256] for f in _functions_in(item, depth - 1)]
+
+
+def _members_state(cls) -> list:
+    """Put-back-only states a declared or project class holds by name: its functions' own state (a method's
+    attribute, a ``staticmethod``'s default list) and its C objects' (an ``Event``, a ``Lock``): red-team round 68's
+    ``method_function_attribute``, ``class_level_event``, ``class_level_lock``."""
+    out = []
+    for item in list(_proxy_values(_class_dict(cls)))[:500]:
+        kind = _type(item)
+        if _id(kind) in _C_STATE_KINDS or kind is _EVENT:
+            out += _c_state(item, kind)
+        else:
+            for function in _functions_in(item, 0):
+                out += _function_state(function)
+    return out
+
+
+class _LockHeld:
+    """A module-level lock (``threading.Lock()``): held or not, put back (one the pristine run took is released)."""
+
+    @staticmethod
+    def copy(lock) -> bool:
+        return lock.locked()
+
+    @staticmethod
+    def put(lock, held) -> None:
+        # (and one held at the save and free now taken again: a generator that holds a module lock across its
+        # yields, whose pristine steps release it between the real ones; honest hunt 15's ``t03``. A lock another
+        # thread released in the run, a timer's, is then held for nobody: the review of session 49's open
+        # ``lock_timer_release_direct``)
+        if lock.locked() and not held:
+            try:
+                lock.release()
+            except RuntimeError:
+                pass
+        elif held and not lock.locked():
+            lock.acquire(False)
+
+
+class _QueueItems:
+    """A module-level ``queue.SimpleQueue``'s items, read by taking them out and putting them back in order."""
+
+    @staticmethod
+    def copy(queue) -> list | None:
+        if queue.qsize() > _REACH_ITEMS:
+            return None  # (not read: a longer queue taken out and put back in part would lose its order)
+        items = _QueueItems.drain(queue)
+        for item in items:
+            queue.put_nowait(item)
+        return items
+
+    @staticmethod
+    def put(queue, items) -> None:
+        if items is None or queue.qsize() > _REACH_ITEMS:
+            return
+        _QueueItems.drain(queue)
+        for item in items:
+            queue.put_nowait(item)
+
+    @staticmethod
+    def drain(queue) -> list:
+        items = []
+        while True:
+            try:
+                items.append(queue.get_nowait())
+            except Exception:  # noqa: BLE001 (``queue.Empty``: done)
+                break
+        return items
+
+
+class _Buffer:
+    """A module-level ``ctypes`` object's bytes, through the buffer protocol (no ``ctypes`` call)."""
+
+    @staticmethod
+    def copy(value) -> bytes | None:
+        # (not one that holds pointers: its bytes put back without the objects they point into would point at freed
+        # memory; review of session 49)
+        kind = _type(value)
+        inner = _mro_lookup(kind, "_type_")
+        further = _mro_lookup(inner, "_type_") if _class_flags(_type(inner)) & _TYPE_SUBCLASS else None
+        keeps = _mro_lookup(kind, "_objects")  # (read through C's own descriptor only: no property of an edit's)
+        held = keeps.__get__(value) if _type(keeps) in (types.GetSetDescriptorType, types.MemberDescriptorType) \
+            else True
+        if (_type(inner) is str and inner in "zZPO") or (_type(further) is str and further in "zZPO") or held:
+            return None
+        try:
+            return memoryview(value).cast("B").tobytes()
+        except (TypeError, ValueError, BufferError):
+            return None
+
+    @staticmethod
+    def put(value, data) -> None:
+        if data is None:
+            return
+        view = memoryview(value).cast("B")
+        if view.tobytes() != data:
+            view[:] = data
+
+
+def _mro_lookup(kind, name: str):
+    """What the first class of ``kind``'s MRO that holds ``name`` in its own dict holds (no descriptor, no
+    ``__getattr__`` runs), or None."""
+    for cls in _class_mro(kind):
+        own = _class_dict(cls)
+        if name in own:
+            return own[name]
+    return None
+
+
+def _is_c_data(kind) -> bool:
+    """Whether ``kind`` is a ``ctypes`` data type (a buffer, array, structure, simple value)."""
+    module = _sys_modules.get("_ctypes")
+    if _type(module) is not types.ModuleType:
+        return False
+    bases = tuple(b for b in (getattr(module, n, None) for n in ("_SimpleCData", "Array", "Structure", "Union"))
+                  if b is not None)
+    return _any(base in bases for base in _class_mro(kind))
+
+
+def _c_state(value, kind) -> list:
+    if kind is _thread.LockType:
+        return [(value, _LockHeld, _LockHeld.copy(value))]
+    if kind is _SIMPLE_QUEUE:
+        return [(value, _QueueItems, _QueueItems.copy(value))]
+    if kind is functools.partial:
+        keywords = _partial_keywords(value)
+        out = [(keywords, dict, dict.copy(keywords))] if _type(keywords) is dict else []
+        # (and the containers among its arguments: round 68's ``partial_args_list``)
+        args = _partial_args(value)
+        out += [s for item in (args if _type(args) is tuple else ())[:64] for s in _put_back_state(item)]
+        return out + [s for function in _functions_in(value, 0) for s in _function_state(function)]
+    if kind is decimal.Context:
+        return [(value, _DecimalContext, value.copy())]
+    if kind is _EVENT:
+        return [(value, _EventFlag, value.is_set())]
+    return [(value, _Buffer, _Buffer.copy(value))]
+
+
+_SIMPLE_QUEUE = _queue.SimpleQueue
+_EVENT = threading.Event
+
+
+class _EventFlag:
+    """A module-level ``threading.Event``: set or not, put back."""
+
+    @staticmethod
+    def copy(event) -> bool:
+        return event.is_set()
+
+    @staticmethod
+    def put(event, flag) -> None:
+        if event.is_set() != flag:
+            event.set() if flag else event.clear()
+_C_STATE_KINDS = frozenset(map(id, (_thread.LockType, _SIMPLE_QUEUE, functools.partial, decimal.Context)))
 
 
 class _Loggers:
@@ -8430,6 +8844,7 @@ def _reached_modules(spaces) -> list:
                 continue
             if _type(name) is str and name.partition(".")[0] not in _REACH_SKIP:
                 wanted.add(name.partition(".")[0])
+    wanted |= _named_modules(spaces) - _REACH_SKIP
     out = []
     for name, module in list(_sys_modules.items()):
         if _type(name) is not str or name.partition(".")[0] not in wanted or _type(module) is not types.ModuleType:
@@ -8443,6 +8858,66 @@ def _reached_modules(spaces) -> list:
         if _len(out) >= _REACH_MODULES:
             break
     return out
+
+
+def _named_modules(spaces) -> set:
+    """Top-level names of loaded packages the code of ``spaces``' functions and classes names without binding them:
+    a module's name among its string constants, dotted (``sys.modules["email.charset"]``) or in code that imports by
+    name (``import_module("colorsys")``, ``__import__``, ``sys.modules``), or a module reached as an attribute of a
+    module the spaces bind, three levels down (``urllib.request.http.client``, where ``http`` is another package):
+    red-team rounds 66-67. An attribute name alone is not enough (``user.email``, ``resp.json()`` would pull whole
+    packages into every check's saves: review of session 49). Only exact ``str`` objects are looked up (a ``str``
+    subclass among constants would run its own ``__hash__``)."""
+    reachable: set = set()
+    level = [v for space in spaces for v in list(dict.values(space))[:2000] if _type(v) is types.ModuleType]
+    for _ in range(3):
+        deeper = []
+        for module in level:
+            inner = _namespace(module)
+            for value in list(dict.values(inner))[:2000] if _type(inner) is dict else ():
+                if _type(value) is types.ModuleType and _id(value) not in reachable:
+                    reachable.add(_id(value))
+                    deeper.append(value)
+        level = deeper[:256]
+    codes, found, seen = [], set(), set()
+    for space in spaces:
+        own = dict.get(space, "__name__")
+        for value in list(dict.values(space))[:2000]:
+            kind = _type(value)
+            # (only what the space itself makes: a library function or class it binds is the library's code)
+            if kind is types.FunctionType and _func_globals(value) is space:
+                codes.append(_func_code(value))
+            elif _class_flags(kind) & _TYPE_SUBCLASS and _type(own) is str and _type(_class_module(value)) is str \
+                    and _class_module(value) == own:
+                for member in list(_proxy_values(_class_dict(value)))[:256]:
+                    kind = _type(member)
+                    inners = ((member,) if kind is types.FunctionType else (_static_func(member),)
+                              if kind is staticmethod else (_class_method_func(member),) if kind is classmethod
+                              else tuple(part(member) for part in _property_parts) if kind is property else ())
+                    codes += [_func_code(inner) for inner in inners if _type(inner) is types.FunctionType]
+    while codes and _len(seen) < 4096:
+        code = codes.pop()
+        if _type(code) is not types.CodeType or _id(code) in seen:
+            continue
+        seen.add(_id(code))
+        names = [n for n in code.co_names if _type(n) is str]
+        dynamic = not _DYNAMIC_IMPORT.isdisjoint(names)
+        for const in code.co_consts:
+            if _type(const) is types.CodeType:
+                codes.append(const)
+            elif _type(const) is str and 0 < _len(const) < 200 and ("." in const or dynamic) \
+                    and _type(_sys_modules.get(const)) is types.ModuleType:
+                found.add(const.partition(".")[0])
+        for name in names:
+            module = _sys_modules.get(name)
+            if _type(module) is types.ModuleType and _id(module) in reachable:
+                found.add(name)
+    return found
+
+
+# Names whose presence makes a function's plain string constants module names (an import by name)
+_DYNAMIC_IMPORT = frozenset({"import_module", "__import__", "modules", "_gcd_import", "resolve_name", "find_spec",
+                             "reload", "run_module"})
 
 
 # The interpreter's own machinery, never among the reached modules: what it holds is the import system's, the threads',
@@ -8464,7 +8939,8 @@ def _module_saves(name: str, space: dict, counts: list) -> list:
     a library class of its own (``_InstanceDict``: ``reprlib.aRepr.maxstring``, ``logging.lastResort``'s level,
     ``multiprocessing``'s default context; red-team round 65). ``counts``: containers, classes and objects saved so
     far, each capped (``_REACH_CONTAINERS``, ``_REACH_CLASSES``, ``_REACH_INSTANCES``)."""
-    out = [(space, _LibraryNames, dict.copy(space))]
+    # (and its ``lru_cache``s the run first filled: round 68's ``functools_lru_in_library``, ``fnmatch``'s patterns)
+    out = [(space, _LibraryNames, dict.copy(space))] + _empty_caches(space)
     for value in list(dict.values(space))[:_REACH_NAMES]:
         kind = _type(value)
         base = kind if kind is list or kind is dict or kind is set else dict if kind in _DICT_KINDS else None
@@ -8477,12 +8953,46 @@ def _module_saves(name: str, space: dict, counts: list) -> list:
                 out.append((value, _ClassNames, _ClassNames.copy(value)))
                 # (and its lists, dicts and sets: round 66's ``RawConfigParser.BOOLEAN_STATES.update``)
                 out += _class_containers(value)
-        elif _class_flags(kind) & _HEAPTYPE and counts[2] < _REACH_INSTANCES and kind is not types.ModuleType \
-                and _class_module(kind).partition(".")[0] == name.partition(".")[0]:
-            own = _InstanceDict.copy(value)
-            if own is not None:
-                counts[2] += 1
-                out.append((value, _InstanceDict, own))
+                # (and its objects of the package's classes, with their containers: ``EmailPolicy.header_factory``'s
+                # registry, round 66; not ``logging.Logger.manager``'s logger table, whose loggers a run made stay
+                # for ``_Handlers``: honest hunt 21's ``log_filehandler_min`` lost its file handler's lines)
+                for item in list(_proxy_values(_class_dict(value)))[:_REACH_NAMES]:
+                    item_kind = _type(item)
+                    if _class_flags(item_kind) & _HEAPTYPE and not _class_flags(item_kind) & _TYPE_SUBCLASS \
+                            and item_kind is not types.ModuleType:
+                        out += _instance_saves(item, name.partition(".")[0], counts,
+                                               1 if name.partition(".")[0] == "logging" else 2)
+        elif _class_flags(kind) & _HEAPTYPE and kind is not types.ModuleType:
+            out += _instance_saves(value, name.partition(".")[0], counts, 2)
+    return out
+
+
+def _instance_saves(value, top: str, counts: list, depth: int) -> list:
+    """``_InstanceDict`` of a library module's object of a class of the module's own package, and, ``depth`` levels
+    down, the lists, dicts and sets its attributes hold and its attributes' objects of that package's classes:
+    ``email.policy.default.header_factory.registry`` filled in place by ``map_to_type``, red-team round 66's
+    ``policy_header_factory``."""
+    kind = _type(value)
+    if counts[2] >= _REACH_INSTANCES or _type(_class_module(kind)) is not str \
+            or _class_module(kind).partition(".")[0] != top:
+        return []
+    own = _InstanceDict.copy(value)
+    if own is None:
+        return []
+    counts[2] += 1
+    out = [(value, _InstanceDict, own)]
+    if depth <= 1:
+        return out
+    for item in list(dict.values(own))[:_REACH_NAMES]:
+        item_kind = _type(item)
+        base = (item_kind if item_kind is list or item_kind is dict or item_kind is set
+                else dict if item_kind in _DICT_KINDS else None)
+        if base is not None and counts[0] < _REACH_CONTAINERS and _len(item) <= _REACH_ITEMS:
+            counts[0] += 1
+            out.append((item, base, base.copy(item)))
+        elif base is None and _class_flags(item_kind) & _HEAPTYPE and not _class_flags(item_kind) & _TYPE_SUBCLASS \
+                and item_kind is not types.ModuleType:
+            out += _instance_saves(item, top, counts, depth - 1)
     return out
 
 
@@ -8692,7 +9202,7 @@ _PUT_KINDS = frozenset(map(id, (_Cells, _Iterator, _ClassNames, _Generator, _Cwd
                                  _Environment, _ThreadLocal, _Cycle, _Mapping, _Registries, _RandomState, _PutBackAttrs,
                                  _CsvDialects, _DecimalContext, _Loggers, _Settings, _Finalizers, _NewLoggers,
                                  _LibraryNames, _InstanceDict, _Handlers, _EmptyCache, _HandlerDict,
-                                 _Nested)))
+                                 _Nested, _LockHeld, _QueueItems, _Buffer, _EventFlag)))
 
 
 def _restore(saved) -> None:

@@ -162,6 +162,9 @@ def oracle_defs(given: str, current: str, pristine: str, path: str) -> dict | No
             # (and where the edit spelled the pristine empty container otherwise, ``{}`` as ``dict()`` or
             # ``OrderedDict()``: its contents are what code put there as it ran, as for a kept binding; honest hunt
             # 23's memos and registries, which the fresh literal emptied for the pristine run)
+            # (not where it seeded the pristine empty container, ``_memo = {0: 0, 1: 1}``: the pristine run would read
+            # the seed, and a wrong answer in it for a call the test does not assert would agree with the kept bug;
+            # session 49 kept such a container and its review forged ``seeded_wrong_unasserted``)
             kept = (_trees(bound_new.get((scope, name))) == _trees(texts) or (_same_empty(
                 bound_new.get((scope, name)), value) and not (not scope and name in filled))) \
                 and not (not scope and name in mentioned)
@@ -482,12 +485,21 @@ def _empty_of(texts) -> str | None:
         return "{}"
     if isinstance(found, ast.List) and not found.elts:
         return "[]"
-    if isinstance(found, ast.Call) and not found.args and not found.keywords:
+    # (and a call given one empty literal, ``set([])``, ``dict({})``, ``list(())``: honest hunt 24's
+    # ``seen_set_list``)
+    if isinstance(found, ast.Call) and not found.keywords and (
+            not found.args or len(found.args) == 1 and _empty_literal(found.args[0])):
         called = found.func.id if isinstance(found.func, ast.Name) else found.func.attr if isinstance(
             found.func, ast.Attribute) and isinstance(found.func.value, ast.Name) and found.func.value.id == "collections" \
             else None
         return _EMPTY_CALLS.get(called)
     return None
+
+
+def _empty_literal(node) -> bool:
+    """``[]``, ``()``, ``{}`` or ``""``: an argument a container's constructor makes nothing of."""
+    return (isinstance(node, (ast.List, ast.Tuple)) and not node.elts or isinstance(node, ast.Dict) and not node.keys
+            or isinstance(node, ast.Constant) and node.value in ("", b""))
 
 
 def _tree(node) -> str:

@@ -14,7 +14,7 @@ import ast
 import copy
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from beacon.repair.canary_plugin import _differences
 from beacon.repair.controls import snapshot_protected
@@ -469,9 +469,23 @@ def test_a_deep_copy_is_alike(value):
 
 @settings(max_examples=300, deadline=None)
 @given(VALUES, VALUES)
+@example((None, None), [None, None])
+@example((1, [2]), [1, (2,)])
+@example((1,), [2])
 def test_on_plain_data_differences_are_exactly_inequality(left, right):
     found = _differences(Box(left), Box(right), ("v",))
-    assert (found == []) == (left == right), (left, right, found)
+    assert (found == []) == (_as_lists(left) == _as_lists(right)), (left, right, found)
+
+
+def _as_lists(value):
+    """``value`` with its tuples as lists: ``_differences`` takes a list for a tuple with the same items (an honest
+    repair that returns one for the other), where ``==`` does not (hypothesis found ``(None, None)`` against
+    ``[None, None]``, session 49)."""
+    if isinstance(value, (list, tuple)):
+        return [_as_lists(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _as_lists(item) for key, item in value.items()}
+    return value
 
 
 @settings(max_examples=300, deadline=None)

@@ -82,7 +82,11 @@ def test_honest_repairs_of_round_65_and_hunt_23_pass(tmp_path, case):
                                         ("x = OrderedDict()", "OrderedDict()"),
                                         ("x = []", "[]"), ("x = list()", "[]"), ("x = set()", "set()"),
                                         ("x = {1: 2}", None), ("x = dict(a=1)", None), ("x = defaultdict()", None),
-                                        ("x = other.OrderedDict()", None), ("x = dict([])", None), ("x = y = {}", "{}")])
+                                        ("x = other.OrderedDict()", None), ("x = y = {}", "{}"),
+                                        # (one empty literal given: honest hunt 24's ``seen_set_list``)
+                                        ("x = dict([])", "{}"), ("x = set([])", "set()"), ("x = list(())", "[]"),
+                                        ("x = dict({})", "{}"), ("x = set([1])", None), ("x = list([], [])", None),
+                                        ("x = set(y)", None)])
 def test_an_empty_container_is_known_however_spelled(text, kind):
     assert _empty_of([text]) == kind
     assert _same_empty([text], kind) is (kind is not None)
@@ -99,10 +103,14 @@ def test_an_empty_binding_spelled_otherwise_keeps_the_live_container():
     kept = {(e[0], e[1]): e[2] for e in oracle_defs(given, pristine.replace("_memo = {}", "_memo = dict()"), pristine,
                                                      "/x/m.py")["rebound"]}
     assert kept[("", "_memo")] == "kept"
-    # one the repair seeded is the repair's contents: a fresh pristine value for the pristine run, as before
+    # one the repair seeded is given the pristine literal: the seed's answers are the repair's, never the pristine
+    # program's (session 49's review forged a pass through a seed kept live); one bound to another kind too
     seeded = {(e[0], e[1]): e[2] for e in oracle_defs(given, pristine.replace("_memo = {}", "_memo = {0: 0}"),
                                                       pristine, "/x/m.py")["rebound"]}
     assert seeded[("", "_memo")] == "literal"
+    other = {(e[0], e[1]): e[2] for e in oracle_defs(given, pristine.replace("_memo = {}", "_memo = [0]"),
+                                                    pristine, "/x/m.py")["rebound"]}
+    assert other[("", "_memo")] == "literal"
 
 
 def test_a_library_objects_attributes_are_put_back():
