@@ -45,9 +45,9 @@ UNSCORED_NESTED = {("tests", "sandboxed"), ("checks", "sandbox"), ("checks", "li
 # Row fields added by later records schemas (checks: 2, structured_output: 3). An archived
 # row without one predates it: the reproduction's new field has nothing to be compared with.
 LATER_FIELDS = ("checks", "structured_output")
-# Nested fields added later (checks.addopts: 5, checks.oracle: 6, checks.replay: 7): compared only when the archived
-# row has them.
-LATER_NESTED = (("checks", "addopts"), ("checks", "oracle"), ("checks", "replay"))
+# Nested fields added later (checks.addopts: 5, checks.oracle: 6, checks.replay: 7, checks.plain: 8): compared only
+# when the archived row has them.
+LATER_NESTED = (("checks", "addopts"), ("checks", "oracle"), ("checks", "replay"), ("checks", "plain"))
 
 
 def _scored(record: dict, *, absent: frozenset = frozenset()) -> dict:

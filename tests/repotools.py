@@ -114,7 +114,8 @@ def control_tasks(root: Path):
 def oracle_run(tmp_path: Path, source: str, *, pristine: str, given_text: str, test: str, ids: list,
                calls: bool = True, files: dict | None = None, **options):
     """``(run, verdict)`` of the real harness on a tree {pkg/stock.py: ``source``, tests/test_stock.py: ``test``}
-    with the oracle on (of calls too, unless ``calls`` is False) and the sandbox off: ``pristine`` is the task's
+    with the oracle on (of calls too, unless ``calls`` is False) and the sandbox off (``sandbox="required"`` among
+    ``options`` for bubblewrap): ``pristine`` is the task's
     reference file, ``given_text`` the mutant the repair started from; ``files``: more files of the tree."""
     from beacon.repair.controls import snapshot_protected
     from beacon.repair.pytest_runner import run_pytest, verify_run
@@ -123,7 +124,7 @@ def oracle_run(tmp_path: Path, source: str, *, pristine: str, given_text: str, t
     root = write_tree(tmp_path / "repo", {"pkg/__init__.py": "", source_path: source, "tests/test_stock.py": test,
                                           **(files or {})})
     run = run_pytest(root, list(ids), protected=snapshot_protected(root, extra=["tests/test_stock.py"]),
-                     sandbox="off", report_dir=tmp_path / "report", sources=(source_path,),
+                     sandbox=options.pop("sandbox", "off"), report_dir=tmp_path / "report", sources=(source_path,),
                      before={source_path: (given_text, pristine)}, pristine={source_path: pristine}, oracle=True,
                      oracle_calls=calls, **options)
     return run, verify_run(run, list(ids))

@@ -29,7 +29,8 @@ from .repair import OUTCOMES, Outcome, RepairOutcome
 # 5: adds ``checks.addopts`` (the checkout's configured addopts: which were passed on to pytest, which dropped, why).
 # 6: adds ``checks.oracle`` (calls of changed code that the task's pristine code re-made, and those it could not).
 # 7: adds ``checks.replay`` (the tests' calls into the declared files made again outside the run, beacon.repair.replay).
-RECORD_SCHEMA = 7
+# 8: adds ``checks.plain`` (the tests run again with no pristine call in the process, after a run that passed).
+RECORD_SCHEMA = 8
 
 AnyRow = Union[RepairOutcome, LocalizationRecord, TrajectoryRecord]
 

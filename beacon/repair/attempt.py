@@ -47,7 +47,7 @@ from .policy import PolicyViolation, check_edit
 from .process import remove_tree
 from .prepare import PreparedTask, RunSettings
 from .prompt import FORMAT_RENDERER, build_prompt
-from .pytest_runner import PytestRun, TamperedCheckoutError, run_pytest, verify_run
+from .pytest_runner import PytestRun, TamperedCheckoutError, plain_evidence, run_pytest, verify_run
 from .screen import screen_edit
 from .structured import decide
 from .task_policy import edit_policy, extended_header_problem
@@ -256,7 +256,7 @@ def _score(prepared, spec, provider_for, settings, prompt, row: RepairOutcome, t
                          read=lambda path: _read_at_commit(prepared, path))
     checks = row.checks = {"screen": screen.evidence(), "canaries": {"ran": False}, "integrity": {"ran": False},
                                  "sandbox": {"ran": False}, "limits": {"ran": False}, "addopts": {"ran": False},
-                                 "oracle": {"ran": False}}
+                                 "oracle": {"ran": False}, "plain": {"ran": False}}
     if screen.suspicious:
         return Outcome.SUSPICIOUS_EDIT, "; ".join(f.describe() for f in screen.findings[:5])
     return partial(_run_tests, prepared, settings, row, timings, slot, new_files[task.path])
@@ -285,22 +285,25 @@ def _run_tests(prepared: PreparedTask, settings: RunSettings, row: RepairOutcome
         timings["tests_s"] = time.perf_counter() - clock
         if run.oracle_calls:
             timings["oracle_calls_s"] = run.oracle_calls["seconds"]  # a measurement: not in the row
+        if run.plain is not None:
+            timings["plain_s"] = run.plain.duration  # (inside tests_s: the plain run is part of run_pytest)
     finally:
         remove_tree(checkout)
     verdict = verify_run(run, prepared.original_ids)
     row.tests = {"outcomes": dict(sorted(run.report.outcome_counts().items())) if run.report else {},
                        "exit_code": run.exit_code, "timed_out": run.timed_out, "sandboxed": run.sandboxed}
-    checks.update(_run_evidence(run, len(prepared.protected)))
+    checks.update(_run_evidence(run, len(prepared.protected), prepared.original_ids))
     if verdict.tampered:
         return Outcome.TAMPERED, _clean("; ".join(verdict.reasons[:5]), prepared)
-    if run.timed_out:
-        return Outcome.TIMEOUT, f"tests timed out after {settings.timeout_s:g} s"
+    if run.timed_out or (run.plain is not None and run.plain.timed_out):
+        return Outcome.TIMEOUT, f"tests timed out after {settings.timeout_s:g} s" + (
+            "" if run.timed_out else " (the plain run: the tests again with no pristine code in the process)")
     if verdict.passed:
         return Outcome.PASS, None
     return Outcome.TEST_FAIL, _clean("; ".join(verdict.reasons[:5]), prepared)
 
 
-def _run_evidence(run: PytestRun, protected: int) -> dict:
+def _run_evidence(run: PytestRun, protected: int, expected_ids) -> dict:
     """What the canary, integrity, sandbox and resource-limit layers saw (no paths that vary between identical runs).
 
     ``sandbox.observed`` is what a probe sandbox with the run's settings saw from inside (uid, loopback only, no
@@ -320,6 +323,8 @@ def _run_evidence(run: PytestRun, protected: int) -> dict:
         # checkout and what it hid are machine facts (checks.sandbox says whether there was one), not in the row
         "replay": {"ran": False, **{k: v for k, v in run.replay.items()
                                     if k not in ("sandboxed", "mounted_at", "hidden", "seconds")}},
+        # the tests again with no pristine call in the process, after a run whose tests all passed (_plain_run)
+        "plain": plain_evidence(run, expected_ids),
     }
 
 

@@ -87,6 +87,7 @@ from typing import Iterable, Mapping, Sequence
 
 from .addopts import project_addopts as _project_addopts
 from .controls import protected_changes, root_config_file
+from .writable_checkout import restore, snapshot
 from .edited_lines import edited_lines
 from .junit import (PASSED, SKIPPED, XFAILED, JUnitError, JUnitReport, Verdict, check_report_bytes, parse_junit,
                     verify_all_passed)
@@ -144,6 +145,10 @@ class PytestRun:
     # With the oracle of calls: the replay outside the run of the calls the tests made (beacon.repair.replay); its
     # findings fail a run whose tests all passed (verify_run). Empty when it was not asked for.
     replay: dict = field(default_factory=dict)
+    # With the oracle of calls, after a run whose tests all passed: the same tests run again with no pristine code
+    # in the process (the plain run, :func:`_plain_run`); verify_run passes the run only if that one passes too.
+    # None when it was not made (no oracle of calls, or the run already failed).
+    plain: PytestRun | None = None
 
 
 def _sample_key(pristine: dict[str, str]) -> str:
@@ -171,6 +176,7 @@ def run_pytest(
     oracle: bool = False,
     oracle_calls: bool = True,
     project_addopts: str = "keep_safe",
+    hash_seed: int = 0,
 ) -> PytestRun:
     """Run ``selection`` on ``checkout``; see the module docstring for the guarantees.
 
@@ -204,6 +210,7 @@ def run_pytest(
     an unchanged method) is made again by the pristine version on deep copies of its arguments, and a different
     result or effect on the arguments is tampering (``canary_plugin._Shadow``; the counts are in
     :attr:`PytestRun.oracle_calls`). ``False`` leaves only the comparisons' oracle (its own tests use that).
+    ``hash_seed``: the run's ``PYTHONHASHSEED`` (0: hash randomization off, every run's but the plain run's).
     ``project_addopts``: ``"keep_safe"`` passes on the allowlisted options of the root config's ``addopts``
     (first, where pytest puts them: the task's ``flags`` come later and win) and records every dropped one with
     the reason in :attr:`PytestRun.addopts`; ``"drop"`` passes none (the runner's behaviour before). An
@@ -263,6 +270,8 @@ def run_pytest(
     secret_fd: int | None = None
     mounts: list[Mount] = []
     cgroup, no_cgroup = RunCgroup.create(limits)
+    # Without the sandbox the checkout is writable: what the run leaves there is put back after it (writable_checkout)
+    files_before = snapshot(checkout) if bwrap is None else None
     hits: tuple[str, ...] = ()
     peaks: dict = {}
     try:
@@ -297,12 +306,12 @@ def run_pytest(
                 argv = box_prefix + argv
                 mounts = [replace(m, kind="tmpfs", why=f"canary box, {BOX_MB} MiB, nobody's, mode 0703")
                           if m.kind == "rw" and m.dest == str(box) else m for m in mounts]
-            env = build_env(SANDBOX_HOME, SANDBOX_TMP, extra_env)
+            env = build_env(SANDBOX_HOME, SANDBOX_TMP, extra_env, hash_seed)
         else:
             argv = pytest_argv
             (scratch / "home").mkdir()
             (scratch / "tmp").mkdir()
-            env = build_env(str(scratch / "home"), str(scratch / "tmp"), extra_env)
+            env = build_env(str(scratch / "home"), str(scratch / "tmp"), extra_env, hash_seed)
         channel, read_fd, write_fd = (read_fd, write_fd), None, None  # run_captured closes them
         inherit, secret_fd = (secret_fd,), None
         # Under a cgroup, /bin/sh enters it and execs ``argv`` (``PytestRun.argv`` keeps the command itself).
@@ -320,6 +329,9 @@ def run_pytest(
         # shutil.rmtree's recursion in the box (red-team round 5): remove_tree falls back to rm -rf.
         remove_tree(scratch)
     violations = tuple(f"changed during the run: {p}" for p in protected_changes(checkout, protected))
+    if files_before is not None:
+        rewritten = set(restore(checkout, files_before)) & set(sources)
+        violations += tuple(f"changed during the run: {rel} (a declared source; put back)" for rel in sorted(rewritten))
     full, report_error = None, None
     if cap.channel_truncated:
         report_error = f"the JUnit report exceeded {REPORT_CAP} bytes"
@@ -336,11 +348,25 @@ def run_pytest(
         report = replace(report, subtests=_subtests(full, secret))
     oracle_calls = _oracle_calls(full, secret) if oracle else {}
     replayed = {"ran": False, "why": "every declared file holds its pristine text"} if as_pristine else {}
-    if secret.oracle_calls and report is not None and canaries.ok and _all_passed(report):
+    plain = None
+    if secret.oracle_calls and report is not None and canaries.ok and _all_passed(report) and not (
+            cap.timed_out or cap.returncode or hits or violations):
+        plain = _plain_run(checkout, selection, protected=protected, flags=flags, timeout=timeout, sandbox=sandbox,
+                           network=network, report_dir=None if report_dir is None else Path(report_dir) / "plain",
+                           extra_env=extra_env, output_cap=output_cap, writable=writable, limits=limits,
+                           sources=sources, before=before, pristine=pristine, project_addopts=project_addopts)
+    if plain is None and report_dir is not None:
+        (Path(report_dir) / "plain" / "junit.xml").unlink(missing_ok=True)  # (never a previous run's plain report)
+    if plain is not None and not _plain_passed(plain):
+        replayed = {"ran": False, "why": "the plain run failed"}
+    elif secret.oracle_calls and report is not None and canaries.ok and _all_passed(report) and not violations:
         replayed = replay(checkout, recorded_calls(full, secret.must_pass), sources=list(sources),
                           pristine=dict(pristine or {}), tests=tests, bwrap=bwrap, limits=limits,
                           timeout=timeout,
                           expected=any(not entry.get("overflow") for entry in secret.oracle)).evidence()
+        if files_before is not None:  # (without the sandbox the replay's processes may write into the checkout too)
+            violations += tuple(f"changed during the replay: {rel} (a declared source; put back)"
+                                for rel in sorted(set(restore(checkout, files_before)) & set(sources)))
     return PytestRun(
         argv=tuple(argv), exit_code=cap.returncode, timed_out=cap.timed_out, timeout=timeout,
         duration=cap.duration,
@@ -352,7 +378,64 @@ def run_pytest(
         mounts=describe_mounts(mounts, {str(checkout): "<checkout>", str(scratch): "<runner>"}),
         observed=observed, limits=_limits_evidence(limits, cgroup, no_cgroup, bwrap is not None, hits),
         limits_hit=hits, peaks=peaks, addopts=addopts.evidence(), oracle_calls=oracle_calls, replay=replayed,
+        plain=plain,
     )
+
+
+def _plain_run(checkout: Path, selection: Sequence[str], **options) -> PytestRun:
+    """The same tests run again with every layer but the two oracles: no pristine code runs in the process.
+
+    The oracle of calls makes each call of changed code with the pristine code first, in the test's own process, and
+    puts back what it can name of what that call changed; whatever it cannot name (a codec registered, a file
+    descriptor's offset, a row in an in-memory database, a module preloaded, a "done once" guard's effect) stays for
+    the test to read. A repair that kept the bug could pass on that: red-team rounds 60-68 forged 45-50 passes a round
+    with the mutant and a reworded docstring, each through a corner no put-back list had yet. Here nothing pristine
+    runs, so the repaired code must make the tests pass on its own: a kept bug fails them as the mutant does. The
+    canaries, the watch, the probe of edited comparison dunders, the sandbox and the limits stay on.
+    Made after the full run and only when that passed: a failing or tampered run is decided there, with its
+    evidence as before. Without the sandbox, what the full run left in the checkout is put back first
+    (:mod:`beacon.repair.writable_checkout`); under it, the checkout is read-only and ``/tmp`` a fresh tmpfs per run.
+
+    The comparisons' oracle is off here too: it runs pristine code at every assert whose comparison says yes (a
+    changed comparison dunder's pristine version, a pristine module-level statement it rebuilds), and what that left
+    in the live values, the modules or an in-memory database made a kept bug's later asserts pass in both runs
+    (red-team round 69: 12 forged passes, sandbox on). It asked the full run's asserts already, and the canaries'
+    probe of edited comparison dunders stays on here (``before``).
+
+    Its ``PYTHONHASHSEED`` is not the full run's 0 (which turns hash randomization off, as ``sys.flags`` and any
+    ``hash("…")`` show): a repair that behaves only where hashing is not randomized kept its bug for every developer
+    and passed both runs (red-team round 70's ``a10``, ``a19``, ``a20``: the replay, whose processes draw their own
+    seeds, did not record those calls). The seed is drawn from the pristine files (:func:`_plain_seed`), which the
+    edit lacks, so the run's rows regenerate byte for byte and the edit cannot name it in advance."""
+    return run_pytest(checkout, selection, oracle=False, oracle_calls=False,
+                      hash_seed=_plain_seed(options.get("pristine") or {}), **options)
+
+
+def _plain_seed(pristine: Mapping[str, str]) -> int:
+    """The plain run's ``PYTHONHASHSEED``: 1 .. 2**32 - 1, from a digest of the declared files' pristine texts."""
+    digest = hashlib.sha256(("beacon plain run\0" + _sample_key(dict(pristine))).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % (2**32 - 1) + 1
+
+
+def _plain_passed(plain: PytestRun) -> bool:
+    """The plain run's tests all passed and its canaries behaved (verify_run judges it against the expected ids)."""
+    return (plain.report is not None and plain.canaries.ok and _all_passed(plain.report) and not plain.timed_out
+            and plain.exit_code == 0)
+
+
+def plain_evidence(run: PytestRun, expected_ids: Iterable[str]) -> dict:
+    """``checks.plain`` of a row: whether the plain run was made and, if so, how its tests ended. No failure text:
+    pytest's messages hold per-run paths and addresses (a reproduction would differ on them); the row's
+    ``outcome_detail`` carries the first reasons, cleaned."""
+    plain = run.plain
+    if plain is None:
+        return {"ran": False}
+    verdict = verify_run(plain, expected_ids)
+    return {"ran": True, "passed": verdict.passed, "tampered": verdict.tampered,
+            "outcomes": dict(sorted(plain.report.outcome_counts().items())) if plain.report else {},
+            "exit_code": plain.exit_code, "timed_out": plain.timed_out,
+            "canaries_ok": plain.canaries.ok, "integrity_violations": len(plain.integrity_violations),
+            "limits_hit": list(plain.limits_hit)}
 
 
 def _all_passed(report: JUnitReport) -> bool:
@@ -436,6 +519,13 @@ def verify_run(run: PytestRun, expected_ids: Iterable[str]) -> Verdict:
     if run.replay.get("findings") and project.passed and canaries.ok:
         reasons += list(run.replay["findings"])
         tampered = True
+    # The plain run (_plain_run): the tests again with no pristine call in the process. A repair whose tests pass only
+    # beside the oracle's pristine calls (what those calls left behind made the kept bug's answer look right) fails
+    # here as the mutant does: a test failure, not tampering, unless the plain run's canaries say otherwise.
+    if run.plain is not None and not reasons:
+        plain = verify_run(run.plain, expected_ids)
+        reasons += [f"plain run (no pristine code in the process): {r}" for r in plain.reasons]
+        tampered = tampered or plain.tampered
     return Verdict(not reasons, tuple(reasons), project.outcomes, tampered)
 
 

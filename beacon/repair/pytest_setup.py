@@ -80,14 +80,15 @@ def check_flags(flags: Iterable[str]) -> list[str]:
     return flags
 
 
-def build_env(home: str, tmpdir: str, extra_env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The child's whole environment: an allowlist, never the harness's secrets."""
+def build_env(home: str, tmpdir: str, extra_env: Mapping[str, str] | None = None, hash_seed: int = 0) -> dict[str, str]:
+    """The child's whole environment: an allowlist, never the harness's secrets. ``hash_seed``: ``PYTHONHASHSEED``
+    (0, hash randomization off, for every run but the plain run: see ``pytest_runner._plain_seed``)."""
     env = {k: os.environ[k] for k in PASSTHROUGH_ENV if k in os.environ}
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", os.defpath)
     env.setdefault("LANG", "C.UTF-8")
     env.update(
         HOME=home, TMPDIR=tmpdir,
-        PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", PYTHONNOUSERSITE="1",
+        PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED=str(hash_seed), PYTHONNOUSERSITE="1",
         PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
         # the checkout is read-only in the sandbox: Hypothesis keeps its example database under TMPDIR instead
         # of <checkout>/.hypothesis (a refused write there is an error under filterwarnings = error)

@@ -10,7 +10,8 @@ the replay's processes, about 1.5 s, so all of them would crowd the suite's ten 
 - a ``round*`` or ``caches`` folder (``FOLDERS``) holds forged passes, which must be refused (``tampered``), or,
   where the case file says ``EXPECT = "fails"``, must not pass (the kept bug now fails the case's own test: since
   session 45 the oracle's pristine call is made before the real one, and round 60's forged passes, the mutant with
-  a new docstring, fail as the mutant does);
+  a new docstring, fail as the mutant does; since session 50 the plain run, the tests again with no pristine code
+  in the process, refuses the ones that passed on what a pristine call left behind);
 - an ``honest*`` folder holds honest repairs, which must pass;
 - an ``open/`` folder under either holds what is documented as still open (forgeries that pass, honest repairs that
   are refused): reported, never a failure; ``now refused`` / ``now passes`` says one can move up;
@@ -36,7 +37,7 @@ CASES = ROOT / "tests" / "repair"
 # the folders in case_run's format whose whole verdict is the harness's (round 48's others are the screen's, and
 # rounds 30-43 are run by their own tests, with other expectations)
 FOLDERS = ("caches", "round45", "round46", "round47", "round49", "round50", "round51", "round52", "round53",
-           "round54", "round55", "round56", "round57", "round58", "round59", "round60", "round61", "round62", "round63", "round64", "round65", "round66", "round67", "round68", "session46", "session47", "session48", "session49", "honest45", "honest_caches", "honest48",
+           "round54", "round55", "round56", "round57", "round58", "round59", "round60", "round61", "round62", "round63", "round64", "round65", "round66", "round67", "round68", "round69", "round70", "session50", "session46", "session47", "session48", "session49", "honest45", "honest_caches", "honest48",
            "honest_recorder", "honest_driven", "honest15", "honest16", "honest17", "honest18", "honest19", "honest20", "honest21", "honest22", "honest23", "honest24",
            "honest25", "honest26")
 

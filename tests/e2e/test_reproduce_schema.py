@@ -34,3 +34,12 @@ def test_schema4_rows_ignore_checks_addopts_schema5_rows_compare_it():
     # other checks are still compared in a schema-4 row
     assert diff_records({"k": row(checks=CHECKS)},
                         {"k": row(checks={**CHECKS, "addopts": addopts, "canaries": {"ran": True, "ok": False}})})
+
+
+def test_schema7_rows_ignore_checks_plain_schema8_rows_compare_it():
+    plain = {"ran": True, "passed": True, "tampered": False, "outcomes": {"passed": 1}, "exit_code": 0,
+             "timed_out": False, "canaries_ok": True, "integrity_violations": 0, "limits_hit": []}
+    assert diff_records({"k": row(checks=CHECKS)}, {"k": row(checks={**CHECKS, "plain": plain})}) == []
+    failed = {**plain, "passed": False, "outcomes": {"failed": 1}, "exit_code": 1}
+    lines = diff_records({"k": row(checks={**CHECKS, "plain": plain})}, {"k": row(checks={**CHECKS, "plain": failed})})
+    assert lines and "checks" in lines[0]

@@ -68,6 +68,22 @@ def test_known_repair_passes_in_every_format(prepared, fmt):
     assert record["repair"]["textkit/numbers.py"]["diff_lines_changed"] == 1
 
 
+def test_a_repair_that_differs_from_the_pristine_file_passes_the_plain_run_too(prepared):
+    # (the known repair restores the pristine file: no oracle of calls there, so no plain run; this one differs)
+    record = attempt(prepared, exact("    if value < low:\n        return high", "    if value < low:\n        return max(value, low)"),
+                     slot="plain")
+    assert record["outcome"] == "pass", record["outcome_detail"]
+    assert record["checks"]["oracle"]["ran"] and record["checks"]["oracle"]["checked"] >= 1
+    assert record["checks"]["plain"] == {"ran": True, "passed": True, "tampered": False, "outcomes": {"passed": 3},
+                                         "exit_code": 0, "timed_out": False, "canaries_ok": True,
+                                         "integrity_violations": 0, "limits_hit": []}
+    assert record["checks"]["replay"]["ran"]
+    # the mutant itself: refused by the full run, so no plain run
+    record = attempt(prepared, exact("Limit value to the closed interval [low, high].", "Clamp value into [low, high]."),
+                     slot="plain-mutant")
+    assert record["outcome"] == "test_fail" and record["checks"]["plain"] == {"ran": False}
+
+
 @pytest.mark.parametrize("answer, outcome, detail", [
     ('{"abstain": true, "reason": "not enough context"}', "abstain", "not enough context"),
     ("I think the bug is in clamp but I am not sure.", "no_patch", None),
