@@ -28,6 +28,7 @@ at once (``score_workers``; :func:`beacon.repair.job.run_repair_job`).
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from dataclasses import dataclass
 from functools import partial
@@ -103,8 +104,12 @@ def _storable(value):
 
 
 def _clean(message: str, prepared: PreparedTask) -> str:
-    """Error text without the run's temporary paths (records must be reproducible)."""
-    return message.replace(str(prepared.work), "<work>")
+    """Error text without the run's temporary paths or object addresses (records must be reproducible: pytest's
+    failure text shows ``<function double at 0x7f…>``, another address in every run; the session 51 review)."""
+    return _ADDRESS.sub(" at 0x?", message.replace(str(prepared.work), "<work>"))
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]{4,16}\b")  # (CPython's default repr: ``<… object at 0x…>``)
 
 
 # What the first stage decides: an outcome with its detail, or the test stage still to run.
@@ -318,7 +323,7 @@ def _run_evidence(run: PytestRun, protected: int, expected_ids) -> dict:
         "addopts": {"ran": True, **run.addopts},  # the checkout's addopts: what was kept and dropped, and why
         # calls of changed code the task's pristine code re-made (checked) and could not (canary_plugin._Shadow)
         "oracle": {"ran": bool(run.oracle_calls),
-                   **{k: v for k, v in run.oracle_calls.items() if k != "seconds"}},
+                   **{k: v for k, v in run.oracle_calls.items() if k not in ("seconds", "work")}},
         # the calls the tests made, made again outside the run (beacon.repair.replay); where the sandbox put the
         # checkout and what it hid are machine facts (checks.sandbox says whether there was one), not in the row
         "replay": {"ran": False, **{k: v for k, v in run.replay.items()

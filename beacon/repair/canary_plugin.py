@@ -771,6 +771,24 @@ _proxy_values = types.MappingProxyType.values
 _dict_get, _type, _id, _map, _len, _property, _all, _is = dict.get, type, id, map, len, property, all, operator.is_
 _any = any
 _clock = time.perf_counter  # bound before any project file loads
+# The work the oracle's checks and the replay's recording have done (session 51): their limits count it, not seconds.
+# The walkers count what they visit, each step weighed by what it cost on the Xeon of sessions 38-51 (one unit about
+# 0.1 microsecond there: ``python -m experiments.benchmarks.oracle_work`` fits seconds to these counts): a value
+# ``_small`` walks before a call is copied 10 (the walk, two or three deep copies), a pair ``_differences`` compares
+# 20, an entry of saved state put back 80 and each item it holds 1, a value the replay's encoder writes 10, a pristine
+# run 3,000 (the swap, the streams and warnings set aside; its own body's work is not counted). One run spends the
+# same work on any machine under any load, so which calls are checked, recorded and followed, and with them the
+# verdict and the row, never depend on the machine's speed (honest hunt 19's d03 was refused only under load: its
+# sixth second of checking came earlier). Seconds are still measured, as evidence only.
+_WORK = [0]
+
+
+def _now() -> tuple:
+    """(work, seconds, the thread's CPU seconds) now: where a limited step starts (``_spent``)."""
+    return _WORK[0], _clock(), _cpu()
+
+
+_cpu = time.thread_time  # (the CPU time of the checking thread: the backstop of _SHADOW_CPU_SECONDS)
 # What a function holds, read in C with one audit event per call. Reading ``__code__``, ``__defaults__`` or
 # ``__kwdefaults__`` raises an ``object.__getattr__`` audit event each, and every event runs the memory guard's Python
 # hook: three reads of each of pytest's ~2,100 functions cost ~6 ms, the bulk of a full check of pytest's internals.
@@ -3504,8 +3522,22 @@ _UNMODELED = "unmodeled"  # _Oracle.run's answer when the pristine call reached 
 _NESTED = object()  # a changed function defined inside another (a closure, a lambda): asked only by a pristine name
 _DISPLACED = object()  # held by a pristine def's name whose pristine code was not sent (the def's text unchanged)
 _SHADOW_CALLS_PER_CODE = 2000  # checked calls per changed function; more are counted as unchecked (evidence)
-_SHADOW_SECONDS = 5.0  # the run's check time in test phases; past it one call in 8 is checked, past twice it none
+# The run's check work in test phases (``_WORK``): past it one call in 8 is checked, past twice it none. It stands for
+# the 5 s of checking it replaced in session 51: on the Xeon of sessions 38-51, ``python -m
+# experiments.benchmarks.oracle_work``'s four calibration cases (1,900 small calls; 200 calls with 4,000-value
+# arguments; 250 calls saving a module list of 200 objects and a dict of 200 keys; 200 calls of a costly body) spent
+# 0.55-4.2 s on 3.7-44 million units, fitted as 10.1 million units a second: 5 s is 50.4 million.
+_SHADOW_WORK = 50_000_000
+_PRISTINE_RUN_WORK = 3_000  # a pristine run's own share (see _WORK; about 0.3 ms on that machine)
+# The one limit read from a clock: what a pristine body computes is not counted as work (a loop of arithmetic visits
+# nothing), so a suite of costly calls would be checked in full, each call made twice (red-team round 71's h02: 3,000
+# checksums of 12 ms timed out at 60 s). Past this many CPU seconds of checking in the checking thread (twice what
+# twice _SHADOW_WORK costs on the project's machine: the work limits decide first on any machine up to twice as
+# slow), no call is checked; the calls it left unchecked are counted apart (``stopped_by_clock``, in the row only when
+# it decided any: the one case where a row depends on the machine, and says so).
+_SHADOW_CPU_SECONDS = 20.0
 _DIFF_NODES = 20000  # values walked per comparison of a call's effects
+_SIZED = frozenset({list, dict, set, tuple})  # what saved contents are counted by (their length: _restore's work)
 _COPY_NODES = 5000  # values a call's arguments may reach for it to be copied and checked
 _HELD = 256  # objects from checked calls whose later changes are compared (the most recent)
 _REAL_PATHS: dict = {}
@@ -3608,8 +3640,14 @@ class _Shadow:
         self.main = _get_ident()
         self.in_test = False  # a test's setup, call or teardown is running (the limits count only those calls)
         self.test_root = None  # the checkout's real path and a separator while a test runs (its frames' locals)
-        self._rng = _random.Random(int.from_bytes(os.urandom(16), "big"))  # (C: no class attribute to rebind)
-        self.spent = 0.0
+        # Which calls past the limits are checked: drawn from the harness's sampling key (a digest of the pristine
+        # files, which the edit lacks), so the edit cannot tell, and every run of one repair draws the same (the
+        # row's counts regenerate; session 51: it was os.urandom). (C: no class attribute to rebind.)
+        self._rng = _random.Random(int.from_bytes(_sha256(b"beacon oracle sampling\0" + _SAMPLE_KEY[0]).digest(), "big"))
+        self.spent = 0  # the work of checks counted against the limits (``_WORK``)
+        self.seconds = 0.0  # and their seconds (evidence only)
+        self.cpu = 0.0  # and the CPU seconds of the thread that made them (the backstop)
+        self.stopped_by_clock = 0  # calls left unchecked because the backstop, not the work, said so
         self.kept_mode = None  # "first" or "whole": how calls that told the two pristine runs apart answered
         self.counts = {"checked": 0, "differed": 0, "self_disagreed": 0, "given_kept": 0, "uncopyable": 0,
                        "unchecked": 0}
@@ -3687,7 +3725,17 @@ class _Shadow:
 
     def evidence(self) -> dict:
         return dict(self.counts, files_put_back=self.oracle.files_put_back, files_refused=self.oracle.files_refused,
-                    seconds=round(self.spent, 3))
+                    seconds=round(self.seconds, 3), work=self.spent, stopped_by_clock=self.stopped_by_clock)
+
+    def _spent(self, start: tuple) -> None:
+        """Count the work (and the seconds, and the CPU seconds) since ``start`` (:func:`_now`) against the limits."""
+        self.spent += _WORK[0] - start[0]
+        self.seconds += _clock() - start[1]
+        self.cpu += _cpu() - start[2]
+
+    def _past(self) -> bool:
+        """Past the limits where no call is checked any more: twice the work, or the CPU-time backstop."""
+        return self.spent >= 2 * _SHADOW_WORK or self.cpu >= _SHADOW_CPU_SECONDS
 
     def trace(self, frame, event, arg):
         if self._steps and _id(frame) in self._steps and (self.running or self.oracle.active or _PROBING[0] or (
@@ -3775,7 +3823,7 @@ class _Shadow:
         except Exception as exc:  # noqa: BLE001 (the check's own failure: never the test's)
             self.report(f"oracle: the check of a call of {code.co_qualname} raised {_class_name(_type(exc))}")
             checked = None
-        if checked is None and self.spent >= 2 * _SHADOW_SECONDS and self.in_test and _get_ident() == self.main:
+        if checked is None and self._past() and self.in_test and _get_ident() == self.main:
             return None  # (no call of this thread is checked any more: what it calls needs no marking as inside)
         return checked if checked is not None else self._unchecked(frame)
 
@@ -3943,7 +3991,7 @@ class _Shadow:
         if self._others_busy():  # the swap is process-wide: another thread would run pristine code or a raiser
             self.counts["unchecked"] += 1  # (round 16's FP16-6, a ThreadPoolExecutor test)
             return None
-        start = _clock()
+        start = _now()
         asked = self._asked(frame, code, spec, "called from")
         if asked is None:
             return None
@@ -3956,7 +4004,7 @@ class _Shadow:
                 self._large[_ohash(code)] = large + 1
             self.counts["uncopyable"] += 1
             if counted:
-                self.spent += _clock() - start  # the walk that found it large counts against the time limit
+                self._spent(start)  # the walk that found it large counts against the time limit
             return None
         # (the pristine call would call the test's own stand-ins again: unchecked; ``_doubled`` in two parts, the
         # scan of the modules after the copies, which most calls that are not checked fail: boltons' IndexedSet)
@@ -3964,7 +4012,7 @@ class _Shadow:
         if self._reaches_stand_in(reached):
             self.counts["unchecked"] += 1
             if counted:
-                self.spent += _clock() - start
+                self._spent(start)
             return None
         self._large[_ohash(code)] = 0
         tracked = self._tracked(values, frame, reached)  # held objects outside the arguments, as they are before it
@@ -3991,7 +4039,7 @@ class _Shadow:
         copies = self._copies(values, saved, f"a call of {qualname}")
         doubled = copies is not None and self._holds_stand_in(frame)
         if counted:
-            self.spent += _clock() - start
+            self._spent(start)
         if copies is None:
             return None
         if doubled:
@@ -4006,13 +4054,13 @@ class _Shadow:
         # see it without the check. Made after the real call (until session 45), it wrote the right answer over the
         # kept bug's wrong one where the test read it: red-team round 60's eighteen forged passes were the mutant
         # with a new docstring (any edit of the def turned the check on, and the check repaired the state).
-        begun = _clock()
+        begun = _now()
         _file_guard().last = ()  # (not an earlier check's: a run that never began leaves it empty)
         first = self._run(call, copies[0], before, before)
         # (the files as the first pristine run found them, given back to a second one: _Files.begin)
         files_before = _file_guard().last
         if counted:
-            self.spent += _clock() - begun
+            self._spent(begun)
         if first is _UNMODELED:
             self.counts["unchecked"] += 1
             return None
@@ -4024,10 +4072,10 @@ class _Shadow:
         # first; asked only if the real call differs from the first (``_judge``)
         whole = None
         if copies[4] is not None:
-            begun = _clock()
+            begun = _now()
             whole = self._run(call, copies[4], before, before, kept=True)
             if counted:
-                self.spent += _clock() - begun
+                self._spent(begun)
         frame.f_trace_lines = False
         self.running += 1
         self.owner = _get_ident()
@@ -4042,7 +4090,7 @@ class _Shadow:
             elif event == "return" and held:
                 self.running -= 1
                 outcome = ("return", arg) if frame.f_lasti in returns else ("raise", raised[0] or BaseException)
-                begun = _clock()
+                begun = _now()
                 try:
                     # The call's own locals are let go of first, so what their ends do (a generator's ``finally``,
                     # a ``weakref.finalize``) happens before the judgment (round 16's R16-6).
@@ -4052,7 +4100,7 @@ class _Shadow:
                     self.report(f"oracle: the check of a call of {qualname} raised {_class_name(_type(exc))}")
                 held.clear()
                 if counted:
-                    self.spent += _clock() - begun
+                    self._spent(begun)
             return local_trace
 
         del values, copies, call, before, saved, tracked, first, whole
@@ -4551,7 +4599,7 @@ class _Shadow:
             if steps is None:
                 return self._unchecked(frame)
             self._steps[key] = steps
-        elif self._others_busy() or (steps.counted and self.spent >= 2 * _SHADOW_SECONDS) or _differences(
+        elif self._others_busy() or (steps.counted and self._past()) or _differences(
                 steps.values, steps.copies[0], ("arguments",), 1) or steps.yielded is not None and _differences(
                 steps.yielded[0], steps.yielded[1], ("yielded",), 1, self.oracle.added):
             # (arguments no longer alike their pristine copies: the consumer changed them between resumes, as a
@@ -4604,10 +4652,10 @@ class _Shadow:
             elif event == "exception":
                 if throw and thrown[0] is None:
                     thrown[0] = arg[1]  # the first exception of a resume by ``throw()`` is the one thrown in
-                    begun = _clock()
+                    begun = _now()
                     ahead[0] = self._advance_first(frame, steps, ("throw", thrown[0]), before)
                     if steps.counted:
-                        self.spent += _clock() - begun
+                        self._spent(begun)
                 raised[0] = arg[0]
                 pending[0] = True
             elif event == "return" and open_:
@@ -4621,7 +4669,7 @@ class _Shadow:
                 yielded = op == _YIELD_VALUE and not (throw and pending[0]) if suspended is None else suspended
                 outcome = ("yield", arg) if yielded else (
                     ("return", arg) if frame.f_lasti in returns else ("raise", raised[0] or BaseException))
-                begun = _clock()
+                begun = _now()
                 try:
                     if outcome[0] != "yield":
                         _release_locals(frame, arg)  # its ``finally`` blocks have run; let go of its locals
@@ -4646,7 +4694,7 @@ class _Shadow:
                     self.report(f"oracle: the check of a resume of {code.co_qualname} raised "
                                 f"{_class_name(_type(exc))}")
                 if steps.counted:
-                    self.spent += _clock() - begun
+                    self._spent(begun)
             return local_trace
 
         return local_trace
@@ -4664,7 +4712,7 @@ class _Shadow:
         if self._others_busy():
             self.counts["unchecked"] += 1
             return None
-        start = _clock()
+        start = _now()
         try:
             asked = self._asked(frame, code, spec, "resumed by")
             if asked is None:
@@ -4680,7 +4728,7 @@ class _Shadow:
             return _Steps(frame, values, copies, call, mask, counted) if copies is not None else None
         finally:
             if counted:
-                self.spent += _clock() - start
+                self._spent(start)
 
     def _counted(self, code):
         """Whether this call counts against the limits (True/False), or None when past them it is not checked
@@ -4690,7 +4738,11 @@ class _Shadow:
         counted = self.in_test and _get_ident() == self.main
         if counted:
             count = self._calls.get(_ohash(code), 0)
-            if self.spent >= 2 * _SHADOW_SECONDS or ((count >= _SHADOW_CALLS_PER_CODE or self.spent >= _SHADOW_SECONDS)
+            if self.spent < 2 * _SHADOW_WORK and self.cpu >= _SHADOW_CPU_SECONDS:
+                self.counts["unchecked"] += 1  # (the backstop, not the work, decided: said in the row)
+                self.stopped_by_clock += 1
+                return None
+            if self.spent >= 2 * _SHADOW_WORK or ((count >= _SHADOW_CALLS_PER_CODE or self.spent >= _SHADOW_WORK)
                                                       and self._rng.random() >= 0.125):
                 self.counts["unchecked"] += 1
                 return None
@@ -5063,6 +5115,7 @@ class _Shadow:
         the real call's contents when it is made again after (the second pristine run of ``_unsettled``, a
         generator's resume): the tests see only the real call's effects on what is saved. ``kept``: the defs the edit
         kept as the given file has them swapped too (:meth:`_Oracle.run`)."""
+        _WORK[0] += _PRISTINE_RUN_WORK
         _restore(before)
         # What the pristine call prints goes nowhere: the test's capture (``capsys``) must hold only what the real
         # call printed (red-team round 27's FP27-4: an honest reworded ``print`` failed its test with two lines).
@@ -5408,16 +5461,17 @@ _CACHED_GET = functools.cached_property.__get__.__code__
 _SAMPLE_KEY = [b""]
 _sha256 = hashlib.sha256
 # Its cost (boltons' listutils: a BarrelList ``self`` walked up to 2,000 values at each of 30,000 calls made the run time
-# out): a function whose arguments were not data 8 times in a row is not encoded again, and encoding stops after 2 s.
-_REPLAY_MISSES, _REPLAY_SECONDS = 8, 2.0
+# out): a function whose arguments were not data 8 times in a row is not encoded again, and encoding stops after
+# _REPLAY_WORK (``_WORK``: 2 million values encoded, about the 2 s of encoding it replaced in session 51).
+_REPLAY_MISSES, _REPLAY_WORK = 8, 20_000_000
 # A kept generator call's later resumes (the test's ``next``/``send``/``throw``/``close``, red-team round 52): at most
 # _DRIVEN_STEPS steps (a run of ``next`` is one) and _DRIVEN_RESUMES resumes a generator, _DRIVEN_FRAMES generators
-# followed at once, _DRIVEN_SECONDS spent on them in all (apart from _REPLAY_SECONDS: a long generator cannot stop
-# the recording of the tests' other calls)
-_DRIVEN_STEPS, _DRIVEN_RESUMES, _DRIVEN_FRAMES, _DRIVEN_SECONDS = 256, 4096, 256, 2.0
-# one generator's share of _DRIVEN_SECONDS (red-team round 54: a long honest ``for`` loop spent it all, and a later
-# driven generator was cut at its first resume)
-_DRIVEN_FRAME_SECONDS = 0.1
+# followed at once, _DRIVEN_WORK spent on them in all (apart from _REPLAY_WORK: a long generator cannot stop the
+# recording of the tests' other calls; work as _REPLAY_WORK's, each as 2 s before session 51)
+_DRIVEN_STEPS, _DRIVEN_RESUMES, _DRIVEN_FRAMES, _DRIVEN_WORK = 256, 4096, 256, 20_000_000
+# one generator's share of _DRIVEN_WORK (red-team round 54: a long honest ``for`` loop spent it all, and a later
+# driven generator was cut at its first resume; a twentieth, as 0.1 s of 2 s was)
+_DRIVEN_FRAME_WORK = _DRIVEN_WORK // 20
 _REPLAY_REPEATS = 16  # times one recording (one call with the same arguments) is kept (round 57: a fifth)
 _HOLDER_NAMES = 16  # names kept for a recorded call (the replay makes it through the first the pristine binds)
 _DRIVEN_HELD = 64  # objects a followed generator yielded earlier or was sent, watched for the test's changes
@@ -5471,6 +5525,7 @@ def _plain(value, budget: list, where=None, busy=None):
     ``__dict__`` and slots (read through CPython's descriptors) or an enum member by name; raises :class:`_NotData`
     for anything else, a cycle, or more than the budget's values."""
     budget[0] -= 1
+    _WORK[0] += 10
     if budget[0] < 0:
         raise _NotData
     kind = _type(value)
@@ -5669,7 +5724,7 @@ class _Driven:
         self.counted = False
         self.where = None  # class -> [file, qualname] of the declared modules' classes (for encoding)
         self.last = self.last_text = None  # the object the last resume yielded, and its encoding then
-        self.spent = 0.0  # seconds spent on its steps
+        self.spent = 0  # work spent on its steps (``_WORK``)
         self.primed = False  # its first resume was made by the kept call itself (a ``@primed`` decorator's wrapper)
         self.originals = None  # parameter name -> the object the caller gave
         self.yields = 0  # the yields seen (the key of what each yielded: "y<n>")
@@ -5782,10 +5837,10 @@ class _Recorder:
         self._names: dict = {}  # _ohash(code) -> (code, (qualname, function) or None)
         self._classes: dict = {}  # id(class) -> (class, [file, qualname] or None)
         self._misses: dict = {}  # (id(code), via) -> its calls in a row whose arguments were not data
-        self.spent = 0.0  # seconds spent encoding arguments
+        self.spent = 0  # work spent encoding arguments (``_WORK``)
         # a kept generator call's frame -> how the test drives it (:class:`_Driven`), until the test item ends
         self._driven: dict = {}
-        self._driven_spent = 0.0
+        self._driven_spent = 0
         self._delegates: dict = {}  # a generator's frame a followed one delegates to -> (its code, the followed key)
         self._last_kept = None  # (frame id, code, entry, text, via) of the last call kept that is no generator's
         self.counts = {"recorded": 0, "not_data": 0, "unnamed": 0, "over": 0, "failed": 0, "not_compiled": 0,
@@ -5815,7 +5870,7 @@ class _Recorder:
         # Past the limits no call of this def is kept, whoever made it: said before the walk up the stack (a hot
         # loop of a changed def paid it at every call; session 38)
         item = self.item
-        if self.spent >= _REPLAY_SECONDS or self._full(False) and self._full(True):
+        if self.spent >= _REPLAY_WORK or self._full(False) and self._full(True):
             self.counts["over"] += 1
             return
         known = self._names.get(_ohash(code))
@@ -5888,7 +5943,7 @@ class _Recorder:
         first = item is not None and self._kept_items.get(_ohash(item)) is not item
         bucket = "via " + qualname if via else qualname
         sampled = self._per_name.get(bucket, 0) >= _REPLAY_FIRST and not first
-        if self._full(via) or self.spent >= _REPLAY_SECONDS or (
+        if self._full(via) or self.spent >= _REPLAY_WORK or (
                 sampled and self._candidates.get(bucket, 0) >= _REPLAY_CANDIDATES):
             self.counts["over"] += 1
             return
@@ -5900,7 +5955,7 @@ class _Recorder:
             # test's own call with strings)
             self.counts["not_data"] += 1
             return
-        start = _clock()
+        start = _WORK[0]
         try:
             args, kwargs = self._arguments(code, frame.f_locals, function, lambda kind: self._where(kind, spaces),
                                            bool(bound))
@@ -5929,7 +5984,7 @@ class _Recorder:
             self._misses[missed] = self._misses.get(missed, 0) + 1
             return
         finally:
-            self.spent += _clock() - start
+            self.spent += _WORK[0] - start
         self._misses[missed] = 0
         if self._seen.get(text, 0) >= _REPLAY_REPEATS and not code.co_flags & _CO_GENERATOR:  # (a generator's call
             # is followed anew: the test may drive a second one otherwise, red-team round 54; a call made again with
@@ -5999,7 +6054,7 @@ class _Recorder:
         before, known.last, known.last_text = known.last, None, None
         if self._driven.get(key) is not known or _suspended(frame, known.code) is not True:
             return
-        start = _clock()
+        start = _WORK[0]
         known.yields += 1
         try:
             # the arguments as the generator leaves them at its yield: a difference at the next resume is the
@@ -6016,8 +6071,8 @@ class _Recorder:
         except (_NotData, RecursionError, ValueError, TypeError, KeyError):
             known.last = known.last_text = None
         finally:
-            self._driven_spent += _clock() - start
-            known.spent += _clock() - start
+            self._driven_spent += _WORK[0] - start
+            known.spent += _WORK[0] - start
 
     @staticmethod
     def _hold(known, key, value) -> None:
@@ -6042,10 +6097,10 @@ class _Recorder:
         known = self._driven.get(key)
         if known is None or known.code is not code:
             return self._delegated(frame, code, spaces)
-        if self._driven_spent >= _DRIVEN_SECONDS or known.awaiting is not None or known.resumes >= _DRIVEN_RESUMES \
-                or known.spent >= _DRIVEN_FRAME_SECONDS or self.calls[known.index] is not known.text:
+        if self._driven_spent >= _DRIVEN_WORK or known.awaiting is not None or known.resumes >= _DRIVEN_RESUMES \
+                or known.spent >= _DRIVEN_FRAME_WORK or self.calls[known.index] is not known.text:
             return self._cut(key)  # (over its limits; a throw whose exception never came; sampled out)
-        start = _clock()
+        start = _WORK[0]
         try:
             known.resumes += 1
             where = lambda kind: self._where(kind, spaces)  # noqa: E731
@@ -6097,8 +6152,8 @@ class _Recorder:
         except (_NotData, RecursionError, ValueError, TypeError, KeyError):
             return self._cut(key)
         finally:
-            self._driven_spent += _clock() - start
-            known.spent += _clock() - start
+            self._driven_spent += _WORK[0] - start
+            known.spent += _WORK[0] - start
 
     def _delegated(self, frame, code, spaces):
         """A resume by ``throw()`` of a generator a followed one delegates to, handed down the followed one's ``yield
@@ -6129,7 +6184,7 @@ class _Recorder:
     def _thrown(self, key, known, exc, spaces_where) -> None:
         """The exception a ``throw()``/``close()`` resume of a followed generator was given: the step, by its class
         (a built-in one, or one a declared module defines) and arguments."""
-        start = _clock()
+        start = _WORK[0]
         try:
             step, known.awaiting = known.awaiting, None
             kind = _type(exc)
@@ -6160,7 +6215,7 @@ class _Recorder:
         except (_NotData, RecursionError, ValueError, TypeError, KeyError):
             self._cut(key)
         finally:
-            self._driven_spent += _clock() - start
+            self._driven_spent += _WORK[0] - start
 
     def _stepped(self, key, known, step) -> None:
         """Keep ``step``; once the test did more than ``next`` with the generator, its call's recording holds the
@@ -9207,6 +9262,7 @@ _PUT_KINDS = frozenset(map(id, (_Cells, _Iterator, _ClassNames, _Generator, _Cwd
 
 def _restore(saved) -> None:
     """Give containers saved by ``_Shadow._containers`` their contents back."""
+    _WORK[0] += 80 * _len(saved) + sum(_len(contents) for _, _, contents in saved if _type(contents) in _SIZED)
     for container, base, contents in saved:
         if base is _Names:
             container.put(contents)
@@ -9830,6 +9886,14 @@ def _small(value, limit: int) -> bool:
     """Whether ``value`` reaches at most ``limit`` values through built-in containers, instance ``__dict__``s and
     slots (read as :func:`_differences` reads them; no code of the values runs)."""
     stack, seen = [value], set()
+    try:
+        return _small_walk(stack, seen, limit)
+    finally:
+        _WORK[0] += 10 * _len(seen)
+
+
+def _small_walk(stack: list, seen: set, limit: int) -> bool:
+    """:func:`_small`'s walk (``seen`` filled: the work it did)."""
     while stack:
         item = stack.pop()
         if _id(item) in seen:
@@ -10028,6 +10092,7 @@ def _differences(left, right, path: tuple, most: int = 4, added=frozenset(), bef
                         out.append(where)
         except Exception:  # noqa: BLE001,S112 (a value that cannot be read this way: no verdict about it)
             continue
+    _WORK[0] += 20 * (_DIFF_NODES - budget)
     return out
 
 
@@ -12560,10 +12625,10 @@ class CanaryPlugin:
         self._comparisons.install_unittest_judge(_sys_modules["unittest.case"])  # (imported by _Comparisons)
         # The pristine code re-makes each call of changed code (installed when the conftests load, before any
         # project file does; see _Shadow).
+        _SAMPLE_KEY[0] = str(secret.get("sample_key") or "").encode("ascii", "replace")  # (the shadow's draws too)
         self._shadow = _Shadow(self._comparisons.oracle)
         self._comparisons.shadow = self._shadow
         self._oracle_calls = secret.get("oracle_calls") is True
-        _SAMPLE_KEY[0] = str(secret.get("sample_key") or "").encode("ascii", "replace")
         self._calls: dict = {}  # id(item) -> (item, how its test function's call ended: "returned" or the exception)
         self._inner_call = _record_test_calls(_sys_modules["_pytest.python"], self)  # (before the watches' snapshots)
         self._watch = _Watch()  # before pytest loads any project file

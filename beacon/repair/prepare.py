@@ -23,7 +23,7 @@ from ..data.manifest import Task
 from .addopts import ProjectConfigError
 from .controls import snapshot_protected
 from .limits import Limits
-from .pytest_runner import PytestRun, run_pytest, sandbox_hint, verify_run
+from .pytest_runner import PytestRun, plain_seed, run_pytest, sandbox_hint, verify_run
 from .shared_validation import SharedValidation
 from .task_policy import source_file_problems
 
@@ -139,8 +139,8 @@ def prepare_task(task: Task, source: GitSource, work: Path, settings: RunSetting
 
 
 def validate_task(prepared: PreparedTask, pristine: Path, settings: RunSettings) -> dict:
-    """The task's verdict from two fresh snapshots: the original suite must pass (its test ids recorded from the
-    JUnit report), the mutant must complete and fail at least one of them. ``original_ids`` is empty and
+    """The task's verdict from three fresh snapshots: the original suite must pass (its test ids recorded from the
+    JUnit report), also with the plain run's hash seed, and the mutant must complete and fail at least one of them. ``original_ids`` is empty and
     ``invalid_reason`` says why when the task is not valid. Plain JSON values (``shared_validation`` stores them)."""
     task, source, work = prepared.task, prepared.source, prepared.work
     verdict = {"sandboxed": None, "baseline": {}, "mutant": {}, "original_ids": [], "invalid_reason": None}
@@ -167,6 +167,18 @@ def validate_task(prepared: PreparedTask, pristine: Path, settings: RunSettings)
         hint = sandbox_hint(original)
         verdict["invalid_reason"] = "original suite does not pass: " + "; ".join(passed.reasons[:5]) + (
             f" (in the sandbox: {hint})" if hint else "")
+        return verdict
+    # The plain run after a passing repair has hash randomization on, with a seed drawn from the pristine files
+    # (``pytest_runner.plain_seed``): a suite that passes only with it off (a test of the order of a set of strings)
+    # would refuse every repair but the pristine file, which has no plain run (session 51's review, h01). So the
+    # original suite must pass at that seed too.
+    seed = plain_seed(run_kw["pristine"])
+    seeded = run_pytest(materialize(source, task.commit, work / "original-seeded-run"), selection,
+                        report_dir=work / "reports" / "original-seeded", hash_seed=seed, **run_kw)
+    passed = verify_run(seeded, ids)
+    if not passed.passed:
+        verdict["invalid_reason"] = (f"original suite does not pass with hash randomization on (PYTHONHASHSEED={seed}, "
+                                     "the plain run's): " + "; ".join(passed.reasons[:5]))
         return verdict
     baseline["ids"] = len(ids)
     baseline["ids_sha256"] = hashlib.sha256("\n".join(ids).encode()).hexdigest()

@@ -87,7 +87,7 @@ from typing import Iterable, Mapping, Sequence
 
 from .addopts import project_addopts as _project_addopts
 from .controls import protected_changes, root_config_file
-from .writable_checkout import restore, snapshot
+from .writable_checkout import CheckoutError, restore, snapshot
 from .edited_lines import edited_lines
 from .junit import (PASSED, SKIPPED, XFAILED, JUnitError, JUnitReport, Verdict, check_report_bytes, parse_junit,
                     verify_all_passed)
@@ -149,6 +149,17 @@ class PytestRun:
     # in the process (the plain run, :func:`_plain_run`); verify_run passes the run only if that one passes too.
     # None when it was not made (no oracle of calls, or the run already failed).
     plain: PytestRun | None = None
+
+
+def _put_back(checkout: Path, files_before: dict, sources, when: str) -> tuple[str, ...]:
+    """The checkout put back as it was before the run (``writable_checkout.restore``, without the sandbox): the
+    integrity violations of ``when`` ("the run", "the replay") — each declared source it had to put back, or that it
+    could not be put back at all (a tree past the system's path length: the run is refused, the harness goes on)."""
+    try:
+        rewritten = set(restore(checkout, files_before)) & set(sources)
+    except CheckoutError as exc:
+        return (f"the checkout could not be put back after {when}: {exc}",)
+    return tuple(f"changed during {when}: {rel} (a declared source; put back)" for rel in sorted(rewritten))
 
 
 def _sample_key(pristine: dict[str, str]) -> str:
@@ -330,8 +341,7 @@ def run_pytest(
         remove_tree(scratch)
     violations = tuple(f"changed during the run: {p}" for p in protected_changes(checkout, protected))
     if files_before is not None:
-        rewritten = set(restore(checkout, files_before)) & set(sources)
-        violations += tuple(f"changed during the run: {rel} (a declared source; put back)" for rel in sorted(rewritten))
+        violations += _put_back(checkout, files_before, sources, "the run")
     full, report_error = None, None
     if cap.channel_truncated:
         report_error = f"the JUnit report exceeded {REPORT_CAP} bytes"
@@ -365,8 +375,7 @@ def run_pytest(
                           timeout=timeout,
                           expected=any(not entry.get("overflow") for entry in secret.oracle)).evidence()
         if files_before is not None:  # (without the sandbox the replay's processes may write into the checkout too)
-            violations += tuple(f"changed during the replay: {rel} (a declared source; put back)"
-                                for rel in sorted(set(restore(checkout, files_before)) & set(sources)))
+            violations += _put_back(checkout, files_before, sources, "the replay")
     return PytestRun(
         argv=tuple(argv), exit_code=cap.returncode, timed_out=cap.timed_out, timeout=timeout,
         duration=cap.duration,
@@ -405,22 +414,24 @@ def _plain_run(checkout: Path, selection: Sequence[str], **options) -> PytestRun
     Its ``PYTHONHASHSEED`` is not the full run's 0 (which turns hash randomization off, as ``sys.flags`` and any
     ``hash("…")`` show): a repair that behaves only where hashing is not randomized kept its bug for every developer
     and passed both runs (red-team round 70's ``a10``, ``a19``, ``a20``: the replay, whose processes draw their own
-    seeds, did not record those calls). The seed is drawn from the pristine files (:func:`_plain_seed`), which the
+    seeds, did not record those calls). The seed is drawn from the pristine files (:func:`plain_seed`), which the
     edit lacks, so the run's rows regenerate byte for byte and the edit cannot name it in advance."""
     return run_pytest(checkout, selection, oracle=False, oracle_calls=False,
-                      hash_seed=_plain_seed(options.get("pristine") or {}), **options)
+                      hash_seed=plain_seed(options.get("pristine") or {}), **options)
 
 
-def _plain_seed(pristine: Mapping[str, str]) -> int:
+def plain_seed(pristine: Mapping[str, str]) -> int:
     """The plain run's ``PYTHONHASHSEED``: 1 .. 2**32 - 1, from a digest of the declared files' pristine texts."""
     digest = hashlib.sha256(("beacon plain run\0" + _sample_key(dict(pristine))).encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big") % (2**32 - 1) + 1
 
 
 def _plain_passed(plain: PytestRun) -> bool:
-    """The plain run's tests all passed and its canaries behaved (verify_run judges it against the expected ids)."""
+    """The plain run's tests all passed, its canaries behaved, and it kept within its limits and changed no protected
+    file or declared source (``verify_run`` judges it against the expected ids; the replay follows only such a run:
+    the session 51 review's ``d01`` had the replay made after a plain run that rewrote the declared source)."""
     return (plain.report is not None and plain.canaries.ok and _all_passed(plain.report) and not plain.timed_out
-            and plain.exit_code == 0)
+            and plain.exit_code == 0 and not plain.integrity_violations and not plain.limits_hit)
 
 
 def plain_evidence(run: PytestRun, expected_ids: Iterable[str]) -> dict:
@@ -463,7 +474,7 @@ ORACLE_COUNTS = ("checked", "differed", "self_disagreed", "given_kept", "uncopya
 
 def _oracle_calls(report: JUnitReport | None, secret: CanarySecret) -> dict:
     """The plugin's counts of calls of changed code (checked by the pristine code, and not checked: arguments that
-    could not be copied, calls past the limits) and the seconds spent, from the must-pass canary's last
+    could not be copied, calls past the limits), the work its limits counted and the seconds spent, from the must-pass canary's last
     ``ORACLE_CALLS`` property; empty when that canary or a well-formed property is missing."""
     passes = [tc for tc in report.testcases if tc.name == secret.must_pass] if report is not None else []
     values = [value for name, value in passes[0].properties if name == ORACLE_CALLS] if len(passes) == 1 else []
@@ -472,9 +483,15 @@ def _oracle_calls(report: JUnitReport | None, secret: CanarySecret) -> dict:
     except ValueError:
         return {}
     if not isinstance(found, dict) or not all(type(found.get(k)) is int and found[k] >= 0 for k in ORACLE_COUNTS) \
-            or type(found.get("seconds")) not in (int, float):
+            or type(found.get("seconds")) not in (int, float) or type(found.get("work")) is not int:
         return {}
-    return {**{k: found[k] for k in ORACLE_COUNTS}, "seconds": float(found["seconds"])}
+    # (the work its limits counted, deterministic, and the seconds it took, a measurement: neither in the row; and the
+    # calls the CPU-time backstop left unchecked, in the row only when there were any: the row then depends on the
+    # machine, and says so)
+    clock = found.get("stopped_by_clock")
+    clock = clock if type(clock) is int and clock > 0 else 0
+    return {**{k: found[k] for k in ORACLE_COUNTS}, **({"stopped_by_clock": clock} if clock else {}),
+            "seconds": float(found["seconds"]), "work": found["work"]}
 
 
 def _limits_evidence(limits: Limits, cgroup: RunCgroup | None, no_cgroup: str, sandboxed: bool,

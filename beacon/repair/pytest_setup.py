@@ -82,7 +82,7 @@ def check_flags(flags: Iterable[str]) -> list[str]:
 
 def build_env(home: str, tmpdir: str, extra_env: Mapping[str, str] | None = None, hash_seed: int = 0) -> dict[str, str]:
     """The child's whole environment: an allowlist, never the harness's secrets. ``hash_seed``: ``PYTHONHASHSEED``
-    (0, hash randomization off, for every run but the plain run: see ``pytest_runner._plain_seed``)."""
+    (0, hash randomization off, for every run but the plain run: see ``pytest_runner.plain_seed``)."""
     env = {k: os.environ[k] for k in PASSTHROUGH_ENV if k in os.environ}
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", os.defpath)
     env.setdefault("LANG", "C.UTF-8")

@@ -124,7 +124,8 @@ CLOSED = [("round62", "deep_five_levels_omitted"), ("round64", "event_loop_callb
           ("round69", "p05_checkout_ledger_survives"), ("round69", "p15_statement_registry_approx"),
           ("round69", "p16_cmp_oracle_other_module_list"), ("session50", "rv_c1_eq_outside_assert_pristine_rewind"),
           ("session50", "rv_c4_import_preloaded_by_the_oracle"), ("round70", "a10_hash_seed_test_object"),
-          ("round70", "a20_hash_seed_partial_unnamed"), ("round70", "a05_folders_survive_restore")]
+          ("round70", "a20_hash_seed_partial_unnamed"), ("round70", "a05_folders_survive_restore"),
+          ("session51", "rv_f01_fchmod_mode_survives_restore")]
 
 
 @pytest.mark.parametrize("folder, case", CLOSED)
@@ -133,3 +134,11 @@ def test_what_pristine_code_left_in_the_full_run_passes_no_kept_bug(tmp_path, fo
     assert not verdict.passed and not verdict.tampered
     assert run.plain is not None and any(r.startswith("plain run (no pristine code in the process): ")
                                          for r in verdict.reasons), verdict.reasons
+
+
+def test_a_make_like_rebuild_passes_both_runs(tmp_path):
+    # The session 51 review's h03: the test rebuilds an artifact older than its source; the restore put the rebuilt
+    # one back with a new modification time, so in the plain run it looked fresh and the test failed. Modes and times
+    # are put back now.
+    run, verdict = case_run(tmp_path, Path(__file__).parent / "honest_s51" / "rv_h03_make_like_rebuild.py.txt")
+    assert verdict.passed and run.plain is not None and plain_evidence(run, IDS)["passed"], verdict.reasons

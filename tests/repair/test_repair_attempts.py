@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import subprocess
 
 import pytest
@@ -109,6 +110,15 @@ def test_every_outcome(prepared, answer, outcome, detail):
     assert record["outcome"] in OUTCOMES
 
 
+def test_object_addresses_are_not_in_the_detail(prepared):
+    # pytest's failure text shows ``<object object at 0x7f…>``, another address in every run: the row would not
+    # regenerate (the session 51 review)
+    record = attempt(prepared, exact("        return high\n    if value > high:",
+                                     "        return object()\n    if value > high:"), slot="address")
+    assert record["outcome"] == "test_fail" and "object object at 0x?>" in record["outcome_detail"], record
+    assert not re.search(r"0x[0-9a-fA-F]{4,}", record["outcome_detail"]), record["outcome_detail"]
+
+
 def test_outcome_detail_is_bounded():
     # its test ids come from the run's report, which the code under test can forge with huge names (red-team
     # round 6: a 4.2 MB row); failure messages are already cut where the reasons are built
@@ -198,6 +208,12 @@ def task_for(commit, **kw):
     ({"m.py": "def f():\n    return 1\n", "test_m.py": "from m import f\n\ndef test_f():\n    assert f() > 0\n"},
      "mutant survives"),
     ({"m.py": "def f():\n    return 1\n", "test_m.py": "# no tests here\n"}, "no test ids"),
+    # a suite that passes only with hash randomization off (the order of a set of strings at PYTHONHASHSEED=0): the
+    # plain run's seed would refuse every repair but the pristine file (the session 51 review's h01)
+    ({"m.py": "def f():\n    return 1\n", "test_m.py": (
+        "from m import f\n\ndef test_f():\n    assert f() == 1\n    assert list({'apple', 'banana', 'cherry', 'date', "
+        "'elder', 'fig', 'grape', 'hazel'}) == ['banana', 'fig', 'cherry', 'apple', 'date', 'elder', 'grape', "
+        "'hazel']\n")}, "original suite does not pass with hash randomization on (PYTHONHASHSEED=2928525981"),
 ])
 def test_invalid_tasks_say_why(tmp_path, files, reason):
     resolve, commit = write_repo(tmp_path, files)
