@@ -488,10 +488,11 @@ def _oracle_calls(report: JUnitReport | None, secret: CanarySecret) -> dict:
     # (the work its limits counted, deterministic, and the seconds it took, a measurement: neither in the row; and the
     # calls the CPU-time backstop left unchecked, in the row only when there were any: the row then depends on the
     # machine, and says so)
-    clock = found.get("stopped_by_clock")
-    clock = clock if type(clock) is int and clock > 0 else 0
-    return {**{k: found[k] for k in ORACLE_COUNTS}, **({"stopped_by_clock": clock} if clock else {}),
-            "seconds": float(found["seconds"]), "work": found["work"]}
+    # (and the first calls of changed defs checked past the limits, also only when there were any: older rows
+    # reproduce)
+    extra = {k: found[k] for k in ("stopped_by_clock", "first_past_limits")
+             if type(found.get(k)) is int and found[k] > 0}
+    return {**{k: found[k] for k in ORACLE_COUNTS}, **extra, "seconds": float(found["seconds"]), "work": found["work"]}
 
 
 def _limits_evidence(limits: Limits, cgroup: RunCgroup | None, no_cgroup: str, sandboxed: bool,

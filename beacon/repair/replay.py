@@ -972,6 +972,13 @@ def _judge(result: Replay, calls: list[dict], outcomes: dict, classes: set = fro
         if "skip" in right:
             result.skipped += 1
             continue  # the pristine code cannot make this call outside the run: no evidence
+        if call.get("past") is True and "raise" in right and "raise" not in mine:
+            # (a name's first call kept past the recording's budgets: the calls that set up what it reads may have
+            # been left out, so the pristine code's raising is no evidence; red-team round 72's honest h02, whose
+            # ``record`` calls were over, and a defensive ``.get`` answered 0 where the pristine raised KeyError.
+            # Only the pristine side's: the edited side cannot raise its way out of the comparison)
+            result.skipped += 1
+            continue
         result.compared += 1
         if (alike(_compared(mine), _compared(right)) or _a_subclass_raised(mine, right, classes)) \
                 and _bases_kept(mine, right):

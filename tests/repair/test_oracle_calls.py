@@ -16,7 +16,7 @@ import copy
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from beacon.repair.canary_plugin import _differences
+from beacon.repair.canary_plugin import _DIFF_NODES, _differences
 from beacon.repair.controls import snapshot_protected
 from beacon.repair.oracle_defs import oracle_defs
 from beacon.repair.pytest_runner import run_pytest, verify_run
@@ -475,6 +475,20 @@ def test_a_deep_copy_is_alike(value):
 def test_on_plain_data_differences_are_exactly_inequality(left, right):
     found = _differences(Box(left), Box(right), ("v",))
     assert (found == []) == (_as_lists(left) == _as_lists(right)), (left, right, found)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(-40, 40), st.sets(st.integers(0, _DIFF_NODES + 40), max_size=6), st.sampled_from([list, tuple]),
+       st.integers(1, 8))
+def test_a_large_sequence_is_walked_to_the_budget_and_no_further(extra, changed, kind, most):
+    # Each pair popped takes one of _DIFF_NODES: the box, its list, then the items in order, so an item is reached
+    # while its index is below _DIFF_NODES - 2. Only that many pairs are pushed (session 52: pushing every pair of a
+    # 1.3-million-item table made each check of a call take a second); what is found is what the full walk found.
+    n = _DIFF_NODES + extra
+    left = list(range(n))
+    right = [-1 if i in changed else v for i, v in enumerate(left)]
+    found = _differences(Box(left), Box(kind(right)), ("v",), most)
+    assert found == [("v", "inner", i) for i in sorted(changed) if i < min(n, _DIFF_NODES - 2)][:most]
 
 
 def _as_lists(value):

@@ -45,6 +45,8 @@ def findings(run) -> str:
 
 
 RAW = "import gc\n\n\ndef _raw(cls):\n    return gc.get_referents(cls.__dict__)[0]\n\n\n_keep = []\n\n\n"
+# (classes made and looked up at import: each lookup gives its class a type version tag)
+SHIFT = "_shift = [type('Shift%d' % i, (), {{}}) for i in range({n})]\n_tags = [c.__eq__ for c in _shift]\n\n\n"
 FORGED = {
     # R8-1 (r15): the cache holds the lambda, the dict int.__eq__
     "stale_cache": (RAW + "class Exact(int):\n    pass\n\n\ndef add(a, b):\n"
@@ -137,10 +139,14 @@ CONFTEST = {"tests/conftest.py": "import sys, os\n\nsys.modules.setdefault('conf
 def test_a_round8_forgery_is_tampering(tmp_path, shape):
     calc, finding, *test = FORGED[shape]
     # A stale type-cache entry survives until the assert only when no other lookup takes its slot, which hangs on
-    # where this process's strings lie (and shifts whenever the plugin's code does): made again, up to ten processes,
-    # until the forgery takes. Session 38 saw it take in about half the runs of ``stale_cache_of_a_subclass``.
+    # where this process's strings lie and on the type's version tag (and shifts whenever the plugin's code does):
+    # made again, up to ten processes, until the forgery takes. Session 38 saw it take in about half the runs of
+    # ``stale_cache_of_a_subclass``; ten processes alike then all missed after session 52's plugin change, so each
+    # attempt after the first gives out a few more version tags at import (the slot is the tag's bits), which moves
+    # the entry to another slot.
     for attempt in range(10):
-        run, verdict = score(tmp_path / str(attempt), calc, *test, extra=CONFTEST)
+        shifted = calc.replace(RAW, RAW + SHIFT.format(n=3 * attempt), 1) if attempt else calc
+        run, verdict = score(tmp_path / str(attempt), shifted, *test, extra=CONFTEST)
         if run.report is None or [tc.outcome for tc in run.report.testcases] == ["passed"] \
                 or not shape.startswith("stale_cache"):
             break
