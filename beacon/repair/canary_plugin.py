@@ -3641,6 +3641,7 @@ class _Shadow:
         self.inside: dict = {}  # thread id -> calls of changed code running there unchecked (their calls are theirs)
         self.main = _get_ident()
         self.in_test = False  # a test's setup, call or teardown is running (the limits count only those calls)
+        self.collecting = False  # a test module is being collected (imported): its own calls are recorded too
         self.test_root = None  # the checkout's real path and a separator while a test runs (its frames' locals)
         # Which calls past the limits are checked: drawn from the harness's sampling key (a digest of the pristine
         # files, which the edit lacks), so the edit cannot tell, and every run of one repair draws the same (the
@@ -3758,7 +3759,7 @@ class _Shadow:
             return None
         if self.oracle.active:
             return None
-        if self.recorder is not None and self.in_test and self.test_root is not None \
+        if self.recorder is not None and (self.in_test or self.collecting) and self.test_root is not None \
                 and (_realpath_cached(code.co_filename) in self.recorder.files or _generated_init(code)):
             try:
                 spaces = self.oracle._find_spaces()
@@ -5876,8 +5877,10 @@ class _Recorder:
     def note(self, frame, spaces: dict, root: str, code=None) -> None:
         """Keep this call if a test's own code made it (``root``: the checkout's real path and a separator): its
         caller is a file of the checkout that is not a declared source (a test, a fixture, a helper). Calls made at
-        import or collection time are not the tests': the edit could choose them (red-team round 27's R27-2/3/4
-        spent the budget or planted a call whose pristine answer breaks the replay that way); calls made through
+        import time are not the tests': the edit could choose them (red-team round 27's R27-2/3/4 spent the budget
+        or planted a call whose pristine answer breaks the replay that way); but a test module's own calls while it
+        is collected are (``collecting``: a value the module computes at its import; red-team round 73's b03); the
+        caller must be that file's genuine code, as for any call kept. Calls made through
         library code that is no wrapper of the def are kept apart, within their own budgets, and marked ``via`` (the
         replay drops them when the pristine process cannot make them all). ``code``: the frame's code, when the caller read it already (each read of
         ``f_code`` is an audit event)."""
@@ -12800,6 +12803,24 @@ class CanaryPlugin:
     def pytest_plugin_registered(self, plugin, manager):
         if plugin is self:  # pytest.main registers this plugin after its builtin plugins' modules, before conftests
             self._internals.more_modules()
+
+    @_hookimpl(wrapper=True, tryfirst=True)
+    def pytest_make_collect_report(self, collector):
+        # A test module's own calls at its import (``VALUE = stock.restock(...)``, a parametrize list computed from
+        # the code) are the tests' too, and recorded for the replay (red-team round 73's b03: a repair right only
+        # inside the run passed, since no call made at collection was ever replayed). Only a module's collection:
+        # the caller must still be a test file's own code (``_Recorder.note``)
+        module = isinstance(collector, pytest.Module) and self._shadow.recorder is not None \
+            and not self._shadow.in_test
+        if module:
+            self._shadow.collecting = True
+            self._shadow.test_root = _realpath_cached(str(collector.config.rootpath)) + os.sep
+        try:
+            return (yield)
+        finally:
+            if module:
+                self._shadow.collecting = False
+                self._shadow.test_root = None
 
     @_hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):

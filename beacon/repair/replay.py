@@ -51,6 +51,9 @@ from pathlib import Path
 
 from .junit import JUnitReport
 from .limits import Limits, RunCgroup
+from .replay_data import (change_of, data_differences, data_names, explained, stable_change, track,
+                          unread_removed, without_data)
+from .replay_data import expected as data_expected
 from .replay_library import (extra_modules, judge as judge_library, kept_imports, kept_values, lazy_names,
                              needs_again, needs_library_again, valid as valid_library)
 from .process import remove_tree, run_captured
@@ -287,8 +290,9 @@ def _sandbox_argv(bwrap: str, checkout: Path, machine: Machine, scratch: Path, h
 
 
 def _drive(argv_prefix: list[str], plan: dict, timeout: float, limits: Limits, env: dict,
-           cwd: str) -> tuple[tuple[list, dict, int] | None, str, int | None]:
-    """``((outcomes, library state, caches emptied), "", None)`` as one replay process wrote them, or ``(None, why,
+           cwd: str) -> tuple[tuple[list, dict, int, dict] | None, str, int | None]:
+    """``((outcomes, library state, caches emptied, data states at import), "", None)`` as one replay process wrote
+    them, or ``(None, why,
     the index of the call it was making when it failed, or None)``.
 
     The process reads the driver's source, its plan and a random key from a pipe, to its end, and closes it before
@@ -360,17 +364,20 @@ def _outcomes(stdout: bytes, key: str, calls: int) -> tuple[list, dict] | None:
         outcomes, library, emptied = document["outcomes"], document["library"], document["emptied"]
     except (ValueError, KeyError, TypeError, RecursionError):  # (red-team round 28: '[' * 200000)
         return None
+    data = document.get("data", {}) if isinstance(document, dict) else None
     if not isinstance(outcomes, list) or len(outcomes) != calls or not _shallow(outcomes) \
-            or not valid_library(library) or type(emptied) is not int:
+            or not valid_library(library) or type(emptied) is not int or not isinstance(data, dict) \
+            or not all(isinstance(v, str) for v in data.values()):
         return None
     for outcome in outcomes:
         if not isinstance(outcome, dict) or not (
                 (outcome.keys() == {"skip"} and isinstance(outcome["skip"], str))
                 or ("raise" in outcome and outcome.keys() <= {
                     "raise", "message", "bases", "attrs", "given", "group", "cause", "cattrs", "args", "fields",
-                    "methods", "elsewhere"}
+                    "methods", "elsewhere", "data", "held"}
                     and isinstance(outcome["raise"], str) and isinstance(outcome.get("bases", []), list))
-                or outcome.keys() == {"return", "args"}):
+                or outcome.keys() - {"data", "held"} == {"return", "args"}) \
+                or not isinstance(outcome.get("data", {}), dict) or not isinstance(outcome.get("held", {}), dict):
             return None
     for index, outcome in enumerate(outcomes):
         if "skip" not in outcome:  # (by lines: a line the two pristine processes disagree on, a clock in a report's
@@ -379,7 +386,7 @@ def _outcomes(stdout: bytes, key: str, calls: int) -> tuple[list, dict] | None:
             # its own numbers, red-team round 52)
             outcome["printed"] = [_TOKENS.findall(line) for line in
                                   _printed(stdout[:at], key, index).splitlines(keepends=True)]
-    return outcomes, library, emptied
+    return outcomes, library, emptied, data
 
 
 _TOKENS = re.compile(r"\w+|\s+|[^\w\s]")
@@ -530,9 +537,11 @@ def _by_key(items: list) -> list:
                   else "")
 
 
-def _said(outcome: dict, arguments: bool = False, printed: bool = False) -> str:
+def _said(outcome: dict, arguments: bool = False, printed: bool = False, data: bool = False) -> str:
     """What a replay process said about one call, in words (``arguments``: what the call left in its arguments;
-    ``printed``: what it printed)."""
+    ``printed``: what it printed; ``data``: what it changed in the declared modules' data)."""
+    if data:
+        return f"changed the module data {json.dumps(outcome.get('data', {}), sort_keys=True)[:160]}"
     if printed:
         return f"printed {json.dumps(outcome.get('printed', ''))[:120]}"
     if "skip" in outcome:
@@ -551,6 +560,10 @@ def _said(outcome: dict, arguments: bool = False, printed: bool = False) -> str:
 def _finding(call: dict, mine: dict, right: dict) -> str:
     args = json.dumps(call["args"])[1:-1] + ("" if not call["kwargs"].get("$d") else
                                              ", **" + json.dumps(call["kwargs"]))
+    data = alike({k: v for k, v in mine.items() if k != "data"}, {k: v for k, v in right.items() if k != "data"})
+    if data:
+        return (f"replay: outside the test run, {call['name']}({args[:120]}) {_said(mine, data=True)}; the pristine "
+                f"code {_said(right, data=True)}")
     printed = alike({k: v for k, v in mine.items() if k != "printed"}, {k: v for k, v in right.items()
                                                                           if k != "printed"})
     arguments = "return" in mine and "return" in right and alike(mine["return"], right["return"]) or (
@@ -666,12 +679,17 @@ def _replay_once(checkout: Path, found: tuple[list[dict], dict] | None, *, sourc
         texts = {real: (pristine[declared[real]], _text_of(Path(real))) for real in modules}
         imports = {name: kept_imports(*texts[real]) for real, (name, _) in modules.items()}
         values = {name: kept_values(*texts[real]) for real, (name, _) in modules.items()}  # (and assignments)
+        # (the data whose changes each call's outcome carries: the pristine text's names, beacon.repair.replay_data)
+        data = {name: data_names(texts[real][0]) for real, (name, _) in modules.items()}
+        # An attribute no pristine file names is the edit's own (a cache it added): no evidence, as in the oracle
+        # of calls ("data only the edit added")
+        names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", "\n".join(pristine[declared[real]] for real in modules)))
         # (the seed the random module's generators get before each call, the same in every process of this replay)
         seed = secrets.randbits(64)
         plans = {"edited": {"roots": root_list, "files": files_in, "calls": plan_calls, "imports": imports,
-                            "values": values, "seed": seed}}
+                            "values": values, "data": data, "known": sorted(names), "seed": seed}}
         plans["pristine"] = {"roots": root_list, "calls": plan_calls, "imports": imports, "values": values,
-                             "seed": seed, "files": [
+                             "data": data, "known": sorted(names), "seed": seed, "files": [
             {**f, "text": pristine[declared[real]]} for f, real in zip(files_in, modules)]}
         env = {"PATH": os.path.dirname(sys.executable) + os.pathsep + os.defpath, "LANG": "C.UTF-8",
                "HOME": machine.home if machine is not None else str(scratch),
@@ -684,13 +702,10 @@ def _replay_once(checkout: Path, found: tuple[list[dict], dict] | None, *, sourc
                # ``sys.flags`` shows); the driver removes the variable before the project's code runs
                "PYTHONHASHSEED": str(secrets.randbelow(2**32 - 2) + 1)}
         result.sandboxed, result.mounted_at, result.hidden = bwrap is not None, mounted if bwrap else "", len(hide)
-        # An attribute no pristine file names is the edit's own (a cache it added): no evidence, as in the oracle
-        # of calls ("data only the edit added")
-        names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", "\n".join(pristine[declared[real]] for real in modules)))
         # (a library object's attributes are the library's, all compared: red-team round 48's Fraction lost its
         # ``_numerator``, a name no pristine file has, and every Fraction was alike)
         project = _project_names(roots.values())
-        outcomes, library, emptied = {}, {}, {}
+        outcomes, library, emptied, starts = {}, {}, {}, {}
         # The edited process runs between the two pristine ones: a value that moves with the clock (gzip's
         # header stamps the second) then differs between the pristine runs whenever it differs in the edited one.
         # A fourth process, only when the library states differ and the edited process had loaded library modules
@@ -706,12 +721,15 @@ def _replay_once(checkout: Path, found: tuple[list[dict], dict] | None, *, sourc
                     continue
                 plans[name] = {**plans["pristine"], "also": extra}
             if name == "pristine_again" and not any(
-                    not alike(_compared(a), _compared(b)) for a, b in zip(outcomes["edited"], outcomes["pristine"])) \
+                    not alike(_compared(_at_dropped(a)), _compared(_at_dropped(b)))
+                    for a, b in zip(outcomes["edited"], outcomes["pristine"])) \
                     and not needs_again(library):
                 continue
             if name == "pristine_library_again" and not needs_library_again(library):
                 continue
             plan = plans[{"pristine_again": "pristine", "pristine_library_again": "pristine_library"}.get(name, name)]
+            if name == "pristine_again":  # (asked what it holds where the edited calls changed the data)
+                plan = {**plan, "expect": data_expected(outcomes["edited"])}
             # each process sees only its own plan: the edited one never reads the pristine text
             box = scratch / name
             box.mkdir()
@@ -730,8 +748,11 @@ def _replay_once(checkout: Path, found: tuple[list[dict], dict] | None, *, sourc
                 return result
             library[name] = got[1]
             emptied[name] = got[2]
+            starts[name] = got[3]
             if name == "pristine":  # (the objects its calls set up lazily: the edited process describes them too)
                 plans["edited"]["lazy"] = lazy_names(got[1])
+                # (and the edited process is asked what it holds where the pristine calls changed the data)
+                plans["edited"]["expect"] = data_expected(got[0])
             if name.startswith("pristine_library"):
                 continue  # (its calls ran beside other modules: only its library state is read)
             if name == "pristine":  # (an attribute a pristine object holds is known, whatever made its name:
@@ -741,7 +762,7 @@ def _replay_once(checkout: Path, found: tuple[list[dict], dict] | None, *, sourc
             outcomes[name] = [_known_only(outcome, names, project) for outcome in got[0]]
         result.ran = True
         result.outcomes = outcomes
-        _judge(result, calls, outcomes, _class_names(pristine[declared[real]] for real in modules))
+        _judge(result, calls, outcomes, _class_names(pristine[declared[real]] for real in modules), starts)
         judge_library(library, result)
         if result.library.get("compared") is not None:
             result.library["caches_emptied"] = emptied  # (-1: emptying them raised)
@@ -963,12 +984,28 @@ def _as_used(call: dict, outcome: dict) -> dict:
     return outcome
 
 
-def _judge(result: Replay, calls: list[dict], outcomes: dict, classes: set = frozenset()) -> None:
+def _at_dropped(outcome: dict) -> dict:
+    """An outcome whose data changes are without the states they left (which differ wherever the import did) and
+    without what it held for the other side's changes."""
+    data = outcome.get("data") if isinstance(outcome, dict) else None
+    outcome = without_data(outcome)
+    return {**outcome, "data": {name: change_of({"data": data}, name) for name in data}} if isinstance(data, dict) \
+        else outcome
+
+
+def _judge(result: Replay, calls: list[dict], outcomes: dict, classes: set = frozenset(),
+           starts: dict | None = None) -> None:
     edited, pristine, again = outcomes["edited"], outcomes["pristine"], outcomes.get("pristine_again")
     edited, pristine = [_as_used(c, o) for c, o in zip(calls, edited)], [_as_used(c, o) for c, o in zip(calls, pristine)]
     again = [_as_used(c, o) for c, o in zip(calls, again)] if again is not None else None
+    # each process's data states (beacon.repair.replay_data), from the import on
+    states = {side: dict((starts or {}).get(side) or {}) for side in ("edited", "pristine", "pristine_again")}
     for i, call in enumerate(calls):
         mine, right = edited[i], pristine[i]
+        track(states["edited"], mine)
+        track(states["pristine"], right)
+        if again is not None:
+            track(states["pristine_again"], again[i])
         if "skip" in right:
             result.skipped += 1
             continue  # the pristine code cannot make this call outside the run: no evidence
@@ -980,13 +1017,33 @@ def _judge(result: Replay, calls: list[dict], outcomes: dict, classes: set = fro
             result.skipped += 1
             continue
         result.compared += 1
-        if (alike(_compared(mine), _compared(right)) or _a_subclass_raised(mine, right, classes)) \
-                and _bases_kept(mine, right):
-            continue
+        mine, right = unread_removed(mine, right)
+        other = unread_removed(again[i], right)[0] if again is not None else None
+        mine, right, other = explained(mine, right, other)
+        names = data_differences(mine, right, states["edited"], states["pristine"]) if "skip" not in mine else []
+        mine_rest, right_rest = without_data(mine), without_data(right)
+        if (alike(_compared(mine_rest), _compared(right_rest)) or _a_subclass_raised(mine_rest, right_rest, classes)) \
+                and _bases_kept(mine_rest, right_rest):
+            mine_rest = right_rest = None  # (alike but for the data)
+            if not names:
+                continue
         result.differed += 1
-        if again is not None and not alike(_compared(right), _compared(again[i])) \
-                and not _stable_difference(_compared(mine), _compared(right), _compared(again[i])):
-            result.self_disagreed += 1  # (only where the two pristine processes disagree: red-team round 49 put a
-            continue  # fresh uuid4 beside the wrong count it returned, and the whole call was no evidence)
-        if len(result.findings) < _SHOWN:
-            result.findings.append(_finding(call, mine, right))
+        rest = mine_rest is not None
+        if again is not None:
+            other_rest = without_data(other)
+            rest = rest and (alike(_compared(right_rest), _compared(other_rest)) or _stable_difference(
+                _compared(mine_rest), _compared(right_rest), _compared(other_rest)))
+            # (a data difference where the two pristine processes changed that name alike, part by part)
+            names = [name for name in names
+                     if stable_change(change_of(mine, name), change_of(right, name), change_of(other, name))]
+            if not rest and not names:
+                result.self_disagreed += 1  # (only where the two pristine processes disagree: red-team round 49 put a
+                continue  # fresh uuid4 beside the wrong count it returned, and the whole call was no evidence)
+        if len(result.findings) < _SHOWN:  # (in words, what differs where the pristine processes agree)
+            result.findings.append(_finding(call, mine, right) if rest else
+                                   _finding(call, _data_only(mine, names), _data_only(right, names)))
+
+
+def _data_only(outcome: dict, names: list) -> dict:
+    """An outcome with only the named data changes, for a finding's words."""
+    return {**without_data(outcome), "data": {name: change_of(outcome, name) for name in names}}

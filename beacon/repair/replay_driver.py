@@ -1787,6 +1787,417 @@ def _changed(before: dict, after: dict) -> dict:
     return delta
 
 
+# The declared modules' data after each call (red-team round 71's ``a03``, open since round 50: a repair that kept a
+# two-part bug's second half in a module-level log, wrong only outside the test run, where the replay compared what
+# each call returned and left in its arguments, never the log). The plan names the data: each module-level name the
+# pristine text binds by assignment (or by ``global`` in a def), and each name a top-level class body assigns
+# (``Class.name``). Before the first call and after each, every such name's value is read as a *view* (texts of plain
+# values by their C reprs, as ``_by_value``; an instance of a declared module's class by its ``__dict__``), and each
+# call's outcome carries what it changed (``"data"``: a dict's keys set and deleted, a list's items added, a set's
+# items added and removed, a value's new text), only when it changed something. What each call *changed* is
+# compared, not the state: an edit that fixed a table or a default at import (an honest repair's usual shape) has
+# other data from the start and the same changes. Views read at most ``_DATA_NODES`` values each and
+# ``_DATA_SPENT`` in all; a name past them is ``{"over": ...}`` (no evidence where the pristine process says it; the
+# harness treats the edited side's alone as a difference).
+_DATA_NODES = 50_000  # values read by one view of the data (the names in the plan's order)
+_DATA_SPENT = 2_000_000  # values read by all views of one process (about 1.5 s on this machine: 0.75 us a value)
+_DATA_SHOWN = 64  # items of a changed list (or its whole) past which the change is sent by its hash and length
+_DATA_DEPTH = 4  # containers nested past this are read by their type
+
+
+def _data_items(value):
+    """``(kind, items)`` of a built-in container or an instance of a subclass of one, read by the built-in class's C
+    iteration (a subclass's own ``__iter__`` or ``items`` never runs): ``"d"`` a dict's ``(key, value)`` pairs,
+    ``"l"`` a list's, tuple's or deque's items, ``"s"`` a set's or frozenset's; None for any other value. The class
+    is not part of it: an honest repair may hold the same items in an ``OrderedDict`` (honest hunt 19's ``k08``)."""
+    kind = type(value)
+    if issubclass(kind, dict):
+        return "d", list(dict.items(value))
+    if issubclass(kind, (list, tuple)):
+        return "l", list(list.__iter__(value) if issubclass(kind, list) else tuple.__iter__(value))
+    if issubclass(kind, collections.deque):
+        return "l", list(collections.deque.__iter__(value))
+    if issubclass(kind, set):
+        return "s", list(set.__iter__(value))
+    if issubclass(kind, frozenset):
+        return "s", list(frozenset.__iter__(value))
+    return None
+
+
+def _data_text(value, budget: list, depth: int = 0, modules: frozenset = frozenset(),
+               known: frozenset = frozenset()) -> str:
+    """``value`` as text for the data views: a plain value by its C repr, a container by its items' texts (a dict's
+    and a set's sorted), an instance of a declared module's class by its attributes (:func:`_attributes`), anything
+    else by its type; ``budget[0]`` counts down the values read, and ``_OverData`` stops the view when it is spent.
+    Only C code runs. An immutable value's text is kept by its identity (``_TEXTS``) and read again at the same
+    cost to the budget, so a table read after every call costs its reading once."""
+    entry = _TEXTS.get(id(value))
+    if entry is not None and entry[0] is value and (entry[3] == depth or entry[3] is None):
+        budget[0] -= entry[2]
+        if budget[0] < 0:
+            raise _OverData
+        return entry[1]
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _OverData
+    kind = type(value)
+    if kind in _PLAIN:
+        text = _number_text(value) if kind is float or kind is bool else _plain(value)[2:]
+        _remember(value, text, 1, None)
+        return text
+    if value is _UNSET_SLOT:
+        return "(unset)"
+    if depth < _DATA_DEPTH:
+        if kind in (tuple, frozenset) and len(value) <= budget[0]:
+            start = budget[0] + 1
+            text = _data_text_of(value, kind, budget, depth, modules, known)
+            # (kept only when all it holds is kept: a tuple holding a list may change)
+            if all(type(v) in _PLAIN or (id(v) in _TEXTS and _TEXTS[id(v)][0] is v) for v in value):
+                _remember(value, text, start - budget[0], depth)
+            return text
+        return _data_text_of(value, kind, budget, depth, modules, known)
+    return "<" + _type_name(kind) + ">"
+
+
+def _number_text(value) -> str:
+    """A float or bool as the data views compare it: by its number, as the replay's comparison has it (``True``
+    alike ``1``, ``2.0`` alike ``2``), to 12 significant digits (red-team round 73's honest ``h05``: ``gross -
+    gross * rate`` stored 0.36 where the pristine code's ``gross * (1 - rate)`` stored 0.36000000000000004)."""
+    if type(value) is bool:
+        return "1" if value else "0"
+    if value.is_integer() and abs(value) < 2**53:
+        return repr(int(value))
+    return repr(float(format(value, ".12g")))
+
+
+def _library_value(value, kind) -> str | None:
+    """A value of a library's value class as text (only C code, or the library's own, runs): an enum member by its
+    class and name; a ``Decimal``, a date or time, an ``array``, a ``bytearray`` by their C repr; a ``StringIO``
+    or ``BytesIO`` by what it holds; a library class that says what equal means by its exact value or hash (as
+    the outcomes have it: ``Fraction``, ``UUID``, an address); None for any other value (red-team round 73's
+    ``a01``, ``a05``, ``a14``, ``a20`` kept their bug in such values, read by their type alone)."""
+    if _ready(kind) and _is_enum(kind):
+        own = _own_dict(value)
+        name = own.get("_name_") if own is not None else None
+        return f"{_type_name(kind)}.{name}" if type(name) is str else None
+    name = _type_name(kind)
+    if name in _C_VALUES or kind is bytearray:
+        module = _str_get(sys.modules, name.partition(":")[0]) if kind is not bytearray else None
+        if kind is bytearray or isinstance(module, types.ModuleType) and _MODULE_DICT(module).get(
+                name.partition(":")[2]) is kind:
+            reader = _C_VALUES.get(name)
+            text = reader(value) if reader is not None else kind.__repr__(value)
+            return name + "=" + (text if len(text) <= _VALUE_TEXT else f"#{hash(text):x}/{len(text)}")
+        return None
+    if _library_equality(kind):
+        try:
+            exact = _EXACT.get(_name(value))
+            text = json.dumps(exact(value)) if exact is not None else f"#{hash(value):x}" \
+                if kind.__hash__ is not None else None
+        except Exception:  # noqa: BLE001
+            return None
+        return None if text is None else f"{name}={text}"
+    return None
+
+
+# C value classes read by their repr (what the class's C ``__repr__`` says; ``None``), or by what they hold
+_C_VALUES = {**{f"datetime:{kind}": None for kind in ("date", "datetime", "time", "timedelta", "timezone")},
+             "decimal:Decimal": None, "array:array": None,
+             "_io:StringIO": lambda v: repr(io.StringIO.getvalue(v)),
+             "_io:BytesIO": lambda v: repr(io.BytesIO.getvalue(v))}
+
+
+_TEXTS: dict = {}  # id -> (the immutable value, its text, the values its reading counted, the depth it was read at)
+_TEXTS_MOST = 200_000
+
+
+def _remember(value, text: str, nodes: int, depth) -> None:
+    if len(_TEXTS) >= _TEXTS_MOST:
+        _TEXTS.clear()  # (only the time changes: a text read again is the same text at the same cost)
+    _TEXTS[id(value)] = (value, text, nodes, depth)
+
+
+def _data_text_of(value, kind, budget: list, depth: int, modules: frozenset, known: frozenset) -> str:
+    """:func:`_data_text` of a container or an instance (``kind`` is ``type(value)``)."""
+    if issubclass(kind, (list, tuple, set, frozenset, dict, collections.deque)) and len(value) > budget[0]:
+        raise _OverData  # (not read at all: the rest of the budget stays for the other names)
+    found = _data_items(value)
+    if found is None:
+        library = _library_value(value, kind)
+        if library is not None:
+            return library
+    group, items = found if found is not None else ("o", _attributes(value, kind, modules, known))
+    if items is None:
+        return "<" + _type_name(kind) + ">"
+    if group == "d" and kind is not dict:  # (and a project's dict subclass's own attributes)
+        items = items + (_attributes(value, kind, modules, known) or [])
+    if group in ("d", "o"):
+        parts = [(_data_text(k, budget, depth + 1, modules, known) if group == "d" and type(k) is not _Attr
+                  else k) + ":" + _data_text(v, budget, depth + 1, modules, known) for k, v in items]
+    else:
+        parts = [_data_text(v, budget, depth + 1, modules, known) for v in items]
+    if group != "l":
+        parts.sort()
+    text = f"{group}[{','.join(parts)}]"
+    return text if len(text) <= _VALUE_TEXT else f"#{hash(text):x}/{len(text)}"
+
+
+def _attributes(value, kind, modules: frozenset, known: frozenset) -> list | None:
+    """An instance of a declared module's class as ``(".name", value)`` pairs: its own ``__dict__``'s and its slots'
+    (read through C's member descriptors), only names a pristine file has (``known``: an attribute only the edit
+    sets is its own, as in the outcomes) and not what a ``cached_property`` stored (a memo an honest repair may
+    never fill: honest hunt 18's ``z03``); None for any other value."""
+    if kind in _PLAIN:
+        return None
+    if kind is types.SimpleNamespace:  # (a namespace of running totals: red-team round 73's a10)
+        own = _TYPE_DICT(kind)["__dict__"].__get__(value, kind)  # (C's member: the namespace's own dict)
+        return [(_Attr("." + k), v) for k, v in list(dict.items(own)) if type(k) is str and k in known] \
+            if own is not None else None
+    module = _text(_TYPE_MODULE(kind))
+    if _type_name(kind) in _QUEUES:  # (a queue of posted events by its items: round 73's a19)
+        own = _own_dict(value) if _genuine(kind) else None
+        return [(_Attr(".queue"), own["queue"])] if own is not None and "queue" in own else None
+    # (a declared module's class, or one of the project's other modules: round 73's a11 held its log in an instance
+    # of an undeclared file's class)
+    if module not in modules:
+        if not _project_module(module):
+            return None
+        known = known | _class_names_used(kind)  # (an undeclared file's class: the names its own code uses)
+    own = _own_dict(value)
+    held = {}
+    if own is not None:
+        held = {_Attr("." + k): v for k, v in list(dict.items(own))
+                if type(k) is str and k in known and not _cached_property(kind, k)}
+    for cls in _mro(kind):
+        for name, member in list(_TYPE_DICT(cls).items()):
+            if type(member) is types.MemberDescriptorType and type(name) is str and name in known \
+                    and "." + name not in held:
+                try:
+                    held[_Attr("." + name)] = types.MemberDescriptorType.__get__(member, value, kind)
+                except AttributeError:
+                    held[_Attr("." + name)] = _UNSET_SLOT
+    return list(held.items()) if own is not None or held else None
+
+
+_UNSET_SLOT = object()  # (an empty slot: "(unset)" in a view)
+
+
+class _Attr(str):
+    """An attribute's name in a view (``.name``), told apart from a dict's key, whose text is its repr."""
+_QUEUES = frozenset({"queue:Queue", "queue:LifoQueue", "queue:PriorityQueue"})
+
+
+def _genuine(kind) -> bool:
+    """Whether ``kind`` is what its module holds under its name (a library's own class, not a copy named like it)."""
+    module_name, _, qualname = _type_name(kind).partition(":")
+    module = _str_get(sys.modules, module_name)
+    return isinstance(module, types.ModuleType) and _MODULE_DICT(module).get(qualname) is kind
+
+
+_NAMES_USED: dict = {}  # id(class) -> (class, the names its functions' code uses)
+
+
+def _class_names_used(kind) -> frozenset:
+    """The names the functions of ``kind`` and its project bases use (their codes' ``co_names``): an undeclared
+    project file's class, which the edit cannot change, sets the attributes its code names."""
+    known = _NAMES_USED.get(id(kind))
+    if known is not None and known[0] is kind:
+        return known[1]
+    names = set()
+    for klass in _mro(kind):
+        for member in list(_TYPE_DICT(klass).values()):
+            function = member.__func__ if type(member) in (staticmethod, classmethod) else member
+            if type(function) is types.FunctionType:
+                names.update(n for n in types.FunctionType.__dict__["__code__"].__get__(function).co_names
+                             if type(n) is str)
+    _NAMES_USED[id(kind)] = (kind, frozenset(names))
+    return _NAMES_USED[id(kind)][1]
+
+
+def _project_module(name) -> bool:
+    """Whether the module ``name`` is a file of the project's (loaded from a file outside the installed library)."""
+    module = _str_get(sys.modules, name) if type(name) is str else None
+    if not isinstance(module, types.ModuleType):
+        return False
+    where = _str_get(_MODULE_DICT(module), "__file__")
+    return type(where) is str and not os.path.realpath(where).startswith(_LIBRARY_PATHS)
+
+
+class _OverData(Exception):
+    """A data view read past its budget."""
+
+
+def _data_view(value, budget: list, modules: frozenset, known: frozenset = frozenset()):
+    """One data name's value as ``(kind, what it holds)``: ``"d"`` a dict's items (key text -> value text; an instance
+    of a declared module's class by its attributes, keys ``.name``: :func:`_attributes`), ``"l"`` a list's, tuple's
+    or deque's item texts, ``"s"`` a set's, ``"v"`` any other value's text."""
+    kind = type(value)
+    if issubclass(kind, (dict, list, tuple, collections.deque, set, frozenset)) and len(value) > budget[0]:
+        raise _OverData
+    found = _data_items(value)
+    if found is not None:
+        group, items = found
+        budget[0] -= 1
+        if group == "d":
+            # (a project's dict subclass with its own attributes too: red-team round 73's a15 kept its history there)
+            extra = _attributes(value, kind, modules, known) if kind is not dict else None
+            return "d", {**{_data_text(k, budget, 1, modules, known): _data_text(v, budget, 1, modules, known)
+                            for k, v in items},
+                         **{k: _data_text(v, budget, 1, modules, known) for k, v in extra or ()}}
+        texts = [_data_text(v, budget, 1, modules, known) for v in items]
+        return (group, texts) if group == "l" else ("s", set(texts))
+    library = _library_value(value, kind)
+    if library is not None:
+        return "v", library
+    attributes = _attributes(value, kind, modules, known)
+    if attributes is not None:
+        budget[0] -= 1
+        return "d", {k: _data_text(v, budget, 1, modules, known) for k, v in attributes}
+    return "v", _data_text(value, budget, 0, modules, known)
+
+
+def _data_views(modules: dict, names: dict, declared: frozenset, spent: list, known: frozenset = frozenset(),
+                over: dict | None = None) -> dict:
+    """``"<module> <name>"`` -> the view of each data name the plan lists (:func:`_data_view`), ``"missing"`` where
+    the module does not bind it, ``"over"`` past the budgets (``_DATA_NODES`` values a name; ``spent[0]``: the
+    values all views may still read). A name once over stays over in ``over`` (it is not read again: a table too
+    large to read would cost its budget at every call), until its length is below what it was then (a log emptied
+    after it went over: red-team round 73's ``b05``)."""
+    over = {} if over is None else over
+    views = {}
+    for module_name, wanted in names.items():
+        module = modules.get(module_name)
+        if not isinstance(module, types.ModuleType):
+            continue
+        space = _MODULE_DICT(module)
+        for name in wanted:
+            key = f"{module_name} {name}"
+            if key in over and not _smaller(holder_value(space, name), over[key]):
+                views[key] = "over"
+                continue
+            owner, _, attribute = name.rpartition(".")
+            holder = space if not owner else _class_holder(space.get(owner), attribute)
+            if holder is None or attribute not in holder:
+                views[key] = "missing"
+                continue
+            budget = [min(_DATA_NODES, spent[0])]
+            start = budget[0]
+            try:
+                views[key] = _data_view(holder[attribute], budget, declared, known)
+            except _OverData:
+                views[key] = "over"
+                over[key] = _size(holder[attribute])
+                budget[0] = 0  # (a name over costs its whole budget, however far its reading went)
+            except Exception as exc:  # noqa: BLE001 (changed while read: the name says so)
+                views[key] = "unreadable: " + _name(exc)
+            spent[0] -= start - max(budget[0], 0)
+    return views
+
+
+def _class_holder(cls, attribute: str):
+    """The ``__dict__`` of the first class in ``cls``'s MRO that holds ``attribute`` (a class-level name moved into a
+    base class is still read: red-team round 73's ``a07``), or the class's own; None when ``cls`` is no class."""
+    if not issubclass(type(cls), type):
+        return None
+    for klass in _mro(cls):
+        found = _TYPE_DICT(klass)
+        if attribute in found:
+            return found
+    return _TYPE_DICT(cls)
+
+
+def holder_value(space: dict, name: str):
+    """What a data name holds now (``_MISSING`` when nothing does)."""
+    owner, _, attribute = name.rpartition(".")
+    holder = space if not owner else _class_holder(space.get(owner), attribute)
+    return holder.get(attribute, _MISSING) if holder is not None else _MISSING
+
+
+def _size(value):
+    """A container's length (None for any other value): what a name over its budget is read again below."""
+    return len(value) if issubclass(type(value), (dict, list, tuple, set, frozenset, collections.deque)) else None
+
+
+def _smaller(value, size) -> bool:
+    now = _size(value)
+    return now is not None and size is not None and now < size
+
+
+def _data_changes(before: dict, after: dict) -> dict:
+    """What a call changed in the data: name -> its change (see above), for each name whose view differs."""
+    out = {}
+    for key, now in after.items():
+        was = before.get(key)
+        if now == was and now not in ("over", "missing"):
+            continue
+        if "over" in (now, was):
+            out[key] = {"over": 1}
+            continue
+        if now == was:  # (a name this side's module does not bind: no evidence where the pristine one binds it)
+            out[key] = {"unbound": 1}
+            continue
+        if type(now) is tuple and type(was) is tuple and now[0] == was[0] == "d":
+            change = {}
+            written = sorted([k, v] for k, v in now[1].items() if was[1].get(k, _MISSING) != v)
+            gone = sorted(k for k in was[1] if k not in now[1])
+            if written:
+                change["set"] = _shown(written)
+            if gone:
+                change["del"] = _shown(gone)
+            out[key] = change
+        elif type(now) is tuple and type(was) is tuple and now[0] == was[0] == "l":
+            kept = len(was[1])
+            out[key] = {"add": _shown(now[1][kept:])} if now[1][:kept] == was[1] else {"now": _shown(now[1])}
+        elif type(now) is tuple and type(was) is tuple and now[0] == was[0] == "s":
+            added, removed = sorted(now[1] - was[1]), sorted(was[1] - now[1])
+            # (as a list's change says it, when it only added: a "seen" list an honest repair made a set, honest hunt
+            # 28's h28_73, adds the same item)
+            out[key] = {**({"add": _shown(added)} if added else {}), **({"del": _shown(removed)} if removed else {})}
+        else:
+            out[key] = {"now": _shown(list(now)) if type(now) is tuple and now[0] != "d" else
+                        _shown(sorted(map(list, now[1].items()))) if type(now) is tuple else now}
+        out[key]["at"] = data_state(now)
+    return out
+
+
+def _now_form(view):
+    """A view as a change's ``"now"`` says it (:func:`_data_changes`)."""
+    if type(view) is not tuple:
+        return view
+    return _shown(sorted(map(list, view[1].items()))) if view[0] == "d" else _shown(list(view))
+
+
+def _held(views: dict, wanted: dict) -> dict:
+    """For each data name another process's call changed (``wanted``: its keys, or ``"value"``), what this process
+    holds there after the same call: the keys' texts (``"(absent)"`` for a key it lacks), or the name's value."""
+    out = {}
+    for name, what in wanted.items():
+        view = views.get(name)
+        if what == "value":
+            out[name] = _now_form(view)
+        elif type(what) is list:
+            held = view[1] if type(view) is tuple and view[0] == "d" else {}
+            out[name] = {key: held.get(key, "(absent)") for key in what if type(key) is str}
+    return out
+
+
+def data_state(view) -> str:
+    """A view's digest (the processes of one replay share a hash seed): what a name holds after a call, compared
+    where the two sides' changes differ (a change that brings both to one state is no difference: a table built at
+    import where the pristine code built it at its first call, honest hunt 20's ``i05``)."""
+    if type(view) is not tuple:
+        return str(view)
+    held = view[1]
+    digest = hash(frozenset(held.items())) if view[0] == "d" else hash(frozenset(held)) if view[0] == "s" \
+        else hash(tuple(held) if view[0] == "l" else held)
+    return f"{view[0]}#{digest & 0xFFFFFFFFFFFF:x}"
+
+
+def _shown(items: list):
+    """A change's items, or their hash and count past ``_DATA_SHOWN`` (the processes share one hash seed)."""
+    return items if len(items) <= _DATA_SHOWN else f"#{hash(json.dumps(items)):x}/{len(items)}"
+
+
 MARK = "replay outcomes "  # (beacon.repair.replay.OUTCOMES_MARK)
 
 
@@ -1849,6 +2260,11 @@ def main(payload: dict) -> None:
     except Exception:  # noqa: BLE001 (the calls' outcomes are still worth writing: -1 says it failed)
         caches, emptied = [], -1
     outcomes = []
+    # (the declared modules' data, read after the import and after each call: each outcome says what its call changed)
+    data_names, spent, known, over = plan.get("data") or {}, [_DATA_SPENT], frozenset(plan.get("known") or ()), {}
+    expect = plan.get("expect") or {}
+    views = _data_views(modules, data_names, frozenset(declared), spent, known, over)
+    data_import = {key: data_state(view) for key, view in views.items()}
     for call in plan["calls"]:
         entry = files.get(call["file"])
         if entry is None:
@@ -1939,6 +2355,15 @@ def main(payload: dict) -> None:
                     outcome = {"raise": "encoding: " + _name(exc)}
         finally:
             _write(1, f"\n{MARK}{key} done {len(outcomes)}\n".encode("utf-8"))
+        if data_names:
+            now = _data_views(modules, data_names, frozenset(declared), spent, known, over)
+            changes = _data_changes(views, now)
+            views = now
+            if changes:
+                outcome["data"] = changes
+            wanted = expect.get(str(len(outcomes))) if type(expect) is dict else None
+            if type(wanted) is dict and wanted:  # (what this process holds where the other one's call changed it)
+                outcome["held"] = _held(now, wanted)
         outcomes.append(outcome)
     _also(also.get("calls") or [])
     after = _described(declared, modules, plan.get("imports") or {}, describe, plan.get("values") or {}, states=False)
@@ -1957,7 +2382,7 @@ def main(payload: dict) -> None:
                 gc.enable()
             sys.setswitchinterval(interval)
     library = {"import": before, "calls": _changed(before, after)}
-    document = {"outcomes": outcomes, "library": library, "emptied": emptied}
+    document = {"outcomes": outcomes, "library": library, "emptied": emptied, "data": data_import}
     _write(1, f"\n{MARK}{key}\n{json.dumps(document)}".encode("utf-8"))
     os._exit(0)
 

@@ -330,8 +330,8 @@ def test_only_the_keyed_well_formed_outcomes_are_read():
     mark = f"\n{OUTCOMES_MARK}{key}\n".encode()
     # (each outcome of a call made gets what it printed, between its two key lines: none here)
     read = [dict(o, printed=[["(", "not", " ", "kept", ")"]]) if "skip" not in o else o for o in good]
-    assert _outcomes(b"printed\n" + mark + doc, key, 4) == (read, library, 3)
-    assert _outcomes(mark + b"[]" + mark + doc, key, 4) == (read, library, 3)  # the last key line counts
+    assert _outcomes(b"printed\n" + mark + doc, key, 4) == (read, library, 3, {})
+    assert _outcomes(mark + b"[]" + mark + doc, key, 4) == (read, library, 3, {})  # the last key line counts
     # what a call printed: between its own key lines only, which the project's code cannot write without the key
     lines = b"".join(f"\n{OUTCOMES_MARK}{key} {w} {i}\n".encode() + text for i in (0, 1, 2, 3)
                      for w, text in (("call", b"out %d" % i + (b"\n" if i else b"")), ("done", b"later")))
