@@ -706,6 +706,7 @@ def _replay_once(checkout: Path, found: tuple[list[dict], dict] | None, *, sourc
         # ``_numerator``, a name no pristine file has, and every Fraction was alike)
         project = _project_names(roots.values())
         outcomes, library, emptied, starts = {}, {}, {}, {}
+        classes = _class_names(pristine[declared[real]] for real in modules)
         # The edited process runs between the two pristine ones: a value that moves with the clock (gzip's
         # header stamps the second) then differs between the pristine runs whenever it differs in the edited one.
         # A fourth process, only when the library states differ and the edited process had loaded library modules
@@ -720,11 +721,9 @@ def _replay_once(checkout: Path, found: tuple[list[dict], dict] | None, *, sourc
                 if not any(extra.values()):
                     continue
                 plans[name] = {**plans["pristine"], "also": extra}
-            if name == "pristine_again" and not any(
-                    not alike(_compared(_at_dropped(a)), _compared(_at_dropped(b)))
-                    for a, b in zip(outcomes["edited"], outcomes["pristine"])) \
+            if name == "pristine_again" and not _differs(calls, outcomes, classes, starts) \
                     and not needs_again(library):
-                continue
+                continue  # (a second pristine process only excuses differences: none, none needed)
             if name == "pristine_library_again" and not needs_library_again(library):
                 continue
             plan = plans[{"pristine_again": "pristine", "pristine_library_again": "pristine_library"}.get(name, name)]
@@ -762,7 +761,7 @@ def _replay_once(checkout: Path, found: tuple[list[dict], dict] | None, *, sourc
             outcomes[name] = [_known_only(outcome, names, project) for outcome in got[0]]
         result.ran = True
         result.outcomes = outcomes
-        _judge(result, calls, outcomes, _class_names(pristine[declared[real]] for real in modules), starts)
+        _judge(result, calls, outcomes, classes, starts)
         judge_library(library, result)
         if result.library.get("compared") is not None:
             result.library["caches_emptied"] = emptied  # (-1: emptying them raised)
@@ -984,13 +983,12 @@ def _as_used(call: dict, outcome: dict) -> dict:
     return outcome
 
 
-def _at_dropped(outcome: dict) -> dict:
-    """An outcome whose data changes are without the states they left (which differ wherever the import did) and
-    without what it held for the other side's changes."""
-    data = outcome.get("data") if isinstance(outcome, dict) else None
-    outcome = without_data(outcome)
-    return {**outcome, "data": {name: change_of({"data": data}, name) for name in data}} if isinstance(data, dict) \
-        else outcome
+def _differs(calls: list[dict], outcomes: dict, classes: set, starts: dict) -> bool:
+    """Whether the edited and pristine outcomes differ anywhere :func:`_judge` would weigh (before a second pristine
+    process could excuse it): what decides whether that process is started."""
+    probe = Replay()
+    _judge(probe, calls, {"edited": outcomes["edited"], "pristine": outcomes["pristine"]}, classes, starts)
+    return probe.differed > 0
 
 
 def _judge(result: Replay, calls: list[dict], outcomes: dict, classes: set = frozenset(),
