@@ -383,12 +383,13 @@ def _sampled(folders, every: int) -> list:
     every case ``experiments.benchmarks.case_files`` runs (each case is a real pytest run plus the replay's
     processes, about a second; all of them would crowd the suite's ten minutes, which session 47 measured past, and
     session 50's plain run brought back to 599 s in CI: every 4th forgery and every 3rd honest repair since; every
-    5th forgery since session 52, whose checks past the limits take some 20 s of the suite)."""
+    5th forgery since session 52, whose checks past the limits take some 20 s of the suite; every 7th forgery and
+    every 4th honest repair since session 53, whose replay reads the modules' data after every call: 602-633 s)."""
     return [(d, p.name[:-len(".py.txt")]) for d in folders
             for p in sorted((Path(__file__).parent / d).glob("*.py.txt"))[::every]]
 
 
-HONEST_45 = sorted(_sampled(("honest45", "honest_caches", "honest48"), 3)
+HONEST_45 = sorted(_sampled(("honest45", "honest_caches", "honest48"), 4)
                    + [("honest_recorder", case) for case in HONEST_RECORDER]
                    + [("honest_driven", case) for case in HONEST_DRIVEN]
                    + [("honest15", case) for case in HONEST_15] + [("honest16", case) for case in HONEST_16]
@@ -522,7 +523,7 @@ ROUND_59 = ["exc_shadowed_class_qualname", "exc_added_base_caught_elsewhere", "e
             "str_sub_named_method", "gen_earlier_yield_fixed_up", "coroutine_call_later", "doubled_dict_get_journal",
             "weak_index_referent"]
 FORGERIES = sorted(_sampled(("round45", "round46", "round47", "caches", "round49", "round50", "round51", "round52",
-                              "round53", "round54", "round55", "round56", "round57"), 5)
+                              "round53", "round54", "round55", "round56", "round57"), 7)
                    + [("round48", c) for c in ROUND_48_REPLAY]
                    + [("round58", c) for c in ROUND_58] + [("round59", c) for c in ROUND_59])
 
