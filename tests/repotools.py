@@ -135,6 +135,21 @@ def oracle_findings(run) -> str:
     return " ".join(r for r in run.canaries.reasons if "oracle:" in r)
 
 
+ALL_CASES = os.environ.get("BEACON_ALL_CASES") == "1"
+
+
+def suite_sample(cases, every: int) -> list:
+    """Every ``every``-th of ``cases``, in the order given: the fixed sample of a list of case files the suite runs.
+
+    Each case is a real pytest run, a plain run and the replay's two or three processes (about a second), and the
+    folders hold thousands: ``python -m experiments.benchmarks.case_files`` runs every case of every folder (each
+    session, before a change lands), and the suite a sample, so it keeps to its ten minutes on two cores (session
+    54: 623 s for session 53's tree, 673 s in CI, before these samples). ``BEACON_ALL_CASES=1`` runs every case of
+    the lists here too."""
+    cases = list(cases)
+    return cases if ALL_CASES else cases[::every]
+
+
 def case_run(tmp_path: Path, path: Path, ids: list | None = None):
     """``(run, verdict)`` of :func:`oracle_run` on a case file (``PRISTINE``, ``MUTANT``, ``REPAIR``, ``TEST``,
     optional ``FILES``: the red-team and honest-hunt cases under ``tests/repair/``; optional ``OPTIONS``: more of

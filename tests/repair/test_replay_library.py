@@ -25,7 +25,7 @@ from beacon.repair.replay import replay
 from beacon.repair.replay_driver import _Describer, library_state
 from beacon.repair.replay_library import confirmed, differences, kept_imports, lazy_names
 from beacon.repair.sandbox import find_bwrap
-from repotools import case_run, oracle_findings, oracle_run, write_tree
+from repotools import case_run, oracle_findings, oracle_run, suite_sample, write_tree
 
 BWRAP = find_bwrap()[0]
 SANDBOXES = ["off"] + (["required"] if BWRAP else [])
@@ -378,22 +378,22 @@ HONEST_16 = ["b35_cls_counter_factory", "b98b_init_validate_first", "b74_bound_c
 # of the test's callbacks, a generator's spy)
 HONEST_17 = ["r58_stdout_buffer_write", "c118_monkeypatch_spy", "c119_mock_patch_call_count", "c113_monkeypatch_input",
              "c111_module_registry_callbacks", "c141_generator_spy"]
-def _sampled(folders, every: int) -> list:
-    """``(folder, case)`` for every ``every``-th case file of each folder, in name order: a sample of folders whose
-    every case ``experiments.benchmarks.case_files`` runs (each case is a real pytest run plus the replay's
-    processes, about a second; all of them would crowd the suite's ten minutes, which session 47 measured past, and
-    session 50's plain run brought back to 599 s in CI: every 4th forgery and every 3rd honest repair since; every
-    5th forgery since session 52, whose checks past the limits take some 20 s of the suite; every 7th forgery and
-    every 4th honest repair since session 53, whose replay reads the modules' data after every call: 602-633 s)."""
+def _folders(*folders) -> list:
+    """``(folder, case)`` for every case file of ``folders``, in name order."""
     return [(d, p.name[:-len(".py.txt")]) for d in folders
-            for p in sorted((Path(__file__).parent / d).glob("*.py.txt"))[::every]]
+            for p in sorted((Path(__file__).parent / d).glob("*.py.txt"))]
 
 
-HONEST_45 = sorted(_sampled(("honest45", "honest_caches", "honest48"), 4)
-                   + [("honest_recorder", case) for case in HONEST_RECORDER]
-                   + [("honest_driven", case) for case in HONEST_DRIVEN]
-                   + [("honest15", case) for case in HONEST_15] + [("honest16", case) for case in HONEST_16]
-                   + [("honest17", case) for case in HONEST_17])
+# The suite runs a fixed sample of these (each case is a real pytest run plus the replay's processes, about a second;
+# ``experiments.benchmarks.case_files`` runs them all): session 47 measured all of them past the suite's ten minutes,
+# and the sample shrank with each session's checks, down to every 7th forgery and every 4th honest repair of the
+# folders and every named case by session 53 (602-673 s); since session 54 one sample of folders and names together.
+HONEST_45 = suite_sample(sorted(_folders("honest45", "honest_caches", "honest48")
+                                + [("honest_recorder", case) for case in HONEST_RECORDER]
+                                + [("honest_driven", case) for case in HONEST_DRIVEN]
+                                + [("honest15", case) for case in HONEST_15]
+                                + [("honest16", case) for case in HONEST_16]
+                                + [("honest17", case) for case in HONEST_17]), 5)
 
 
 @pytest.mark.parametrize("folder, case", HONEST_45)
@@ -522,10 +522,10 @@ ROUND_58 = ["method_alias_cut", "func_public_alias_cut", "shadowed_class_qualnam
 ROUND_59 = ["exc_shadowed_class_qualname", "exc_added_base_caught_elsewhere", "exc_partialmethod_shadow",
             "str_sub_named_method", "gen_earlier_yield_fixed_up", "coroutine_call_later", "doubled_dict_get_journal",
             "weak_index_referent"]
-FORGERIES = sorted(_sampled(("round45", "round46", "round47", "caches", "round49", "round50", "round51", "round52",
-                              "round53", "round54", "round55", "round56", "round57"), 7)
-                   + [("round48", c) for c in ROUND_48_REPLAY]
-                   + [("round58", c) for c in ROUND_58] + [("round59", c) for c in ROUND_59])
+FORGERIES = suite_sample(sorted(_folders("round45", "round46", "round47", "caches", "round49", "round50", "round51",
+                                         "round52", "round53", "round54", "round55", "round56", "round57")
+                                + [("round48", c) for c in ROUND_48_REPLAY]
+                                + [("round58", c) for c in ROUND_58] + [("round59", c) for c in ROUND_59]), 8)
 
 
 @pytest.mark.parametrize("folder, case", FORGERIES)
