@@ -8,7 +8,8 @@ production.
 
 Here the harness names the data from the **pristine** text (:func:`data_names`): each name its module level binds by
 assignment (also inside a top-level ``if``/``try``/``with``/loop, and through ``global`` in a def), and each name a
-top-level class body assigns (``Class.name``). Each replay process (``replay_driver._data_views``) reads those names
+top-level class body assigns (``Class.name``), and each attribute the module level sets on a name (``restock.moves =
+[]``, read in a def's ``__dict__``, or an instance's where the class became one). Each replay process (``replay_driver._data_views``) reads those names
 after the import and after every call, and a call's outcome carries what the call changed (``"data"``): the keys a
 dict (or a declared class's instance, by its ``__dict__``) gained, changed or lost, the items a list or deque gained
 at its end (else what it holds now), a set's added and removed items, a value's new text. The outcomes are then
@@ -19,9 +20,17 @@ What a call *changed* is compared, not the state after it: an honest repair that
 import has other data from the start and makes the same changes (and the oracle of calls, in the run, compares the
 state after each checked call). A name the pristine process read past its budgets (``{"over": ...}``) is no
 evidence on either side, nor one the edited module does not bind (``{"unbound": ...}``) where the pristine one does
-(:func:`unread_removed`); one only the edited process read past its budgets stays a difference.
-Not seen: data held only by an object no data name holds, a library object's state, a change undone within one call,
-and the functions and classes a name holds (the library-state comparison and ``kept_values`` see rebinding).
+(:func:`unread_removed`); one only the edited process read past its budgets stays a difference. A list past its
+budgets is still read by its last items (``replay_driver._tail_view``), so what a call appends to a long log is
+compared (session 54). What the views read (``replay_driver._data_view``, session 54's additions in brackets):
+containers by their items' texts, eight levels down (four before); an instance of a project class by its attributes
+and slots (every name; in the edited process, not those only the edited texts have: so counters named by the data
+are read); the value of an ``int``/``str``/``float`` subclass; a closure by its cells, named by its free variables; a
+bound method by what it is bound to; a ``UserList``'s, ``UserDict``'s or ``ChainMap``'s items; library values by
+their value.
+Not seen: data held only by an object no data name holds (another project module's), most library objects' state
+(a logging handler's records), a dict's order, floats past 12 significant digits, a change undone within one call,
+and what a class or function is (the library-state comparison and ``kept_values`` see rebinding).
 """
 from __future__ import annotations
 
@@ -56,9 +65,15 @@ def data_names(text: str) -> list[str]:
             return targets(node.target)
         return []
 
+    def attributes(node) -> list[str]:  # (``restock.moves = []`` at module level: a def's or a class's attribute)
+        every = node.targets if isinstance(node, ast.Assign) else [node.target] \
+            if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+        return [f"{target.value.id}.{target.attr}" for target in every
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)]
+
     def walk(body, prefix: str) -> None:
         for node in body:
-            for name in assigned(node):
+            for name in assigned(node) + (attributes(node) if not prefix else []):
                 found.setdefault(prefix + name)
             if isinstance(node, ast.ClassDef) and not prefix:
                 walk(node.body, node.name + ".")
@@ -69,12 +84,48 @@ def data_names(text: str) -> list[str]:
                     walk(handler.body, prefix)
 
     walk(tree.body, "")
+    # (an attribute set on a module-level def or class inside a def, ``restock.moves = []`` in ``restock``:
+    # red-team round 74's d08)
+    tops = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for inner in ast.walk(node):
+                for name in attributes(inner) if isinstance(inner, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else ():
+                    if name.partition(".")[0] in tops:
+                        found.setdefault(name)
     # (a name only a def binds, through ``global``: a counter or a log set up lazily)
     for node in ast.walk(tree):
         if isinstance(node, ast.Global):
             for name in node.names:
                 found.setdefault(name)
     return list(found)
+
+
+def assigned_attributes(text: str) -> set[str]:
+    """The attribute names ``text`` sets or deletes (``x.name = …``, ``x.name += …``, ``del x.name``, ``setattr(x,
+    "name", …)``, a class's ``__slots__``): what an edited file may add to its objects, its own where the pristine
+    text lacks the name (``replay_driver.Names``); an empty set when it does not parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    found = set()
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target] \
+            if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        for target in targets:
+            for part in ast.walk(target):
+                if isinstance(part, ast.Attribute) and isinstance(part.ctx, (ast.Store, ast.Del)):
+                    found.add(part.attr)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
+                and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
+                and isinstance(node.args[1].value, str):
+            found.add(node.args[1].value)
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__slots__"
+                                                for t in node.targets):
+            found.update(c.value for c in ast.walk(node.value)
+                         if isinstance(c, ast.Constant) and isinstance(c.value, str))
+    return found
 
 
 def unread_removed(mine: dict, right: dict) -> tuple[dict, dict]:

@@ -4,8 +4,8 @@ This file imports nothing from Beacon (it runs under ``python -P -c`` with the h
 where Beacon is not on the path); :mod:`beacon.repair.replay` starts it, once on the edited checkout and once or
 twice with the declared files' pristine text served in their place, and compares what the runs wrote.
 
-The input comes through a pipe (:data:`beacon.repair.replay._BOOT` reads it to its end, closes it, compiles this
-source from it in a namespace named ``__replay__`` and calls :func:`main`): the import roots, the declared files
+The input comes through a pipe (:data:`beacon.repair.replay._BOOT` reads it to its end, closes it, runs this
+file's code object from it, compiled by the harness, in a namespace named ``__replay__`` and calls :func:`main`): the import roots, the declared files
 (path, module name, and for a pristine run the text to compile in place of the file), the calls (file, qualname,
 arguments in the tagged encoding below) and a random key. Once every call was made, the outcomes go to standard
 output as one JSON document after a line holding the key (so nothing the project's code prints passes for them;
@@ -1802,7 +1802,37 @@ def _changed(before: dict, after: dict) -> dict:
 _DATA_NODES = 50_000  # values read by one view of the data (the names in the plan's order)
 _DATA_SPENT = 2_000_000  # values read by all views of one process (about 1.5 s on this machine: 0.75 us a value)
 _DATA_SHOWN = 64  # items of a changed list (or its whole) past which the change is sent by its hash and length
-_DATA_DEPTH = 4  # containers nested past this are read by their type
+# containers nested past this are read by their type (4 until session 54: red-team round 73's a03 kept its bug in
+# a tuple at the fifth level, warehouse -> day -> sku -> list -> (qty, value); the budgets bound what depth costs)
+_DATA_DEPTH = 8
+
+
+class Names:
+    """The attribute names the data views read (:func:`_attributes`): every name but the edit's own, the names only
+    the edited files' texts have (``own``: an attribute the edit added, a cache of its own, is no evidence, as in
+    the outcomes). A name a pristine file has (``known``) is read, and so is one neither text has: one made from the
+    data, ``setattr(counters, sku, n)`` (red-team round 73's ``a17``: the views read only the pristine text's names
+    until session 54, and a kept bug in counters named by their skus went unseen). The pristine process's plan has
+    no ``own`` (it reads every name): round 74's ``n01`` named the skus in a comment of the edit, and a rule both
+    sides applied left them unread on both."""
+
+    __slots__ = ("known", "own", "edited")
+
+    def __init__(self, known=frozenset(), own=None):
+        self.known, self.edited = frozenset(known), own is not None
+        self.own = frozenset(own or ()) - self.known
+
+    def __contains__(self, name) -> bool:
+        return type(name) is str and (name in self.known or name not in self.own)
+
+    def __or__(self, more):
+        return Names(self.known | more, self.own if self.edited else None)
+
+    def variable(self, name) -> bool:
+        """Whether a closure's cell named ``name`` is read: every one in the pristine process, one the pristine text
+        names in the edited process (a cell only the edit names is its own variable: a memo of its own, honest hunt
+        29's ``t05``, where the pristine name held an ``lru_cache``)."""
+        return type(name) is str and (not self.edited or name in self.known)
 
 
 def _data_items(value):
@@ -1825,7 +1855,7 @@ def _data_items(value):
 
 
 def _data_text(value, budget: list, depth: int = 0, modules: frozenset = frozenset(),
-               known: frozenset = frozenset()) -> str:
+               known: Names = Names()) -> str:
     """``value`` as text for the data views: a plain value by its C repr, a container by its items' texts (a dict's
     and a set's sorted), an instance of a declared module's class by its attributes (:func:`_attributes`), anything
     else by its type; ``budget[0]`` counts down the values read, and ``_OverData`` stops the view when it is spent.
@@ -1847,6 +1877,8 @@ def _data_text(value, budget: list, depth: int = 0, modules: frozenset = frozens
         return text
     if value is _UNSET_SLOT:
         return "(unset)"
+    if issubclass(kind, type):  # (a class by its name: round 74's a16 keyed counts by classes, all one "<type>")
+        return "class " + _type_name(value)
     if depth < _DATA_DEPTH:
         if kind in (tuple, frozenset) and len(value) <= budget[0]:
             start = budget[0] + 1
@@ -1904,7 +1936,10 @@ def _library_value(value, kind) -> str | None:
 _C_VALUES = {**{f"datetime:{kind}": None for kind in ("date", "datetime", "time", "timedelta", "timezone")},
              "decimal:Decimal": None, "array:array": None,
              "_io:StringIO": lambda v: repr(io.StringIO.getvalue(v)),
-             "_io:BytesIO": lambda v: repr(io.BytesIO.getvalue(v))}
+             "_io:BytesIO": lambda v: repr(io.BytesIO.getvalue(v)),
+             # (a seeded generator by its state: red-team round 74's a15; not an ``itertools.count``, whose honest
+             # stand-in, a generator, is read by its type alone: honest hunt 29's t83)
+             "random:Random": lambda v: f"#{hash(_random.Random.getstate(v)):x}"}
 
 
 _TEXTS: dict = {}  # id -> (the immutable value, its text, the values its reading counted, the depth it was read at)
@@ -1917,8 +1952,13 @@ def _remember(value, text: str, nodes: int, depth) -> None:
     _TEXTS[id(value)] = (value, text, nodes, depth)
 
 
-def _data_text_of(value, kind, budget: list, depth: int, modules: frozenset, known: frozenset) -> str:
-    """:func:`_data_text` of a container or an instance (``kind`` is ``type(value)``)."""
+def _data_text_of(value, kind, budget: list, depth: int, modules: frozenset, known: Names) -> str:
+    """:func:`_data_text` of a container or an instance (``kind`` is ``type(value)``); a bound method as what it is
+    bound to."""
+    if kind is types.MethodType or kind is types.BuiltinMethodType:
+        bound = _bound_to(value)
+        if bound is not value:
+            return _data_text(bound, budget, depth, modules, known)
     if issubclass(kind, (list, tuple, set, frozenset, dict, collections.deque)) and len(value) > budget[0]:
         raise _OverData  # (not read at all: the rest of the budget stays for the other names)
     found = _data_items(value)
@@ -1942,16 +1982,27 @@ def _data_text_of(value, kind, budget: list, depth: int, modules: frozenset, kno
     return text if len(text) <= _VALUE_TEXT else f"#{hash(text):x}/{len(text)}"
 
 
-def _attributes(value, kind, modules: frozenset, known: frozenset) -> list | None:
+def _attributes(value, kind, modules: frozenset, known: Names) -> list | None:
     """An instance of a declared module's class as ``(".name", value)`` pairs: its own ``__dict__``'s and its slots'
-    (read through C's member descriptors), only names a pristine file has (``known``: an attribute only the edit
-    sets is its own, as in the outcomes) and not what a ``cached_property`` stored (a memo an honest repair may
-    never fill: honest hunt 18's ``z03``); None for any other value."""
+    (read through C's member descriptors), the names ``known`` holds (:class:`Names`: not the edit's own) and not
+    what a ``cached_property`` stored (a memo an honest repair may never fill: honest hunt 18's ``z03``); a closure
+    of a project file's function by its cells, named by its free variables, as an instance's attributes (a journal
+    made by a factory, ``write = _journal()``: red-team round 73's ``a18``; a class holding the same list as
+    ``self.entries`` reads alike); None for any other value."""
     if kind in _PLAIN:
         return None
     if kind is types.SimpleNamespace:  # (a namespace of running totals: red-team round 73's a10)
         own = _TYPE_DICT(kind)["__dict__"].__get__(value, kind)  # (C's member: the namespace's own dict)
         return [(_Attr("." + k), v) for k, v in list(dict.items(own)) if type(k) is str and k in known] \
+            if own is not None else None
+    if kind is types.FunctionType:
+        return _function_attributes(value, known)
+    if kind is functools.partial:  # (queued jobs as partials: round 74's a17)
+        return [(_Attr(".func"), _PARTIAL_FUNC(value)), (_Attr(".args"), _PARTIAL_ARGS(value)),
+                (_Attr(".keywords"), _PARTIAL_KEYWORDS(value))]
+    if _type_name(kind) in _HOLDERS and _genuine(kind):  # (a UserList's list, a ChainMap's maps: round 74's a11, a12)
+        own = _own_dict(value)
+        return [(_Attr("." + name), own[name]) for name in _HOLDERS[_type_name(kind)] if name in own] \
             if own is not None else None
     module = _text(_TYPE_MODULE(kind))
     if _type_name(kind) in _QUEUES:  # (a queue of posted events by its items: round 73's a19)
@@ -1965,9 +2016,13 @@ def _attributes(value, kind, modules: frozenset, known: frozenset) -> list | Non
         known = known | _class_names_used(kind)  # (an undeclared file's class: the names its own code uses)
     own = _own_dict(value)
     held = {}
+    for base in _VALUE_BASES:  # (an int, str or float subclass's own value: round 74's a03 logged amounts as Cents)
+        if issubclass(kind, base):
+            held[_Attr("=")] = _VALUE_BASES[base](value)
+            break
     if own is not None:
-        held = {_Attr("." + k): v for k, v in list(dict.items(own))
-                if type(k) is str and k in known and not _cached_property(kind, k)}
+        held.update({_Attr("." + k): v for k, v in list(dict.items(own))
+                     if type(k) is str and k in known and not _cached_property(kind, k)})
     for cls in _mro(kind):
         for name, member in list(_TYPE_DICT(cls).items()):
             if type(member) is types.MemberDescriptorType and type(name) is str and name in known \
@@ -1979,7 +2034,66 @@ def _attributes(value, kind, modules: frozenset, known: frozenset) -> list | Non
     return list(held.items()) if own is not None or held else None
 
 
+def _function_attributes(function, known: Names) -> list | None:
+    """A project file's function as ``(".name", value)`` pairs: its closure's cells, named by its free variables (an
+    empty cell ``(unset)``), and what its own ``__dict__`` holds (round 73's ``a18`` set both); only C code runs.
+    None for a function of the library's."""
+    code = _FUNCTION_CODE(function)
+    where = code.co_filename
+    if type(where) is not str or not os.path.isabs(where) or os.path.realpath(where).startswith(_LIBRARY_PATHS):
+        return None
+    held = {}
+    for name, cell in zip(code.co_freevars, _FUNCTION_CLOSURE(function) or ()):
+        if known.variable(name) if type(known) is Names else name in known:
+            try:
+                held[_Attr("." + name)] = _CELL_CONTENTS(cell)
+            except ValueError:
+                held[_Attr("." + name)] = _UNSET_SLOT
+    for name, value in list(dict.items(_FUNCTION_DICT(function))):
+        if name in known and "." + name not in held:
+            held[_Attr("." + name)] = value
+    # (and a lambda's defaults: jobs queued as ``lambda qty=qty: ...``, round 74's a18; a def's defaults are its
+    # signature's, ``def bump(n=1)``, which a class's ``__call__`` holds as its own: honest hunt 29's t58)
+    if code.co_name == "<lambda>":
+        defaults, keywords = _FUNCTION_DEFAULTS(function), _FUNCTION_KWDEFAULTS(function)
+        if defaults:
+            held[_Attr("(defaults)")] = defaults
+        if keywords:
+            held[_Attr("(keyword defaults)")] = keywords
+    return list(held.items())
+
+
+_FUNCTION_CODE = types.FunctionType.__dict__["__code__"].__get__
+_FUNCTION_CLOSURE = types.FunctionType.__dict__["__closure__"].__get__
+_FUNCTION_DICT = types.FunctionType.__dict__["__dict__"].__get__
+_FUNCTION_DEFAULTS = types.FunctionType.__dict__["__defaults__"].__get__
+_FUNCTION_KWDEFAULTS = types.FunctionType.__dict__["__kwdefaults__"].__get__
+_PARTIAL_FUNC = functools.partial.__dict__["func"].__get__
+_PARTIAL_ARGS = functools.partial.__dict__["args"].__get__
+_PARTIAL_KEYWORDS = functools.partial.__dict__["keywords"].__get__
+_CELL_CONTENTS = types.CellType.__dict__["cell_contents"].__get__
+_METHOD_SELF = types.MethodType.__dict__["__self__"].__get__
+_BUILTIN_SELF = types.BuiltinMethodType.__dict__["__self__"].__get__
+
+
+def _bound_to(value):
+    """What a bound method is bound to (a project instance's ``write``, a list's ``append``: read as that value,
+    red-team round 73's ``a18``), or ``value`` itself (a built-in function's module is no data)."""
+    kind = type(value)
+    if kind is types.MethodType:
+        return _METHOD_SELF(value)
+    if kind is types.BuiltinMethodType:
+        bound = _BUILTIN_SELF(value)
+        return value if bound is None or isinstance(bound, types.ModuleType) else bound
+    return value
+
+
 _UNSET_SLOT = object()  # (an empty slot: "(unset)" in a view)
+# a library container class (by its module and name, the module's own class) -> the attributes that hold its items
+_HOLDERS = {"collections:UserList": ("data",), "collections:UserDict": ("data",), "collections:UserString": ("data",),
+            "collections:ChainMap": ("maps",)}
+# the built-in value classes a project class may extend -> C's conversion to the plain value (its text in a view)
+_VALUE_BASES = {bool: int.__int__, int: int.__int__, float: float.__float__, str: str.__str__, bytes: bytes.__bytes__}
 
 
 class _Attr(str):
@@ -2027,10 +2141,12 @@ class _OverData(Exception):
     """A data view read past its budget."""
 
 
-def _data_view(value, budget: list, modules: frozenset, known: frozenset = frozenset()):
+def _data_view(value, budget: list, modules: frozenset, known: Names = Names()):
     """One data name's value as ``(kind, what it holds)``: ``"d"`` a dict's items (key text -> value text; an instance
     of a declared module's class by its attributes, keys ``.name``: :func:`_attributes`), ``"l"`` a list's, tuple's
-    or deque's item texts, ``"s"`` a set's, ``"v"`` any other value's text."""
+    or deque's item texts, ``"s"`` a set's, ``"v"`` any other value's text. A bound method is read as what it is
+    bound to."""
+    value = _bound_to(value)
     kind = type(value)
     if issubclass(kind, (dict, list, tuple, collections.deque, set, frozenset)) and len(value) > budget[0]:
         raise _OverData
@@ -2056,14 +2172,17 @@ def _data_view(value, budget: list, modules: frozenset, known: frozenset = froze
     return "v", _data_text(value, budget, 0, modules, known)
 
 
-def _data_views(modules: dict, names: dict, declared: frozenset, spent: list, known: frozenset = frozenset(),
-                over: dict | None = None) -> dict:
+def _data_views(modules: dict, names: dict, declared: frozenset, spent: list, known: Names = Names(),
+                over: dict | None = None, reserves: dict | None = None, tails: dict | None = None) -> dict:
     """``"<module> <name>"`` -> the view of each data name the plan lists (:func:`_data_view`), ``"missing"`` where
     the module does not bind it, ``"over"`` past the budgets (``_DATA_NODES`` values a name; ``spent[0]``: the
     values all views may still read). A name once over stays over in ``over`` (it is not read again: a table too
     large to read would cost its budget at every call), until its length is below what it was then (a log emptied
-    after it went over: red-team round 73's ``b05``)."""
+    after it went over: red-team round 73's ``b05``). ``reserves``: what each name may still read past the shared
+    ``spent[0]`` (:func:`data_budgets`), which its reading spends last. ``tails``: what each name may still read of a
+    long list's last items (:func:`_tail_view`), its view once it is over (None: no such views)."""
     over = {} if over is None else over
+    reserves = {} if reserves is None else reserves
     views = {}
     for module_name, wanted in names.items():
         module = modules.get(module_name)
@@ -2073,32 +2192,93 @@ def _data_views(modules: dict, names: dict, declared: frozenset, spent: list, kn
         for name in wanted:
             key = f"{module_name} {name}"
             if key in over and not _smaller(holder_value(space, name), over[key]):
-                views[key] = "over"
+                views[key] = _tail_or_over(holder_value(space, name), key, tails, declared, known)
                 continue
             owner, _, attribute = name.rpartition(".")
             holder = space if not owner else _class_holder(space.get(owner), attribute)
             if holder is None or attribute not in holder:
                 views[key] = "missing"
                 continue
-            budget = [min(_DATA_NODES, spent[0])]
+            budget = [min(_DATA_NODES, spent[0] + reserves.get(key, 0))]
             start = budget[0]
             try:
                 views[key] = _data_view(holder[attribute], budget, declared, known)
             except _OverData:
-                views[key] = "over"
-                over[key] = _size(holder[attribute])
-                budget[0] = 0  # (a name over costs its whole budget, however far its reading went)
+                over[key] = _size(_bound_to(holder[attribute]))
+                budget[0] = 0  # (a name over costs its whole budget, however far its reading went: both sides alike)
+                views[key] = _tail_or_over(holder[attribute], key, tails, declared, known)
             except Exception as exc:  # noqa: BLE001 (changed while read: the name says so)
                 views[key] = "unreadable: " + _name(exc)
-            spent[0] -= start - max(budget[0], 0)
+            cost = start - max(budget[0], 0)
+            shared = min(cost, spent[0])  # (the shared values first, then the name's own reserve)
+            spent[0] -= shared
+            if cost > shared:
+                reserves[key] -= cost - shared
     return views
+
+
+_TAIL = 64  # the last items of a long list a view reads (as many as a change shows: _DATA_SHOWN)
+
+
+def _tail_or_over(value, key: str, tails: dict | None, declared: frozenset, known: Names):
+    """A long list's view by its tail (:func:`_tail_view`), read within what ``tails`` leaves the name; ``"over"``
+    for any other value, or past that."""
+    value = _bound_to(value)
+    if tails is None or tails.get(key, 0) <= 0 or not issubclass(type(value), (list, tuple, collections.deque)):
+        return "over"
+    budget = [min(_DATA_NODES, tails[key])]
+    start = budget[0]
+    try:
+        view = _tail_view(value, budget, declared, known)
+    except _OverData:
+        view, budget[0] = "over", 0
+    except Exception as exc:  # noqa: BLE001
+        view = "unreadable: " + _name(exc)
+    tails[key] -= start - max(budget[0], 0)
+    return view
+
+
+def _tail_view(value, budget: list, modules: frozenset, known: Names) -> tuple:
+    """``("t", length, the last _TAIL items' texts)`` of a list, tuple or deque too long for its budget: a log
+    past it is still read where calls append to it (red-team round 74's ``b01``, a history of 20,000 moves at
+    import; ``b02``, a log whose own reading spent its reserve), only C code run."""
+    kind = type(value)
+    if issubclass(kind, list):
+        length = list.__len__(value)
+        items = list.__getitem__(value, slice(max(length - _TAIL, 0), length))
+    elif issubclass(kind, tuple):
+        length = tuple.__len__(value)
+        items = tuple.__getitem__(value, slice(max(length - _TAIL, 0), length))
+    else:
+        length = collections.deque.__len__(value)
+        items = [collections.deque.__getitem__(value, i) for i in range(max(length - _TAIL, 0), length)]
+    budget[0] -= 1
+    return "t", length, [_data_text(v, budget, 1, modules, known) for v in items]
+
+
+def data_budgets(names: dict) -> tuple[list, dict, dict]:
+    """``(spent, reserves, tails)`` for :func:`_data_views`: half of ``_DATA_SPENT`` shared by every name, the other
+    half one equal reserve per name, spent after the shared half. So a large table read after every call can spend
+    the shared half, and its own reserve, but no other name's: until session 54 one budget for all let a catalog of
+    48,000 values, read after each of some 40 calls, make every later view of the small log beside it "over" on
+    both sides, no evidence (red-team round 73's ``a08``). And a quarter more, one equal part per name, for the tails
+    of long lists (:func:`_tail_view`)."""
+    keys = [f"{module} {name}" for module, wanted in names.items() for name in wanted]
+    reserve = _DATA_SPENT // (2 * max(len(keys), 1))
+    tail = _DATA_SPENT // (4 * max(len(keys), 1))
+    return [_DATA_SPENT - reserve * len(keys)], dict.fromkeys(keys, reserve), dict.fromkeys(keys, tail)
 
 
 def _class_holder(cls, attribute: str):
     """The ``__dict__`` of the first class in ``cls``'s MRO that holds ``attribute`` (a class-level name moved into a
-    base class is still read: red-team round 73's ``a07``), or the class's own; None when ``cls`` is no class."""
+    base class is still read: red-team round 73's ``a07``), or the class's own; a function's own ``__dict__`` (a log
+    kept as ``restock.moves``: red-team round 73's ``a09``); None for any other value."""
+    if type(cls) is types.FunctionType:
+        return _FUNCTION_DICT(cls)
     if not issubclass(type(cls), type):
-        return None
+        # (an instance in the class's place, the namespace kept as an object: red-team round 74's g01 made the
+        # pristine ``Stats.moves`` a missing name, no evidence)
+        return _own_dict(cls) if cls is not None and type(cls) not in _PLAIN else None
     for klass in _mro(cls):
         found = _TYPE_DICT(klass)
         if attribute in found:
@@ -2148,6 +2328,8 @@ def _data_changes(before: dict, after: dict) -> dict:
         elif type(now) is tuple and type(was) is tuple and now[0] == was[0] == "l":
             kept = len(was[1])
             out[key] = {"add": _shown(now[1][kept:])} if now[1][:kept] == was[1] else {"now": _shown(now[1])}
+        elif type(now) is tuple and type(was) is tuple and now[0] == "t" and was[0] in ("l", "t"):
+            out[key] = _appended(was, now)
         elif type(now) is tuple and type(was) is tuple and now[0] == was[0] == "s":
             added, removed = sorted(now[1] - was[1]), sorted(was[1] - now[1])
             # (as a list's change says it, when it only added: a "seen" list an honest repair made a set, honest hunt
@@ -2158,6 +2340,20 @@ def _data_changes(before: dict, after: dict) -> dict:
                         _shown(sorted(map(list, now[1].items()))) if type(now) is tuple else now}
         out[key]["at"] = data_state(now)
     return out
+
+
+def _appended(was: tuple, now: tuple) -> dict:
+    """A long list's change as its tail shows it (``now`` a tail view, ``was`` a list's or a tail's): the items
+    appended, where the tail holds them all and the items it shows before them are as they were; else
+    ``{"over": 1}`` (no evidence where the pristine side says it)."""
+    length, old = (len(was[1]), was[1]) if was[0] == "l" else (was[1], was[2])
+    grew, tail = now[1] - length, now[2]
+    if grew <= 0 or grew > len(tail):
+        return {"over": 1}
+    stayed = tail[:len(tail) - grew]
+    if stayed != old[len(old) - len(stayed):]:
+        return {"over": 1}
+    return {"add": _shown(tail[len(tail) - grew:])}
 
 
 def _now_form(view):
@@ -2175,6 +2371,10 @@ def _held(views: dict, wanted: dict) -> dict:
         view = views.get(name)
         if what == "value":
             out[name] = _now_form(view)
+        elif type(what) is list and type(view) is tuple and view[0] == "s":
+            # (a set's items removed by the other call: whether this process still holds each; red-team round 74's
+            # a01 kept an item the pristine call removed, and a set's view answered none of them)
+            out[name] = {key: key if key in view[1] else "(absent)" for key in what if type(key) is str}
         elif type(what) is list:
             held = view[1] if type(view) is tuple and view[0] == "d" else {}
             out[name] = {key: held.get(key, "(absent)") for key in what if type(key) is str}
@@ -2189,7 +2389,7 @@ def data_state(view) -> str:
         return str(view)
     held = view[1]
     digest = hash(frozenset(held.items())) if view[0] == "d" else hash(frozenset(held)) if view[0] == "s" \
-        else hash(tuple(held) if view[0] == "l" else held)
+        else hash((held, tuple(view[2]))) if view[0] == "t" else hash(tuple(held) if view[0] == "l" else held)
     return f"{view[0]}#{digest & 0xFFFFFFFFFFFF:x}"
 
 
@@ -2261,9 +2461,11 @@ def main(payload: dict) -> None:
         caches, emptied = [], -1
     outcomes = []
     # (the declared modules' data, read after the import and after each call: each outcome says what its call changed)
-    data_names, spent, known, over = plan.get("data") or {}, [_DATA_SPENT], frozenset(plan.get("known") or ()), {}
+    data_names, over = plan.get("data") or {}, {}
+    known = Names(plan.get("known") or (), plan.get("own"))
+    spent, reserves, tails = data_budgets(data_names if type(data_names) is dict else {})
     expect = plan.get("expect") or {}
-    views = _data_views(modules, data_names, frozenset(declared), spent, known, over)
+    views = _data_views(modules, data_names, frozenset(declared), spent, known, over, reserves, tails)
     data_import = {key: data_state(view) for key, view in views.items()}
     for call in plan["calls"]:
         entry = files.get(call["file"])
@@ -2356,7 +2558,7 @@ def main(payload: dict) -> None:
         finally:
             _write(1, f"\n{MARK}{key} done {len(outcomes)}\n".encode("utf-8"))
         if data_names:
-            now = _data_views(modules, data_names, frozenset(declared), spent, known, over)
+            now = _data_views(modules, data_names, frozenset(declared), spent, known, over, reserves, tails)
             changes = _data_changes(views, now)
             views = now
             if changes:

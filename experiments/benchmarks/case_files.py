@@ -37,9 +37,10 @@ CASES = ROOT / "tests" / "repair"
 # the folders in case_run's format whose whole verdict is the harness's (round 48's others are the screen's, and
 # rounds 30-43 are run by their own tests, with other expectations)
 FOLDERS = ("caches", "round45", "round46", "round47", "round49", "round50", "round51", "round52", "round53",
-           "round54", "round55", "round56", "round57", "round58", "round59", "round60", "round61", "round62", "round63", "round64", "round65", "round66", "round67", "round68", "round69", "round70", "round71", "round72", "round73", "session50", "session51", "session46", "session47", "session48", "session49", "honest45", "honest_caches", "honest48",
+           "round54", "round55", "round56", "round57", "round58", "round59", "round60", "round61", "round62", "round63", "round64", "round65", "round66", "round67", "round68", "round69", "round70", "round71", "round72", "round73", "round74", "session50", "session51", "session46", "session47", "session48", "session49", "honest45", "honest_caches", "honest48",
            "honest_recorder", "honest_driven", "honest15", "honest16", "honest17", "honest18", "honest19", "honest20", "honest21", "honest22", "honest23", "honest24",
-           "honest25", "honest26", "honest_s51", "honest_s52", "honest_s53")
+           "honest25", "honest26", "honest_s51", "honest_s52", "honest_s53",
+           "honest_s54")
 
 
 def _run(path: str) -> tuple[str, bool, bool, str, str, float, str]:

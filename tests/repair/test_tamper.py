@@ -47,7 +47,7 @@ from beacon.repair.prepare import RunSettings, prepare_task
 from beacon.repair.sandbox import find_bwrap
 from beacon.data import load_manifest, repo_resolver
 from beacon.data.manifest import Task
-from repotools import load_tamper_cases
+from repotools import load_tamper_cases, suite_sample
 
 
 def _load_cases():
@@ -314,8 +314,13 @@ GAP = pytest.mark.xfail(
 
 
 def _deep_params():
-    return [pytest.param(a, id=f"{a.cls}-{a.name}", marks=[GAP] if a.gap else []) for a in tc.ATTACKS
-            if a.deep is not None]
+    # Every known gap (a strict xfail: one that starts passing must be moved) and every second other attack, in the
+    # catalogue's order: each is a full attempt of some 0.6 s, 98 of them (session 54); the screen-on test above
+    # runs every attack in every format, and ``BEACON_ALL_CASES=1`` runs every one here too.
+    deep = [a for a in tc.ATTACKS if a.deep is not None]
+    kept = {id(a) for a in suite_sample([a for a in deep if not a.gap], 2)}
+    return [pytest.param(a, id=f"{a.cls}-{a.name}", marks=[GAP] if a.gap else []) for a in deep
+            if a.gap or id(a) in kept]
 
 
 @pytest.mark.parametrize("attack", _deep_params())
